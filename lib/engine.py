@@ -1,0 +1,134 @@
+"""Train R independent small models as one batched computation, with the authors' evaluation protocol.
+
+Each step draws a fresh batch for every live run (on the device), takes the gradient of the *sum* of the per-run
+losses (so each run gets exactly its own gradient) and applies AdamW to the stacked weights; AdamW is elementwise,
+so this is R separate AdamW runs. Every `check_every` steps every live run is evaluated on its fixed test sets;
+the first check at which test metric k falls below threshold k fixes that run's samples-to-threshold for k
+(samples = steps x batch, counted as the authors count them). A run that has crossed every threshold stops: it is
+removed from the batch (weights, optimizer state and test sets are compacted), so it neither changes nor costs
+anything afterwards. A run still short of a threshold at `max_samples` is censored (NaN), never an exception.
+
+    >>> runs = train_to_threshold(model.forward, model.init(5, gen), sample, [test], [0.7], TrainConfig(), gen)
+    >>> runs.samples  # (5, 1) samples to reach test MSE < 0.7, NaN where censored
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import torch
+
+Params = dict[str, torch.Tensor]
+
+
+@dataclass
+class TrainConfig:
+    lr: float = 1e-3
+    weight_decay: float = 0.01          # AdamW's decoupled decay (the authors' find_sample_complexity)
+    batch_size: int = 64
+    check_every: int = 10               # steps between test evaluations
+    max_samples: int = 1_000_000        # the authors' cap
+    eval_batch: int = 1000              # test prompts per forward pass
+
+
+@dataclass
+class Runs:
+    samples: np.ndarray          # (R, K) samples at the first check below threshold k; NaN if never (censored)
+    check_samples: np.ndarray    # (C,) samples seen at each check
+    curves: np.ndarray           # (C, R, K) test metric at each check; NaN once the run has stopped
+    params: Params               # final weights of every run, on the CPU
+    wall_s: float
+
+    @property
+    def censored(self) -> np.ndarray:
+        return np.isnan(self.samples)
+
+
+def mse_per_run(pred: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Mean squared error of each run, over prompts and positions: (R, ...) -> (R,)."""
+    return (pred - y).pow(2).flatten(1).mean(1)
+
+
+@torch.no_grad()
+def evaluate(forward, params: Params, tests, metric=mse_per_run, eval_batch: int = 1000) -> torch.Tensor:
+    """(R, K): metric of every run on each of its K test sets (z, y), each with leading dims (R, n_test)."""
+    out = []
+    for z, y in tests:
+        n = z.shape[1]
+        total = sum(metric(forward(params, z[:, i:i + eval_batch]), y[:, i:i + eval_batch]) * min(eval_batch, n - i)
+                    for i in range(0, n, eval_batch))
+        out.append(total / n)
+    return torch.stack(out, 1)
+
+
+def _optimizer(params: list[torch.Tensor], cfg: TrainConfig):
+    fused = params[0].is_cuda  # one kernel for all tensors on the GPU; foreach on the CPU
+    return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay, fused=fused or None, foreach=None if fused else True)
+
+
+def _compact(params: Params, opt, keep: torch.Tensor, cfg: TrainConfig):
+    """New leaf tensors and optimizer holding only the runs in `keep` (their Adam moments and step carried over)."""
+    new = {k: v.detach()[keep].requires_grad_() for k, v in params.items()}
+    new_opt = _optimizer(list(new.values()), cfg)
+    for old_p, new_p in zip(params.values(), new.values()):
+        state = opt.state.get(old_p)
+        if state:
+            new_opt.state[new_p] = {k: (v if v.dim() == 0 else v[keep]) for k, v in state.items()}
+    return new, new_opt
+
+
+def train_to_threshold(forward: Callable, params: Params, sample: Callable, tests: list, thresholds, cfg: TrainConfig,
+                       gen: torch.Generator, loss: Callable = mse_per_run, metric: Callable = mse_per_run) -> Runs:
+    """Train every run online until each of its test metrics has crossed its threshold, or `max_samples`.
+
+    forward(params, z) -> prediction with leading run axis; sample(n_runs, batch, gen) -> (z, y) for n live runs;
+    tests: K test sets (z, y) with leading dims (R, n_test); thresholds: K floats (use -inf to train to the cap).
+    """
+    t0 = time.perf_counter()
+    R, K = next(iter(params.values())).shape[0], len(tests)
+    thresholds = torch.as_tensor(list(thresholds), dtype=torch.float32)
+    params = {k: v.detach().clone().requires_grad_() for k, v in params.items()}
+    opt = _optimizer(list(params.values()), cfg)
+    final = {k: torch.empty_like(v, device="cpu") for k, v in params.items()}
+    alive = torch.arange(R)                        # original indices of the live runs
+    samples = np.full((R, K), np.nan)
+    check_samples, curves = [], []
+    max_steps = math.ceil(cfg.max_samples / cfg.batch_size)
+
+    for step in range(1, max_steps + 1):
+        z, y = sample(len(alive), cfg.batch_size, gen)
+        opt.zero_grad(set_to_none=True)
+        loss(forward(params, z), y).sum().backward()
+        opt.step()
+
+        if step % cfg.check_every and step != max_steps:
+            continue
+        n_seen = step * cfg.batch_size
+        metrics = evaluate(forward, params, tests, metric, cfg.eval_batch).cpu()   # (live, K)
+        row = np.full((R, K), np.nan)
+        row[alive.numpy()] = metrics.numpy()
+        check_samples.append(n_seen)
+        curves.append(row)
+        crossed = metrics < thresholds
+        for j, run in enumerate(alive.tolist()):
+            first = crossed[j].numpy() & np.isnan(samples[run])
+            samples[run, first] = n_seen
+        done = ~np.isnan(samples[alive.numpy()]).any(1)
+        if step == max_steps:
+            done[:] = True
+        if done.any():
+            done_t = torch.from_numpy(done)
+            for k, v in params.items():
+                final[k][alive[done_t]] = v.detach()[done_t.to(v.device)].cpu()
+            keep = torch.from_numpy(~done)
+            alive = alive[keep]
+            if len(alive) == 0:
+                break
+            keep_dev = keep.to(z.device)
+            params, opt = _compact(params, opt, keep_dev, cfg)
+            tests = [(tz[keep_dev], ty[keep_dev]) for tz, ty in tests]
+
+    return Runs(samples, np.array(check_samples), np.array(curves), final, time.perf_counter() - t0)

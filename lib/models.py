@@ -1,0 +1,215 @@
+"""The models of seed 000's experiments, in two forms.
+
+Batched: R independent models as one computation. Parameters are plain tensors with a leading run axis
+(weight (R, out, in)), the forward is a pure function `forward(params, z)` of z (R, B, N, D), and the gradient of
+the sum of the per-run losses is, run by run, each run's own gradient. Initialisation follows PyTorch's defaults.
+
+Reference: the authors' per-run nn.Modules (seed 000 code, setup.py), used by the benchmark's per-run baseline
+and by the tests, which load their weights into the batched form (`stack`) and compare outputs.
+
+    >>> m = Transformer(D=22); p = m.init(R=5, gen=torch.Generator().manual_seed(0))
+    >>> m.forward(p, torch.randn(5, 64, 4, 22)).shape    # (5, 64, 4)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+Params = dict[str, torch.Tensor]
+
+
+def _uniform(shape, bound, gen, device):
+    return (torch.rand(shape, generator=gen, device=device) * 2 - 1) * bound
+
+
+def linear_init(R, fan_out, fan_in, gen, device, prefix) -> Params:
+    """nn.Linear's default: weight and bias ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
+    b = 1 / math.sqrt(fan_in)
+    return {f"{prefix}.w": _uniform((R, fan_out, fan_in), b, gen, device), f"{prefix}.b": _uniform((R, fan_out), b, gen, device)}
+
+
+def blinear(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Run-wise affine map: x (R, ..., in), w (R, out, in), b (R, out) -> (R, ..., out), one batched matmul."""
+    R, fan_in = x.shape[0], x.shape[-1]
+    y = torch.baddbmm(b.unsqueeze(1), x.reshape(R, -1, fan_in), w.transpose(1, 2))
+    return y.view(*x.shape[:-1], w.shape[1])
+
+
+# ------------------------------------------------------------------------------------------ batched models
+@dataclass
+class Transformer:
+    """One attention layer (torch's MultiheadAttention, one head: Q, K, V and output projections with biases,
+    scores scaled by 1/sqrt(D)), then a width-m ReLU MLP per position. No residual, no LayerNorm, no mask."""
+
+    D: int
+    m: int = 100
+
+    def init(self, R: int, gen: torch.Generator, device="cpu") -> Params:
+        D = self.D
+        p = {"attn.in_w": _uniform((R, 3 * D, D), math.sqrt(6 / (4 * D)), gen, device),  # xavier_uniform
+             "attn.in_b": torch.zeros(R, 3 * D, device=device)}
+        p |= linear_init(R, D, D, gen, device, "attn.out")
+        p["attn.out.b"].zero_()
+        p |= linear_init(R, self.m, D, gen, device, "mlp.0") | linear_init(R, 1, self.m, gen, device, "mlp.2")
+        return p
+
+    @staticmethod
+    def forward(p: Params, z: torch.Tensor) -> torch.Tensor:
+        q, k, v = blinear(z, p["attn.in_w"], p["attn.in_b"]).chunk(3, dim=-1)
+        a = F.scaled_dot_product_attention(q, k, v)  # (R, B, N, D), softmax(q k^T / sqrt(D)) v
+        a = blinear(a, p["attn.out.w"], p["attn.out.b"])
+        h = torch.relu(blinear(a, p["mlp.0.w"], p["mlp.0.b"]))
+        return blinear(h, p["mlp.2.w"], p["mlp.2.b"]).squeeze(-1)
+
+    @staticmethod
+    def attention(p: Params, z: torch.Tensor) -> torch.Tensor:
+        """Attention weights (R, B, N, N): row i is where position i looks."""
+        q, k, _ = blinear(z, p["attn.in_w"], p["attn.in_b"]).chunk(3, dim=-1)
+        return torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]), dim=-1)
+
+
+@dataclass
+class FFN:
+    """Fully connected on the flattened N*D input: hidden widths `hidden` (the authors': [N*d, 1000]), N outputs."""
+
+    N: int
+    D: int
+    hidden: tuple[int, ...]
+
+    def init(self, R: int, gen: torch.Generator, device="cpu") -> Params:
+        widths = [self.N * self.D, *self.hidden, self.N]
+        p: Params = {}
+        for i, (a, b) in enumerate(zip(widths[:-1], widths[1:])):
+            p |= linear_init(R, b, a, gen, device, f"l{i}")
+        return p
+
+    @staticmethod
+    def forward(p: Params, z: torch.Tensor) -> torch.Tensor:
+        n_layers = len(p) // 2
+        h = z.flatten(-2)  # (R, B, N*D), row-major like the authors' view(-1, D*N)
+        for i in range(n_layers):
+            h = blinear(h, p[f"l{i}.w"], p[f"l{i}.b"])
+            if i < n_layers - 1:
+                h = torch.relu(h)
+        return h
+
+
+@dataclass
+class BiGRU:
+    """A one-layer bidirectional GRU of width `hidden` per direction, then Linear(2*hidden, 1) per position.
+
+    The two directions are stacked into the run axis (2R recurrences) so each time step is one batched matmul;
+    the input projections of all positions are computed before the recurrence, in one matmul.
+    """
+
+    D: int
+    hidden: int = 500
+
+    def init(self, R: int, gen: torch.Generator, device="cpu") -> Params:
+        H, b = self.hidden, 1 / math.sqrt(self.hidden)  # nn.GRU: every weight and bias ~ U(-1/sqrt(H), 1/sqrt(H))
+        p = {"gru.w_ih": _uniform((R, 2, 3 * H, self.D), b, gen, device), "gru.w_hh": _uniform((R, 2, 3 * H, H), b, gen, device),
+             "gru.b_ih": _uniform((R, 2, 3 * H), b, gen, device), "gru.b_hh": _uniform((R, 2, 3 * H), b, gen, device)}
+        return p | linear_init(R, 1, 2 * H, gen, device, "out")
+
+    @staticmethod
+    def forward(p: Params, z: torch.Tensor) -> torch.Tensor:
+        R, B, N, D = z.shape
+        H = p["gru.w_hh"].shape[-1]
+        gi = blinear(z, p["gru.w_ih"].reshape(R, 6 * H, D), p["gru.b_ih"].reshape(R, 6 * H))
+        gi = gi.view(R, B, N, 2, 3 * H).permute(0, 3, 1, 2, 4)                  # (R, 2, B, N, 3H)
+        gi = torch.stack([gi[:, 0], gi[:, 1].flip(2)], 1).reshape(2 * R, B, N, 3 * H)  # backward runs reversed
+        w_hh = p["gru.w_hh"].reshape(2 * R, 3 * H, H).transpose(1, 2)
+        b_hh = p["gru.b_hh"].reshape(2 * R, 1, 3 * H)
+        h = z.new_zeros(2 * R, B, H)
+        states = []
+        for s in range(N):
+            gh = torch.baddbmm(b_hh, h, w_hh)
+            i_r, i_z, i_n = gi[:, :, s].chunk(3, -1)
+            h_r, h_z, h_n = gh.chunk(3, -1)
+            r, u = torch.sigmoid(i_r + h_r), torch.sigmoid(i_z + h_z)
+            h = torch.lerp(torch.tanh(i_n + r * h_n), h, u)   # (1 - u) * n + u * h, torch's GRU update
+            states.append(h)
+        hs = torch.stack(states, 2).view(R, 2, B, N, H)
+        hs = torch.cat([hs[:, 0], hs[:, 1].flip(2)], -1)      # (R, B, N, 2H): forward and backward state at i
+        return blinear(hs, p["out.w"], p["out.b"]).squeeze(-1)
+
+
+def build(name: str, N: int, D: int, d: int, ffn_width: int = 1000, rnn_hidden: int = 500, mlp_width: int = 100):
+    """The batched model called `name` in the chapter's parameters ("transformer", "rnn", "ffn")."""
+    if name == "transformer":
+        return Transformer(D, mlp_width)
+    if name == "ffn":
+        return FFN(N, D, (N * d, ffn_width))
+    if name == "rnn":
+        return BiGRU(D, rnn_hidden)
+    raise ValueError(f"model: expected one of transformer, ffn, rnn, got {name!r}")
+
+
+def n_params(params: Params) -> int:
+    """Parameters of one run."""
+    return sum(t[0].numel() for t in params.values())
+
+
+# ------------------------------------------------------------------------- the authors' per-run modules
+class RefTransformer(nn.Module):
+    def __init__(self, D: int, m: int = 100):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(D, num_heads=1, batch_first=True)
+        self.mlp = nn.Sequential(nn.Linear(D, m), nn.ReLU(), nn.Linear(m, 1))
+
+    def forward(self, z):
+        return self.mlp(self.attn(z, z, z, need_weights=False)[0]).squeeze(-1)
+
+
+class RefFFN(nn.Module):
+    def __init__(self, N: int, D: int, hidden: tuple[int, ...]):
+        super().__init__()
+        widths = [N * D, *hidden, N]
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(widths[:-1], widths[1:]))
+
+    def forward(self, z):
+        h = z.flatten(-2)
+        for i, layer in enumerate(self.layers):
+            h = layer(h) if i == len(self.layers) - 1 else torch.relu(layer(h))
+        return h
+
+
+class RefBiGRU(nn.Module):
+    def __init__(self, D: int, hidden: int = 500):
+        super().__init__()
+        self.rnn = nn.GRU(D, hidden, batch_first=True, bidirectional=True)
+        self.linear = nn.Linear(2 * hidden, 1)
+
+    def forward(self, z):
+        return self.linear(self.rnn(z)[0]).squeeze(-1)
+
+
+def reference(model) -> nn.Module:
+    """The authors' per-run module matching a batched model's configuration."""
+    if isinstance(model, Transformer):
+        return RefTransformer(model.D, model.m)
+    if isinstance(model, FFN):
+        return RefFFN(model.N, model.D, model.hidden)
+    return RefBiGRU(model.D, model.hidden)
+
+
+def stack(modules: list[nn.Module]) -> Params:
+    """Batched parameters holding the weights of R per-run reference modules (same model class)."""
+    def one(m):
+        s = {k: v.detach() for k, v in m.state_dict().items()}
+        if isinstance(m, RefTransformer):
+            return {"attn.in_w": s["attn.in_proj_weight"], "attn.in_b": s["attn.in_proj_bias"],
+                    "attn.out.w": s["attn.out_proj.weight"], "attn.out.b": s["attn.out_proj.bias"],
+                    "mlp.0.w": s["mlp.0.weight"], "mlp.0.b": s["mlp.0.bias"], "mlp.2.w": s["mlp.2.weight"], "mlp.2.b": s["mlp.2.bias"]}
+        if isinstance(m, RefFFN):
+            return {f"l{i}.{t[0]}": s[f"layers.{i}.{t}"] for i in range(len(m.layers)) for t in ("weight", "bias")}
+        two = lambda name: torch.stack([s[f"rnn.{name}_l0"], s[f"rnn.{name}_l0_reverse"]])
+        return {"gru.w_ih": two("weight_ih"), "gru.w_hh": two("weight_hh"), "gru.b_ih": two("bias_ih"),
+                "gru.b_hh": two("bias_hh"), "out.w": s["linear.weight"], "out.b": s["linear.bias"]}
+
+    per_run = [one(m) for m in modules]
+    return {k: torch.stack([p[k] for p in per_run]) for k in per_run[0]}

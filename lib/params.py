@@ -1,0 +1,237 @@
+"""Chapter parameters: the schema is the chapter's own `parameters` cell.
+
+Each line of that cell is one typed default, optionally followed by a comment whose first part is a
+constraint and whose rest describes the parameter:
+
+    n_seeds = 5                 # > 0: independent training runs per sweep point
+    threshold = 0.7             # in (0, 1]: test-MSE threshold
+    N_grid = [2, 4, 6]          # >= 2: sequence lengths (a list: non-empty, each element checked)
+    device = "auto"             # one of auto, cpu, cuda: where to train
+
+A profile is `parameters/<chapter>/<profile>.yaml` holding a subset of those keys; `--set key=value` overrides
+go on top. Every problem raises ParamError with a one-line message naming the file, the key and the expected
+form, before anything runs.
+
+    >>> schema = load_schema("sample_complexity"); params = resolve("sample_complexity", "quick")
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTERS_DIR = ROOT / "book" / "chapters"
+PARAMS_DIR = ROOT / "parameters"
+RESERVED = ("profile",)  # set by the runner from the profile's file name, never by a file
+
+
+class ParamError(ValueError):
+    """A bad parameter, file, chapter or profile. str(err) is the one-line message shown to the user."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: object
+    type: type            # bool, int, float or str; for lists the element type
+    is_list: bool
+    constraint: str       # as written, e.g. "> 0", "in (0, 1]", "one of auto, cpu, cuda", or ""
+    help: str
+
+    @property
+    def form(self) -> str:
+        """The expected form, as shown in error messages and `python -m lib list`."""
+        base = f"list of {self.type.__name__}" if self.is_list else self.type.__name__
+        return f"{base} {self.constraint}".strip()
+
+
+# ---------------------------------------------------------------------------------------------- the schema
+def chapters() -> list[str]:
+    return sorted(p.stem for p in CHAPTERS_DIR.glob("*.md"))
+
+
+def chapter_source(chapter: str) -> Path:
+    path = CHAPTERS_DIR / f"{chapter}.md"
+    if not path.is_file():
+        raise ParamError(f"unknown chapter '{chapter}'; chapters: {', '.join(chapters()) or 'none'}")
+    return path
+
+
+def profiles(chapter: str) -> list[str]:
+    return sorted(p.stem for p in (PARAMS_DIR / chapter).glob("*.yaml"))
+
+
+_CELL = re.compile(r"```\{code-cell\}[^\n]*\n((?::[^\n]*\n)*)\n?(.*?)```", re.S)
+
+
+def parameters_cell(source: str) -> str:
+    """The body of the one code cell tagged `parameters` in a MyST-markdown notebook."""
+    cells = [body for opts, body in _CELL.findall(source) if re.search(r"tags:.*\bparameters\b", opts)]
+    if len(cells) != 1:
+        raise ParamError(f"expected exactly one code cell tagged 'parameters', found {len(cells)}")
+    return cells[0]
+
+
+def parse_schema(cell: str) -> dict[str, Param]:
+    schema = {}
+    lines = cell.splitlines()
+    for node in ast.parse(cell).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            raise ParamError(f"parameters cell line {node.lineno}: expected 'name = literal  # constraint: help'")
+        name, default = node.targets[0].id, ast.literal_eval(node.value)
+        comment = lines[node.lineno - 1].partition("#")[2].strip()
+        constraint, _, help_ = comment.partition(":") if _is_constraint(comment.partition(":")[0]) else ("", "", comment)
+        is_list = isinstance(default, list)
+        elems = default if is_list else [default]
+        if not elems or len({type(e) for e in elems}) != 1 or type(elems[0]) not in (bool, int, float, str):
+            raise ParamError(f"parameters cell: {name}: default must be a bool, int, float, str or a non-empty list of one of them")
+        schema[name] = Param(name, default, type(elems[0]), is_list, constraint.strip(), help_.strip())
+    return schema
+
+
+def load_schema(chapter: str) -> dict[str, Param]:
+    return parse_schema(parameters_cell(chapter_source(chapter).read_text()))
+
+
+# ---------------------------------------------------------------------------------------- constraints
+_CMP = re.compile(r"^(>=|<=|>|<)\s*(-?[\d.e+-]+)$")
+_INTERVAL = re.compile(r"^in\s*([(\[])\s*(-?[\d.e+-]+)\s*,\s*(-?[\d.e+-]+)\s*([)\]])$")
+
+
+def _is_constraint(text: str) -> bool:
+    text = text.strip()
+    return bool(_CMP.match(text) or _INTERVAL.match(text) or text.startswith("one of "))
+
+
+def _satisfies(value, constraint: str) -> bool:
+    if not constraint:
+        return True
+    if constraint.startswith("one of "):
+        return str(value) in [c.strip() for c in constraint[len("one of "):].split(",")]
+    if m := _CMP.match(constraint):
+        op, bound = m.group(1), float(m.group(2))
+        return {">": value > bound, ">=": value >= bound, "<": value < bound, "<=": value <= bound}[op]
+    m = _INTERVAL.match(constraint)
+    lo, hi = float(m.group(2)), float(m.group(3))
+    return (value > lo if m.group(1) == "(" else value >= lo) and (value < hi if m.group(4) == ")" else value <= hi)
+
+
+def _coerce(value, p: Param):
+    """Value of the schema's type, or None. YAML 1.1 reads 1e-3 as a string, so numeric strings are accepted."""
+    if p.type is bool:
+        return value if isinstance(value, bool) else None
+    if isinstance(value, bool):
+        return None
+    if p.type is int:
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            try:
+                f = float(value)
+            except ValueError:
+                return None
+            return int(f) if f.is_integer() else None
+        return None
+    if p.type is float:
+        if isinstance(value, (int, float)):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                return None
+        return None
+    return value if isinstance(value, str) else None
+
+
+def check_value(p: Param, value, where: str):
+    """The validated value for one key, or ParamError naming `where`, the key and the expected form."""
+    def fail(got):
+        raise ParamError(f"{where}: {p.name}: expected {p.form}, got {got!r}")
+
+    if p.is_list:
+        if not isinstance(value, list) or not value:
+            fail(value)
+        out = []
+        for v in value:
+            c = _coerce(v, p)
+            if c is None or not _satisfies(c, p.constraint):
+                fail(value)
+            out.append(c)
+        return out
+    c = _coerce(value, p)
+    if c is None or not _satisfies(c, p.constraint):
+        fail(value)
+    return c
+
+
+def check_device(value: str, where: str) -> None:
+    if value == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ParamError(f"{where}: device: 'cuda' asked but no CUDA GPU is visible here; expected one of auto, cpu")
+
+
+# ------------------------------------------------------------------------------------------- resolving
+def _relative(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def read_profile(chapter: str, profile: str) -> tuple[dict, str]:
+    path = PARAMS_DIR / chapter / f"{profile}.yaml"
+    where = _relative(path)
+    if not path.is_file():
+        raise ParamError(f"{where}: no such profile; profiles of {chapter}: {', '.join(profiles(chapter)) or 'none'}")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f" at line {mark.line + 1}" if mark else ""
+        raise ParamError(f"{where}: malformed YAML{line}: {getattr(err, 'problem', err)}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ParamError(f"{where}: expected a mapping of 'key: value' lines, got {type(data).__name__}")
+    return data, where
+
+
+def parse_overrides(items: list[str]) -> dict:
+    out = {}
+    for item in items or []:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ParamError(f"--set {item}: expected key=value (value in YAML, e.g. N_grid=[2,4] or lr=1e-3)")
+        try:
+            out[key.strip()] = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            raise ParamError(f"--set {item}: value is not valid YAML") from None
+    return out
+
+
+def resolve(chapter: str, profile: str, overrides: dict | None = None) -> dict:
+    """Defaults < profile file < overrides, every key checked. Returns a plain dict, `profile` included."""
+    schema = load_schema(chapter)
+    data, where = read_profile(chapter, profile)
+    params = {name: p.default for name, p in schema.items()}
+    for source, values in ((where, data), ("--set", overrides or {})):
+        for key, value in values.items():
+            if key in RESERVED:
+                raise ParamError(f"{source}: {key}: reserved, set from the profile's file name")
+            if key not in schema:
+                raise ParamError(f"{source}: {key}: unknown key; known keys: {', '.join(k for k in schema if k not in RESERVED)}")
+            params[key] = check_value(schema[key], value, source)
+    if "device" in params:
+        check_device(params["device"], where)
+    if "profile" in schema:
+        params["profile"] = profile
+    return params

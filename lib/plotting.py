@@ -1,0 +1,25 @@
+"""One style for every figure of the book: colours per architecture (the authors'), sizes, labels.
+
+    >>> fig, ax = figure(); ax.plot([1, 2], [3, 4], color=COLORS["ffn"])
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt  # headless machines get Agg by default, notebooks the inline backend
+
+COLORS = {"ffn": "#8da0cb", "rnn": "#fc8d62", "transformer": "#66c2a5"}  # seed 000's plots.ipynb
+MARKERS = {"ffn": "s", "rnn": "o", "transformer": "^"}
+
+STYLE = {
+    "figure.dpi": 110, "savefig.dpi": 110, "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10,
+    "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3,
+    "legend.frameon": False, "figure.constrained_layout.use": True,
+}
+
+
+def use_style() -> None:
+    plt.rcParams.update(STYLE)
+
+
+def figure(ncols: int = 1, nrows: int = 1, width: float = 4.6, height: float = 3.6, **kw):
+    use_style()
+    return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=nrows * ncols == 1, **kw)

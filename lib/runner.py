@@ -1,0 +1,147 @@
+"""Execute chapters (jupytext -> papermill) and build the book (Jupyter Book 1.x), with nothing lost on failure.
+
+A chapter's source is book/chapters/<name>.md; its executed copy is book/executed/<name>.ipynb, written only
+after papermill finished without error (temporary file, then rename), so a failed or interrupted run leaves the
+last good notebook in place. The sweep points a run finished are in the results store already, so a rerun
+resumes from them.
+
+    python -m lib run sample_complexity --profile quick --set n_seeds=3
+    python -m lib build
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import yaml
+
+from . import params as params_mod
+from .claims import tally
+from .store import ROOT, atomic_write, read_json, results_root
+
+EXECUTED = ROOT / "book" / "executed"
+TOC = ROOT / "_toc.yml"
+
+
+class ChapterFailed(RuntimeError):
+    pass
+
+
+def toc_chapters() -> list[str]:
+    """Chapters in _toc.yml order: the entries under book/executed/ that have a source in book/chapters/."""
+    files = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("file"), str):
+                files.append(node["file"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(yaml.safe_load(TOC.read_text()))
+    names = [Path(f).name for f in files if f.startswith("book/executed/")]
+    return [n for n in names if (params_mod.CHAPTERS_DIR / f"{n}.md").is_file()]
+
+
+def _hide_parameter_cells(nb) -> None:
+    """papermill's injected cell and the defaults cell are replaced on the page by the chapter's parameter table."""
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "parameters" in tags or "injected-parameters" in tags:
+            cell.metadata["tags"] = sorted(set(tags) | {"remove-cell"})
+
+
+def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = None, force: bool = False,
+                out_dir: Path | None = None, log=print) -> Path:
+    """Validate, execute and save one chapter. Raises ParamError (bad input) or ChapterFailed (its code failed)."""
+    import jupytext
+    import nbformat
+    import papermill as pm
+
+    values = params_mod.resolve(chapter, profile, overrides)  # every check before anything runs
+    out_dir = Path(out_dir or EXECUTED)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    nb = jupytext.read(params_mod.chapter_source(chapter))
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    src = out_dir / f".{chapter}.source.ipynb"
+    tmp = out_dir / f".{chapter}.running.ipynb"
+    nbformat.write(nb, src)
+    env_before = os.environ.get("BOOK_FORCE")
+    os.environ["BOOK_FORCE"] = "1" if force else "0"
+    t0 = time.perf_counter()
+    log(f"running {chapter} with profile {profile} ...")
+    try:
+        # papermill re-infers the parameters cell to warn about unknown keys; resolve() above already rejected
+        # them, and its inference misreads our constraint comments, so its warnings are noise here.
+        logging.getLogger("papermill").setLevel(logging.ERROR)
+        warnings.filterwarnings("ignore", message="Passed unknown parameter")
+        pm.execute_notebook(str(src), str(tmp), parameters=values, cwd=str(ROOT), kernel_name="python3",
+                            progress_bar=False, log_output=False)
+    except pm.PapermillExecutionError as err:
+        raise ChapterFailed(f"chapter {chapter} failed in cell {err.exec_count}: {err.ename}: {err.evalue}\n"
+                            + "\n".join(err.traceback)) from None
+    finally:
+        src.unlink(missing_ok=True)
+        if env_before is None:
+            os.environ.pop("BOOK_FORCE", None)
+        else:
+            os.environ["BOOK_FORCE"] = env_before
+        if sys.exc_info()[0] is not None:
+            tmp.unlink(missing_ok=True)
+    done = nbformat.read(tmp, as_version=4)
+    _hide_parameter_cells(done)
+    done.metadata["book"] = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 1),
+                             "results": str(Path(results_root()) / chapter / profile)}
+    target = out_dir / f"{chapter}.ipynb"
+    atomic_write(target, nbformat.writes(done))
+    tmp.unlink(missing_ok=True)
+    log(f"{chapter}: executed in {done.metadata['book']['wall_s']} s -> {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}")
+    return target
+
+
+# -------------------------------------------------------------------------------------------- the book
+def report_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
+    """The execution-report page: for each chapter, what produced the page the reader sees."""
+    lines = ["# Execution report", "",
+             "Every chapter page of this build was executed by `python -m lib run`; this table is generated from the "
+             "provenance each run wrote (`results/<chapter>/<profile>/provenance.json`) and its claims.", "",
+             "| chapter | profile | wall time | device | torch | commit | lib | claims passed | claims failed |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for chapter in chapters:
+        nb = json.loads((executed_dir / f"{chapter}.ipynb").read_text())
+        meta = nb["metadata"]["book"]
+        results = Path(meta["results"])
+        prov = read_json(results / "provenance.json") if (results / "provenance.json").is_file() else {}
+        claims = read_json(results / "claims.json") if (results / "claims.json").is_file() else []
+        passed, failed = tally(claims)
+        lines.append(f"| [{chapter}]({chapter}.ipynb) | {meta['profile']} | {meta['wall_s']} s | {prov.get('device', '?')} | "
+                     f"{prov.get('torch', '?')} | `{prov.get('commit', '?')}` | `{prov.get('lib_hash', '?')}` | {passed} | {failed} |")
+    lines += ["", "Wall time is the papermill execution of the whole notebook (kernel start included); results loaded "
+              "from the store take seconds, trained ones take what their sweep took."]
+    return "\n".join(lines) + "\n"
+
+
+def build_book(log=print) -> Path:
+    chapters = toc_chapters()
+    missing = [c for c in chapters if not (EXECUTED / f"{c}.ipynb").is_file()]
+    if missing:
+        raise ChapterFailed(f"not executed yet: {', '.join(missing)}; run: python -m lib run {missing[0]} --profile quick")
+    atomic_write(EXECUTED / "report.md", report_markdown(chapters))
+    jb = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(jb if jb.exists() else "jupyter-book"), "build", str(ROOT), "--warningiserror", "--keep-going"]
+    log("building the book: " + " ".join(cmd[1:]))
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ChapterFailed("jupyter-book build failed:\n" + proc.stdout[-6000:] + proc.stderr[-4000:])
+    index = ROOT / "_build" / "html" / "index.html"
+    log(f"book built: {index}")
+    return index

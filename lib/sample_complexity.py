@@ -1,0 +1,296 @@
+"""Figure 1 of seed 000: samples-to-threshold against N for a Transformer, an FFN and a bidirectional GRU.
+
+Panel (a) trains on 1STR (threshold 0.7); panel (b) on simple-1STR (threshold 0.02). A sweep point is one
+(panel, model, N) with all its seeds, trained as one batched computation by `engine.train_to_threshold` and
+stored as soon as it finishes, so an interrupted sweep resumes where it stopped.
+
+Panel (a) measures two test sets in the same runs: the authors' (their script evaluates 1STR models on
+simple-1STR prompts) and the task's own (1STR prompts); each run has one stopping point per test set.
+
+    >>> records = run(params, Store("sample_complexity", "quick"), device="cpu")
+    >>> table = summarize(params, records)
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import torch
+
+from . import engine, models, qstr
+from .claims import Claim
+from .store import Store, environment, is_stale
+
+PANELS = {"a": {"simple": False, "tests": ("authors", "task")}, "b": {"simple": True, "tests": ("task",)}}
+LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}
+
+# The authors' code on one H100, 5 seeds (reading guide 000, section 9): the book's reference means.
+PAPER_MEANS = {
+    "a": {"N": [2, 4, 6, 8, 10, 12], "transformer": [2944, 5504, 10496, 14592, 15744, 17152],
+          "rnn": [768, 16384, 32128, 39936, 62592, 71424], "ffn": [1920, 8448, 20864, 39424, 64512, 120192]},
+    "b": {"N": [25, 27, 29, 31, 33], "transformer": [119e3, 170e3, 128e3, 124e3, 141e3],
+          "rnn": [113e3, 141e3, 148e3, 160e3, 189e3], "ffn": [218e3, 383e3, 435e3, 527e3, 603e3]},
+}
+# With a 1STR test set instead (same code, guide section 9): FFN mean at N=12.
+PAPER_FFN_TASK_TEST_N12 = 265e3
+
+
+def _seed(*parts) -> int:
+    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:7], "little")
+
+
+def point_spec(P: dict, panel: str, model: str, N: int) -> dict:
+    """Everything a sweep point's numbers depend on (and nothing else): the store's key."""
+    spec = {"panel": panel, "model": model, "N": N, "d": P["d"], "d_e_rule": P["d_e_rule"], "encoding": P["encoding"],
+            "seed": P["seed"], "task_seed": P["task_seed"], "n_seeds": P["n_seeds"], "n_test": P["n_test"],
+            "threshold": P[f"threshold_{panel}"], "check_every": P[f"check_every_{panel}"], "batch_size": P["batch_size"],
+            "lr": P["lr"], "weight_decay": P["weight_decay"], "max_samples": P["max_samples"]}
+    spec |= {"transformer": {"mlp_width": P["mlp_width"]}, "rnn": {"rnn_hidden": P["rnn_hidden"]},
+             "ffn": {"ffn_width": P["ffn_width"]}}[model]
+    return spec
+
+
+def run_point(spec: dict, device: str) -> dict:
+    """Train the n_seeds runs of one sweep point as one batched computation."""
+    panel, N, R = spec["panel"], spec["N"], spec["n_seeds"]
+    task = qstr.QSTR(N=N, d=spec["d"], simple=PANELS[panel]["simple"], d_e_rule=spec["d_e_rule"],
+                     encoding=spec["encoding"], task_seed=spec["task_seed"], device=device)
+    model = models.build(spec["model"], N, task.D, spec["d"], ffn_width=spec.get("ffn_width", 1000),
+                         rnn_hidden=spec.get("rnn_hidden", 500), mlp_width=spec.get("mlp_width", 100))
+    # Test prompts depend on (seed, panel, N) only: the three models are scored on the same prompts.
+    test_gen = torch.Generator(device=device).manual_seed(_seed(spec["seed"], panel, N, "test"))
+    tests = [task.sample(R, spec["n_test"], test_gen, simple=(name == "authors") or None) for name in PANELS[panel]["tests"]]
+    gen = torch.Generator(device=device).manual_seed(_seed(spec["seed"], panel, spec["model"], N))
+    cfg = engine.TrainConfig(lr=spec["lr"], weight_decay=spec["weight_decay"], batch_size=spec["batch_size"],
+                             check_every=spec["check_every"], max_samples=spec["max_samples"])
+    params = model.init(R, gen, device)
+    runs = engine.train_to_threshold(model.forward, params, task.sample, tests, [spec["threshold"]] * len(tests), cfg, gen)
+    every = max(1, len(runs.check_samples) // 200)  # keep at most ~200 points of each learning curve
+    return {"tests": list(PANELS[panel]["tests"]), "samples": runs.samples, "d_e": task.d_e, "D": task.D,
+            "n_params": models.n_params(params), "wall_s": runs.wall_s,
+            "curve_samples": runs.check_samples[::every], "curves": runs.curves[::every]}
+
+
+def sweep(P: dict) -> list[tuple[str, str, int]]:
+    return [(panel, m, N) for panel in ("a", "b") for m in P["models"] for N in P[f"N_{panel}"]]
+
+
+def run(P: dict, store: Store, device: str, force: bool = False, log=print) -> dict:
+    """Every sweep point of the chapter: loaded from the store when present, else trained and stored at once."""
+    env = environment(device)
+    records = {}
+    for panel, model, N in sweep(P):
+        spec = point_spec(P, panel, model, N)
+        record = None if force else store.get(spec)
+        if record is None:
+            record = store.put(spec, run_point(spec, device), env)
+            log(f"panel {panel} {model:<11} N={N:<3} trained in {record['result']['wall_s']:6.1f} s")
+        else:
+            log(f"panel {panel} {model:<11} N={N:<3} loaded from the store")
+        records[(panel, model, N)] = record
+    return records
+
+
+# ------------------------------------------------------------------------------------------------ summary
+def summarize(P: dict, records: dict) -> dict:
+    """table[panel][model][test] = {"N": [...], "runs": (len(N), R) samples (NaN = censored), "mean": [...]}."""
+    table = {}
+    for (panel, model, N), rec in records.items():
+        res = rec["result"]
+        samples = np.array(res["samples"], dtype=float)  # None (censored) -> nan
+        for k, test in enumerate(res["tests"]):
+            entry = table.setdefault(panel, {}).setdefault(model, {}).setdefault(test, {"N": [], "runs": []})
+            entry["N"].append(N)
+            entry["runs"].append(samples[:, k])
+    for panel in table.values():
+        for model in panel.values():
+            for entry in model.values():
+                entry["runs"] = np.array(entry["runs"])
+                entry["mean"] = np.nanmean(entry["runs"], 1) if entry["runs"].size else np.array([])
+                entry["censored"] = np.isnan(entry["runs"]).sum(1)
+    return table
+
+
+def loglog_slope(N, values) -> float:
+    N, values = np.asarray(N, float), np.asarray(values, float)
+    ok = np.isfinite(values) & (values > 0)
+    if ok.sum() < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(N[ok]), np.log(values[ok]), 1)[0])
+
+
+def stale_points(records: dict) -> list:
+    return [key for key, rec in records.items() if is_stale(rec)]
+
+
+# ------------------------------------------------------------------------------------------------- claims
+def _mean_at(entry, N):
+    return float(entry["mean"][entry["N"].index(N)]) if N in entry["N"] else float("nan")
+
+
+def claims(P: dict, table: dict) -> list[Claim]:
+    """Claims 1-4 of the reading guide (section 6), measured on this run's grid, each beside the paper's value."""
+    a, b = table.get("a", {}), table.get("b", {})
+    out = []
+    have = lambda t, test: all(m in t and test in t[m] for m in ("transformer", "rnn", "ffn"))
+    ref = PAPER_MEANS
+
+    if have(a, "authors"):
+        Nmax = max(a["ffn"]["authors"]["N"])
+        tr, rnn, ffn = (_mean_at(a[m]["authors"], Nmax) for m in ("transformer", "rnn", "ffn"))
+        out.append(Claim("1-ordering", f"1STR, authors' test set: at the largest N ({Nmax}), FFN > RNN > Transformer",
+                         "FFN > RNN > TR", "120k > 71k > 17k at N=12",
+                         f"{ffn:,.0f} > {rnn:,.0f} > {tr:,.0f}", bool(ffn > rnn > tr)))
+        N_hi = [n for n in a["ffn"]["authors"]["N"] if n >= 4]
+        slopes = {m: loglog_slope(N_hi, [_mean_at(a[m]["authors"], n) for n in N_hi]) for m in ("transformer", "rnn", "ffn")}
+        out.append(Claim("2-growth", f"1STR: log-log slope of samples vs N over N={N_hi[0]}..{N_hi[-1]}: FFN steepest, Transformer flattest",
+                         "slope FFN > RNN > TR", "FFN 2.4, RNN 1.3, TR 1.0 (N=4..12)",
+                         f"FFN {slopes['ffn']:.2f}, RNN {slopes['rnn']:.2f}, TR {slopes['transformer']:.2f}",
+                         bool(slopes["ffn"] > slopes["rnn"] > slopes["transformer"])))
+        if 12 in a["ffn"]["authors"]["N"] and 4 in a["ffn"]["authors"]["N"]:
+            g = {m: _mean_at(a[m]["authors"], 12) / _mean_at(a[m]["authors"], 4) for m in ("transformer", "rnn", "ffn")}
+            out.append(Claim("2-growth-4-12", "1STR: growth from N=4 to N=12", "FFN >= 8x, RNN 3-6x, TR <= 4x",
+                             "FFN 14.2x, RNN 4.4x, TR 3.1x", f"FFN {g['ffn']:.1f}x, RNN {g['rnn']:.1f}x, TR {g['transformer']:.1f}x",
+                             bool(g["ffn"] >= 8 and 3 <= g["rnn"] <= 6 and g["transformer"] <= 4)))
+            r = (_mean_at(a["ffn"]["authors"], 12) / _mean_at(a["transformer"]["authors"], 12),
+                 _mean_at(a["rnn"]["authors"], 12) / _mean_at(a["transformer"]["authors"], 12))
+            out.append(Claim("1-ratios-12", "1STR at N=12: FFN/TR and RNN/TR", "FFN/TR >= 4, RNN/TR >= 2.5",
+                             "7.0, 4.2", f"{r[0]:.1f}, {r[1]:.1f}", bool(r[0] >= 4 and r[1] >= 2.5)))
+        small = [n for n in a["ffn"]["authors"]["N"] if n <= 6]
+        large = [n for n in a["ffn"]["authors"]["N"] if n >= 10]
+        below = all(_mean_at(a["ffn"]["authors"], n) < _mean_at(a["rnn"]["authors"], n) for n in small if n >= 4)
+        above = all(_mean_at(a["ffn"]["authors"], n) > _mean_at(a["rnn"]["authors"], n) for n in large)
+        grid = f"N<=6: {[n for n in small if n >= 4]}, N>=10: {large or 'none in grid'}"
+        out.append(Claim("3-crossover", "1STR: FFN needs fewer samples than the RNN at 4<=N<=6 and more at N>=10",
+                         "FFN < RNN at N<=6, FFN > RNN at N>=10", "crossover near N=8 (39.4k vs 39.9k)",
+                         f"{'holds' if below else 'fails'} at N<=6; {'holds' if above else 'fails'} at N>=10 ({grid})",
+                         bool(below and above)))
+        n2 = [_mean_at(a[m]["authors"], 2) for m in ("transformer", "rnn", "ffn")]
+        if all(np.isfinite(n2)):
+            out.append(Claim("3-small-N", "1STR at N=2: every model needs at most about 3k samples", "<= 3,200",
+                             "2.9k, 0.8k, 1.9k", ", ".join(f"{v:,.0f}" for v in n2), bool(max(n2) <= 3200)))
+    if have(a, "task") and have(a, "authors"):
+        Nmax = max(a["ffn"]["task"]["N"])
+        ratio = _mean_at(a["ffn"]["task"], Nmax) / _mean_at(a["ffn"]["authors"], Nmax)
+        ratio_tr = _mean_at(a["transformer"]["task"], Nmax) / _mean_at(a["transformer"]["authors"], Nmax)
+        out.append(Claim("test-protocol", f"1STR at N={Nmax}: the task's own test set costs the FFN more samples than the authors' "
+                         "simple-1STR test set, and the Transformer about the same", "FFN ratio > 1.2, TR ratio < 1.2",
+                         "FFN 2.2x (265k vs 120k at N=12), TR 1.0x", f"FFN {ratio:.2f}x, TR {ratio_tr:.2f}x",
+                         bool(ratio > 1.2 and ratio_tr < 1.2)))
+    if have(b, "task"):
+        Ns = b["ffn"]["task"]["N"]
+        f = lambda m: np.array([_mean_at(b[m]["task"], n) for n in Ns])
+        rmin = float(np.min(f("ffn") / np.maximum(f("rnn"), f("transformer"))))
+        out.append(Claim("4-ffn-gap", f"simple-1STR: at every N in {Ns}, FFN needs >= 1.8x the samples of both RNN and Transformer",
+                         "min ratio >= 1.8", "2-4.5x", f"min ratio {rmin:.2f}", bool(rmin >= 1.8)))
+        growth = {m: float(f(m)[-1] / f(m)[0]) for m in ("transformer", "rnn", "ffn")}
+        out.append(Claim("4-growth", f"simple-1STR: from N={Ns[0]} to N={Ns[-1]} the FFN grows >= 2x while RNN and Transformer grow <= 1.7x",
+                         "FFN >= 2x; RNN, TR <= 1.7x", "FFN 2.8x, RNN 1.7x, TR 1.2x (N=25..33)",
+                         f"FFN {growth['ffn']:.2f}x, RNN {growth['rnn']:.2f}x, TR {growth['transformer']:.2f}x",
+                         bool(growth["ffn"] >= 2 and growth["rnn"] <= 1.7 and growth["transformer"] <= 1.7)))
+    # Against the authors' own numbers, where this run's grid has the paper's N.
+    for panel, test, N in (("a", "authors", 12), ("b", "task", 33)):
+        t = table.get(panel, {})
+        if not have(t, test) or N not in t["ffn"][test]["N"]:
+            continue
+        idx = ref[panel]["N"].index(N)
+        dev = {m: _mean_at(t[m][test], N) / ref[panel][m][idx] - 1 for m in ("transformer", "rnn", "ffn")}
+        out.append(Claim(f"paper-means-N{N}", f"panel ({panel}) at N={N}: each mean within +-30% of the authors' code",
+                         "|deviation| <= 30%", ", ".join(f"{LABELS[m]} {ref[panel][m][idx]:,.0f}" for m in dev),
+                         ", ".join(f"{LABELS[m]} {_mean_at(t[m][test], N):,.0f} ({dev[m]:+.0%})" for m in dev),
+                         bool(all(abs(v) <= 0.3 for v in dev.values()))))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- figures
+def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
+    """One 1STR prompt and one simple-1STR prompt: the encoded tokens z_i and which token each position retrieves."""
+    from .plotting import COLORS, figure
+
+    fig, axes = figure(3, 1, width=3.6, height=3.2)
+    task = qstr.QSTR(N=N, d=d, task_seed=task_seed)
+    gen = torch.Generator().manual_seed(seed)
+    X, T = task.draw(1, 1, gen)
+    z = task.encode(X, T)[0, 0]
+    ax = axes[0, 0]
+    lim = float(z.abs().max())
+    ax.imshow(z.numpy(), cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
+    for x in (d - 0.5, d + task.d_e - 0.5):
+        ax.axvline(x, color="k", lw=1)
+    ax.set(title="encoded prompt z (1STR)", xlabel=f"x_i | w_i | w_(t_i)   (d={d}, d_e={task.d_e})", ylabel="position i")
+    ax.grid(False)
+    for ax, simple, title in ((axes[0, 1], False, "1STR: t_i per position"), (axes[0, 2], True, "simple-1STR: one shared t")):
+        _, T = task.draw(1, 1, gen, simple=simple)
+        t = T[0, 0, :, 0].numpy()
+        ax.scatter(t, np.arange(N), s=60, color=COLORS["transformer"])
+        ax.set(xlim=(-0.5, N - 0.5), ylim=(N - 0.5, -0.5), xticks=range(N), yticks=range(N), title=title,
+               xlabel="retrieved token t_i", ylabel="output position i")
+    return fig
+
+
+
+def plot_figure1(P: dict, table: dict):
+    """Figure 1 of seed 000: samples-to-threshold against N (log-log), means and each seed, slopes in the legend."""
+    from .plotting import COLORS, MARKERS, figure
+
+    fig, axes = figure(2, 1, width=4.8, height=3.9)
+    for ax, panel in zip(axes[0], ("a", "b")):
+        for model in P["models"]:
+            for test, style in (("authors", "-"), ("task", "--")):
+                entry = table.get(panel, {}).get(model, {}).get(test)
+                if entry is None:
+                    continue
+                N = np.array(entry["N"])
+                label = f"{LABELS[model]}" + (" (authors' test)" if panel == "a" and test == "authors" else
+                                             " (1STR test)" if panel == "a" else "")
+                slope = loglog_slope(N, entry["mean"])
+                ax.plot(N, entry["mean"], style, marker=MARKERS[model], color=COLORS[model], ms=5,
+                        label=f"{label}, slope {slope:.2f}")
+                for r in range(entry["runs"].shape[1]):
+                    ax.scatter(N, entry["runs"][:, r], color=COLORS[model], alpha=0.25, s=12)
+        ref = PAPER_MEANS[panel]
+        for model in P["models"]:
+            ax.scatter(ref["N"], ref[model], marker="x", color=COLORS[model], s=30, alpha=0.9, zorder=0)
+        thr = P[f"threshold_{panel}"]
+        ax.set(xscale="log", yscale="log", xlabel="N (sequence length)", ylabel="n (training samples)",
+               title=f"({panel}) {'1STR' if panel == 'a' else 'simple-1STR'}, test MSE < {thr}")
+        ax.set_xticks(sorted(set(P[f"N_{panel}"]) | set(ref["N"])))
+        ax.get_xaxis().set_major_formatter("{x:.0f}")
+        ax.minorticks_off()
+        ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+def plot_curves(P: dict, records: dict, panel: str = "a"):
+    """Test MSE against samples seen at the largest N of a panel, every seed, each test set."""
+    from .plotting import COLORS, figure
+
+    N = max(P[f"N_{panel}"])
+    fig, axes = figure(1, 1, width=6.0, height=3.4)
+    ax = axes
+    for model in P["models"]:
+        res = records[(panel, model, N)]["result"]
+        x = np.array(res["curve_samples"], float)
+        curves = np.array(res["curves"], dtype=float)  # (C, R, K)
+        for k, test in enumerate(res["tests"]):
+            for r in range(curves.shape[1]):
+                ax.plot(x, curves[:, r, k], "-" if test == "authors" else "--", color=COLORS[model], lw=1,
+                        alpha=0.8, label=f"{LABELS[model]}, {test} test" if r == 0 else None)
+    ax.axhline(P[f"threshold_{panel}"], color="k", lw=0.8, ls=":")
+    ax.set(xscale="log", yscale="log", xlabel="training samples seen", ylabel="test MSE",
+           title=f"learning curves at N={N} ({'1STR' if panel == 'a' else 'simple-1STR'})")
+    ax.legend(fontsize=7, ncols=2)
+    return fig
+
+
+def protocol_table(P: dict, table: dict) -> str:
+    """Markdown: panel (a) means under the authors' test set and the task's own, and their ratio."""
+    a = table.get("a", {})
+    rows = ["| model | N | authors' test (simple-1STR prompts) | task's test (1STR prompts) | ratio |", "|---|---|---|---|---|"]
+    for model in P["models"]:
+        if model not in a:
+            continue
+        for N in a[model]["authors"]["N"]:
+            x, y = _mean_at(a[model]["authors"], N), _mean_at(a[model]["task"], N)
+            rows.append(f"| {LABELS[model]} | {N} | {x:,.0f} | {y:,.0f} | {y / x:.2f} |")
+    return "\n".join(rows)

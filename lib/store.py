@@ -1,0 +1,138 @@
+"""The results store: results/<chapter>/<profile>/, atomic writes, one file per finished sweep point.
+
+A sweep point (one configuration, all its seeds) is stored under a key that hashes exactly the parameters it
+depends on, so a rerun with the same parameters loads it in milliseconds, an interrupted sweep resumes from the
+points that finished, and a changed parameter recomputes only what it touches. Every point records the commit and
+a hash of `lib`'s code; `is_stale` tells a page which points came from other code than the current one.
+
+    >>> store = Store("sample_complexity", "quick"); store.get({"N": 4}) is None
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def results_root() -> Path:
+    """Where results live: $BOOK_RESULTS (the tests point it at a temporary directory) or ./results."""
+    return Path(os.environ.get("BOOK_RESULTS", ROOT / "results"))
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write to a temporary file in the same directory, then rename: readers see the old file or the new one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist())
+    if isinstance(x, (np.floating, float)):
+        return None if not np.isfinite(x) else float(x)  # JSON has no NaN: None means "not measured"
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+def write_json(path: Path, obj) -> None:
+    atomic_write(path, json.dumps(_jsonable(obj), indent=1, sort_keys=True) + "\n")
+
+
+def read_json(path: Path):
+    return json.loads(Path(path).read_text())
+
+
+def key_of(spec: dict) -> str:
+    return hashlib.sha256(json.dumps(_jsonable(spec), sort_keys=True).encode()).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------------------------- provenance
+def lib_hash() -> str:
+    """Hash of every .py file in lib: results made by other code than this are marked on the page."""
+    h = hashlib.sha256()
+    for f in sorted((ROOT / "lib").rglob("*.py")):
+        h.update(f.relative_to(ROOT).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10)
+        commit = out.stdout.strip() or "uncommitted"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "lib"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return commit + ("+dirty-lib" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def device_name(device) -> str:
+    import torch
+
+    device = torch.device(device)
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    return f"CPU ({platform.machine()}, {torch.get_num_threads()} threads)"
+
+
+def environment(device) -> dict:
+    import torch
+
+    return {"commit": git_commit(), "lib_hash": lib_hash(), "device": device_name(device),
+            "torch": torch.__version__, "python": platform.python_version()}
+
+
+# -------------------------------------------------------------------------------------------------- store
+class Store:
+    """Finished sweep points of one chapter and profile, plus the run's claims and provenance."""
+
+    def __init__(self, chapter: str, profile: str, root: Path | None = None):
+        self.dir = Path(root or results_root()) / chapter / profile
+        self.chapter, self.profile = chapter, profile
+
+    def _point_path(self, spec: dict) -> Path:
+        return self.dir / "points" / f"{key_of(spec)}.json"
+
+    def get(self, spec: dict) -> dict | None:
+        path = self._point_path(spec)
+        return read_json(path) if path.is_file() else None
+
+    def put(self, spec: dict, result: dict, env: dict) -> dict:
+        record = {"spec": spec, "result": result, **env}
+        write_json(self._point_path(spec), record)
+        return read_json(self._point_path(spec))  # exactly what a later run will load
+
+    def write(self, name: str, obj) -> Path:
+        write_json(self.dir / name, obj)
+        return self.dir / name
+
+    def read(self, name: str):
+        path = self.dir / name
+        return read_json(path) if path.is_file() else None
+
+
+def is_stale(record: dict) -> bool:
+    return record.get("lib_hash") != lib_hash()
