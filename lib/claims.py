@@ -29,7 +29,7 @@ def to_markdown(claims: list[Claim] | list[dict]) -> str:
     esc = lambda s: str(s).replace("|", "\\|")
     lines = ["| claim | statement | expected | paper | measured | result |", "|---|---|---|---|---|---|"]
     for c in rows:
-        mark = "✅ pass" if c["passed"] else "❌ fail"
+        mark = "**pass**" if c["passed"] else "**FAIL**"
         lines.append(f"| {esc(c['id'])} | {esc(c['statement'])} | {esc(c['expected'])} | {esc(c['paper'])} | "
                      f"{esc(c['measured'])} | {mark} |")
     return "\n".join(lines)

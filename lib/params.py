@@ -17,6 +17,7 @@ form, before anything runs.
 from __future__ import annotations
 
 import ast
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,12 +80,17 @@ def parameters_cell(source: str) -> str:
 def parse_schema(cell: str) -> dict[str, Param]:
     schema = {}
     lines = cell.splitlines()
-    for node in ast.parse(cell).body:
+    try:
+        body = ast.parse(cell).body
+    except SyntaxError as err:
+        raise ParamError(f"parameters cell line {err.lineno}: not valid Python ({err.msg})") from None
+    for node in body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             raise ParamError(f"parameters cell line {node.lineno}: expected 'name = literal  # constraint: help'")
         name, default = node.targets[0].id, ast.literal_eval(node.value)
-        comment = lines[node.lineno - 1].partition("#")[2].strip()
-        constraint, _, help_ = comment.partition(":") if _is_constraint(comment.partition(":")[0]) else ("", "", comment)
+        comment = lines[node.lineno - 1][node.end_col_offset:].partition("#")[2].strip()  # after the value
+        head, sep, tail = comment.partition(":")
+        constraint, help_ = (head, tail) if sep and (_is_constraint(head) or not head.strip()) else ("", comment)
         is_list = isinstance(default, list)
         elems = default if is_list else [default]
         if not elems or len({type(e) for e in elems}) != 1 or type(elems[0]) not in (bool, int, float, str):
@@ -139,14 +145,11 @@ def _coerce(value, p: Param):
             return int(f) if f.is_integer() else None
         return None
     if p.type is float:
-        if isinstance(value, (int, float)):
-            return float(value)
-        if isinstance(value, str):
-            try:
-                return float(value)
-            except ValueError:
-                return None
-        return None
+        try:
+            f = float(value) if isinstance(value, (int, float, str)) else None
+        except ValueError:
+            return None
+        return f if f is not None and math.isfinite(f) else None
     return value if isinstance(value, str) else None
 
 
@@ -223,6 +226,7 @@ def resolve(chapter: str, profile: str, overrides: dict | None = None) -> dict:
     schema = load_schema(chapter)
     data, where = read_profile(chapter, profile)
     params = {name: p.default for name, p in schema.items()}
+    source_of = {}
     for source, values in ((where, data), ("--set", overrides or {})):
         for key, value in values.items():
             if key in RESERVED:
@@ -230,8 +234,9 @@ def resolve(chapter: str, profile: str, overrides: dict | None = None) -> dict:
             if key not in schema:
                 raise ParamError(f"{source}: {key}: unknown key; known keys: {', '.join(k for k in schema if k not in RESERVED)}")
             params[key] = check_value(schema[key], value, source)
+            source_of[key] = source
     if "device" in params:
-        check_device(params["device"], where)
+        check_device(params["device"], source_of.get("device", where))
     if "profile" in schema:
         params["profile"] = profile
     return params

@@ -26,14 +26,13 @@ from .claims import tally
 from .store import ROOT, atomic_write, read_json, results_root
 
 EXECUTED = ROOT / "book" / "executed"
-TOC = ROOT / "_toc.yml"
 
 
 class ChapterFailed(RuntimeError):
     pass
 
 
-def toc_chapters() -> list[str]:
+def toc_chapters(root: Path = ROOT) -> list[str]:
     """Chapters in _toc.yml order: the entries under book/executed/ that have a source in book/chapters/."""
     files = []
 
@@ -47,7 +46,7 @@ def toc_chapters() -> list[str]:
             for v in node:
                 walk(v)
 
-    walk(yaml.safe_load(TOC.read_text()))
+    walk(yaml.safe_load((root / "_toc.yml").read_text()))
     names = [Path(f).name for f in files if f.startswith("book/executed/")]
     return [n for n in names if (params_mod.CHAPTERS_DIR / f"{n}.md").is_file()]
 
@@ -130,18 +129,21 @@ def report_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_book(log=print) -> Path:
-    chapters = toc_chapters()
-    missing = [c for c in chapters if not (EXECUTED / f"{c}.ipynb").is_file()]
+def build_book(root: Path = ROOT, log=print) -> Path:
+    """Build <root>/_build/html from the executed chapters; root holds _config.yml, _toc.yml and book/."""
+    root = Path(root)
+    executed = root / "book" / "executed"
+    chapters = toc_chapters(root)
+    missing = [c for c in chapters if not (executed / f"{c}.ipynb").is_file()]
     if missing:
         raise ChapterFailed(f"not executed yet: {', '.join(missing)}; run: python -m lib run {missing[0]} --profile quick")
-    atomic_write(EXECUTED / "report.md", report_markdown(chapters))
+    atomic_write(executed / "report.md", report_markdown(chapters, executed))
     jb = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jb if jb.exists() else "jupyter-book"), "build", str(ROOT), "--warningiserror", "--keep-going"]
-    log("building the book: " + " ".join(cmd[1:]))
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    cmd = [str(jb if jb.exists() else "jupyter-book"), "build", str(root), "--warningiserror", "--keep-going"]
+    log("building the book: jupyter-book build " + str(root))
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ChapterFailed("jupyter-book build failed:\n" + proc.stdout[-6000:] + proc.stderr[-4000:])
-    index = ROOT / "_build" / "html" / "index.html"
+    index = root / "_build" / "html" / "index.html"
     log(f"book built: {index}")
     return index

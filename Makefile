@@ -1,0 +1,29 @@
+# Two commands: `make book` (set up, run every chapter with the quick profile, build the HTML) and `make test`.
+PROFILE ?= quick
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+STAMP   := $(VENV)/.installed
+
+.PHONY: book test setup build bench clean
+book: $(STAMP)
+	$(PY) -m lib book --profile $(PROFILE)
+	@echo "open _build/html/index.html"
+
+test: $(STAMP)
+	$(PY) -m pytest tests -q
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
+	$(PY) -c "import torch, papermill, jupytext, jupyter_book" && touch $(STAMP)
+
+build: $(STAMP)
+	$(PY) -m lib build
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_engine.py
+
+clean:
+	rm -rf _build book/executed

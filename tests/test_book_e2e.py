@@ -1,0 +1,102 @@
+"""End to end: every chapter in _toc.yml executes with its quick profile (once, into a temporary directory), the
+book builds once from those notebooks, and the checks below read what they produced.
+
+Marked `e2e`: `pytest -m "not e2e"` runs the unit tests alone.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from lib import runner
+from lib.store import ROOT, read_json
+
+pytestmark = pytest.mark.e2e
+CHAPTERS = runner.toc_chapters()
+
+
+@pytest.fixture(scope="session")
+def book(tmp_path_factory):
+    """A copy of the book's skeleton in a temporary root, its chapters executed there, the HTML built there."""
+    root = tmp_path_factory.mktemp("book")
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy(ROOT / name, root / name)
+    shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed", "chapters"))
+    results = root / "results"
+    old = os.environ.get("BOOK_RESULTS")
+    os.environ["BOOK_RESULTS"] = str(results)
+    try:
+        notebooks = {c: runner.run_chapter(c, "quick", out_dir=root / "book" / "executed") for c in CHAPTERS}
+    finally:
+        if old is None:
+            os.environ.pop("BOOK_RESULTS")
+        else:
+            os.environ["BOOK_RESULTS"] = old
+    index = runner.build_book(root)
+    return {"root": root, "results": results, "notebooks": notebooks, "html": index.parent}
+
+
+def test_every_chapter_executed_without_errors(book):
+    for chapter, path in book["notebooks"].items():
+        nb = json.loads(path.read_text())
+        errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, f"{chapter}: {errors[0]['ename']}"
+        assert nb["metadata"]["book"]["profile"] == "quick"
+
+
+def test_claims_and_provenance_written(book):
+    for chapter in CHAPTERS:
+        d = book["results"] / chapter / "quick"
+        claims = read_json(d / "claims.json")
+        assert claims, f"{chapter}: no claims"
+        for c in claims:
+            assert set(c) >= {"id", "statement", "expected", "measured", "passed"}
+            assert isinstance(c["passed"], bool) and c["measured"]
+        prov = read_json(d / "provenance.json")
+        assert prov["profile"] == "quick" and prov["wall_s"] > 0 and prov["torch"] and prov["commit"] and prov["device"]
+        assert list((d / "points").glob("*.json")), f"{chapter}: no stored sweep points"
+
+
+def test_html_pages_have_figures_claims_and_no_traceback(book):
+    html = book["html"]
+    for page in ("index.html", "book/intro.html", "book/bibliography.html", "book/executed/report.html"):
+        assert (html / page).is_file(), page
+    for chapter in CHAPTERS:
+        text = (html / "book" / "executed" / f"{chapter}.html").read_text()
+        assert len(re.findall(r"<img [^>]*src=\"[^\"]+\.png\"", text)) >= 2, f"{chapter}: figures missing"
+        assert "Claim check" in text and ("<strong>pass</strong>" in text or "<strong>FAIL</strong>" in text), f"{chapter}: claim table missing"
+        assert "Provenance" in text and "quick" in text
+        assert "prf:theorem" in text or "proof theorem" in text, f"{chapter}: theorem block missing"
+        assert "Traceback" not in text, f"{chapter}: a traceback is rendered"
+        assert "injected-parameters" not in text, f"{chapter}: papermill's cell is shown"
+    report = (html / "book" / "executed" / "report.html").read_text()
+    for chapter in CHAPTERS:
+        assert chapter in report
+    assert "Mousavi-Hosseini" in (html / "book" / "bibliography.html").read_text()
+
+
+def test_rerun_reuses_stored_points(book, tmp_path):
+    """Same parameters: every sweep point comes from the store, nothing is retrained."""
+    code = ("import lib.sample_complexity as sc, lib.params as p; from lib.store import Store; "
+            "P = p.resolve('sample_complexity', 'quick'); "
+            "sc.run(P, Store('sample_complexity', 'quick'), 'cpu')")
+    env = dict(os.environ, BOOK_RESULTS=str(book["results"]))
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "trained" not in out.stdout and out.stdout.count("loaded from the store") >= 3
+
+
+def test_bad_input_leaves_outputs_untouched(book):
+    nb = book["notebooks"][CHAPTERS[0]]
+    before = nb.read_bytes()
+    claims = book["results"] / CHAPTERS[0] / "quick" / "claims.json"
+    claims_before = claims.read_bytes()
+    env = dict(os.environ, BOOK_RESULTS=str(book["results"]))
+    out = subprocess.run([sys.executable, "-m", "lib", "run", CHAPTERS[0], "--set", "threshold_a=2"], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "threshold_a" in out.stderr
+    assert nb.read_bytes() == before and claims.read_bytes() == claims_before

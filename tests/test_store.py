@@ -1,0 +1,90 @@
+"""lib.store: atomic writes, the point store's round trip, keys, NaN handling and staleness."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import lib.store as store
+from lib.store import Store, atomic_write, is_stale, key_of, lib_hash
+
+
+def test_atomic_write_replaces_and_leaves_no_temp_files(tmp_path):
+    path = tmp_path / "sub" / "file.txt"
+    atomic_write(path, "old")
+    atomic_write(path, "new")
+    assert path.read_text() == "new"
+    atomic_write(path, b"bytes")
+    assert path.read_bytes() == b"bytes"
+    assert [p.name for p in path.parent.iterdir()] == ["file.txt"]
+
+
+def test_failed_atomic_write_keeps_old_file(tmp_path, monkeypatch):
+    path = tmp_path / "file.txt"
+    atomic_write(path, "old")
+
+    def boom(src, dst):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(store.os, "replace", boom)
+    with pytest.raises(OSError, match="disk gone"):
+        atomic_write(path, "new")
+    assert path.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["file.txt"]
+
+
+def test_store_put_get_round_trip(tmp_path):
+    s = Store("chap", "prof", root=tmp_path)
+    spec = {"N": 4, "model": "ffn", "lr": 0.001}
+    assert s.get(spec) is None
+    result = {"samples": np.array([[640.0, np.nan], [1280.0, 320.0]]), "n": np.int64(3), "ok": np.bool_(True)}
+    env = {"commit": "abc", "lib_hash": lib_hash()}
+    record = s.put(spec, result, env)
+    assert record == s.get(spec)
+    assert record["spec"] == spec and record["commit"] == "abc"
+    assert record["result"] == {"samples": [[640.0, None], [1280.0, 320.0]], "n": 3, "ok": True}
+    assert s.get({**spec, "N": 5}) is None
+    files = list((tmp_path / "chap" / "prof" / "points").iterdir())
+    assert [f.name for f in files] == [f"{key_of(spec)}.json"]
+
+
+def test_store_write_read(tmp_path):
+    s = Store("chap", "prof", root=tmp_path)
+    assert s.read("claims.json") is None
+    path = s.write("claims.json", [{"id": "x", "passed": True, "value": float("inf")}])
+    assert path == tmp_path / "chap" / "prof" / "claims.json"
+    assert s.read("claims.json") == [{"id": "x", "passed": True, "value": None}]
+
+
+def test_store_root_from_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("BOOK_RESULTS", str(tmp_path))
+    assert Store("chap", "prof").dir == tmp_path / "chap" / "prof"
+
+
+def test_key_of_order_independent_and_value_sensitive():
+    a = {"N": 4, "model": "ffn", "lr": 0.001, "extra": {"x": 1, "y": 2}}
+    b = {"extra": {"y": 2, "x": 1}, "lr": 0.001, "model": "ffn", "N": 4}
+    assert key_of(a) == key_of(b)
+    assert key_of(a) != key_of({**a, "N": 5})
+    assert key_of(a) != key_of({**a, "lr": 0.002})
+    assert key_of(a) != key_of({**a, "extra": {"x": 1, "y": 3}})
+    assert key_of({"n": np.int64(4)}) == key_of({"n": 4})
+
+
+def test_nan_becomes_null_in_json(tmp_path):
+    path = tmp_path / "x.json"
+    store.write_json(path, {"a": float("nan"), "b": np.float32("nan"), "c": [1.5, np.nan], "d": np.array([np.inf, 2.0])})
+    text = path.read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    assert json.loads(text) == {"a": None, "b": None, "c": [1.5, None], "d": [None, 2.0]}
+
+
+def test_is_stale():
+    assert is_stale({"lib_hash": lib_hash()}) is False
+    assert is_stale({"lib_hash": "000000000000"}) is True
+    assert is_stale({}) is True
+
+
+def test_lib_hash_is_stable():
+    assert lib_hash() == lib_hash() and len(lib_hash()) == 12
