@@ -88,6 +88,11 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     except pm.PapermillExecutionError as err:
         raise ChapterFailed(f"chapter {chapter} failed in cell {err.exec_count}: {err.ename}: {err.evalue}\n"
                             + "\n".join(err.traceback)) from None
+    except KeyboardInterrupt:
+        raise ChapterFailed(f"chapter {chapter} interrupted; the last good notebook and every finished sweep point "
+                            "are kept, and a rerun resumes from them") from None
+    except Exception as err:  # the kernel died, could not start, ...
+        raise ChapterFailed(f"chapter {chapter} failed: {type(err).__name__}: {err}") from None
     finally:
         src.unlink(missing_ok=True)
         if env_before is None:
