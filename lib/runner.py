@@ -28,6 +28,12 @@ from .store import ROOT, atomic_write, read_json, results_root
 EXECUTED = ROOT / "book" / "executed"
 
 
+# papermill re-infers the parameters cell to warn about unknown keys; params.resolve() has already rejected them,
+# and papermill's inference misreads our constraint comments, so its warnings are noise here.
+logging.getLogger("papermill").setLevel(logging.ERROR)
+warnings.filterwarnings("ignore", message="Passed unknown parameter")
+
+
 class ChapterFailed(RuntimeError):
     pass
 
@@ -75,16 +81,13 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     tmp = out_dir / f".{chapter}.running.ipynb"
     nbformat.write(nb, src)
     env_before = os.environ.get("BOOK_FORCE")
-    os.environ["BOOK_FORCE"] = "1" if force else "0"
+    os.environ["BOOK_FORCE"] = "1" if force else "0"  # the kernel inherits it; lib.chapter.Chapter reads it
     t0 = time.perf_counter()
     log(f"running {chapter} with profile {profile} ...")
     try:
-        # papermill re-infers the parameters cell to warn about unknown keys; resolve() above already rejected
-        # them, and its inference misreads our constraint comments, so its warnings are noise here.
-        logging.getLogger("papermill").setLevel(logging.ERROR)
-        warnings.filterwarnings("ignore", message="Passed unknown parameter")
         pm.execute_notebook(str(src), str(tmp), parameters=values, cwd=str(ROOT), kernel_name="python3",
                             progress_bar=False, log_output=False)
+        done = nbformat.read(tmp, as_version=4)
     except pm.PapermillExecutionError as err:
         raise ChapterFailed(f"chapter {chapter} failed in cell {err.exec_count}: {err.ename}: {err.evalue}\n"
                             + "\n".join(err.traceback)) from None
@@ -95,19 +98,16 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
         raise ChapterFailed(f"chapter {chapter} failed: {type(err).__name__}: {err}") from None
     finally:
         src.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         if env_before is None:
-            os.environ.pop("BOOK_FORCE", None)
+            del os.environ["BOOK_FORCE"]
         else:
             os.environ["BOOK_FORCE"] = env_before
-        if sys.exc_info()[0] is not None:
-            tmp.unlink(missing_ok=True)
-    done = nbformat.read(tmp, as_version=4)
     _hide_parameter_cells(done)
     done.metadata["book"] = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 1),
                              "results": str(Path(results_root()) / chapter / profile)}
     target = out_dir / f"{chapter}.ipynb"
     atomic_write(target, nbformat.writes(done))
-    tmp.unlink(missing_ok=True)
     log(f"{chapter}: executed in {done.metadata['book']['wall_s']} s -> {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}")
     return target
 

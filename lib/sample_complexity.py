@@ -59,7 +59,8 @@ def run_point(spec: dict, device: str) -> dict:
                          rnn_hidden=spec.get("rnn_hidden", 500), mlp_width=spec.get("mlp_width", 100))
     # Test prompts depend on (seed, panel, N) only: the three models are scored on the same prompts.
     test_gen = torch.Generator(device=device).manual_seed(_seed(spec["seed"], panel, N, "test"))
-    tests = [task.sample(R, spec["n_test"], test_gen, simple=(name == "authors") or None) for name in PANELS[panel]["tests"]]
+    tests = [task.sample(R, spec["n_test"], test_gen, simple=True if name == "authors" else None)  # None: the task's own
+             for name in PANELS[panel]["tests"]]
     gen = torch.Generator(device=device).manual_seed(_seed(spec["seed"], panel, spec["model"], N))
     cfg = engine.TrainConfig(lr=spec["lr"], weight_decay=spec["weight_decay"], batch_size=spec["batch_size"],
                              check_every=spec["check_every"], max_samples=spec["max_samples"])
@@ -89,6 +90,14 @@ def run(P: dict, store: Store, device: str, force: bool = False, log=print) -> d
             log(f"panel {panel} {model:<11} N={N:<3} loaded from the store")
         records[(panel, model, N)] = record
     return records
+
+
+def run_summary(records: dict) -> str:
+    """One line for the page: how many sweep points there are and where they came from."""
+    envs = {(r["device"], r["commit"]) for r in records.values()}
+    compute = sum(r["result"]["wall_s"] for r in records.values())
+    return (f"{len(records)} sweep points, {compute:.0f} s of training in all, computed on "
+            + "; ".join(f"{dev} at commit `{c}`" for dev, c in sorted(envs)) + ".")
 
 
 # ------------------------------------------------------------------------------------------------ summary
@@ -128,88 +137,145 @@ def _mean_at(entry, N):
     return float(entry["mean"][entry["N"].index(N)]) if N in entry["N"] else float("nan")
 
 
-def claims(P: dict, table: dict) -> list[Claim]:
-    """Claims 1-4 of the reading guide (section 6), measured on this run's grid, each beside the paper's value."""
-    a, b = table.get("a", {}), table.get("b", {})
-    out = []
-    have = lambda t, test: all(m in t and test in t[m] for m in ("transformer", "rnn", "ffn"))
-    ref = PAPER_MEANS
+MODELS = ("transformer", "rnn", "ffn")
+SHORT = {"transformer": "TR", "rnn": "RNN", "ffn": "FFN"}
 
-    if have(a, "authors"):
-        A = {m: a[m]["authors"] for m in ("transformer", "rnn", "ffn")}
-        N_hi = [n for n in A["ffn"]["N"] if n >= 4]
-        lowest = [n for n in N_hi if _mean_at(A["transformer"], n) < min(_mean_at(A["rnn"], n), _mean_at(A["ffn"], n))]
-        out.append(Claim("1-tr-fewest", f"1STR, authors' test set: the Transformer needs the fewest samples at every N >= 4 ({N_hi})",
-                         "TR lowest at every N >= 4", "holds at N=4..12",
-                         f"lowest at {lowest}" + (f", not at {sorted(set(N_hi) - set(lowest))}" if len(lowest) < len(N_hi) else ""),
-                         bool(N_hi) and len(lowest) == len(N_hi)))
-        if 12 in A["ffn"]["N"]:
-            tr, rnn, ffn = (_mean_at(A[m], 12) for m in ("transformer", "rnn", "ffn"))
-            out.append(Claim("1-ordering-12", "1STR at N=12: FFN > RNN > Transformer, with FFN/TR >= 4 and RNN/TR >= 2.5",
-                             "FFN > RNN > TR; 4x, 2.5x", "120k > 71k > 17k (7.0x, 4.2x)",
-                             f"{ffn:,.0f} > {rnn:,.0f} > {tr:,.0f} ({ffn / tr:.1f}x, {rnn / tr:.1f}x)",
-                             bool(ffn > rnn > tr and ffn / tr >= 4 and rnn / tr >= 2.5)))
-        slopes = {m: loglog_slope(N_hi, [_mean_at(A[m], n) for n in N_hi]) for m in A}
-        measured = f"FFN {slopes['ffn']:.2f}, RNN {slopes['rnn']:.2f}, TR {slopes['transformer']:.2f}"
-        span = f"N={N_hi[0]}..{N_hi[-1]}" if N_hi else "no N >= 4"
-        out.append(Claim("2-tr-flattest", f"1STR: the Transformer's log-log slope of samples vs N ({span}) is the smallest",
-                         "slope TR < RNN, FFN", "TR 1.0, RNN 1.3, FFN 2.4 (N=4..12)", measured,
-                         bool(slopes["transformer"] < min(slopes["rnn"], slopes["ffn"]))))
-        out.append(Claim("2-ffn-steepest", f"1STR: the FFN's log-log slope ({span}) is the largest",
-                         "slope FFN > RNN, TR", "FFN 2.4 vs RNN 1.3 (N=4..12)", measured,
-                         bool(slopes["ffn"] > max(slopes["rnn"], slopes["transformer"]))))
-        if 12 in A["ffn"]["N"] and 4 in A["ffn"]["N"]:
-            g = {m: _mean_at(A[m], 12) / _mean_at(A[m], 4) for m in A}
-            out.append(Claim("2-growth-4-12", "1STR: growth from N=4 to N=12", "FFN >= 8x, RNN 3-6x, TR <= 4x",
-                             "FFN 14.2x, RNN 4.4x, TR 3.1x", f"FFN {g['ffn']:.1f}x, RNN {g['rnn']:.1f}x, TR {g['transformer']:.1f}x",
-                             bool(g["ffn"] >= 8 and 3 <= g["rnn"] <= 6 and g["transformer"] <= 4)))
-        small = [n for n in A["ffn"]["N"] if 4 <= n <= 6]
-        large = [n for n in A["ffn"]["N"] if n >= 10]
-        if small:
-            below = [n for n in small if _mean_at(A["ffn"], n) < _mean_at(A["rnn"], n)]
-            out.append(Claim("3-ffn-below-rnn", f"1STR: the FFN needs fewer samples than the RNN at N={small}",
-                             "FFN < RNN at 4 <= N <= 6", "8.4k vs 16.4k, 20.9k vs 32.1k",
-                             ", ".join(f"N={n}: {_mean_at(A['ffn'], n):,.0f} vs {_mean_at(A['rnn'], n):,.0f}" for n in small),
-                             len(below) == len(small)))
-        if large:
-            above = [n for n in large if _mean_at(A["ffn"], n) > _mean_at(A["rnn"], n)]
-            out.append(Claim("3-ffn-above-rnn", f"1STR: the FFN needs more samples than the RNN at N={large}",
-                             "FFN > RNN at N >= 10", "64.5k vs 62.6k, 120k vs 71k",
-                             ", ".join(f"N={n}: {_mean_at(A['ffn'], n):,.0f} vs {_mean_at(A['rnn'], n):,.0f}" for n in large),
-                             len(above) == len(large)))
-        n2 = [_mean_at(a[m]["authors"], 2) for m in ("transformer", "rnn", "ffn")]
-        if all(np.isfinite(n2)):
-            out.append(Claim("3-small-N", "1STR at N=2: every model needs at most about 3k samples", "<= 3,200",
-                             "2.9k, 0.8k, 1.9k", ", ".join(f"{v:,.0f}" for v in n2), bool(max(n2) <= 3200)))
-    if have(a, "task") and have(a, "authors"):
-        Nmax = max(a["ffn"]["task"]["N"])
-        ratio = _mean_at(a["ffn"]["task"], Nmax) / _mean_at(a["ffn"]["authors"], Nmax)
-        ratio_tr = _mean_at(a["transformer"]["task"], Nmax) / _mean_at(a["transformer"]["authors"], Nmax)
-        out.append(Claim("test-protocol", f"1STR at N={Nmax}: the task's own test set costs the FFN more samples than the authors' "
-                         "simple-1STR test set, and the Transformer about the same", "FFN ratio > 1.2, TR ratio < 1.2",
-                         "FFN 2.2x (265k vs 120k at N=12), TR 1.0x", f"FFN {ratio:.2f}x, TR {ratio_tr:.2f}x",
-                         bool(ratio > 1.2 and ratio_tr < 1.2)))
-    if have(b, "task"):
-        Ns = b["ffn"]["task"]["N"]
-        f = lambda m: np.array([_mean_at(b[m]["task"], n) for n in Ns])
-        rmin = float(np.min(f("ffn") / np.maximum(f("rnn"), f("transformer"))))
-        out.append(Claim("4-ffn-gap", f"simple-1STR: at every N in {Ns}, FFN needs >= 1.8x the samples of both RNN and Transformer",
-                         "min ratio >= 1.8", "2-4.5x", f"min ratio {rmin:.2f}", bool(rmin >= 1.8)))
-        growth = {m: float(f(m)[-1] / f(m)[0]) for m in ("transformer", "rnn", "ffn")}
-        out.append(Claim("4-growth", f"simple-1STR: from N={Ns[0]} to N={Ns[-1]} the FFN grows >= 2x while RNN and Transformer grow <= 1.7x",
-                         "FFN >= 2x; RNN, TR <= 1.7x", "FFN 2.8x, RNN 1.7x, TR 1.2x (N=25..33)",
-                         f"FFN {growth['ffn']:.2f}x, RNN {growth['rnn']:.2f}x, TR {growth['transformer']:.2f}x",
-                         bool(growth["ffn"] >= 2 and growth["rnn"] <= 1.7 and growth["transformer"] <= 1.7)))
+
+def _means(table: dict, panel: str, test: str) -> dict | None:
+    """{model: {N: mean samples}} of one panel and test set, or None if a model is missing."""
+    t = table.get(panel, {})
+    if not all(m in t and test in t[m] for m in MODELS):
+        return None
+    return {m: dict(zip(t[m][test]["N"], t[m][test]["mean"])) for m in MODELS}
+
+
+def _paper_means(panel: str) -> dict:
+    ref = PAPER_MEANS[panel]
+    return {m: dict(zip(ref["N"], ref[m])) for m in MODELS}
+
+
+# Each statistic maps ({model: {N: mean}}, grid) to (text, passed). It is applied to this run's means and to the
+# authors' means on the same grid (or, where the authors have no such N, on theirs), so the "paper" column of the
+# claim table is computed exactly as the "measured" one.
+def _tr_fewest(M, grid):
+    lowest = [n for n in grid if M["transformer"][n] < min(M["rnn"][n], M["ffn"][n])]
+    missed = [n for n in grid if n not in lowest]
+    return f"lowest at {lowest}" + (f", not at {missed}" if missed else ""), not missed
+
+
+def _ordering(M, grid):
+    tr, rnn, ffn = (M[m][grid[-1]] for m in MODELS)
+    return (f"{ffn:,.0f} > {rnn:,.0f} > {tr:,.0f} ({ffn / tr:.1f}x, {rnn / tr:.1f}x)",
+            ffn > rnn > tr and ffn / tr >= 4 and rnn / tr >= 2.5)
+
+
+def _slopes(M, grid):
+    s = {m: loglog_slope(grid, [M[m][n] for n in grid]) for m in MODELS}
+    return ", ".join(f"{SHORT[m]} {s[m]:.2f}" for m in ("ffn", "rnn", "transformer")), s
+
+
+def _tr_flattest(M, grid):
+    text, s = _slopes(M, grid)
+    return text, s["transformer"] < min(s["rnn"], s["ffn"])
+
+
+def _ffn_steepest(M, grid):
+    text, s = _slopes(M, grid)
+    return text, s["ffn"] > max(s["rnn"], s["transformer"])
+
+
+def _growth_4_12(M, grid):
+    g = {m: M[m][12] / M[m][4] for m in MODELS}
+    return (", ".join(f"{SHORT[m]} {g[m]:.1f}x" for m in ("ffn", "rnn", "transformer")),
+            g["ffn"] >= 8 and 3 <= g["rnn"] <= 6 and g["transformer"] <= 4)
+
+
+def _ffn_vs_rnn(sign):
+    def stat(M, grid):
+        ok = all((M["ffn"][n] - M["rnn"][n]) * sign > 0 for n in grid)
+        return ", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f}" for n in grid), ok
+    return stat
+
+
+def _small_n(M, grid):
+    v = [M[m][2] for m in MODELS]
+    return ", ".join(f"{SHORT[m]} {x:,.0f}" for m, x in zip(MODELS, v)), max(v) <= 3200
+
+
+def _ffn_gap(M, grid):
+    r = min(M["ffn"][n] / max(M["rnn"][n], M["transformer"][n]) for n in grid)
+    return f"min ratio {r:.2f}", r >= 1.8
+
+
+def _growth_b(M, grid):
+    g = {m: M[m][grid[-1]] / M[m][grid[0]] for m in MODELS}
+    return (", ".join(f"{SHORT[m]} {g[m]:.2f}x" for m in ("ffn", "rnn", "transformer")),
+            g["ffn"] >= 2 and g["rnn"] <= 1.7 and g["transformer"] <= 1.7)
+
+
+def _at_least(k):
+    return lambda grid: grid if len(grid) >= k else None
+
+
+# (id, panel, statement, expected, grid selection from the available N (None: not this run), statistic)
+CLAIMS = [
+    ("1-tr-fewest", "a", "1STR, authors' test set: the Transformer needs the fewest samples at every N >= 4",
+     "TR lowest at every N >= 4", lambda Ns: _at_least(1)([n for n in Ns if n >= 4]), _tr_fewest),
+    ("1-ordering-12", "a", "1STR at N=12: FFN > RNN > Transformer, with FFN/TR >= 4 and RNN/TR >= 2.5",
+     "FFN > RNN > TR; 4x, 2.5x", lambda Ns: [12] if 12 in Ns else None, _ordering),
+    ("2-tr-flattest", "a", "1STR: the Transformer's log-log slope of samples against N (N >= 4) is the smallest",
+     "slope TR < RNN, FFN", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _tr_flattest),
+    ("2-ffn-steepest", "a", "1STR: the FFN's log-log slope of samples against N (N >= 4) is the largest",
+     "slope FFN > RNN, TR", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _ffn_steepest),
+    ("2-growth-4-12", "a", "1STR: growth of the samples needed from N=4 to N=12", "FFN >= 8x, RNN 3-6x, TR <= 4x",
+     lambda Ns: [4, 12] if {4, 12} <= set(Ns) else None, _growth_4_12),
+    ("3-ffn-below-rnn", "a", "1STR: the FFN needs fewer samples than the RNN at 4 <= N <= 6", "FFN < RNN",
+     lambda Ns: _at_least(1)([n for n in Ns if 4 <= n <= 6]), _ffn_vs_rnn(-1)),
+    ("3-ffn-above-rnn", "a", "1STR: the FFN needs more samples than the RNN at N >= 10", "FFN > RNN",
+     lambda Ns: _at_least(1)([n for n in Ns if n >= 10]), _ffn_vs_rnn(+1)),
+    ("3-small-N", "a", "1STR at N=2: every model needs at most about 3k samples", "<= 3,200",
+     lambda Ns: [2] if 2 in Ns else None, _small_n),
+    ("4-ffn-gap", "b", "simple-1STR: at every N the FFN needs >= 1.8x the samples of both RNN and Transformer",
+     "min ratio >= 1.8", _at_least(1), _ffn_gap),
+    ("4-growth", "b", "simple-1STR: from the smallest to the largest N the FFN grows >= 2x while RNN and Transformer grow <= 1.7x",
+     "FFN >= 2x; RNN, TR <= 1.7x", _at_least(2), _growth_b),
+]
+
+
+def claims(P: dict, table: dict) -> list[Claim]:
+    """Claims 1-4 of the reading guide (section 6) on this run's grid, each beside the same statistic of the
+    authors' means; claims whose sweep points this run does not have are left out."""
+    out = []
+    for cid, panel, statement, expected, select, stat in CLAIMS:
+        M = _means(table, panel, "authors" if panel == "a" else "task")
+        grid = select(sorted(M["ffn"])) if M else None
+        if grid is None:
+            continue
+        ref = _paper_means(panel)
+        paper_grid = select([n for n in grid if n in ref["ffn"]]) or select(sorted(ref["ffn"]))
+        measured, passed = stat(M, grid)
+        paper = f"{stat(ref, paper_grid)[0]} (N={paper_grid})" if paper_grid else "n/a"
+        out.append(Claim(cid, f"{statement} (N={grid})", expected, paper, measured, bool(passed)))
+
+    A, T = _means(table, "a", "authors"), _means(table, "a", "task")
+    if A and T:
+        N = max(A["ffn"])
+        r = {m: T[m][N] / A[m][N] for m in ("ffn", "transformer")}
+        out.append(Claim("test-protocol", f"1STR at N={N}: scored on 1STR prompts instead of the authors' simple-1STR "
+                         "prompts, the FFN needs more samples and the Transformer about the same",
+                         "FFN ratio > 1.2, TR ratio < 1.2",
+                         f"FFN {PAPER_FFN_TASK_TEST_N12 / _paper_means('a')['ffn'][12]:.1f}x at N=12, TR about 1.0x",
+                         f"FFN {r['ffn']:.2f}x, TR {r['transformer']:.2f}x", bool(r["ffn"] > 1.2 and r["transformer"] < 1.2)))
     # Against the authors' own numbers, where this run's grid has the paper's N.
     for panel, test, N in (("a", "authors", 12), ("b", "task", 33)):
-        t = table.get(panel, {})
-        if not have(t, test) or N not in t["ffn"][test]["N"]:
+        M = _means(table, panel, test)
+        if not M or N not in M["ffn"]:
             continue
-        idx = ref[panel]["N"].index(N)
-        dev = {m: _mean_at(t[m][test], N) / ref[panel][m][idx] - 1 for m in ("transformer", "rnn", "ffn")}
+        ref = _paper_means(panel)
+        dev = {m: M[m][N] / ref[m][N] - 1 for m in MODELS}
         out.append(Claim(f"paper-means-N{N}", f"panel ({panel}) at N={N}: each mean within +-30% of the authors' code",
-                         "|deviation| <= 30%", ", ".join(f"{LABELS[m]} {ref[panel][m][idx]:,.0f}" for m in dev),
-                         ", ".join(f"{LABELS[m]} {_mean_at(t[m][test], N):,.0f} ({dev[m]:+.0%})" for m in dev),
+                         "|deviation| <= 30%", ", ".join(f"{SHORT[m]} {ref[m][N]:,.0f}" for m in MODELS),
+                         ", ".join(f"{SHORT[m]} {M[m][N]:,.0f} ({dev[m]:+.0%})" for m in MODELS),
                          bool(all(abs(v) <= 0.3 for v in dev.values()))))
     return out
 

@@ -122,9 +122,9 @@ class Store:
         return read_json(path) if path.is_file() else None
 
     def put(self, spec: dict, result: dict, env: dict) -> dict:
-        record = {"spec": spec, "result": result, **env}
+        record = _jsonable({"spec": spec, "result": result, **env})  # exactly what a later run will load
         write_json(self._point_path(spec), record)
-        return read_json(self._point_path(spec))  # exactly what a later run will load
+        return record
 
     def write(self, name: str, obj) -> Path:
         write_json(self.dir / name, obj)
