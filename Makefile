@@ -1,5 +1,5 @@
-# Two commands: `make book` (set up, run every chapter with the quick profile, build the HTML) and `make test`.
-PROFILE ?= quick
+# Two commands: `make book` (set up, run every chapter (committed paper results where they exist, else the quick profile), build the HTML) and `make test`.
+PROFILE ?= auto
 VENV    ?= .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed

@@ -4,7 +4,11 @@
     python -m lib run CHAPTER [--profile P] [--set k=v]  execute one chapter (validated first)
     python -m lib run all [--profile P]                  every chapter in _toc.yml
     python -m lib build                                  build the HTML from the executed chapters
-    python -m lib book [--profile P]                     run all, then build (what `make book` does)
+    python -m lib book [--profile P]                     run all, then build (what `make book` does); the
+                                                         default profile `auto` renders committed paper results
+                                                         where they exist and runs the quick profile elsewhere
+    python -m lib compute CHAPTER [--profile P]          the chapter's computation through lib alone (no Jupyter;
+                                                         for a GPU machine), stored for a later `run` to render
 
 Bad input exits with status 2 and one line on stderr; a failing chapter exits 1 and shows its traceback.
 """
@@ -31,29 +35,50 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lib", description="Run and build the companion book.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="chapters, profiles and their parameters")
-    for name in ("run", "book"):
-        p = sub.add_parser(name, help="execute chapters" if name == "run" else "run every chapter, then build")
-        if name == "run":
+    helps = {"run": "execute chapters", "book": "run every chapter, then build",
+             "compute": "a chapter's computation without Jupyter, stored for `run` to render"}
+    for name in ("run", "book", "compute"):
+        p = sub.add_parser(name, help=helps[name])
+        if name != "book":
             p.add_argument("chapter", help="a chapter name, or 'all' for every chapter in _toc.yml")
-        p.add_argument("--profile", default="quick", help="parameters/<chapter>/<profile>.yaml (default: quick)")
+        default = "auto" if name == "book" else "paper" if name == "compute" else "quick"
+        p.add_argument("--profile", default=default, help=f"parameters/<chapter>/<profile>.yaml (default: {default}"
+                       + ("; auto: paper where results/<chapter>/paper/ holds results, else quick)" if name == "book" else ")"))
         p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one parameter (YAML value)")
         p.add_argument("--force", action="store_true", help="recompute sweep points even if stored")
     sub.add_parser("build", help="build the HTML book from the executed chapters (no execution)")
     args = ap.parse_args(argv)
 
-    from .runner import ChapterFailed, build_book, run_chapter, toc_chapters
+    # runner imports no Jupyter package at module level: `compute` works on a machine with torch and numpy only
+    from .runner import ChapterFailed, build_book, compute_chapter, paper_results_exist, run_chapter, toc_chapters
 
     try:
         if args.cmd == "list":
             _list()
             return 0
+        if args.cmd == "compute":
+            overrides = params_mod.parse_overrides(args.set)
+            chapters = toc_chapters() if args.chapter == "all" else [args.chapter]
+            for chapter in chapters:
+                params_mod.resolve(chapter, args.profile, overrides)
+            for chapter in chapters:
+                compute_chapter(chapter, args.profile, overrides, force=args.force)
+            return 0
+
         if args.cmd in ("run", "book"):
             chapters = toc_chapters() if args.cmd == "book" or args.chapter == "all" else [args.chapter]
             overrides = params_mod.parse_overrides(args.set)
-            for chapter in chapters:  # validate every chapter's input before executing any
-                params_mod.resolve(chapter, args.profile, overrides)
+            plan = []  # (chapter, profile, stored_only)
             for chapter in chapters:
-                run_chapter(chapter, args.profile, overrides, force=args.force)
+                if args.profile == "auto":
+                    stored = paper_results_exist(chapter)
+                    plan.append((chapter, "paper" if stored else "quick", stored))
+                else:
+                    plan.append((chapter, args.profile, False))
+            for chapter, profile, _ in plan:  # validate every chapter's input before executing any
+                params_mod.resolve(chapter, profile, overrides)
+            for chapter, profile, stored_only in plan:
+                run_chapter(chapter, profile, overrides, force=args.force and not stored_only, stored_only=stored_only)
         if args.cmd in ("build", "book"):
             build_book()
         return 0

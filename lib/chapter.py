@@ -32,9 +32,31 @@ class Chapter:
         self.params = {k: params_mod.check_value(p, namespace[k], "parameters cell") for k, p in schema.items()}
         self.profile = self.params.get("profile", "custom")
         self.device = resolve_device(self.params.get("device", "auto"))
-        self.store = Store(name, self.profile)
+        self.store = Store(name, self.profile)  # stored-only when the runner renders committed results
         self.force = os.environ.get("BOOK_FORCE") == "1"
         self.env = environment(self.device)
+        # Where the results were computed: compute.json when `python -m lib compute` ran them (on a GPU), if it
+        # was for exactly these parameters; in a stored-only render, the provenance the stored run wrote.
+        computed = self.store.read("compute.json")
+        self.computed = computed if computed and computed.get("params") == self.params else None
+        self.stored = self.store.read("provenance.json") if self.store.stored_only else None
+
+    def profile_note(self):
+        """An admonition that says which profile the page shows and where its numbers were computed."""
+        from IPython.display import Markdown
+
+        src = self.stored or self.computed
+        if self.profile == "paper" and src:
+            text = (f"This page shows **paper-profile** results, computed on {src['device']} (torch {src['torch']}, "
+                    f"commit `{src['commit']}`) and stored in `results/{self.name}/paper/`; this build rendered them "
+                    "without recomputing anything.")
+            return Markdown(f"```{{note}}\n{text}\n```")
+        if self.profile == "quick":
+            text = ("This page shows the **quick** profile: the paper's experiment at a scale a 2-core CPU runs in about "
+                    "two minutes. Claims that depend on scale are marked as such; the `paper` profile runs the paper's "
+                    f"scale on a GPU (`python -m lib compute {self.name} --profile paper`).")
+            return Markdown(f"```{{note}}\n{text}\n```")
+        return Markdown(f"This page ran the `{self.profile}` profile.")
 
     def parameters_table(self):
         """A readable table of the parameters this run used (papermill's injected cell is hidden)."""
@@ -52,14 +74,28 @@ class Chapter:
 
         wall = time.perf_counter() - self.t0
         rows = [c.as_dict() for c in claims]
-        self.store.write("claims.json", rows)
+        passed, failed = tally(rows)
         seeds = {k: v for k, v in self.params.items() if "seed" in k}
+        if self.stored is not None:
+            # A stored-only render changes nothing in the store: the claims above are recomputed from the stored
+            # results, and the line names the run that computed them.
+            src = self.stored
+            line = (f"**Provenance.** profile `{self.profile}`, stored results · computed at commit `{src['commit']}` · "
+                    f"lib `{src['lib_hash']}` · device {src['device']} · torch {src['torch']} · seeds "
+                    + ", ".join(f"`{k}={v}`" for k, v in src.get("seeds", seeds).items())
+                    + f" · compute wall time {src.get('compute_wall_s', src['wall_s'])} s · rendered at commit "
+                    f"`{self.env['commit']}` in {wall:.1f} s · claims {passed} passed, {failed} failed.")
+            return Markdown(to_markdown(rows)), Markdown(line)
+        self.store.write("claims.json", rows)
         prov = {"chapter": self.name, "profile": self.profile, "wall_s": round(wall, 2), "seeds": seeds,
                 "params": self.params, **self.env, **(extra or {})}
+        if self.computed:  # the numbers came from `python -m lib compute` (a GPU): name that machine, not this one
+            prov.update({k: self.computed[k] for k in ("commit", "lib_hash", "device", "torch", "python")},
+                        compute_wall_s=self.computed["wall_s"], rendered_commit=self.env["commit"])
         self.store.write("provenance.json", prov)
-        passed, failed = tally(rows)
-        line = (f"**Provenance.** profile `{self.profile}` · commit `{self.env['commit']}` · lib `{self.env['lib_hash']}` · "
-                f"device {self.env['device']} · torch {self.env['torch']} · seeds "
+        line = (f"**Provenance.** profile `{self.profile}` · commit `{prov['commit']}` · lib `{prov['lib_hash']}` · "
+                f"device {prov['device']} · torch {prov['torch']} · seeds "
                 + ", ".join(f"`{k}={v}`" for k, v in seeds.items())
-                + f" · wall time {wall:.1f} s · claims {passed} passed, {failed} failed.")
+                + (f" · compute wall time {prov['compute_wall_s']} s · rendered in {wall:.1f} s" if self.computed
+                   else f" · wall time {wall:.1f} s") + f" · claims {passed} passed, {failed} failed.")
         return Markdown(to_markdown(rows)), Markdown(line)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
@@ -65,9 +66,58 @@ def _hide_parameter_cells(nb) -> None:
             cell.metadata["tags"] = sorted(set(tags) | {"remove-cell"})
 
 
+@contextmanager
+def _kernel_env(**values: str):
+    """Environment variables the chapter's kernel inherits (lib.chapter and lib.store read them), restored after."""
+    before = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def paper_results_exist(chapter: str) -> bool:
+    """Committed paper-profile results: `python -m lib book` renders them instead of the quick profile."""
+    return (Path(results_root()) / chapter / "paper" / "claims.json").is_file()
+
+
+def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None = None, force: bool = False,
+                    log=print) -> Path:
+    """Run a chapter's computation through lib alone (no Jupyter: the GPU machine has none) and store it.
+
+    Writes every result the notebook needs, plus compute.json (device, torch, commit, wall time, seeds, parameters);
+    `python -m lib run CHAPTER --profile PROFILE` then renders the stored results anywhere, in seconds.
+    """
+    import importlib
+
+    from .chapter import resolve_device
+    from .store import Store, environment, write_json
+
+    values = params_mod.resolve(chapter, profile, overrides)
+    device = resolve_device(values.get("device", "auto"))
+    module = importlib.import_module(f"lib.{chapter}")
+    store = Store(chapter, profile, stored_only=False)
+    t0 = time.perf_counter()
+    module.compute(values, store, device, force=force, log=log)
+    prov = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 2),
+            "seeds": {k: v for k, v in values.items() if "seed" in k}, "params": values, **environment(device)}
+    write_json(store.dir / "compute.json", prov)
+    log(f"{chapter}: computed in {prov['wall_s']} s on {prov['device']} -> {store.dir}")
+    return store.dir
+
+
 def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = None, force: bool = False,
-                out_dir: Path | None = None, log=print) -> Path:
-    """Validate, execute and save one chapter. Raises ParamError (bad input) or ChapterFailed (its code failed)."""
+                out_dir: Path | None = None, log=print, stored_only: bool = False) -> Path:
+    """Validate, execute and save one chapter. Raises ParamError (bad input) or ChapterFailed (its code failed).
+
+    stored_only: render stored results and never compute (a missing result fails the chapter); claims.json and
+    provenance.json of the stored run are left as they are.
+    """
     import jupytext
     import nbformat
     import papermill as pm
@@ -80,13 +130,12 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     src = out_dir / f".{chapter}.source.ipynb"
     tmp = out_dir / f".{chapter}.running.ipynb"
     nbformat.write(nb, src)
-    env_before = os.environ.get("BOOK_FORCE")
-    os.environ["BOOK_FORCE"] = "1" if force else "0"  # the kernel inherits it; lib.chapter.Chapter reads it
     t0 = time.perf_counter()
-    log(f"running {chapter} with profile {profile} ...")
+    log(f"running {chapter} with profile {profile}{' (stored results only)' if stored_only else ''} ...")
     try:
-        pm.execute_notebook(str(src), str(tmp), parameters=values, cwd=str(ROOT), kernel_name="python3",
-                            progress_bar=False, log_output=False)
+        with _kernel_env(BOOK_FORCE="1" if force else "0", BOOK_STORED_ONLY="1" if stored_only else "0"):
+            pm.execute_notebook(str(src), str(tmp), parameters=values, cwd=str(ROOT), kernel_name="python3",
+                                progress_bar=False, log_output=False)
         done = nbformat.read(tmp, as_version=4)
     except pm.PapermillExecutionError as err:
         raise ChapterFailed(f"chapter {chapter} failed in cell {err.exec_count}: {err.ename}: {err.evalue}\n"
@@ -99,13 +148,9 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     finally:
         src.unlink(missing_ok=True)
         tmp.unlink(missing_ok=True)
-        if env_before is None:
-            del os.environ["BOOK_FORCE"]
-        else:
-            os.environ["BOOK_FORCE"] = env_before
     _hide_parameter_cells(done)
     done.metadata["book"] = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 1),
-                             "results": str(Path(results_root()) / chapter / profile)}
+                             "results": str(Path(results_root()) / chapter / profile), "stored_only": stored_only}
     target = out_dir / f"{chapter}.ipynb"
     atomic_write(target, nbformat.writes(done))
     log(f"{chapter}: executed in {done.metadata['book']['wall_s']} s -> {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}")
@@ -127,7 +172,8 @@ def report_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
         prov = read_json(results / "provenance.json") if (results / "provenance.json").is_file() else {}
         claims = read_json(results / "claims.json") if (results / "claims.json").is_file() else []
         passed, failed = tally(claims)
-        lines.append(f"| [{chapter}]({chapter}.ipynb) | {meta['profile']} | {meta['wall_s']} s | {prov.get('device', '?')} | "
+        profile = meta["profile"] + (" (stored results)" if meta.get("stored_only") else "")
+        lines.append(f"| [{chapter}]({chapter}.ipynb) | {profile} | {meta['wall_s']} s | {prov.get('device', '?')} | "
                      f"{prov.get('torch', '?')} | `{prov.get('commit', '?')}` | `{prov.get('lib_hash', '?')}` | {passed} | {failed} |")
     lines += ["", "Wall time is the papermill execution of the whole notebook (kernel start included); results loaded "
               "from the store take seconds, trained ones take what their sweep took."]

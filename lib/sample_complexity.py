@@ -7,7 +7,7 @@ stored as soon as it finishes, so an interrupted sweep resumes where it stopped.
 Panel (a) measures two test sets in the same runs: the authors' (their script evaluates 1STR models on
 simple-1STR prompts) and the task's own (1STR prompts); each run has one stopping point per test set.
 
-    >>> records = run(params, Store("sample_complexity", "quick"), device="cpu")
+    >>> records = compute(params, Store("sample_complexity", "quick"), device="cpu")
     >>> table = summarize(params, records)
 """
 from __future__ import annotations
@@ -76,18 +76,15 @@ def sweep(P: dict) -> list[tuple[str, str, int]]:
     return [(panel, m, N) for panel in ("a", "b") for m in P["models"] for N in P[f"N_{panel}"]]
 
 
-def run(P: dict, store: Store, device: str, force: bool = False, log=print) -> dict:
+def compute(P: dict, store: Store, device: str, force: bool = False, log=print) -> dict:
     """Every sweep point of the chapter: loaded from the store when present, else trained and stored at once."""
     env = environment(device)
     records = {}
     for panel, model, N in sweep(P):
         spec = point_spec(P, panel, model, N)
-        record = None if force else store.get(spec)
-        if record is None:
-            record = store.put(spec, run_point(spec, device), env)
-            log(f"panel {panel} {model:<11} N={N:<3} trained in {record['result']['wall_s']:6.1f} s")
-        else:
-            log(f"panel {panel} {model:<11} N={N:<3} loaded from the store")
+        record, trained = store.load_or_compute(spec, lambda: run_point(spec, device), env, force)
+        log(f"panel {panel} {model:<11} N={N:<3} " + (f"trained in {record['result']['wall_s']:6.1f} s" if trained
+                                                        else "loaded from the store"))
         records[(panel, model, N)] = record
     return records
 

@@ -107,12 +107,21 @@ def environment(device) -> dict:
 
 
 # -------------------------------------------------------------------------------------------------- store
-class Store:
-    """Finished sweep points of one chapter and profile, plus the run's claims and provenance."""
+class MissingResult(RuntimeError):
+    """A stored-only render (paper results on a machine that must not recompute them) found a point missing."""
 
-    def __init__(self, chapter: str, profile: str, root: Path | None = None):
+
+class Store:
+    """Finished sweep points of one chapter and profile, plus the run's claims and provenance.
+
+    stored_only (default: $BOOK_STORED_ONLY == "1"): never compute, only load; a missing point raises
+    MissingResult. `python -m lib book` renders committed paper results this way on a CPU.
+    """
+
+    def __init__(self, chapter: str, profile: str, root: Path | None = None, stored_only: bool | None = None):
         self.dir = Path(root or results_root()) / chapter / profile
         self.chapter, self.profile = chapter, profile
+        self.stored_only = os.environ.get("BOOK_STORED_ONLY") == "1" if stored_only is None else stored_only
 
     def _point_path(self, spec: dict) -> Path:
         return self.dir / "points" / f"{key_of(spec)}.json"
@@ -125,6 +134,18 @@ class Store:
         record = _jsonable({"spec": spec, "result": result, **env})  # exactly what a later run will load
         write_json(self._point_path(spec), record)
         return record
+
+    def load_or_compute(self, spec: dict, compute, env: dict, force: bool = False) -> tuple[dict, bool]:
+        """(record, computed): the stored record of spec, or compute() stored at once. Every chapter computes
+        through this, so a rerun loads, an interrupted run resumes, and a stored-only render never trains."""
+        record = None if force else self.get(spec)
+        if record is not None:
+            return record, False
+        if self.stored_only:
+            raise MissingResult(f"{self.dir}: no stored result for {json.dumps(_jsonable(spec), sort_keys=True)[:300]}; "
+                                f"these results are rendered, not recomputed here: refresh them with "
+                                f"`python -m lib compute {self.chapter} --profile {self.profile}` on a GPU")
+        return self.put(spec, compute(), env), True
 
     def write(self, name: str, obj) -> Path:
         write_json(self.dir / name, obj)

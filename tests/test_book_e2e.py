@@ -83,7 +83,7 @@ def test_rerun_reuses_stored_points(book, tmp_path):
     """Same parameters: every sweep point comes from the store, nothing is retrained."""
     code = ("import lib.sample_complexity as sc, lib.params as p; from lib.store import Store; "
             "P = p.resolve('sample_complexity', 'quick'); "
-            "sc.run(P, Store('sample_complexity', 'quick'), 'cpu')")
+            "sc.compute(P, Store('sample_complexity', 'quick'), 'cpu')")
     env = dict(os.environ, BOOK_RESULTS=str(book["results"]))
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -100,3 +100,36 @@ def test_bad_input_leaves_outputs_untouched(book):
                          env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "threshold_a" in out.stderr
     assert nb.read_bytes() == before and claims.read_bytes() == claims_before
+
+
+def _copy_results(book, tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(book["results"], results)
+    return results
+
+
+def test_compute_without_jupyter_writes_compute_provenance(book, tmp_path):
+    """`python -m lib compute` (the GPU path: no Jupyter) fills the store and records where it computed."""
+    results = _copy_results(book, tmp_path)
+    env = dict(os.environ, BOOK_RESULTS=str(results))
+    out = subprocess.run([sys.executable, "-m", "lib", "compute", CHAPTERS[0], "--profile", "quick"], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    comp = read_json(results / CHAPTERS[0] / "quick" / "compute.json")
+    assert comp["profile"] == "quick" and comp["device"] and comp["torch"] and comp["wall_s"] >= 0 and comp["params"]
+
+
+def test_stored_only_render_loads_and_changes_nothing(book, tmp_path, monkeypatch):
+    """How `make book` shows committed paper results: stored results only, store untouched, page says so."""
+    results = _copy_results(book, tmp_path)
+    monkeypatch.setenv("BOOK_RESULTS", str(results))
+    d = results / CHAPTERS[0] / "quick"
+    before = {p: p.read_bytes() for p in d.rglob("*.json")}
+    nb = runner.run_chapter(CHAPTERS[0], "quick", out_dir=tmp_path / "executed", stored_only=True)
+    assert {p: p.read_bytes() for p in d.rglob("*.json")} == before
+    text = nb.read_text()
+    assert "stored results" in text and "Traceback" not in text
+    # A result the store does not hold is an error, never a silent recomputation.
+    with pytest.raises(runner.ChapterFailed, match="no stored result"):
+        runner.run_chapter(CHAPTERS[0], "quick", {"seed": 7}, out_dir=tmp_path / "executed", stored_only=True)
+    assert nb.read_text() == text

@@ -88,3 +88,22 @@ def test_is_stale():
 
 def test_lib_hash_is_stable():
     assert lib_hash() == lib_hash() and len(lib_hash()) == 12
+
+
+def test_load_or_compute_computes_once_then_loads(tmp_path):
+    store = Store("ch", "quick", root=tmp_path, stored_only=False)
+    calls = []
+    rec, computed = store.load_or_compute({"N": 3}, lambda: calls.append(1) or {"x": 1.5}, {"commit": "c"})
+    assert computed and rec["result"] == {"x": 1.5}
+    rec2, computed2 = store.load_or_compute({"N": 3}, lambda: calls.append(1) or {"x": 9}, {"commit": "c"})
+    assert not computed2 and rec2 == rec and len(calls) == 1
+
+
+def test_stored_only_never_computes(tmp_path, monkeypatch):
+    from lib.store import MissingResult
+
+    monkeypatch.setenv("BOOK_STORED_ONLY", "1")
+    store = Store("ch", "paper", root=tmp_path)
+    assert store.stored_only
+    with pytest.raises(MissingResult, match="python -m lib compute ch --profile paper"):
+        store.load_or_compute({"N": 3}, lambda: pytest.fail("computed"), {})
