@@ -8,6 +8,9 @@ the first check at which test metric k falls below threshold k fixes that run's 
 removed from the batch (weights, optimizer state and test sets are compacted), so it neither changes nor costs
 anything afterwards. A run still short of a threshold at `max_samples` is censored (NaN), never an exception.
 
+Parameters whose name starts with "buf." are per-run constants (masks, fixed choices): carried and compacted
+with their run, never optimised.
+
     >>> runs = train_to_threshold(model.forward, model.init(5, gen), sample, [test], [0.7], TrainConfig(), gen)
     >>> runs.samples  # (5, 1) samples to reach test MSE < 0.7, NaN where censored
 """
@@ -64,6 +67,14 @@ def evaluate(forward, params: Params, tests, metric=mse_per_run, eval_batch: int
     return torch.stack(out, 1)
 
 
+def is_buffer(name: str) -> bool:
+    return name.startswith("buf.")
+
+
+def trainable(params: Params) -> list[torch.Tensor]:
+    return [v for k, v in params.items() if not is_buffer(k)]
+
+
 def _optimizer(params: list[torch.Tensor], cfg: TrainConfig):
     fused = params[0].is_cuda  # one kernel for all tensors on the GPU; foreach on the CPU
     return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay, fused=fused or None, foreach=None if fused else True)
@@ -71,8 +82,8 @@ def _optimizer(params: list[torch.Tensor], cfg: TrainConfig):
 
 def _compact(params: Params, opt, keep: torch.Tensor, cfg: TrainConfig):
     """New leaf tensors and optimizer holding only the runs in `keep` (their Adam moments and step carried over)."""
-    new = {k: v.detach()[keep].requires_grad_() for k, v in params.items()}
-    new_opt = _optimizer(list(new.values()), cfg)
+    new = {k: v.detach()[keep].requires_grad_(not is_buffer(k)) for k, v in params.items()}
+    new_opt = _optimizer(trainable(new), cfg)
     for old_p, new_p in zip(params.values(), new.values()):
         state = opt.state.get(old_p)
         if state:
@@ -90,8 +101,8 @@ def train_to_threshold(forward: Callable, params: Params, sample: Callable, test
     t0 = time.perf_counter()
     R, K = next(iter(params.values())).shape[0], len(tests)
     thresholds = torch.as_tensor(list(thresholds), dtype=torch.float32)
-    params = {k: v.detach().clone().requires_grad_() for k, v in params.items()}
-    opt = _optimizer(list(params.values()), cfg)
+    params = {k: v.detach().clone().requires_grad_(not is_buffer(k)) for k, v in params.items()}
+    opt = _optimizer(trainable(params), cfg)
     final = {k: torch.empty_like(v, device="cpu") for k, v in params.items()}
     alive = torch.arange(R)                        # original indices of the live runs
     samples = np.full((R, K), np.nan)

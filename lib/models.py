@@ -138,6 +138,61 @@ class BiGRU:
         return blinear(hs, p["out.w"], p["out.b"]).squeeze(-1)
 
 
+@dataclass
+class MergedAttention:
+    """The single-layer Transformer of the theory (seed 000, Sec. 3): H heads with merged query-key matrices
+    W_QK (D x D, no value matrix, no 1/sqrt(D) scaling), head h at position i outputs sum_j softmax_j(z_i W_QK z_j) z_j,
+    the H outputs are concatenated (H*D) and a width-m ReLU MLP reads them. No residual, no LayerNorm, no mask.
+
+    `qk_mask` (D x D, optional) restricts every W_QK, e.g. to the block-diagonal form of Prop. 21. Runs with fewer
+    heads than H share the shapes: `init(..., heads=[1, 2, ...])` stores a per-run head mask as the constant
+    "buf.heads", and a masked head contributes exactly zero, so one batch trains every H at once.
+
+        >>> m = MergedAttention(D=8, H=3); p = m.init(4, torch.Generator().manual_seed(0), heads=[1, 2, 3, 3])
+        >>> m.forward(p, torch.randn(4, 16, 5, 8)).shape   # (4, 16, 5)
+    """
+
+    D: int
+    H: int = 1
+    m: int = 100
+    qk_mask: torch.Tensor | None = None
+    qk_std: float = 0.1  # W_QK ~ N(0, qk_std^2 / D): small, nearly uniform attention at the start
+
+    def init(self, R: int, gen: torch.Generator, device="cpu", heads: list[int] | None = None) -> Params:
+        D, H = self.D, self.H
+        p = {"qk": torch.randn(R, H, D, D, generator=gen, device=device) * (self.qk_std / math.sqrt(D))}
+        if self.qk_mask is not None:
+            p["qk"] = p["qk"] * self.qk_mask.to(device)
+        p |= linear_init(R, self.m, H * D, gen, device, "mlp.0") | linear_init(R, 1, self.m, gen, device, "mlp.2")
+        active = torch.tensor(heads if heads is not None else [H] * R, device=device)
+        p["buf.heads"] = (torch.arange(H, device=device) < active[:, None]).float()  # (R, H)
+        if self.qk_mask is not None:
+            p["buf.qk_mask"] = self.qk_mask.to(device).expand(R, D, D).contiguous()
+        return p
+
+    @staticmethod
+    def attention(p: Params, z: torch.Tensor) -> torch.Tensor:
+        """Attention weights (R, B, H, N, N) of every head: row i is where position i looks."""
+        R, B, N, D = z.shape
+        qk = p["qk"] * p["buf.qk_mask"][:, None] if "buf.qk_mask" in p else p["qk"]
+        H = qk.shape[1]
+        # z_i W_QK for every head in one batched matmul: (R, B*N, D) @ (R, D, H*D)
+        zq = torch.bmm(z.reshape(R, B * N, D), qk.permute(0, 2, 1, 3).reshape(R, D, H * D))
+        zq = zq.view(R, B, N, H, D).transpose(2, 3).reshape(R * B, H * N, D)
+        scores = torch.bmm(zq, z.reshape(R * B, N, D).transpose(1, 2)).view(R, B, H, N, N)
+        return torch.softmax(scores, dim=-1)
+
+    @staticmethod
+    def forward(p: Params, z: torch.Tensor) -> torch.Tensor:
+        R, B, N, D = z.shape
+        a = MergedAttention.attention(p, z) * p["buf.heads"][:, None, :, None, None]  # masked heads: exactly zero
+        H = a.shape[2]
+        heads = torch.bmm(a.reshape(R * B, H * N, N), z.reshape(R * B, N, D))           # (R*B, H*N, D)
+        h = heads.view(R, B, H, N, D).transpose(2, 3).reshape(R, B, N, H * D)        # (R, B, N, H*D)
+        h = torch.relu(blinear(h, p["mlp.0.w"], p["mlp.0.b"]))
+        return blinear(h, p["mlp.2.w"], p["mlp.2.b"]).squeeze(-1)
+
+
 def build(name: str, N: int, D: int, d: int, ffn_width: int = 1000, rnn_hidden: int = 500, mlp_width: int = 100):
     """The batched model called `name` in the chapter's parameters ("transformer", "rnn", "ffn")."""
     if name == "transformer":
@@ -151,7 +206,7 @@ def build(name: str, N: int, D: int, d: int, ffn_width: int = 1000, rnn_hidden: 
 
 def n_params(params: Params) -> int:
     """Parameters of one run."""
-    return sum(t[0].numel() for t in params.values())
+    return sum(t[0].numel() for k, t in params.items() if not k.startswith("buf."))
 
 
 # ------------------------------------------------------------------------- the authors' per-run modules

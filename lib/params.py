@@ -221,6 +221,16 @@ def parse_overrides(items: list[str]) -> dict:
     return out
 
 
+def _cross_checks(chapter: str, params: dict) -> list[tuple[str, str]]:
+    """Constraints between keys live with the chapter's computation: lib/<chapter>.py may define check_params(P)."""
+    if not (ROOT / "lib" / f"{chapter}.py").is_file():
+        return []
+    import importlib
+
+    module = importlib.import_module(f"lib.{chapter}")
+    return module.check_params(params) if hasattr(module, "check_params") else []
+
+
 def resolve(chapter: str, profile: str, overrides: dict | None = None) -> dict:
     """Defaults < profile file < overrides, every key checked. Returns a plain dict, `profile` included."""
     schema = load_schema(chapter)
@@ -237,6 +247,8 @@ def resolve(chapter: str, profile: str, overrides: dict | None = None) -> dict:
             source_of[key] = source
     if "device" in params:
         check_device(params["device"], source_of.get("device", where))
+    for key, expected in _cross_checks(chapter, params):
+        raise ParamError(f"{source_of.get(key, where)}: {key}: expected {expected}, got {params[key]!r}")
     if "profile" in schema:
         params["profile"] = profile
     return params

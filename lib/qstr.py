@@ -38,8 +38,12 @@ class QSTR:
 
     `encoding`: "code" (the authors' z_i = (x_i, w_i, w_t)), or "paper" (seed 000 eq. in Sec. 3, with the
     sqrt(d/q) factor on the position blocks). `link`: "linear" y = sum_j <u, x_{t_j}> / sqrt(q), the link of
-    Figure 1; "mean" the sparse average (1/q) sum_j <u, x_{t_j}>. E and u come from `task_seed`, on the CPU, so
-    they are the same on every device.
+    Figure 1; "mean" the sparse average (1/q) sum_j <u, x_{t_j}>; "square" the quadratic link of Prop. 3/21,
+    y = sum_j (|x_{t_j}|^2 - E|x_{t_j}|^2) / sqrt(q d). E and u come from `task_seed`, on the CPU, so they are
+    the same on every device.
+
+    `lower_bound`: the distribution of Prop. 3/21 (guide section 1.5): tokens x_i = 0 for i >= N/2, and every
+    position i >= N/2 reads tokens 0..q-1; positions i < N/2 read q uniform indices, as in qSTR.
     """
 
     N: int
@@ -51,12 +55,15 @@ class QSTR:
     link: str = "linear"
     task_seed: int = 42
     device: str = "cpu"
+    lower_bound: bool = False
     E: torch.Tensor = field(init=False, repr=False)
     u: torch.Tensor = field(init=False, repr=False)
 
     def __post_init__(self):
-        if self.encoding not in ("code", "paper") or self.link not in ("linear", "mean"):
-            raise ValueError(f"encoding in (code, paper), link in (linear, mean); got {self.encoding!r}, {self.link!r}")
+        if self.encoding not in ("code", "paper") or self.link not in ("linear", "mean", "square"):
+            raise ValueError(f"encoding in (code, paper), link in (linear, mean, square); got {self.encoding!r}, {self.link!r}")
+        if self.lower_bound and (self.simple or 2 * self.q > self.N):
+            raise ValueError(f"the Prop. 3 distribution needs q <= N/2 and no simple variant; got N={self.N}, q={self.q}")
         gen = torch.Generator().manual_seed(self.task_seed)
         u = torch.randn(self.d, generator=gen)
         self.u = (u / u.norm()).to(self.device)
@@ -79,12 +86,22 @@ class QSTR:
         X = torch.randn(R, batch, self.N, self.d, generator=gen, device=self.device)
         rows = 1 if simple else self.N
         T = torch.randint(0, self.N, (R, batch, rows, self.q), generator=gen, device=self.device)
-        return X, T.expand(R, batch, self.N, self.q)
+        T = T.expand(R, batch, self.N, self.q)
+        if self.lower_bound:
+            half = self.N // 2
+            X[:, :, half:] = 0
+            T = T.clone()
+            T[:, :, half:] = torch.arange(self.q, device=self.device)
+        return X, T
 
     def labels(self, X: torch.Tensor, T: torch.Tensor) -> torch.Tensor:
         """y (R, B, N): the link applied to the q retrieved tokens of every position."""
         R, B, N, q = T.shape
         picked = torch.gather(X, 2, T.reshape(R, B, N * q, 1).expand(R, B, N * q, self.d)).view(R, B, N, q, self.d)
+        if self.link == "square":
+            # E|x_t|^2 is d, or 0 for the zero tokens of the lower-bound distribution
+            mean_sq = self.d * (T < self.N // 2).float() if self.lower_bound else float(self.d)
+            return (picked.pow(2).sum(-1) - mean_sq).sum(-1) / math.sqrt(q * self.d)
         proj = picked @ self.u  # (R, B, N, q)
         return proj.sum(-1) / math.sqrt(q) if self.link == "linear" else proj.mean(-1)
 

@@ -1,0 +1,151 @@
+"""The head-lower-bound chapter's lib: the Prop. 3/21 data, the Bayes-risk calculator, the A.2 construction, the
+merged-attention model and its head mask, and the Figure 2 statistics."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import lib.head_lower_bound as hl
+from lib import engine, models, params, qstr
+
+
+def test_lower_bound_data_generator():
+    task = qstr.QSTR(N=8, d=2, q=3, link="square", lower_bound=True)
+    X, T = task.draw(2, 500, torch.Generator().manual_seed(0))
+    assert (X[:, :, 4:] == 0).all() and (X[:, :, :4] != 0).all()
+    assert (T[:, :, 4:] == torch.arange(3)).all()                       # queries i >= N/2 read tokens 0..q-1
+    y = task.labels(X, T)
+    want = (X[:, :, :3].pow(2).sum((-1, -2)) - 3 * 2) / math.sqrt(3 * 2)  # y_i at every i >= N/2
+    assert torch.allclose(y[:, :, 4:], want[..., None].expand(2, 500, 4), atol=1e-5)
+    big = task.labels(*task.draw(1, 40000, torch.Generator().manual_seed(1)))[..., 4]
+    assert abs(big.mean()) < 0.05 and abs(big.var() - 2) < 0.1            # Var(y_i) = 2 on the query positions
+
+
+def test_lower_bound_rejects_impossible_settings():
+    with pytest.raises(ValueError, match="q <= N/2"):
+        qstr.QSTR(N=4, d=1, q=3, link="square", lower_bound=True)
+    assert [k for k, _ in hl.check_params({"N": 8, "p21_q": 5, "p3_q": 2})] == ["p21_q"]
+    assert hl.check_params({"N": 8, "p21_q": 4, "p3_q": 4}) == []
+
+
+def test_cross_key_error_is_one_line():
+    with pytest.raises(params.ParamError, match=r"--set: p21_q: expected at most N/2 = 2"):
+        params.resolve("head_lower_bound", "quick", {"N": 4, "p21_q": 3})
+
+
+def test_floors():
+    assert [hl.lower_bound("prop21", H, 4, 1) for H in (1, 2, 3, 4)] == [0.75, 0.5, 0.25, 0.0]
+    assert [round(hl.lower_bound("prop3", H, 4, 64), 3) for H in (1, 2, 3, 4)] == [0.734, 0.469, 0.203, 0.0]
+
+
+@pytest.mark.parametrize("rank", [0, 1, 2, 4])
+def test_bayes_risk_matches_closed_form(rank):
+    q = 4
+    A = torch.eye(q)[:rank]
+    assert hl.bayes_risk(A.numpy()) == 2 * (q - rank) / q
+    x = torch.randn(200000, q, generator=torch.Generator().manual_seed(rank))
+    y = (x.pow(2).sum(-1) - q) / math.sqrt(q)
+    # Closed form: with A the first `rank` coordinates, E[y | Ax] = (|x_{1:r}|^2 - r)/sqrt(q).
+    assert torch.allclose(hl.bayes_predict(A, x), (x[:, :rank].pow(2).sum(-1) - rank) / math.sqrt(q), atol=1e-4)
+    risk = (y - hl.bayes_predict(A, x)).pow(2).mean().item()
+    assert risk == pytest.approx(2 * (q - rank) / q, abs=0.03)
+
+
+def test_bayes_predictor_sees_only_the_row_space():
+    A = torch.tensor([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0]])                # rank 1
+    x = torch.randn(1000, 3, generator=torch.Generator().manual_seed(0))
+    assert hl.bayes_risk(A.numpy()) == pytest.approx(2 * 2 / 3)
+    x2 = x + torch.tensor([2.0, -1.0, 0.0]) * torch.randn(1000, 1) + torch.tensor([0.0, 0.0, 1.0]) * torch.randn(1000, 1)
+    # (moves x inside the null space of A: the prediction must not change)
+    assert torch.allclose(A @ x.T, A @ x2.T, atol=1e-4)
+    assert torch.allclose(hl.bayes_predict(A, x), hl.bayes_predict(A, x2), atol=1e-3)
+
+
+def test_a2_weights_layout():
+    W = hl.a2_weights(q=2, d=3, d_e=4, alpha=1.5)
+    assert W.shape == (2, 3 + 3 * 4, 3 + 3 * 4)
+    assert torch.equal(W[0, 7:11, 3:7], 1.5 * torch.eye(4)) and torch.equal(W[1, 11:15, 3:7], 1.5 * torch.eye(4))
+    assert W.abs().sum() == 2 * 4 * 1.5
+
+
+def test_a2_model_attends_where_the_formula_says():
+    """Head h of the A.2 model at query i puts 1 - off_target(t_ih) on key t_ih, and its retrieval error matches
+    the closed form sum_{j != t} a_j^2 + (1 - a_t)^2 per coordinate."""
+    task = qstr.QSTR(N=12, d=3, q=2, task_seed=3)
+    alpha = 4.0
+    p = hl.a2_model(task.q, task.d, task.d_e, alpha)
+    X, T = task.draw(1, 4000, torch.Generator().manual_seed(0))
+    z = task.encode(X, T)
+    attn = models.MergedAttention.attention(p, z)[0]                   # (B, H, N, N)
+    mass, err = hl.a2_off_target(task.E, alpha, 1.0)
+    for h in range(task.q):
+        on = torch.gather(attn[:, h], 2, T[0, :, :, h:h + 1]).squeeze(-1)   # attention on the target key
+        assert torch.allclose(1 - on.double(), mass[T[0, :, :, h]], atol=1e-5)
+        out = attn[:, h] @ X[0]                                          # x-part of head h's output
+        target = torch.gather(X[0], 1, T[0, :, :, h:h + 1].expand(-1, -1, task.d))
+        mc = (out - target).pow(2).mean(-1).mean().item()
+        assert mc == pytest.approx(err[T[0, :, :, h]].mean().item(), rel=0.05)
+
+
+def test_alpha_star_falls_out_of_the_bisection():
+    P = {"p21_q": 1, "fig2_d": 10, "off_target": 0.01, "encoding": "code", "a2_N": [16, 64, 256], "a2_targets": 64,
+         "d_e_rule": "floor", "task_seed": 0}
+    out = hl.construction(P)
+    for N, a_star in zip(out["N"], out["alpha_star"]):
+        E = qstr.rademacher_codes(N, qstr.embed_dim_rule(N), hl._gen(0, 20, N))
+        assert float(hl.a2_off_target(E, a_star, 1.0, 64)[0].mean()) <= 0.01 + 1e-9
+        assert float(hl.a2_off_target(E, a_star * 0.99, 1.0, 64)[0].mean()) > 0.01
+    assert all(np.diff(out["alpha_star"]) > 0)
+
+
+def test_head_mask_gives_exactly_the_smaller_model():
+    D, gen = 7, torch.Generator().manual_seed(0)
+    big = models.MergedAttention(D=D, H=3, m=5)
+    p = big.init(2, gen, heads=[1, 3])
+    z = torch.randn(2, 4, 6, D)
+    small = models.MergedAttention(D=D, H=1, m=5)
+    q = {"qk": p["qk"][:, :1], "mlp.0.w": p["mlp.0.w"][:, :, :D], "mlp.0.b": p["mlp.0.b"], "mlp.2.w": p["mlp.2.w"],
+         "mlp.2.b": p["mlp.2.b"], "buf.heads": torch.ones(2, 1)}
+    assert torch.allclose(big.forward(p, z)[0], small.forward(q, z)[0], atol=1e-6)
+    assert not torch.allclose(big.forward(p, z)[1], small.forward(q, z)[1], atol=1e-3)
+
+
+def test_block_mask_removes_cross_terms():
+    D, d = 6, 2
+    mask = torch.zeros(D, D)
+    mask[:d, :d] = 1
+    mask[d:, d:] = 1
+    m = models.MergedAttention(D=D, H=2, m=4, qk_mask=mask)
+    p = m.init(1, torch.Generator().manual_seed(0))
+    p["qk"] = torch.randn_like(p["qk"])                                 # the optimiser may move masked entries
+    z = torch.randn(1, 3, 5, D)
+    z0 = z.clone()
+    z0[..., 0, :d] = 0                                                   # a query with a zero token ...
+    a = m.attention(p, z0)[0, :, :, 0]
+    z1 = z0.clone()
+    z1[..., 1:, :d] += 1.0                                               # ... does not see the keys' token values
+    assert torch.allclose(a, m.attention(p, z1)[0, :, :, 0], atol=1e-6)
+
+
+def test_buffers_are_not_trained():
+    m = models.MergedAttention(D=4, H=2, m=3)
+    p = m.init(2, torch.Generator().manual_seed(0), heads=[1, 2])
+    sample = lambda R, B, g: (torch.randn(R, B, 3, 4, generator=g), torch.randn(R, B, 3, generator=g))
+    cfg = engine.TrainConfig(lr=1e-2, batch_size=8, check_every=5, max_samples=80)
+    runs = engine.train_to_threshold(m.forward, p, sample, [sample(2, 16, torch.Generator())], [-math.inf], cfg,
+                                     torch.Generator().manual_seed(1))
+    assert torch.equal(runs.params["buf.heads"], p["buf.heads"])
+    assert not torch.equal(runs.params["qk"], p["qk"])
+    assert models.n_params(p) == 2 * 16 + 3 * 8 + 3 + 3 + 1
+
+
+def test_figure2_stats_on_the_template():
+    d, d_e = 3, 5
+    M = np.zeros((d + 2 * d_e, d + 2 * d_e)) + 0.01
+    M[d + d_e:, d:d + d_e] += 10 * np.eye(d_e)
+    st = hl.figure2_stats(M, d, d_e)
+    assert st["top_on_diag"] == d_e and st["positive"] == 1.0 and st["diag_mean"] == pytest.approx(10.01)
+    M[0, 0] = 50                                                          # one large entry elsewhere
+    assert hl.figure2_stats(M, d, d_e)["top_on_diag"] == d_e - 1
+    assert hl.figure2_stats(-M, d, d_e)["positive"] == 0.0
