@@ -1,0 +1,232 @@
+"""lib.ffn_span: the span projection, the visible fraction's closed form, the oracle, the rotation of prompts, GD's
+exact off-span decay and rotation equivariance, samples-to-threshold, and one tiny compute through the store."""
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lib import ffn_span as fs
+from lib import models
+from lib.qstr import QSTR
+from lib.store import Store
+
+
+def gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Every tensor here is tiny: one thread avoids the cost of waking others (large on a busy 2-core machine)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+# ------------------------------------------------------------------------------------------ span projection
+def test_span_projector_is_the_projector_onto_the_first_n_inputs():
+    R, n_max, k = 3, 5, 8
+    x = torch.randn(R, n_max, k, generator=gen())
+    n = torch.tensor([2, 5, 3])
+    P = fs.span_projector(x, n)
+    for r in range(R):
+        m = int(n[r])
+        torch.testing.assert_close(P[r], P[r].T)
+        torch.testing.assert_close(P[r] @ P[r], P[r])
+        assert round(float(torch.trace(P[r]))) == m                              # rank n
+        torch.testing.assert_close(x[r, :m].double() @ P[r], x[r, :m].double())  # the inputs are in the span
+        if m < n_max:                                                             # the padding is not
+            assert (x[r, m:].double() @ P[r] - x[r, m:].double()).norm() > 1e-3
+
+
+def test_span_projector_batched_path_matches_per_run():
+    x = torch.randn(4, 3, 6, generator=gen(1))
+    P = fs.span_projector(x, torch.full((4,), 3))
+    for r in range(4):
+        torch.testing.assert_close(P[r], fs.span_projector(x[r:r + 1], torch.tensor([3, 2]))[0])
+
+
+def test_off_span_energy():
+    x = torch.randn(1, 3, 7, generator=gen(2))
+    P = fs.span_projector(x, torch.tensor([3]))
+    inside = torch.randn(1, 4, 3, generator=gen(3)) @ x          # rows are combinations of the inputs
+    outside = torch.randn(1, 4, 7, generator=gen(4)).double()
+    outside = outside - outside @ P[0]                             # rows orthogonal to the span
+    assert float(fs.off_span_energy(inside, P)) < 1e-10 * float(inside.pow(2).sum())
+    torch.testing.assert_close(fs.off_span_energy(outside, P), outside.pow(2).sum().reshape(1))
+
+
+def test_x_columns_pick_the_tokens_of_the_flattened_prompt():
+    task = QSTR(N=4, d=3, simple=True)
+    U = fs.unit_vectors(2, 3, gen())
+    z, _, x, _ = fs.simple_1str(task, U, 5, gen(1))
+    cols = fs.x_columns(4, task.D, 3)
+    torch.testing.assert_close(z.flatten(-2)[..., cols], x)
+
+
+# ---------------------------------------------------------------------------------- the visible fraction
+@pytest.mark.parametrize("N, d, n", [(2, 3, 1), (3, 2, 4), (4, 3, 7), (2, 2, 4)])
+def test_visible_fraction_averaged_over_u_is_n_over_Nd(N, d, n):
+    """E_u uu^T = I/d, so averaging nu over +-e_1, ..., +-e_d is the average over u on the sphere: n/(Nd) exactly."""
+    x = torch.randn(1, n, N * d, generator=gen(n))
+    P = fs.span_projector(x, torch.tensor([n]))
+    basis = torch.eye(d)
+    nu = torch.stack([fs.visible_fraction(P, basis[i:i + 1], N) for i in range(d)]).mean()
+    assert float(nu) == pytest.approx(min(n, N * d) / (N * d), abs=1e-12)
+
+
+def test_visible_fraction_by_hand():
+    N, d = 3, 2
+    x = torch.randn(1, 2, N * d, generator=gen(5))
+    P = fs.span_projector(x, torch.tensor([2]))
+    u = fs.unit_vectors(1, d, gen(6))
+    by_hand = 0.0
+    for t in range(N):
+        e = torch.zeros(N * d, dtype=torch.float64)
+        e[t * d:(t + 1) * d] = u[0].double()
+        by_hand += float(e @ P[0] @ e) / N                          # ||V P_t u||^2 = (P_t u)^T V^T V (P_t u)
+    assert float(fs.visible_fraction(P, u, N)) == pytest.approx(by_hand, abs=1e-12)
+    I = torch.eye(N * d, dtype=torch.float64).expand(1, -1, -1)
+    assert float(fs._visible(P, u, N, I)) == pytest.approx(by_hand, abs=1e-12)
+
+
+def test_oracle_is_exact_with_a_full_span_and_has_risk_1_minus_nu():
+    N, d, M = 3, 2, 20000
+    task = QSTR(N=N, d=d, simple=True)
+    U = fs.unit_vectors(1, d, gen(7))
+    _, y, x, t = fs.simple_1str(task, U, M, gen(8))
+    full = fs.span_projector(torch.randn(1, N * d, N * d, generator=gen(9)), torch.tensor([N * d]))
+    torch.testing.assert_close(fs.oracle_predict(full, U, x, t, N), y[:, :, 0].double(), atol=1e-5, rtol=0)
+    P = fs.span_projector(torch.randn(1, 2, N * d, generator=gen(10)), torch.tensor([2]))
+    risk = float((fs.oracle_predict(P, U, x, t, N) - y[:, :, 0].double()).pow(2).mean())
+    assert risk == pytest.approx(1 - float(fs.visible_fraction(P, U, N)), abs=0.04)   # Monte Carlo, 20k prompts
+
+
+# ------------------------------------------------------------------------------------ rotation of prompts
+def test_haar_orthogonal():
+    Q = fs.haar_orthogonal(3, 5, gen())
+    torch.testing.assert_close(Q @ Q.transpose(1, 2), torch.eye(5).expand(3, 5, 5), atol=1e-5, rtol=0)
+    assert not torch.allclose(Q[0], Q[1])
+
+
+def test_simple_1str_labels_and_rotated_tokens():
+    N, d, B = 4, 3, 6
+    task = QSTR(N=N, d=d, simple=True)
+    U = fs.unit_vectors(2, d, gen())
+    Q = fs.haar_orthogonal(2, N * d, gen(1))
+    z, y, x, t = fs.simple_1str(task, U, B, gen(2))
+    zq, yq, xq, tq = fs.simple_1str(task, U, B, gen(2), Q)          # the same draws, tokens rotated
+    X = x.view(2, B, N, d)
+    for r in range(2):
+        for b in range(B):
+            assert torch.allclose(y[r, b], (X[r, b, t[r, b]] @ U[r]).expand(N))  # <u, x_t> at every position
+    torch.testing.assert_close(yq, y)                                 # labels are those of the original x
+    torch.testing.assert_close(xq, x)
+    torch.testing.assert_close(zq[..., :d].reshape(2, B, N * d), x @ Q.transpose(1, 2))
+    torch.testing.assert_close(zq[..., d:], z[..., d:])                # position codes untouched
+
+
+def test_gd_on_rotated_prompts_is_gd_on_the_original_from_a_rotated_init():
+    """The mechanism of the rotation test: started from W_0 Q^T on the token columns, GD on prompts Qx makes the
+    same predictions as GD on x from W_0 (the FFN sees Qx only through W Qx)."""
+    N, d, n = 3, 2, 10
+    task = QSTR(N=N, d=d, simple=True)
+    model = models.FFN(N, task.D, (N * d, 8))
+    U = fs.unit_vectors(2, d, gen())
+    Q = torch.linalg.qr(torch.randn(2, N * d, N * d, generator=gen(1), dtype=torch.float64)).Q  # orthogonal to 1e-16
+    z, y, _, _ = fs.simple_1str(task, U, n, gen(2))
+    z, y = z.double(), y.double()
+    zq = z.clone()
+    zq[..., :d] = (z[..., :d].reshape(2, n, N * d) @ Q.transpose(1, 2)).view(2, n, N, d)
+    p = {k: v.double() for k, v in fs.ffn_init(model, 2, gen(3)).items()}
+    cols = fs.x_columns(N, task.D, d)
+    pq = {k: v.clone() for k, v in p.items()}
+    pq["l0.w"][:, :, cols] = p["l0.w"][:, :, cols] @ Q.transpose(1, 2)
+    ns = torch.full((2,), n)
+    a, _, _ = fs.train_full_batch(model.forward, p, z, y, ns, 30, "gd", 0.1, 0.05)
+    b, _, _ = fs.train_full_batch(model.forward, pq, zq, y, ns, 30, "gd", 0.1, 0.05)
+    with torch.no_grad():
+        torch.testing.assert_close(model.forward(b, zq), model.forward(a, z), atol=1e-10, rtol=0)
+
+
+# ------------------------------------------------------------------------------------- the decay law of GD
+def test_gd_off_span_energy_decays_exactly_and_adamw_does_not():
+    N, d, n, lr, l2, steps = 3, 2, 3, 0.1, 0.05, 40
+    task = QSTR(N=N, d=d, simple=True)
+    model = models.FFN(N, task.D, (N * d, 8))
+    U = fs.unit_vectors(2, d, gen())
+    z, y, x, _ = fs.simple_1str(task, U, n, gen(1))
+    p = {k: v.double() for k, v in fs.ffn_init(model, 2, gen(2)).items()}
+    ns = torch.full((2,), n)
+    P = fs.span_projector(x, ns)
+    cols = fs.x_columns(N, task.D, d)
+    watch = lambda q: fs.off_span_energy(q["l0.w"][:, :, cols], P)[:, None]
+    _, steps_gd, off = fs.train_full_batch(model.forward, p, z.double(), y.double(), ns, steps, "gd", lr, l2, watch, 10)
+    law = off[0, :, 0] * (1 - lr * l2) ** (2 * torch.tensor(steps_gd, dtype=torch.float64))[:, None]
+    torch.testing.assert_close(off[:, :, 0], law, rtol=1e-9, atol=0)
+    _, _, off_adam = fs.train_full_batch(model.forward, p, z.double(), y.double(), ns, steps, "adamw", 1e-2, l2, watch, 10)
+    assert (off_adam[-1, :, 0] / law[-1] - 1).abs().min() > 1e-3
+
+
+# --------------------------------------------------------------------------------------------- bookkeeping
+def test_n_values_and_bands():
+    assert fs.n_values(4, 2, [0.25, 0.5, 1.0, 2.0]) == [2, 4, 8, 16]
+    assert fs.n_values(2, 1, [0.1]) == [1]
+    assert fs.bands([4, 8, 100, 150, 300, 1000], small=16) == [[4, 8], [100, 150], [300], [1000]]
+    assert fs.bands([2, 40, 60], small=64) == [[2, 40, 60]]
+
+
+def test_zscore_handles_identical_runs():
+    assert fs.zscore(0.0, 0.0) == 0 and fs.zscore(1.0, 0.0) == np.inf and fs.zscore(-2.0, 1.0) == -2
+
+
+def test_samples_to_threshold():
+    n = [10, 20, 40, 80]
+    assert fs.samples_to_threshold(n, [1.0, 0.9, 0.6, 0.3], 0.75) == pytest.approx(math.sqrt(20 * 40))
+    assert fs.samples_to_threshold(n, [0.5, 0.4, 0.3, 0.2], 0.75) == 10
+    assert math.isnan(fs.samples_to_threshold(n, [1.0, 0.9, 0.9, 0.8], 0.75))
+    assert fs.loglog_slope([2, 4, 8], [3, 12, 48]) == pytest.approx(2.0)
+
+
+TINY = dict(profile="unit", device="cpu", seed=0, task_seed=42, d=2, N_grid=[2, 3], n_over_Nd=[0.5, 1.0, 4.0],
+            n_seeds=2, n_test=50, ffn_width=8, gd_lr=0.1, gd_l2=0.05, gd_steps=30, record_every=10, adamw_lr=1e-3,
+            adamw_weight_decay=0.01, span_N=2, span_n_over_Nd=0.5, N_rotation=3, tr_seeds=1, tr_lr=1e-2, tr_steps=5,
+            tr_batch=4, mlp_width=8, threshold=0.8, n_draws=5)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """One tiny compute into a temporary results root, shared by the tests below, then the same compute again."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BOOK_RESULTS", str(tmp_path_factory.mktemp("results")))
+        store = Store("ffn_span", "unit", stored_only=False)
+        lines, again = [], []
+        results = fs.compute(TINY, store, "cpu", log=lines.append)
+        rerun = fs.compute(TINY, store, "cpu", log=again.append)
+    return {"lines": lines, "again": again, "results": results, "rerun": rerun}
+
+
+def test_compute_stores_every_point_and_reruns_load(tiny):
+    first, second = tiny["results"], tiny["rerun"]
+    assert len(tiny["lines"]) == 7 and all("computed" in line for line in tiny["lines"])  # span, 2 visibility, 3 ffn, TR
+    assert all("loaded" in line for line in tiny["again"])
+    assert not first["adamw_ffn"]["available"] and "sample_complexity" in first["adamw_ffn"]["why"]
+    assert second["ffn"][(3, True)]["result"] == first["ffn"][(3, True)]["result"]
+    rows = fs.claims(TINY, second)
+    assert {c.id for c in rows} >= {"8a-decay-law", "8-oracle", "8b-ffn-above-line", "8c-slope", "rotation-ffn"}
+    assert all(isinstance(c.passed, bool) for c in rows)
+    assert np.array(second["ffn"][(2, False)]["result"]["test_mse"], dtype=float).shape == (3, 2)
+
+
+def test_claim_fails_when_the_ffn_beats_the_line(tiny):
+    """Claims are computed, so they can fail: an FFN below 1 - n/(Nd) fails claim 8b."""
+    results = copy.deepcopy(tiny["results"])
+    for rec in results["ffn"].values():
+        rec["result"]["test_mse"] = (np.array(rec["result"]["test_mse"], dtype=float) * 0 + 0.01).tolist()
+    verdict = {c.id: c.passed for c in fs.claims(TINY, results)}
+    assert verdict["8b-ffn-above-line"] is False
