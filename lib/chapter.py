@@ -11,7 +11,7 @@ import time
 
 from . import params as params_mod
 from .claims import Claim, tally, to_markdown
-from .store import Store, environment
+from .store import Store, environment, is_stale, key_of
 
 
 def resolve_device(device: str) -> str:
@@ -69,33 +69,35 @@ class Chapter:
         return Markdown("\n".join(rows))
 
     def finish(self, claims: list[Claim], extra: dict | None = None):
-        """Write claims.json and provenance.json for this run; return the claim table and provenance line."""
+        """Write claims.json and provenance.json for this run (a stored-only render writes nothing); return the
+        claim table and the provenance line, with a warning when results made by other lib code were loaded."""
         from IPython.display import Markdown
 
         wall = time.perf_counter() - self.t0
         rows = [c.as_dict() for c in claims]
         passed, failed = tally(rows)
-        seeds = {k: v for k, v in self.params.items() if "seed" in k}
-        if self.stored is not None:
-            # A stored-only render changes nothing in the store: the claims above are recomputed from the stored
-            # results, and the line names the run that computed them.
-            src = self.stored
-            line = (f"**Provenance.** profile `{self.profile}`, stored results · computed at commit `{src['commit']}` · "
-                    f"lib `{src['lib_hash']}` · device {src['device']} · torch {src['torch']} · seeds "
-                    + ", ".join(f"`{k}={v}`" for k, v in src.get("seeds", seeds).items())
-                    + f" · compute wall time {src.get('compute_wall_s', src['wall_s'])} s · rendered at commit "
-                    f"`{self.env['commit']}` in {wall:.1f} s · claims {passed} passed, {failed} failed.")
-            return Markdown(to_markdown(rows)), Markdown(line)
-        self.store.write("claims.json", rows)
-        prov = {"chapter": self.name, "profile": self.profile, "wall_s": round(wall, 2), "seeds": seeds,
-                "params": self.params, **self.env, **(extra or {})}
-        if self.computed:  # the numbers came from `python -m lib compute` (a GPU): name that machine, not this one
-            prov.update({k: self.computed[k] for k in ("commit", "lib_hash", "device", "torch", "python")},
-                        compute_wall_s=self.computed["wall_s"], rendered_commit=self.env["commit"])
-        self.store.write("provenance.json", prov)
-        line = (f"**Provenance.** profile `{self.profile}` · commit `{prov['commit']}` · lib `{prov['lib_hash']}` · "
-                f"device {prov['device']} · torch {prov['torch']} · seeds "
-                + ", ".join(f"`{k}={v}`" for k, v in seeds.items())
-                + (f" · compute wall time {prov['compute_wall_s']} s · rendered in {wall:.1f} s" if self.computed
-                   else f" · wall time {wall:.1f} s") + f" · claims {passed} passed, {failed} failed.")
+        used = self.store.used
+        if self.stored is not None:  # the claims are recomputed from the stored results; the store is not touched
+            prov = self.stored
+        else:
+            prov = {"chapter": self.name, "profile": self.profile, "wall_s": round(wall, 2),
+                    "seeds": {k: v for k, v in self.params.items() if "seed" in k}, "params": self.params, **self.env,
+                    "compute_s": round(sum(r["result"].get("wall_s") or 0 for r in used), 1), **(extra or {})}
+            if self.computed:  # the numbers came from `python -m lib compute` (a GPU): name that machine
+                prov.update({k: self.computed[k] for k in ("commit", "lib_hash", "device", "torch", "python")},
+                            compute_wall_s=self.computed["wall_s"], rendered_commit=self.env["commit"])
+            self.store.write("claims.json", rows)
+            self.store.write("provenance.json", prov)
+        rendered = self.stored is not None or "compute_wall_s" in prov
+        line = (f"**Provenance.** profile `{self.profile}`{', stored results' if self.stored is not None else ''} · "
+                f"computed at commit `{prov['commit']}` · lib `{prov['lib_hash']}` · device {prov['device']} · "
+                f"torch {prov['torch']} · seeds " + ", ".join(f"`{k}={v}`" for k, v in prov["seeds"].items())
+                + (f" · compute wall time {prov.get('compute_wall_s', prov['wall_s'])} s · rendered at commit "
+                   f"`{self.env['commit']}` in {wall:.1f} s" if rendered else f" · wall time {wall:.1f} s")
+                + f" · claims {passed} passed, {failed} failed.")
+        stale = [r for r in used if is_stale(r)]
+        if stale:
+            line = (f"```{{warning}}\n{len(stale)} of the {len(used)} stored results this page loaded were computed with "
+                    f"other `lib` code than this build's (points {', '.join(key_of(r['spec']) for r in stale[:6])}"
+                    f"{', ...' if len(stale) > 6 else ''}). Rerun with `--force` to recompute them.\n```\n\n" + line)
         return Markdown(to_markdown(rows)), Markdown(line)

@@ -18,7 +18,6 @@ Four measurements, each a stored point (see `compute`):
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 
@@ -27,14 +26,11 @@ import torch
 
 from . import engine, models, qstr
 from .claims import Claim
-from .store import Store, environment, is_stale
+from .stats import generator, loglog_slope, zscore  # noqa: F401  (loglog_slope, zscore: used below and by tests)
+from .store import Store, environment
 
 LAW_FLOOR = 1e-6  # the decay law is checked while (1 - lr l2)^(2t) >= this (see run_ffn)
 LABELS = {"gd": "FFN, full-batch GD + L2", "adamw": "FFN, AdamW (the paper's optimiser)"}
-
-
-def _seed(*parts) -> int:
-    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:7], "little")
 
 
 def n_values(N: int, d: int, n_over_Nd) -> list[int]:
@@ -205,7 +201,7 @@ def run_span(spec: dict, device: str) -> dict:
     N, d, n, S = spec["N"], spec["d"], spec["n"], spec["n_seeds"]
     task = qstr.QSTR(N=N, d=d, simple=True, task_seed=spec["task_seed"], device=device)
     model = models.FFN(N, task.D, (N * d, spec["ffn_width"]))
-    gen = torch.Generator(device=device).manual_seed(_seed(spec["seed"], "span", N, n))
+    gen = generator(spec["seed"], "span", N, n, device=device)
     U = unit_vectors(S, d, gen, device)
     z, y, x, _ = simple_1str(task, U, n, gen)
     init = ffn_init(model, S, gen, device)
@@ -236,7 +232,7 @@ def run_visibility(spec: dict, device: str) -> dict:
     Only Gaussian tokens enter here (no network, no position codes): the oracle sees t directly."""
     t0 = time.perf_counter()
     N, d, K, M = spec["N"], spec["d"], spec["draws"], spec["n_test"]
-    gen = torch.Generator(device=device).manual_seed(_seed(spec["seed"], "visibility", N))
+    gen = generator(spec["seed"], "visibility", N, device=device)
     nu, risk = [], []
     for n in spec["n"]:
         x = torch.randn(K, n, N * d, generator=gen, device=device)
@@ -275,13 +271,13 @@ def run_ffn(spec: dict, device: str) -> dict:
     out = {k: np.full((len(ns), S), np.nan) for k in keys}
     for band in bands(ns):
         # Generators per band, so the numbers of one n depend on the grid's bands, not on the order of the loop.
-        gen = torch.Generator(device=device).manual_seed(_seed(spec["seed"], "ffn", N, band))
+        gen = generator(spec["seed"], "ffn", N, band, device=device)
         n_run = torch.tensor([n for n in band for _ in range(S)])
         R = len(n_run)
         U = unit_vectors(R, d, gen, device)
         Q = None
         if spec["rotated"]:
-            Q = haar_orthogonal(R, N * d, torch.Generator(device=device).manual_seed(_seed(spec["seed"], "rotation", N, band)), device)
+            Q = haar_orthogonal(R, N * d, generator(spec["seed"], "rotation", N, band, device=device), device)
         z, y, x, _ = simple_1str(task, U, max(band), gen, Q)
         zt, yt, xt, tt = simple_1str(task, U, spec["n_test"], gen, Q)
         init = ffn_init(model, R, gen, device)
@@ -354,7 +350,7 @@ def run_transformer(spec: dict, device: str) -> dict:
     t0 = time.perf_counter()
     N, d, S, ns = spec["N"], spec["d"], spec["tr_seeds"], spec["n"]
     task = qstr.QSTR(N=N, d=d, simple=True, task_seed=spec["task_seed"], device=device)
-    gen = torch.Generator(device=device).manual_seed(_seed(spec["seed"], "transformer", N))
+    gen = generator(spec["seed"], "transformer", N, device=device)
     R0 = len(ns) * S
     n_run = torch.tensor([n for n in ns for _ in range(S)] * 2, device=device)
     U = unit_vectors(R0, d, gen, device)
@@ -411,10 +407,8 @@ def records(results: dict) -> list[dict]:
 def run_summary(results: dict) -> str:
     recs = records(results)
     envs = sorted({(r["device"], r["commit"]) for r in recs})
-    stale = sum(is_stale(r) for r in recs)
     return (f"{len(recs)} stored points, {sum(r['result']['wall_s'] for r in recs):.0f} s of computation in all, "
-            "computed on " + "; ".join(f"{dev} at commit `{c}`" for dev, c in envs) + "."
-            + (f" {stale} of them were made by other `lib` code than this build's." if stale else ""))
+            "computed on " + "; ".join(f"{dev} at commit `{c}`" for dev, c in envs) + ".")
 
 
 def result(record: dict, key: str) -> np.ndarray:
@@ -451,12 +445,6 @@ def adamw_reference(profile: str) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------- summary
-def loglog_slope(x, y) -> float:
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(y) & (y > 0)
-    return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0]) if ok.sum() >= 2 else float("nan")
-
-
 def samples_to_threshold(n, mse, threshold: float) -> float:
     """The n at which the mean test-MSE curve first drops below `threshold`, interpolated linearly in log n
     between the grid points either side; the first grid n if it starts below; NaN if it never gets there."""
@@ -491,13 +479,6 @@ def span_ok(results: dict) -> tuple[np.ndarray, np.ndarray]:
     ratio = np.concatenate([result(r, "w_ratio").ravel() for r in results["ffn"].values()])
     keep = np.isfinite(rho)
     return rho[keep], ratio[keep] <= 1e-6
-
-
-def zscore(delta, se):
-    """delta / se, elementwise; where se = 0 (identical runs) 0 if delta = 0, else +-inf."""
-    delta, se = np.asarray(delta, float), np.asarray(se, float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(se > 0, delta / se, np.where(delta == 0, 0.0, np.sign(delta) * np.inf))
 
 
 # ------------------------------------------------------------------------------------------------- claims
@@ -760,6 +741,3 @@ def samples_table(P: dict, results: dict) -> str:
             rows.append(f"| {N} | {N * ref['d']} | {m:,.0f} | {m / (N * ref['d']):.0f} | {c} |")
     return "\n".join(rows)
 
-
-def stale_points(results: dict) -> list[str]:
-    return [f"{r['spec']['kind']} N={r['spec']['N']}" for r in records(results) if is_stale(r)]

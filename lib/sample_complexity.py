@@ -12,14 +12,13 @@ simple-1STR prompts) and the task's own (1STR prompts); each run has one stoppin
 """
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import torch
 
 from . import engine, models, qstr
 from .claims import Claim
-from .store import Store, environment, is_stale
+from .stats import generator, loglog_slope  # noqa: F401  (loglog_slope: part of this module's API)
+from .store import Store, environment
 
 PANELS = {"a": {"simple": False, "tests": ("authors", "task")}, "b": {"simple": True, "tests": ("task",)}}
 LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}
@@ -33,10 +32,6 @@ PAPER_MEANS = {
 }
 # With a 1STR test set instead (same code, guide section 9): FFN mean at N=12.
 PAPER_FFN_TASK_TEST_N12 = 265e3
-
-
-def _seed(*parts) -> int:
-    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:7], "little")
 
 
 def point_spec(P: dict, panel: str, model: str, N: int) -> dict:
@@ -58,10 +53,10 @@ def run_point(spec: dict, device: str) -> dict:
     model = models.build(spec["model"], N, task.D, spec["d"], ffn_width=spec.get("ffn_width", 1000),
                          rnn_hidden=spec.get("rnn_hidden", 500), mlp_width=spec.get("mlp_width", 100))
     # Test prompts depend on (seed, panel, N) only: the three models are scored on the same prompts.
-    test_gen = torch.Generator(device=device).manual_seed(_seed(spec["seed"], panel, N, "test"))
+    test_gen = generator(spec["seed"], panel, N, "test", device=device)
     tests = [task.sample(R, spec["n_test"], test_gen, simple=True if name == "authors" else None)  # None: the task's own
              for name in PANELS[panel]["tests"]]
-    gen = torch.Generator(device=device).manual_seed(_seed(spec["seed"], panel, spec["model"], N))
+    gen = generator(spec["seed"], panel, spec["model"], N, device=device)
     cfg = engine.TrainConfig(lr=spec["lr"], weight_decay=spec["weight_decay"], batch_size=spec["batch_size"],
                              check_every=spec["check_every"], max_samples=spec["max_samples"])
     params = model.init(R, gen, device)
@@ -115,18 +110,6 @@ def summarize(P: dict, records: dict) -> dict:
                 entry["mean"] = np.nanmean(entry["runs"], 1) if entry["runs"].size else np.array([])
                 entry["censored"] = np.isnan(entry["runs"]).sum(1)
     return table
-
-
-def loglog_slope(N, values) -> float:
-    N, values = np.asarray(N, float), np.asarray(values, float)
-    ok = np.isfinite(values) & (values > 0)
-    if ok.sum() < 2:
-        return float("nan")
-    return float(np.polyfit(np.log(N[ok]), np.log(values[ok]), 1)[0])
-
-
-def stale_points(records: dict) -> list:
-    return [key for key, rec in records.items() if is_stale(rec)]
 
 
 # ------------------------------------------------------------------------------------------------- claims

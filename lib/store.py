@@ -122,6 +122,7 @@ class Store:
         self.dir = Path(root or results_root()) / chapter / profile
         self.chapter, self.profile = chapter, profile
         self.stored_only = os.environ.get("BOOK_STORED_ONLY") == "1" if stored_only is None else stored_only
+        self.used: list[dict] = []  # every record load_or_compute returned: the page's compute time and stale points
 
     def _point_path(self, spec: dict) -> Path:
         return self.dir / "points" / f"{key_of(spec)}.json"
@@ -140,12 +141,15 @@ class Store:
         through this, so a rerun loads, an interrupted run resumes, and a stored-only render never trains."""
         record = None if force else self.get(spec)
         if record is not None:
+            self.used.append(record)
             return record, False
         if self.stored_only:
             raise MissingResult(f"{self.dir}: no stored result for {json.dumps(_jsonable(spec), sort_keys=True)[:300]}; "
                                 f"these results are rendered, not recomputed here: refresh them with "
                                 f"`python -m lib compute {self.chapter} --profile {self.profile}` on a GPU")
-        return self.put(spec, compute(), env), True
+        record = self.put(spec, compute(), env)
+        self.used.append(record)
+        return record, True
 
     def write(self, name: str, obj) -> Path:
         write_json(self.dir / name, obj)

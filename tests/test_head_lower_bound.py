@@ -89,11 +89,11 @@ def test_a2_model_attends_where_the_formula_says():
 
 
 def test_alpha_star_falls_out_of_the_bisection():
-    P = {"p21_q": 1, "fig2_d": 10, "off_target": 0.01, "encoding": "code", "a2_N": [16, 64, 256], "a2_targets": 64,
+    P = {"p21_q": 1, "fig2_d": 10, "off_target": 0.01, "encoding": "code", "a2_N": [64, 256, 1024], "a2_targets": 64, "a2_draws": 1, "a2_statistic": "mean",
          "d_e_rule": "floor", "task_seed": 0}
     out = hl.construction(P)
     for N, a_star in zip(out["N"], out["alpha_star"]):
-        E = qstr.rademacher_codes(N, qstr.embed_dim_rule(N), hl._gen(0, 20, N))
+        E = hl.a2_codes(0, N, qstr.embed_dim_rule(N))
         assert float(hl.a2_off_target(E, a_star, 1.0, 64)[0].mean()) <= 0.01 + 1e-9
         assert float(hl.a2_off_target(E, a_star * 0.99, 1.0, 64)[0].mean()) > 0.01
     assert all(np.diff(out["alpha_star"]) > 0)
@@ -149,3 +149,12 @@ def test_figure2_stats_on_the_template():
     M[0, 0] = 50                                                          # one large entry elsewhere
     assert hl.figure2_stats(M, d, d_e)["top_on_diag"] == d_e - 1
     assert hl.figure2_stats(-M, d, d_e)["positive"] == 0.0
+
+
+def test_a_repeated_code_ruins_its_target_but_not_the_median():
+    """Why alpha* uses the median target: two equal codes (Assumption 3 broken) cap that target's attention at 1/2."""
+    E = qstr.rademacher_codes(16, 13, torch.Generator().manual_seed(0))
+    E[1] = E[0]
+    mass, _ = hl.a2_off_target(E, 200.0, 1.0)
+    assert mass[0] >= 0.5 - 1e-9 and mass[1] >= 0.5 - 1e-9
+    assert float(mass.median()) < 1e-6
