@@ -7,8 +7,9 @@
     python -m lib book [--profile P]                     run all, then build (what `make book` does); the
                                                          default profile `auto` renders committed paper results
                                                          where they exist and runs the quick profile elsewhere
-    python -m lib compute CHAPTER [--profile P]          the chapter's computation through lib alone (no Jupyter;
-                                                         for a GPU machine), stored for a later `run` to render
+    python -m lib compute CHAPTER [--profile P] [--jobs J]  the chapter's computation through lib alone (no
+                                                         Jupyter; for a GPU machine), stored for a later `run` to
+                                                         render; J worker processes share the sweep
 
 Bad input exits with status 2 and one line on stderr; a failing chapter exits 1 and shows its traceback.
 """
@@ -46,6 +47,9 @@ def main(argv=None) -> int:
                        + ("; auto: paper where results/<chapter>/paper/ holds results, else quick)" if name == "book" else ")"))
         p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one parameter (YAML value)")
         p.add_argument("--force", action="store_true", help="recompute sweep points even if stored")
+        if name == "compute":
+            p.add_argument("--jobs", default="1", metavar="J",
+                           help="worker processes sharing the sweep (default 1; on a GPU 8 keeps it busy)")
     sub.add_parser("build", help="build the HTML book from the executed chapters (no execution)")
     args = ap.parse_args(argv)
 
@@ -57,12 +61,14 @@ def main(argv=None) -> int:
             _list()
             return 0
         if args.cmd == "compute":
+            if not args.jobs.isdigit() or int(args.jobs) < 1:
+                raise params_mod.ParamError(f"--jobs: expected a whole number >= 1, got {args.jobs!r}")
             overrides = params_mod.parse_overrides(args.set)
             chapters = toc_chapters() if args.chapter == "all" else [args.chapter]
             for chapter in chapters:
                 params_mod.resolve(chapter, args.profile, overrides)
             for chapter in chapters:
-                compute_chapter(chapter, args.profile, overrides, force=args.force)
+                compute_chapter(chapter, args.profile, overrides, force=args.force, jobs=int(args.jobs))
             return 0
 
         if args.cmd in ("run", "book"):

@@ -34,7 +34,7 @@ class Chapter:
         self.device = resolve_device(self.params.get("device", "auto"))
         self.store = Store(name, self.profile)  # stored-only when the runner renders committed results
         self.force = os.environ.get("BOOK_FORCE") == "1"
-        self.env = environment(self.device)
+        self.env = environment(self.device, name)
         # Where the results were computed: compute.json when `python -m lib compute` ran them (on a GPU), if it
         # was for exactly these parameters; in a stored-only render, the provenance the stored run wrote.
         computed = self.store.read("compute.json")
@@ -95,7 +95,7 @@ class Chapter:
                 + (f" · compute wall time {prov.get('compute_wall_s', prov['wall_s'])} s · rendered at commit "
                    f"`{self.env['commit']}` in {wall:.1f} s" if rendered else f" · wall time {wall:.1f} s")
                 + f" · claims {passed} passed, {failed} failed.")
-        stale = [r for r in used if is_stale(r)]
+        stale = [r for r in used if is_stale(r, self.name)]
         if stale:
             line = (f"```{{warning}}\n{len(stale)} of the {len(used)} stored results this page loaded were computed with "
                     f"other `lib` code than this build's (points {', '.join(key_of(r['spec']) for r in stale[:6])}"

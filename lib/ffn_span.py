@@ -380,7 +380,7 @@ def run_transformer(spec: dict, device: str) -> dict:
 # --------------------------------------------------------------------------------------------- compute
 def compute(P: dict, store: Store, device: str, force: bool = False, log=print) -> dict:
     """Every point of the chapter, loaded from the store when present, else computed and stored at once."""
-    env = environment(device)
+    env = environment(device, store.chapter)
     out = {"visibility": {}, "ffn": {}}
 
     def get(spec, fn, label):

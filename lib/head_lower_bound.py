@@ -350,7 +350,7 @@ def figure2_stats(M: np.ndarray, d: int, d_e: int) -> dict:
 # ------------------------------------------------------------------------------------------------- the sweep
 def compute(P: dict, store: Store, device: str, force: bool = False, log=print) -> dict:
     """Every result of the chapter, each loaded from the store when present, else computed and stored at once."""
-    env = environment(device)
+    env = environment(device, store.chapter)
     out = {}
 
     def get(name, spec, fn):

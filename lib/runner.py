@@ -87,11 +87,15 @@ def paper_results_exist(chapter: str) -> bool:
 
 
 def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None = None, force: bool = False,
-                    log=print) -> Path:
+                    log=print, jobs: int = 1) -> Path:
     """Run a chapter's computation through lib alone (no Jupyter: the GPU machine has none) and store it.
 
     Writes every result the notebook needs, plus compute.json (device, torch, commit, wall time, seeds, parameters);
     `python -m lib run CHAPTER --profile PROFILE` then renders the stored results anywhere, in seconds.
+
+    jobs > 1: that many worker processes share the sweep (each claims the next point nobody has claimed), for a
+    GPU that one process of launch-bound tiny models leaves idle. Every point is still computed from its own seeds,
+    so the numbers do not depend on `jobs`.
     """
     import importlib
 
@@ -103,12 +107,64 @@ def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None
     module = importlib.import_module(f"lib.{chapter}")
     store = Store(chapter, profile, stored_only=False)
     t0 = time.perf_counter()
+    if jobs > 1:
+        _compute_in_workers(chapter, profile, values, device, force, jobs, store.dir, log)
+        force = False  # the workers computed (or recomputed) every point; the pass below only loads them
     module.compute(values, store, device, force=force, log=log)
-    prov = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 2),
-            "seeds": {k: v for k, v in values.items() if "seed" in k}, "params": values, **environment(device)}
+    prov = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 2), "jobs": jobs,
+            "seeds": {k: v for k, v in values.items() if "seed" in k}, "params": values, **environment(device, chapter)}
     write_json(store.dir / "compute.json", prov)
     log(f"{chapter}: computed in {prov['wall_s']} s on {prov['device']} -> {store.dir}")
     return store.dir
+
+
+def _compute_in_workers(chapter, profile, values, device, force, jobs, store_dir: Path, log) -> None:
+    import multiprocessing
+    import shutil
+
+    for stale in store_dir.glob(".claims-*"):  # claims of an interrupted run: their points were never stored
+        shutil.rmtree(stale, ignore_errors=True)
+    claims = store_dir / f".claims-{os.getpid()}"
+    claims.mkdir(parents=True)
+    ctx = multiprocessing.get_context("spawn")  # CUDA cannot be used in a forked child
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    workers = [ctx.Process(target=_compute_worker, args=(chapter, profile, values, device, force, str(claims), w, threads))
+               for w in range(jobs)]
+    log(f"{chapter}: {jobs} worker processes on {device}")
+    try:
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    finally:
+        for w in workers:
+            if w.is_alive():
+                w.terminate()
+        shutil.rmtree(claims, ignore_errors=True)
+    failed = [i for i, w in enumerate(workers) if w.exitcode]
+    if failed:
+        raise ChapterFailed(f"{chapter}: compute workers {failed} failed (tracebacks above); the points that finished "
+                            f"are stored, and a rerun resumes from them")
+
+
+def _compute_worker(chapter, profile, values, device, force, claims, worker, threads) -> None:
+    import importlib
+
+    import torch
+
+    from .store import Store
+
+    torch.set_num_threads(threads)
+    store = Store(chapter, profile, stored_only=False)
+    store.claims = Path(claims)
+    seen = [0]
+
+    def log(msg):  # report the points this worker computed; the rest were loaded or claimed by another worker
+        if store.n_computed > seen[0]:
+            seen[0] = store.n_computed
+            print(f"[worker {worker}] {msg}", flush=True)
+
+    importlib.import_module(f"lib.{chapter}").compute(values, store, device, force=force, log=log)
 
 
 def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = None, force: bool = False,

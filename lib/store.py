@@ -9,6 +9,7 @@ a hash of `lib`'s code; `is_stale` tells a page which points came from other cod
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -71,15 +72,42 @@ def key_of(spec: dict) -> str:
 
 
 # --------------------------------------------------------------------------------------------- provenance
-def lib_hash() -> str:
-    """Hash of every .py file in lib: results made by other code than this are marked on the page."""
+# Modules that store, check or draw results but never change a number: editing them leaves results current.
+NOT_NUMERIC = {"__init__", "__main__", "chapter", "claims", "params", "plotting", "runner", "store"}
+
+
+def lib_modules(chapter: str | None = None) -> list[str]:
+    """The lib modules whose code a chapter's numbers depend on: lib/<chapter>.py and, transitively, every lib
+    module it imports (relative imports), less NOT_NUMERIC. None: every module of lib."""
+    names = sorted(f.stem for f in (ROOT / "lib").glob("*.py"))
+    if chapter is None:
+        return names
+    seen, todo = set(), [chapter]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in names:
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse((ROOT / "lib" / f"{name}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                todo += [node.module] if node.module else [a.name for a in node.names]
+    return sorted(seen - NOT_NUMERIC)
+
+
+def lib_hash(chapter: str | None = None) -> str:
+    """Hash of the lib code a chapter's numbers depend on (all of lib if None): points computed by other code are
+    marked on the page. Adding a chapter, or editing plotting or the store, leaves other chapters' results current."""
     h = hashlib.sha256()
-    for f in sorted((ROOT / "lib").rglob("*.py")):
-        h.update(f.relative_to(ROOT).as_posix().encode() + b"\0" + f.read_bytes())
+    for name in lib_modules(chapter):
+        h.update(f"lib/{name}.py".encode() + b"\0" + (ROOT / "lib" / f"{name}.py").read_bytes())
     return h.hexdigest()[:12]
 
 
 def git_commit() -> str:
+    """The checkout's commit (+dirty-lib if lib has uncommitted edits); $BOOK_COMMIT where the tree has no .git
+    (the GPU machine receives a copy of the working tree without its history)."""
+    if os.environ.get("BOOK_COMMIT"):
+        return os.environ["BOOK_COMMIT"]
     try:
         out = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10)
         commit = out.stdout.strip() or "uncommitted"
@@ -99,10 +127,10 @@ def device_name(device) -> str:
     return f"CPU ({platform.machine()}, {torch.get_num_threads()} threads)"
 
 
-def environment(device) -> dict:
+def environment(device, chapter: str | None = None) -> dict:
     import torch
 
-    return {"commit": git_commit(), "lib_hash": lib_hash(), "device": device_name(device),
+    return {"commit": git_commit(), "lib_hash": lib_hash(chapter), "device": device_name(device),
             "torch": torch.__version__, "python": platform.python_version()}
 
 
@@ -123,6 +151,10 @@ class Store:
         self.chapter, self.profile = chapter, profile
         self.stored_only = os.environ.get("BOOK_STORED_ONLY") == "1" if stored_only is None else stored_only
         self.used: list[dict] = []  # every record load_or_compute returned: the page's compute time and stale points
+        # Set by `python -m lib compute --jobs J` in each of J worker processes that share one sweep: a worker
+        # computes a missing point only if it creates its claim file first, and skips points other workers claimed.
+        self.claims: Path | None = None
+        self.n_computed = 0
 
     def _point_path(self, spec: dict) -> Path:
         return self.dir / "points" / f"{key_of(spec)}.json"
@@ -138,7 +170,10 @@ class Store:
 
     def load_or_compute(self, spec: dict, compute, env: dict, force: bool = False) -> tuple[dict, bool]:
         """(record, computed): the stored record of spec, or compute() stored at once. Every chapter computes
-        through this, so a rerun loads, an interrupted run resumes, and a stored-only render never trains."""
+        through this, so a rerun loads, an interrupted run resumes, and a stored-only render never trains.
+
+        In a worker of `compute --jobs` (self.claims set) a point another worker claimed returns (None, False):
+        a chapter's compute() must therefore only collect records, and derive numbers from them afterwards."""
         record = None if force else self.get(spec)
         if record is not None:
             self.used.append(record)
@@ -147,9 +182,19 @@ class Store:
             raise MissingResult(f"{self.dir}: no stored result for {json.dumps(_jsonable(spec), sort_keys=True)[:300]}; "
                                 f"these results are rendered, not recomputed here: refresh them with "
                                 f"`python -m lib compute {self.chapter} --profile {self.profile}` on a GPU")
+        if self.claims is not None and not self._claim(spec):
+            return None, False
         record = self.put(spec, compute(), env)
+        self.n_computed += 1
         self.used.append(record)
         return record, True
+
+    def _claim(self, spec: dict) -> bool:
+        try:
+            os.close(os.open(self.claims / key_of(spec), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            return True
+        except FileExistsError:
+            return False
 
     def write(self, name: str, obj) -> Path:
         write_json(self.dir / name, obj)
@@ -160,5 +205,5 @@ class Store:
         return read_json(path) if path.is_file() else None
 
 
-def is_stale(record: dict) -> bool:
-    return record.get("lib_hash") != lib_hash()
+def is_stale(record: dict, chapter: str | None = None) -> bool:
+    return record.get("lib_hash") != lib_hash(chapter)

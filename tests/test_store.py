@@ -90,6 +90,32 @@ def test_lib_hash_is_stable():
     assert lib_hash() == lib_hash() and len(lib_hash()) == 12
 
 
+def test_lib_hash_covers_what_a_chapter_imports():
+    mods = store.lib_modules("sample_complexity")
+    assert {"sample_complexity", "engine", "models", "qstr", "stats"} <= set(mods)
+    # other chapters and code that never changes a number (store, claims, plotting) do not make results stale
+    assert not {"head_lower_bound", "ffn_span", "store", "claims", "plotting", "chapter"} & set(mods)
+    assert lib_hash("sample_complexity") != lib_hash("head_lower_bound") != lib_hash()
+    assert is_stale({"lib_hash": lib_hash("ffn_span")}, "ffn_span") is False
+
+
+def test_commit_override(monkeypatch):
+    monkeypatch.setenv("BOOK_COMMIT", "abc1234567")
+    assert store.git_commit() == "abc1234567"
+
+
+def test_claimed_points_are_left_to_their_worker(tmp_path):
+    a, b = (Store("ch", "quick", root=tmp_path, stored_only=False) for _ in range(2))
+    a.claims = b.claims = tmp_path / "claims"
+    a.claims.mkdir()
+    rec, done = a.load_or_compute({"N": 1}, lambda: {"v": 1}, {})
+    assert done and rec["result"] == {"v": 1} and a.n_computed == 1
+    assert b.load_or_compute({"N": 2}, lambda: {"v": 2}, {})[1]       # unclaimed: b computes it
+    assert b.load_or_compute({"N": 1}, lambda: 1 / 0, {})[0]["result"] == {"v": 1}   # stored: loaded
+    (a.claims / key_of({"N": 3})).touch()                                             # claimed by a third worker
+    assert b.load_or_compute({"N": 3}, lambda: 1 / 0, {}) == (None, False) and b.n_computed == 1
+
+
 def test_load_or_compute_computes_once_then_loads(tmp_path):
     store = Store("ch", "quick", root=tmp_path, stored_only=False)
     calls = []
