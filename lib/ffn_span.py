@@ -599,12 +599,9 @@ def claims(P: dict, results: dict) -> list[Claim]:
 
 
 # ------------------------------------------------------------------------------------------------ figures
-COLORS = {"gd": "#8da0cb", "adamw": "#e78ac3", "line": "k"}
-
-
 def plot_span(P: dict, results: dict):
     """Off-span energy relative to its start (left) and off-span fraction rho (right) during training, GD and AdamW."""
-    from .plotting import figure
+    from .plotting import COLORS, figure
 
     sp = results["span"]["result"]
     steps = np.array(sp["steps"], float)
@@ -664,7 +661,7 @@ def plot_visibility(P: dict, results: dict):
 
 def plot_rotation(P: dict, results: dict):
     """Test MSE against n for the GD-trained FFN and the AdamW-trained Transformer, plain and rotated prompts."""
-    from .plotting import COLORS as ARCH, figure
+    from .plotting import COLORS, figure
 
     fig, ax = figure(1, 1, width=6.4, height=4.4)
     N = P["N_rotation"]
@@ -672,13 +669,13 @@ def plot_rotation(P: dict, results: dict):
         rec = results["ffn"][(N, rot)]
         mse = result(rec, "test_mse")
         ax.errorbar(rec["result"]["n"], mse.mean(1), 2 * mse.std(1, ddof=1) / math.sqrt(mse.shape[1]), fmt="s" + style,
-                    color=ARCH["ffn"], ms=4, lw=1.2, capsize=2, label=f"FFN (GD + L2){', rotated Qx' if rot else ''}")
+                    color=COLORS["ffn"], ms=4, lw=1.2, capsize=2, label=f"FFN (GD + L2){', rotated Qx' if rot else ''}")
     tr = results["transformer"]["result"]
     n = np.array(tr["n"], float)
     for key, style, lab in (("test_mse", "-", ""), ("test_mse_rotated", "--", ", rotated Qx")):
         mse = np.array(tr[key], float)   # (len(n), runs): few runs, so every run is drawn
-        ax.plot(n, mse.mean(1), "^" + style, color=ARCH["transformer"], ms=5, lw=1.2, label=f"Transformer (AdamW){lab}")
-        ax.plot(np.repeat(n, mse.shape[1]), mse.ravel(), "^", color=ARCH["transformer"], ms=3, alpha=0.35)
+        ax.plot(n, mse.mean(1), "^" + style, color=COLORS["transformer"], ms=5, lw=1.2, label=f"Transformer (AdamW){lab}")
+        ax.plot(np.repeat(n, mse.shape[1]), mse.ravel(), "^", color=COLORS["transformer"], ms=3, alpha=0.35)
     Nd = N * P["d"]
     x = np.geomspace(min(n) / 1.2, Nd, 50)
     ax.plot(x, 1 - x / Nd, "k:", lw=1, label="1 - n/(Nd)")
@@ -689,13 +686,13 @@ def plot_rotation(P: dict, results: dict):
 
 def plot_samples(P: dict, results: dict):
     """Samples to threshold against N: GD-trained FFNs here (left), the AdamW FFN of Figure 1(b) (right)."""
-    from .plotting import COLORS as ARCH, figure
+    from .plotting import COLORS, figure
 
     fig, axes = figure(2, 1, width=4.6, height=3.6)
     table = ffn_table(P, results)
     Ns = np.array(sorted(table), float)
     nstar = np.array([table[int(N)]["nstar"] for N in Ns])
-    _fit(axes[0, 0], Ns, nstar, ARCH["ffn"], "FFN, full-batch GD + L2")
+    _fit(axes[0, 0], Ns, nstar, COLORS["ffn"], "FFN, full-batch GD + L2")
     axes[0, 0].plot(Ns, (1 - P["threshold"]) * Ns * P["d"], "k--", lw=1, label=f"Thm 6 bound (1 - {P['threshold']}) N d")
     axes[0, 0].set(title=f"this chapter: test MSE < {P['threshold']}, d={P['d']}")
     ref = results["adamw_ffn"]

@@ -190,13 +190,26 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """safe_load, except that a key given twice is an error (PyYAML keeps the last one silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} given twice", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def read_profile(chapter: str, profile: str) -> tuple[dict, str]:
     path = PARAMS_DIR / chapter / f"{profile}.yaml"
     where = _relative(path)
     if not path.is_file():
         raise ParamError(f"{where}: no such profile; profiles of {chapter}: {', '.join(profiles(chapter)) or 'none'}")
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.load(path.read_text(), Loader=_UniqueKeyLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f" at line {mark.line + 1}" if mark else ""

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt  # headless machines get Agg by default, notebooks the inline backend
 
-COLORS = {"ffn": "#8da0cb", "rnn": "#fc8d62", "transformer": "#66c2a5"}  # seed 000's plots.ipynb
+# architectures as in seed 000's plots.ipynb; optimizers (gd, adamw) for the chapters that compare them
+COLORS = {"ffn": "#8da0cb", "rnn": "#fc8d62", "transformer": "#66c2a5", "gd": "#8da0cb", "adamw": "#e78ac3"}
 MARKERS = {"ffn": "s", "rnn": "o", "transformer": "^"}
 
 STYLE = {

@@ -166,6 +166,11 @@ def test_malformed_yaml(pdir):
     one_line_error(resolve, "sample_complexity", bad_profile(pdir, "a: b: c\n"), needles=("bad.yaml", "malformed YAML"))
 
 
+def test_duplicate_key(pdir):
+    one_line_error(resolve, "sample_complexity", bad_profile(pdir, "n_seeds: 3\nd: 4\nn_seeds: 5\n"),
+                   needles=("bad.yaml", "line 3", "'n_seeds' given twice"))
+
+
 def test_top_level_list(pdir):
     one_line_error(resolve, "sample_complexity", bad_profile(pdir, "- n_seeds\n- 3\n"),
                    needles=("bad.yaml", "mapping", "list"))
