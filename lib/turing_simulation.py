@@ -687,6 +687,7 @@ def plot_spacetime(P: dict, results: dict):
 
     an = results["anatomy"]["result"]
     fig, axes = figure(3, width=3.6, height=4.4)
+    axes = axes.ravel()
     T = an["T"]
     for ax, key, title in ((axes[0], "interp", "interpreter"), (axes[1], "tf", "transformer (decoded)")):
         tape = np.array(an[f"tape_{key}"])
@@ -715,6 +716,7 @@ def plot_sizes(P: dict, results: dict):
     T = np.array([r["T"] for r in sr], float)
     Pb = np.array([r["P"] for r in sr], float)
     fig, axes = figure(2, width=4.8, height=3.6)
+    axes = axes.ravel()
     ax = axes[0]
     ax.plot(np.log2(T), [r["d"] for r in sr], "o-", label="depth d (= P + 4)")
     ax.plot(np.log2(T), [r["w"] for r in sr], "s-", label="width w")
@@ -740,6 +742,7 @@ def plot_robust(P: dict, results: dict):
     from .plotting import figure
 
     fig, axes = figure(2, width=4.6, height=3.6)
+    axes = axes.ravel()
     for corr, c, lab in ((True, "#66c2a5", "with correction"), (False, "#fc8d62", "without correction")):
         a = robust_arrays(results, corr)
         axes[0].plot(a["T"], np.clip(a["t"], 1e-17, None), "o-", color=c, label=lab)
@@ -758,6 +761,7 @@ def plot_softmax_precision(P: dict, results: dict):
     from .plotting import figure
 
     fig, axes = figure(2, width=4.6, height=3.6)
+    axes = axes.ravel()
     ax = axes[0]
     for corr, c, lab in ((True, "#66c2a5", "with correction"), (False, "#fc8d62", "without correction")):
         T, b = softmax_arrays(results, corr)
