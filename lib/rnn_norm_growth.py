@@ -651,7 +651,6 @@ def plot_phase(P: dict, results: dict):
         for k, task in enumerate(TASKS):
             e, ax = table[(arch, task)], axes[a, k]
             im = ax.imshow(e["median"].T, origin="lower", aspect="auto", cmap="viridis_r", vmin=0, vmax=1)
-            ax.contour(e["median"].T <= P["threshold"], levels=[0.5], colors="w", linewidths=1)
             for i in range(len(e["N"])):
                 for j in range(len(W)):
                     ax.text(i, j, f"{e['median'][i, j]:.2f}", ha="center", va="center", fontsize=6,
@@ -673,7 +672,7 @@ def plot_phase(P: dict, results: dict):
         ax.set(xscale="log", yscale="log", xlabel="N", ylabel=f"d_h* (MSE <= {P['threshold']})",
                title=f"{arch.upper()}: critical width")
         ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
-        ax.minorticks_off()
+        _no_minor_x(ax)
         ax.legend(fontsize=7)
     return fig
 
@@ -692,7 +691,7 @@ def plot_norm(P: dict, results: dict):
         ax.plot(Ns, [np.exp(np.log(e["value"][e["N"] == N]).mean()) for N in Ns], "-", color=TASK_COLORS[task])
     ax.set(xscale="log", yscale="log", xlabel="N", ylabel="(L ||U||_op r_h)^2",
            title=f"Elman RNN, d_h = {max(P['widths'])}, at test MSE {P['threshold']}")
-    ax.minorticks_off()
+    _no_minor_x(ax)
     ax.set_xticks(sorted(P["phase_N"]), [str(n) for n in sorted(P["phase_N"])])
     ax.legend(fontsize=7)
     ax = axes[0, 1]
@@ -719,7 +718,7 @@ def plot_packing(P: dict, results: dict):
     ax.set(xscale="log", yscale="log", xlabel="N", ylabel="participation ratio of Cov(s_j)",
            title=f"effective dimension, Elman d_h = {max(P['widths'])}")
     ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
-    ax.minorticks_off()
+    _no_minor_x(ax)
     ax.legend(fontsize=7)
     ax = axes[0, 1]
     e = pk["1str"]
@@ -729,6 +728,14 @@ def plot_packing(P: dict, results: dict):
     ax.set(xscale="log", xlabel="N", ylabel="median ||Phi - Phi'|| / sqrt(2(N-1))", ylim=(0, 1.3),
            title="pairwise separation on 1STR")
     ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
-    ax.minorticks_off()
+    _no_minor_x(ax)
     ax.legend(fontsize=7)
     return fig
+
+
+def _no_minor_x(ax):
+    """No minor ticks on a log x axis whose ticks are the N that were run (a log y axis keeps its labelled minor
+    ticks: within a decade they are the only labels)."""
+    from matplotlib.ticker import NullLocator
+
+    ax.xaxis.set_minor_locator(NullLocator())
