@@ -24,6 +24,7 @@ import time
 import numpy as np
 import torch
 
+from . import engine
 from . import tm_transformer as tt
 from . import turing as tu
 from .claims import Claim
@@ -374,9 +375,6 @@ def run_toy(spec: dict, device: str) -> dict:
 def compute(P: dict, store: Store, device: str, force: bool = False, log=print) -> dict:
     """Every point of the chapter, loaded from the store when present, else computed and stored at once."""
     env = environment(device, store.chapter)
-    threads = torch.get_num_threads()
-    if device == "cpu":
-        torch.set_num_threads(1)   # every tensor here is small: one thread avoids waking others
     out = {"exact": {}, "random": {}, "robust": {}, "softmax": {}}
 
     def get(spec, fn, label):
@@ -385,7 +383,7 @@ def compute(P: dict, store: Store, device: str, force: bool = False, log=print) 
             log(f"{label:<32} " + (f"computed in {record['result']['wall_s']:6.1f} s" if done else "loaded"))
         return record
 
-    try:
+    with engine.one_cpu_thread(device):  # every tensor here is small: one thread avoids waking others
         for T in P["T_list"]:
             for name in P["machines"]:
                 out["exact"][(name, T)] = get(exact_spec(P, [name], T, "exact"), run_exact, f"exact {name} T={T}")
@@ -410,8 +408,6 @@ def compute(P: dict, store: Store, device: str, force: bool = False, log=print) 
                                 "collision_log2T": P["collision_log2T"], "P": _exact_P(P)}, run_precision, "precision")
         out["toy"] = get({"kind": "toy", "depths": P["toy_depths"], "restarts": P["toy_restarts"], "seed": P["seed"]},
                          run_toy, "toy")
-    finally:
-        torch.set_num_threads(threads)
     return out
 
 

@@ -1,0 +1,732 @@
+"""Seed 000, Prop. 8/35 and Thm 7: an RNN learns simple-qSTR at a fixed width, but on 1STR its width d_h or its
+readout norm must grow with N, because its state is a code with exponentially many words (the packing argument).
+
+Four computations, each stored as one point (see `compute`):
+
+- construction (one point): the hand-built bidirectional accumulator of Thm 7 / App. C, d_h = q d per direction,
+  an exact ReLU network (hypercube-code matcher, dead-zone rectifier, the gadget x s = relu(x - B(1-s)) -
+  relu(-x - B(1-s))). Its MSE on simple-qSTR for N up to 10^4, on 1STR, and the state error of the variant whose
+  transition carries a per-step bias, with and without the dead-zone rectifier.
+- phase (one point per architecture, task and N): bidirectional RNNs of every width of the grid, all seeds, one
+  batch (narrower runs are the widest one with hidden units masked to zero), trained online with AdamW until the
+  test MSE crosses the threshold or the sample cap. For the Elman RNN, whose readout is the theory's
+  f_y = w_2 relu(U s_j + W_y z_j + b), also (L ||U||_op r_h)^2 of every run where it stopped, and the packing
+  geometry of the widest runs: states s_j at a fixed position j and token x_j over many prompts, their
+  participation ratio, and Phi(s_j) in R^(N-1), the outputs for every candidate index replayed from the state.
+- a2 (one point): alpha*(N) of the Transformer's A.2 construction, from lib.head_lower_bound.
+
+    >>> results = compute(P, Store("rnn_norm_growth", "quick"), device="cpu")
+    >>> claims(P, results)
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from . import engine, qstr
+from .claims import Claim
+from .head_lower_bound import a2_codes, a2_off_target
+from .models import Params, blinear
+from .stats import generator, loglog_slope
+from .store import Store, environment
+
+ARCHS = ("gru", "elman")
+TASKS = ("1str", "simple")
+LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout U",
+          "1str": "1STR", "simple": "simple-1STR"}
+
+
+def check_params(P: dict) -> list[tuple[str, str]]:
+    """Constraints between keys (reported by lib.params.resolve before anything runs)."""
+    bad = []
+    if len(P["phase_N"]) < 2:
+        bad.append(("phase_N", "at least two sequence lengths (the critical width is fitted against N)"))
+    if len(P["widths"]) < 2 or sorted(P["widths"]) != list(P["widths"]) or len(set(P["widths"])) != len(P["widths"]):
+        bad.append(("widths", "at least two widths, strictly increasing"))
+    if any(N < 2 * P["q"] for N in P["construction_N"]):
+        bad.append(("construction_N", f"every N >= 2 q = {2 * P['q']}"))
+    return bad
+
+
+# ================================================================================== the Thm 7 construction
+def distinct_codes(N: int, d_e: int, gen: torch.Generator) -> torch.Tensor:
+    """N distinct Rademacher codes in {+-1/sqrt(d_e)}^{d_e} (rows that repeat an earlier row are redrawn).
+
+    The accumulator needs only that codes differ (it compares them coordinate by coordinate); Assumption 3
+    (overlaps <= 1/2) is not needed and random codes with d_e = floor(5 ln N) do not satisfy it."""
+    if 2 ** d_e < N:
+        raise ValueError(f"{N} distinct codes need d_e >= log2 N, got d_e={d_e}")
+    E = qstr.rademacher_codes(N, d_e, gen)
+    while True:
+        _, inverse, counts = torch.unique(E, dim=0, return_inverse=True, return_counts=True)
+        first = torch.full((len(counts),), N, dtype=torch.long).scatter_reduce(0, inverse, torch.arange(N), "amin")
+        dup = first[inverse] != torch.arange(N)
+        if not dup.any():
+            return E
+        E[dup] = qstr.rademacher_codes(int(dup.sum()), d_e, gen)
+
+
+def relu(x):
+    return torch.relu(x)
+
+
+def dead_zone(x: torch.Tensor, b: float) -> torch.Tensor:
+    """The rectifier of Prop. 26: relu(x - b) - relu(-x - b), exactly 0 where |x| <= b, x -+ b elsewhere."""
+    return relu(x - b) - relu(-x - b)
+
+
+def gate(x: torch.Tensor, off: torch.Tensor, B: float) -> torch.Tensor:
+    """The exact ReLU gadget x * 1[off = 0] = relu(x - B off) - relu(-x - B off), for |x| <= B and off = 0 or off >= 1."""
+    return relu(x - B * off) - relu(-x - B * off)
+
+
+def transition(z: torch.Tensor, q: int, d: int, d_e: int, B: float) -> torch.Tensor:
+    """Psi(z_i) = (x_i 1[t_l = i])_{l <= q} in R^(q d): the accumulator's transition, a depth-3 ReLU network of z_i
+    = (x_i, w_i, w_t1, ..., w_tq) (the code's encoding) that ignores the state (alpha_N = 0 in Thm 7).
+
+    Layer 1: relu(+-(w_i + w_tl)), coordinate by coordinate; |a + b| is 2c where the codes agree and 0 where they
+    differ (c = 1/sqrt(d_e)). Layer 2: off_l = 2 relu(m_l - 1/2), with m_l = sum_k (1 - |a_k + b_k| / 2c) the number
+    of coordinates where w_i and w_tl differ: 0 on a match, >= 1 otherwise (the dead zone makes the 0 exact in
+    floating point). Layer 3: the gadget x_i 1[off_l = 0]. z (..., N, D) -> (..., N, q d)."""
+    x, own = z[..., :d], z[..., d:d + d_e]
+    tgt = z[..., d + d_e:d + (q + 1) * d_e].unflatten(-1, (q, d_e))            # (..., N, q, d_e)
+    s = own.unsqueeze(-2) + tgt
+    absval = relu(s) + relu(-s)                                                # layer 1
+    c2 = 2 / math.sqrt(d_e)
+    m = (1 - absval / c2).sum(-1)                                              # (..., N, q)
+    off = 2 * relu(m - 0.5)                                                    # layer 2
+    return gate(x.unsqueeze(-2), off.unsqueeze(-1), B).flatten(-2)             # layer 3: (..., N, q d)
+
+
+def accumulate(psi: torch.Tensor, bias: float = 0.0, rectify: float | None = None):
+    """The bidirectional accumulator h_(i+1) = h_i + f(Psi_i), run over a whole sequence at once.
+
+    f(Psi) = Psi + bias (every coordinate: the C.1 setting, a transition that is only approximately right), then
+    the dead-zone rectifier of width `rectify` if given (C.2). Returns (forward, backward, own): the forward
+    state before position i (tokens < i), the backward state (tokens > i) and f at i itself, each (..., N, q d);
+    the prediction reads forward + backward + own. A cumulative sum is the recurrence (the transition ignores h;
+    `recurrent_accumulate` runs the same thing step by step)."""
+    f = psi + bias
+    if rectify is not None:
+        f = dead_zone(f, rectify)
+    cs = f.cumsum(-2)
+    fwd = cs - f                                                               # sum over j < i
+    bwd = cs[..., -1:, :] - cs                                                 # sum over j > i
+    return fwd, bwd, f
+
+
+def recurrent_accumulate(psi: torch.Tensor, bias: float = 0.0, rectify: float | None = None):
+    """`accumulate` as an explicit recurrence, one step per token in each direction (for the tests)."""
+    f = psi + bias
+    if rectify is not None:
+        f = dead_zone(f, rectify)
+    N = f.shape[-2]
+    h = torch.zeros_like(f[..., 0, :])
+    fwd = []
+    for i in range(N):
+        fwd.append(h)
+        h = h + f[..., i, :]
+    h = torch.zeros_like(h)
+    bwd = [None] * N
+    for i in reversed(range(N)):
+        bwd[i] = h
+        h = h + f[..., i, :]
+    return torch.stack(fwd, -2), torch.stack(bwd, -2), f
+
+
+def readout(state: torch.Tensor, u: torch.Tensor, q: int) -> torch.Tensor:
+    """The linear link read from the state (x_t1, ..., x_tq): sum_l <u, x_tl> / sqrt(q)."""
+    return (state.unflatten(-1, (q, -1)) @ u).sum(-1) / math.sqrt(q)
+
+
+def construction_task(N: int, d: int, q: int, simple: bool, task_seed: int, device="cpu") -> qstr.QSTR:
+    task = qstr.QSTR(N=N, d=d, q=q, simple=simple, task_seed=task_seed, device=device)
+    task.E = distinct_codes(N, task.d_e, generator(task_seed, "distinct-codes", N)).to(device)
+    return task
+
+
+def construction_spec(P: dict) -> dict:
+    return {"kind": "construction", "N": P["construction_N"], "q": P["q"], "d": P["d"], "B": P["gadget_B"],
+            "eps": P["eps"], "prompts": P["construction_prompts"], "seed": P["seed"], "task_seed": P["task_seed"]}
+
+
+def run_construction(spec: dict, device: str) -> dict:
+    """MSE of the accumulator on simple-qSTR and 1STR-style qSTR for every N; the state error of the biased
+    transition with and without the rectifier. Prompts are processed in chunks of about 2^21 state entries."""
+    t0 = time.perf_counter()
+    q, d, B, eps = spec["q"], spec["d"], spec["B"], spec["eps"]
+    beta = eps / (2 * math.sqrt(d))        # per-coordinate bias: |bias| = eps / 2 on each token block
+    out = {k: [] for k in ("mse_simple", "mse_full", "err_plain", "err_rect", "max_abs_x", "d_e")}
+    for N in spec["N"]:
+        gen = generator(spec["seed"], "construction", N, device=device)
+        acc = {k: [0.0, 0] for k in ("mse_simple", "mse_full")}
+        err_plain = err_rect = max_x = 0.0
+        chunk = max(1, min(spec["prompts"], 2 ** 21 // (N * q * d)))
+        for simple in (True, False):
+            task = construction_task(N, d, q, simple, spec["task_seed"], device)
+            done = 0
+            while done < spec["prompts"]:
+                b = min(chunk, spec["prompts"] - done)
+                X, T = task.draw(1, b, gen)
+                z, y = task.encode(X, T)[0], task.labels(X, T)[0]
+                psi = transition(z, q, d, task.d_e, B)
+                fwd, bwd, own = accumulate(psi)
+                pred = readout(fwd + bwd + own, task.u, q)
+                key = "mse_simple" if simple else "mse_full"
+                acc[key][0] += float((pred.double() - y.double()).pow(2).sum())
+                acc[key][1] += y.numel()
+                if simple:
+                    max_x = max(max_x, float(X.abs().max()))
+                    exact = sum(accumulate(psi.double()))            # (x_t1, ..., x_tq) at every position
+                    for rect, name in ((None, "plain"), (beta, "rect")):
+                        state = sum(accumulate(psi.double(), beta, rect))
+                        e = float((state - exact).norm(dim=-1).max())
+                        if name == "plain":
+                            err_plain = max(err_plain, e)
+                        else:
+                            err_rect = max(err_rect, e)
+                done += b
+        out["mse_simple"].append(acc["mse_simple"][0] / acc["mse_simple"][1])
+        out["mse_full"].append(acc["mse_full"][0] / acc["mse_full"][1])
+        out["err_plain"].append(err_plain)
+        out["err_rect"].append(err_rect)
+        out["max_abs_x"].append(max_x)
+        out["d_e"].append(qstr.embed_dim_rule(N))
+    return {**out, "N": spec["N"], "beta": beta, "wall_s": time.perf_counter() - t0}
+
+
+# ============================================================================ trained bidirectional RNNs
+@dataclass
+class BiRNN:
+    """A bidirectional one-layer RNN with a per-run width: R runs share the widest shape `hidden`, and run r uses
+    only its first widths[r] hidden units (the mask "buf.mask" zeroes the others after every step, so they never
+    reach the output and get no gradient: run r is exactly a width-widths[r] network).
+
+    cell "gru": torch's GRU cell, read out as the authors' BGRU does, Linear(2H, 1) on the states after position i
+    (with a full mask, this is lib.models.BiGRU, same parameter names). cell "elman": h' = tanh(W_ih z + W_hh h +
+    b), read out as in the theory's lower bound (Sec. 5.2, Thm 9): y_j = w_2 relu(U s_j + W_y z_j + b_1) + b_2 on
+    the states s_j = (h->_(j-1), h<-_(j+1)) *before* position j, which do not depend on t_j. Initialisation is
+    PyTorch's for each run's own width."""
+
+    D: int
+    hidden: int
+    cell: str = "gru"
+    m: int = 64            # width of the Elman readout
+
+    def init(self, R: int, gen: torch.Generator, device="cpu", widths: list[int] | None = None) -> Params:
+        H, D = self.hidden, self.D
+        w = torch.tensor(widths if widths is not None else [H] * R, device=device, dtype=torch.float32)
+        if int(w.max()) > H:
+            raise ValueError(f"widths must be at most hidden={H}, got {widths}")
+        bound = (1 / w.sqrt()).view(R, 1, 1, 1)
+        G = 3 if self.cell == "gru" else 1
+        uni = lambda shape, b: (torch.rand(shape, generator=gen, device=device) * 2 - 1) * b
+        p = {"rnn.w_ih": uni((R, 2, G * H, D), bound), "rnn.w_hh": uni((R, 2, G * H, H), bound),
+             "rnn.b_ih": uni((R, 2, G * H), bound[..., 0]), "rnn.b_hh": uni((R, 2, G * H), bound[..., 0])}
+        if self.cell == "gru":
+            b = (1 / (2 * w).sqrt()).view(R, 1, 1)
+            p |= {"out.w": uni((R, 1, 2 * H), b), "out.b": uni((R, 1), b[..., 0])}
+        else:
+            b = (1 / (2 * w + D).sqrt()).view(R, 1, 1)
+            b2 = 1 / math.sqrt(self.m)
+            p |= {"rd.U": uni((R, self.m, 2 * H), b), "rd.Wy": uni((R, self.m, D), b), "rd.b": uni((R, self.m), b[..., 0]),
+                  "rd.w2": uni((R, 1, self.m), b2), "rd.b2": uni((R, 1), b2)}
+        p["buf.mask"] = (torch.arange(H, device=device)[None] < w[:, None]).float()     # (R, H)
+        return p
+
+    @staticmethod
+    def states(p: Params, z: torch.Tensor) -> torch.Tensor:
+        """Hidden states after every position, (R, 2, B, N, H): [:, 0] forward, [:, 1] backward (in sequence order)."""
+        R, B, N, D = z.shape
+        H = p["rnn.w_hh"].shape[-1]
+        G = p["rnn.w_hh"].shape[-2] // H
+        gi = blinear(z, p["rnn.w_ih"].reshape(R, 2 * G * H, D), p["rnn.b_ih"].reshape(R, 2 * G * H))
+        gi = gi.view(R, B, N, 2, G * H).permute(0, 3, 1, 2, 4)                  # (R, 2, B, N, GH)
+        gi = torch.stack([gi[:, 0], gi[:, 1].flip(2)], 1).reshape(2 * R, B, N, G * H)
+        w_hh = p["rnn.w_hh"].reshape(2 * R, G * H, H).transpose(1, 2)
+        b_hh = p["rnn.b_hh"].reshape(2 * R, 1, G * H)
+        mask = p["buf.mask"].repeat_interleave(2, 0)[:, None, :]                 # (2R, 1, H)
+        h = z.new_zeros(2 * R, B, H)
+        out = []
+        for s in range(N):
+            gh = torch.baddbmm(b_hh, h, w_hh)
+            if G == 3:
+                i_r, i_z, i_n = gi[:, :, s].chunk(3, -1)
+                h_r, h_z, h_n = gh.chunk(3, -1)
+                r, u = torch.sigmoid(i_r + h_r), torch.sigmoid(i_z + h_z)
+                h = torch.lerp(torch.tanh(i_n + r * h_n), h, u) * mask
+            else:
+                h = torch.tanh(gi[:, :, s] + gh) * mask
+            out.append(h)
+        hs = torch.stack(out, 2).view(R, 2, B, N, H)
+        return torch.stack([hs[:, 0], hs[:, 1].flip(2)], 1)
+
+    @staticmethod
+    def pre_states(p: Params, z: torch.Tensor) -> torch.Tensor:
+        """s_j = (h->_(j-1), h<-_(j+1)), (R, B, N, 2H): the states before position j, zero at the ends."""
+        hs = BiRNN.states(p, z)
+        fwd = torch.nn.functional.pad(hs[:, 0, :, :-1], (0, 0, 1, 0))
+        bwd = torch.nn.functional.pad(hs[:, 1, :, 1:], (0, 0, 0, 1))
+        return torch.cat([fwd, bwd], -1)
+
+    @staticmethod
+    def read(p: Params, s: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+        """The Elman readout f_y(U s + W_y z + b): s (R, ..., 2H), z (R, ..., D) -> (R, ...)."""
+        a = blinear(s, p["rd.U"], p["rd.b"]) + blinear(z, p["rd.Wy"], torch.zeros_like(p["rd.b"]))
+        return blinear(relu(a), p["rd.w2"], p["rd.b2"]).squeeze(-1)
+
+    @staticmethod
+    def forward(p: Params, z: torch.Tensor) -> torch.Tensor:
+        if "rd.U" in p:
+            return BiRNN.read(p, BiRNN.pre_states(p, z), z)
+        hs = BiRNN.states(p, z)
+        return blinear(torch.cat([hs[:, 0], hs[:, 1]], -1), p["out.w"], p["out.b"]).squeeze(-1)
+
+
+def lipschitz_terms(p: Params, s: torch.Tensor) -> dict:
+    """Per run: L = ||w_2||_op, ||U||_op (U restricted to the run's live units), r_h = max ||s_j|| over the states
+    given, and the product (L ||U||_op r_h)^2 that Prop. 8 bounds below by N / log(1 + d_h); ||vec Theta|| too."""
+    mask = p["buf.mask"]
+    U = p["rd.U"] * torch.cat([mask, mask], 1)[:, None, :]
+    U_op = torch.linalg.matrix_norm(U.double(), ord=2)
+    L = p["rd.w2"].double().flatten(1).norm(dim=1)
+    r_h = s.double().norm(dim=-1).flatten(1).max(1).values
+    theta = torch.sqrt(sum(v.double().pow(2).flatten(1).sum(1) for k, v in p.items() if not k.startswith("buf.")))
+    return {"L": L, "U_op": U_op, "r_h": r_h, "product_sq": (L * U_op * r_h) ** 2, "theta": theta}
+
+
+def replay_phi(p: Params, task: qstr.QSTR, s: torch.Tensor, z_j: torch.Tensor, j: int) -> torch.Tensor:
+    """Phi(s_j) = (f_y(s_j, z_j with t_j = k))_{k != j}: every output the state allows at position j, (R, P, N-1).
+
+    s (R, P, 2H) states before position j; z_j (R, P, D) the encoded token j (its target slot is replaced)."""
+    N, d, d_e = task.N, task.d, task.d_e
+    ks = [k for k in range(N) if k != j]
+    zk = z_j.unsqueeze(2).repeat(1, 1, len(ks), 1)                               # (R, P, N-1, D)
+    zk[..., d + d_e:d + 2 * d_e] = task.E[ks]
+    return BiRNN.read(p, s.unsqueeze(2).expand(-1, -1, len(ks), -1), zk)
+
+
+def participation_ratio(s: torch.Tensor) -> torch.Tensor:
+    """(sum lambda)^2 / sum lambda^2 of the covariance of each run's state cloud s (R, P, k)."""
+    c = s.double() - s.double().mean(1, keepdim=True)
+    lam = torch.linalg.svdvals(c).pow(2)
+    return lam.sum(1) ** 2 / lam.pow(2).sum(1)
+
+
+def packing(p: Params, task: qstr.QSTR, prompts: int, gen: torch.Generator) -> dict:
+    """The Prop. 35 geometry at position j = N // 2 for every run of p: fix x_j (one draw per run), draw `prompts`
+    prompts around it, and measure the states s_j, their participation ratio, Phi(s_j) replayed for every
+    candidate index, its pairwise distances over sqrt(2 (N - 1)), and its MSE against g = (<u, x_k>)_{k != j}."""
+    R, N, j = p["buf.mask"].shape[0], task.N, task.N // 2
+    X, T = task.draw(R, prompts, gen)
+    X[:, :, j] = X[:, :1, j]                                                     # one x_j per run
+    z = task.encode(X, T)
+    with torch.no_grad():
+        s = BiRNN.pre_states(p, z)[:, :, j]                                      # (R, P, 2H)
+        out = {"pr": participation_ratio(s).cpu().numpy()}
+        if not task.simple:
+            phi = replay_phi(p, task, s, z[:, :, j], j).double()                  # (R, P, N-1)
+            g = (X[:, :, [k for k in range(N) if k != j]] @ task.u).double()
+            dist = torch.cdist(phi, phi) / math.sqrt(2 * (N - 1))
+            iu = torch.triu_indices(prompts, prompts, 1, device=dist.device)
+            pair = dist[:, iu[0], iu[1]]
+            gd = (torch.cdist(g, g) / math.sqrt(2 * (N - 1)))[:, iu[0], iu[1]]
+            out |= {"dist_median": pair.median(1).values.cpu().numpy(), "dist_q05": pair.quantile(0.05, 1).cpu().numpy(),
+                    "g_dist_median": gd.median(1).values.cpu().numpy(),
+                    "phi_mse": (phi - g).pow(2).mean((1, 2)).cpu().numpy()}
+    return out
+
+
+def phase_spec(P: dict, arch: str, task: str, N: int) -> dict:
+    return {"kind": "phase", "arch": arch, "task": task, "N": N, "widths": P["widths"], "d": P["d"],
+            "n_seeds": P["n_seeds"], "seed": P["seed"], "task_seed": P["task_seed"], "lr": P["lr"],
+            "weight_decay": P["weight_decay"], "batch_size": P["batch_size"], "check_every": P["check_every"],
+            "max_samples": P["max_samples"], "n_test": P["n_test"], "threshold": P["threshold"],
+            "readout_width": P["readout_width"], "packing_prompts": P["packing_prompts"]}
+
+
+def run_phase(spec: dict, device: str) -> dict:
+    """Every width x seed of one (architecture, task, N) as one batch through lib.engine.train_to_threshold."""
+    t0 = time.perf_counter()
+    N, S, widths = spec["N"], spec["n_seeds"], spec["widths"]
+    task = qstr.QSTR(N=N, d=spec["d"], simple=spec["task"] == "simple", task_seed=spec["task_seed"], device=device)
+    gen = generator(spec["seed"], "phase", spec["arch"], spec["task"], N, device=device)
+    run_w = [w for w in widths for _ in range(S)]
+    R = len(run_w)
+    model = BiRNN(task.D, max(widths), spec["arch"], spec["readout_width"])
+    init = model.init(R, gen, device, run_w)
+    test = task.sample(R, spec["n_test"], gen)
+    cfg = engine.TrainConfig(lr=spec["lr"], weight_decay=spec["weight_decay"], batch_size=spec["batch_size"],
+                             check_every=spec["check_every"], max_samples=spec["max_samples"])
+    runs = engine.train_to_threshold(model.forward, init, lambda n, b, g: task.sample(n, b, g), [test],
+                                     [spec["threshold"]], cfg, gen)
+    curves = runs.curves[:, :, 0]                                                # (C, R)
+    best = np.nanmin(curves, 0)
+    out = {"N": N, "widths": widths, "run_width": run_w, "samples": runs.samples[:, 0], "best_mse": best,
+           "final_mse": np.array([c[np.isfinite(c)][-1] for c in curves.T]), "D": task.D, "d_e": task.d_e}
+    if spec["arch"] == "elman":
+        params = {k: v.to(device) for k, v in runs.params.items()}
+        with torch.no_grad():
+            s = BiRNN.pre_states(params, test[0][:, :500])
+            lt = lipschitz_terms(params, s)
+        out |= {k: v.cpu().numpy() for k, v in lt.items()}
+        widest = {k: v[-S:] for k, v in params.items()}                          # the widest runs
+        pk = packing(widest, task, spec["packing_prompts"], generator(spec["seed"], "packing", spec["task"], N, device=device))
+        out |= {f"pack_{k}": v for k, v in pk.items()}
+    out["wall_s"] = time.perf_counter() - t0
+    return out
+
+
+# ==================================================================================== the A.2 comparison
+def a2_spec(P: dict) -> dict:
+    return {"kind": "a2", "N": P["a2_N"], "task_seed": P["task_seed"], "off_target": P["off_target"], "draws": 4}
+
+
+def run_a2(spec: dict, device: str) -> dict:
+    """alpha*(N): the smallest alpha of Eq. A.2 (||W_QK||_op = alpha with the code's encoding) that keeps the median
+    off-target attention mass below `off_target`, over every target and `draws` draws of Rademacher codes."""
+    t0 = time.perf_counter()
+    alpha_star = []
+    for N in spec["N"]:
+        d_e = qstr.embed_dim_rule(N)
+        Es = [a2_codes(spec["task_seed"], N, d_e, k) for k in range(spec["draws"])]
+        mass = lambda a: float(torch.cat([a2_off_target(E, a, 1.0)[0] for E in Es]).median())
+        lo, hi = 0.0, 1.0
+        while mass(hi) > spec["off_target"]:
+            hi *= 2
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if mass(mid) > spec["off_target"] else (lo, mid)
+        alpha_star.append(hi)
+    return {"N": spec["N"], "alpha_star": alpha_star, "wall_s": time.perf_counter() - t0}
+
+
+# ============================================================================================== compute
+def _one_thread(fn, spec: dict, device: str):
+    with engine.one_cpu_thread(device):  # every tensor of this chapter is small
+        return fn(spec, device)
+
+
+def compute(P: dict, store: Store, device: str, force: bool = False, log=print) -> dict:
+    """Every point of the chapter, loaded from the store when present, else computed and stored at once.
+    The longest points (largest N) go first, so parallel workers (`compute --jobs`) finish together."""
+    env = environment(device, store.chapter)
+
+    def get(spec, fn, label):
+        record, done = store.load_or_compute(spec, lambda: _one_thread(fn, spec, device), env, force)
+        log(f"{label:<30} " + ("(claimed by another worker)" if record is None else
+                               f"computed in {record['result']['wall_s']:6.1f} s" if done else "loaded from the store"))
+        return record
+
+    out = {"construction": get(construction_spec(P), run_construction, "construction"),
+           "a2": get(a2_spec(P), run_a2, "A.2 alpha*(N)"), "phase": {}}
+    for N in sorted(P["phase_N"], reverse=True):
+        for arch in P["archs"]:
+            for task in TASKS:
+                out["phase"][(arch, task, N)] = get(phase_spec(P, arch, task, N), run_phase, f"{arch} {task} N={N}")
+    return out
+
+
+# ============================================================================================== summary
+def res(record: dict, key: str) -> np.ndarray:
+    return np.array(record["result"][key], dtype=float)  # None (JSON for NaN) -> nan
+
+
+def critical_width(widths, mse, threshold: float) -> float:
+    """The width at which the median best test MSE first drops to `threshold`, interpolated linearly in log width
+    between the grid widths either side; the smallest width if it is already there; NaN if no width gets there."""
+    w, m = np.asarray(widths, float), np.asarray(mse, float)
+    below = np.flatnonzero(m <= threshold)
+    if not len(below):
+        return float("nan")
+    j = below[0]
+    if j == 0:
+        return float(w[0])
+    frac = (m[j - 1] - threshold) / (m[j - 1] - m[j])
+    return float(np.exp(np.log(w[j - 1]) + frac * (np.log(w[j]) - np.log(w[j - 1]))))
+
+
+def phase_table(P: dict, results: dict) -> dict:
+    """{(arch, task): {"N", "median" (len N, len widths), "reached" (fraction of seeds), "dstar", "slope"}}."""
+    out = {}
+    Ns = sorted(P["phase_N"])
+    for arch in P["archs"]:
+        for task in TASKS:
+            med, frac = [], []
+            for N in Ns:
+                rec = results["phase"][(arch, task, N)]
+                best = res(rec, "best_mse").reshape(len(P["widths"]), P["n_seeds"])
+                reached = np.isfinite(res(rec, "samples")).reshape(len(P["widths"]), P["n_seeds"])
+                med.append(np.median(best, 1))
+                frac.append(reached.mean(1))
+            dstar = [critical_width(P["widths"], m, P["threshold"]) for m in med]
+            out[(arch, task)] = {"N": Ns, "median": np.array(med), "reached": np.array(frac), "dstar": np.array(dstar),
+                                 "slope": loglog_slope(Ns, dstar)}
+    return out
+
+
+def norm_table(P: dict, results: dict) -> dict:
+    """Elman runs of the widest width that reached the threshold: (L ||U|| r_h)^2 per N and task, and the fit."""
+    out = {}
+    S = P["n_seeds"]
+    for task in TASKS:
+        Ns, vals = [], []
+        for N in sorted(P["phase_N"]):
+            rec = results["phase"][("elman", task, N)]
+            v, ok = res(rec, "product_sq")[-S:], np.isfinite(res(rec, "samples"))[-S:]
+            Ns += [N] * int(ok.sum())
+            vals += list(v[ok])
+        Ns, vals = np.array(Ns, float), np.array(vals, float)
+        slope, se = float("nan"), float("nan")
+        if len(set(Ns)) >= 2:
+            A = np.c_[np.log(Ns), np.ones(len(Ns))]
+            coef, resid, *_ = np.linalg.lstsq(A, np.log(vals), rcond=None)
+            slope = float(coef[0])
+            if len(Ns) > 2:
+                s2 = float(np.sum((np.log(vals) - A @ coef) ** 2) / (len(Ns) - 2))
+                se = float(math.sqrt(s2 / np.sum((np.log(Ns) - np.log(Ns).mean()) ** 2)))
+        out[task] = {"N": Ns, "value": vals, "slope": slope, "se": se}
+    return out
+
+
+def packing_table(P: dict, results: dict) -> dict:
+    """Per task: N, participation ratio (mean over the widest runs) and its log-log slope; on 1STR the Phi distances."""
+    out = {}
+    for task in TASKS:
+        Ns = sorted(P["phase_N"])
+        recs = [results["phase"][("elman", task, N)] for N in Ns]
+        pr = np.array([res(r, "pack_pr").mean() for r in recs])
+        e = {"N": Ns, "pr": pr, "slope": loglog_slope(Ns, pr),
+             "best": np.array([res(r, "best_mse")[-P["n_seeds"]:].mean() for r in recs])}
+        if task == "1str":
+            e |= {k: np.array([res(r, f"pack_{k}").mean() for r in recs]) for k in ("dist_median", "g_dist_median", "phi_mse")}
+        out[task] = e
+    return out
+
+
+def a2_fit(results: dict) -> dict:
+    r = results["a2"]["result"]
+    N, a = np.array(r["N"], float), np.array(r["alpha_star"], float)
+    slope, icpt = np.polyfit(np.log(N), a, 1)
+    resid = a - (slope * np.log(N) + icpt)
+    return {"N": N, "alpha": a, "slope": slope, "intercept": icpt, "r2": 1 - resid.var() / a.var() if a.var() > 0 else 1.0}
+
+
+def records(results: dict) -> list[dict]:
+    return [results["construction"], results["a2"], *results["phase"].values()]
+
+
+def run_summary(results: dict) -> str:
+    recs = records(results)
+    envs = sorted({(r["device"], r["commit"]) for r in recs})
+    return (f"{len(recs)} stored points, {sum(r['result']['wall_s'] for r in recs):.0f} s of computation in all, "
+            "computed on " + "; ".join(f"{dev} at commit `{c}`" for dev, c in envs) + ".")
+
+
+# ================================================================================================ claims
+def claims(P: dict, results: dict) -> list[Claim]:
+    """Claims 9 and 10 of the reading guide (section 6), every number from this run's points."""
+    out = []
+    c = results["construction"]["result"]
+    Ns, q, eps = c["N"], P["q"], P["eps"]
+    mse = np.array(c["mse_simple"], float)
+    out.append(Claim("9-exact", f"The hand-built accumulator (d_h = q d = {q * P['d']} per direction) on simple-qSTR, "
+                     f"q={q}, N from {min(Ns)} to {max(Ns)}", "MSE < 1e-6 at every N", "Thm 7 / Prop. 26-28: exact construction",
+                     f"max MSE {mse.max():.1e} over N = {Ns}; max |x| = {max(c['max_abs_x']):.2f} <= B = {P['gadget_B']}",
+                     bool(mse.max() < 1e-6 and max(c["max_abs_x"]) <= P["gadget_B"])))
+    plain, rect = np.array(c["err_plain"], float), np.array(c["err_rect"], float)
+    slope = loglog_slope(Ns, plain)
+    out.append(Claim("9-drift", f"With a per-step bias of norm eps/2 = {eps / 2:g} per token block, the unrectified "
+                     "accumulator's state error grows linearly in N", "log-log slope in [0.9, 1.1]",
+                     "App. C.1: error O(N eps)", f"slope {slope:.3f}; error {plain[0]:.2g} at N={Ns[0]}, {plain[-1]:.2g} at N={Ns[-1]}",
+                     bool(0.9 <= slope <= 1.1)))
+    out.append(Claim("9-rectified", "The same bias through the dead-zone rectifier: the state error stays below "
+                     "sqrt(q) eps at every N", f"max error <= sqrt(q) eps = {math.sqrt(q) * eps:.3g}",
+                     "App. C.2 / Prop. 26: exact zero off target", f"max {rect.max():.3g} (N={Ns[int(np.argmax(rect))]})",
+                     bool(rect.max() <= math.sqrt(q) * eps)))
+    full = np.array(c["mse_full"], float)
+    out.append(Claim("9-fails-qstr", f"The same fixed-width network on qSTR (q={q}, every position its own indices; "
+                     "1STR for q = 1) does not retrieve", "MSE >= 0.9 at every N (0 predicts 1)",
+                     "Sec. 3.4 of the guide: the state would have to hold all N tokens",
+                     f"MSE from {full.min():.2f} to {full.max():.2f}", bool(full.min() >= 0.9)))
+
+    table = phase_table(P, results)
+    for arch in P["archs"]:
+        e1, es = table[(arch, "1str")], table[(arch, "simple")]
+        found = [N for N, v in zip(e1["N"], e1["dstar"]) if np.isfinite(v)]
+        fmt = lambda e: ", ".join(f"{v:.1f}" if np.isfinite(v) else "none" for v in e["dstar"])
+        out.append(Claim(f"10a-width-1str-{arch}", f"{LABELS[arch]}: the critical width d_h*(N) at which the median best "
+                         f"test MSE reaches {P['threshold']} on 1STR grows with N (N = {e1['N']})",
+                         "log-log slope in [0.6, 1.2]", "Prop. 8: d_h >~ N / log(1 + L^2 ||U||^2), slope ~1",
+                         f"slope {e1['slope']:.2f}; d_h* = {fmt(e1)}", bool(len(found) >= 2 and 0.6 <= e1["slope"] <= 1.2)))
+        found_s = [N for N, v in zip(es["N"], es["dstar"]) if np.isfinite(v)]
+        out.append(Claim(f"10a-width-simple-{arch}", f"{LABELS[arch]}: the same critical width on simple-1STR stays flat",
+                         "log-log slope <= 0.2", "Thm 7: a fixed width suffices", f"slope {es['slope']:.2f}; d_h* = {fmt(es)}"
+                         + (" (the smallest width of the grid reaches it: d_h* is at most that)" if np.all(es["dstar"] <= P["widths"][0]) else ""),
+                         bool(len(found_s) >= 2 and es["slope"] <= 0.2)))
+
+    if "elman" in P["archs"]:
+        nt = norm_table(P, results)["1str"]
+        out.append(Claim("10b-norm", f"Elman RNN of width {max(P['widths'])}: (L ||U||_op r_h)^2 of the runs when they reach "
+                         f"test MSE {P['threshold']} on 1STR grows with N", "fitted log-log slope > 0",
+                         "Prop. 8: (L ||U||)^2 >~ N / log(1 + d_h), slope ~1",
+                         f"slope {nt['slope']:.2f}" + (f" ± {nt['se']:.2f} (SE)" if np.isfinite(nt["se"]) else "")
+                         + f" over {len(nt['value'])} runs at N = {sorted(set(nt['N'].astype(int).tolist()))}",
+                         bool(np.isfinite(nt["slope"]) and nt["slope"] > 0)))
+        pk = packing_table(P, results)
+        p1, ps = pk["1str"], pk["simple"]
+        out.append(Claim("10c-effective-dim", "Participation ratio of the states s_j (widest Elman runs) grows with N on "
+                         "1STR, not on simple-1STR", "slope >= 0.5 on 1STR, <= 0.3 on simple-1STR",
+                         "Prop. 35: the state is a packing of e^(cN) points; simple-1STR needs one token",
+                         f"1STR slope {p1['slope']:.2f} (PR " + ", ".join(f"{v:.1f}" for v in p1["pr"]) + f"); simple slope "
+                         f"{ps['slope']:.2f} (PR " + ", ".join(f"{v:.1f}" for v in ps["pr"]) + ")",
+                         bool(p1["slope"] >= 0.5 and ps["slope"] <= 0.3)))
+        out.append(Claim("10c-separation", "Replayed outputs Phi(s_j) in R^(N-1) of different prompts stay apart at the "
+                         "scale of the labels: median ||Phi - Phi'|| / sqrt(2(N-1)) at every N",
+                         "in [0.6, 1.2] at every N (labels g: 1)", "Prop. 35, event E1: pairwise >= eps_g sqrt(N-1)",
+                         ", ".join(f"N={N}: {v:.2f}" for N, v in zip(p1["N"], p1["dist_median"]))
+                         + " (labels: " + ", ".join(f"{v:.2f}" for v in p1["g_dist_median"]) + ")",
+                         bool(np.all((p1["dist_median"] >= 0.6) & (p1["dist_median"] <= 1.2)))))
+    fit = a2_fit(results)
+    out.append(Claim("10b-transformer", f"The Transformer's A.2 attention norm alpha*(N) (median off-target mass "
+                     f"{P['off_target']}) grows like log N, N from {int(fit['N'][0])} to {int(fit['N'][-1])}",
+                     "R^2 >= 0.95 of alpha* against ln N", "Lemma 11: ||W_QK|| <~ (2 d_e q / d) log(N ...)",
+                     f"R^2 = {fit['r2']:.3f}, slope {fit['slope']:.2f} per unit of ln N; alpha* from {fit['alpha'][0]:.1f} "
+                     f"to {fit['alpha'][-1]:.1f}", bool(fit["r2"] >= 0.95)))
+    return out
+
+
+# =============================================================================================== figures
+TASK_COLORS = {"1str": "#fc8d62", "simple": "#8da0cb"}
+
+
+def plot_construction(P: dict, results: dict):
+    """Left: MSE of the accumulator on simple-qSTR and qSTR against N. Right: state error of the biased transition,
+    unrectified and rectified, with the lines N eps sqrt(q) / 2 and sqrt(q) eps."""
+    from .plotting import figure
+
+    c = results["construction"]["result"]
+    N = np.array(c["N"], float)
+    fig, axes = figure(2, 1, width=4.6, height=3.6)
+    ax = axes[0, 0]
+    ax.plot(N, c["mse_simple"], "o-", color=TASK_COLORS["simple"], label=f"simple-qSTR (q={P['q']})")
+    ax.plot(N, c["mse_full"], "s-", color=TASK_COLORS["1str"], label=f"qSTR, independent indices (q={P['q']})")
+    ax.axhline(1, color="gray", ls=":", lw=0.8, label="predicting 0")
+    ax.set(xscale="log", xlabel="N (sequence length)", ylabel="test MSE", ylim=(-0.1, max(2.2, max(c["mse_full"]) + 0.2)),
+           title=f"accumulator, d_h = q d = {P['q'] * P['d']} per direction")
+    ax.legend(fontsize=7)
+    ax = axes[0, 1]
+    ax.plot(N, c["err_plain"], "o-", color="#e78ac3", label="unrectified: f = Psi + bias")
+    ax.plot(N, c["err_rect"], "s-", color="#66c2a5", label="rectified: dead zone of width bias")
+    ax.plot(N, N * P["eps"] * math.sqrt(P["q"]) / 2, "k--", lw=0.8, label="N eps sqrt(q) / 2")
+    ax.axhline(math.sqrt(P["q"]) * P["eps"], color="k", ls=":", lw=0.8, label="sqrt(q) eps")
+    ax.set(xscale="log", yscale="log", xlabel="N", ylabel="max state error ||h - (x_t1, ..., x_tq)||",
+           title=f"per-step bias eps/2 per token block, eps = {P['eps']:g}")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_phase(P: dict, results: dict):
+    """Per architecture: median best test MSE over (N, width) on 1STR and simple-1STR, and d_h*(N)."""
+    from .plotting import figure
+
+    table = phase_table(P, results)
+    archs = P["archs"]
+    fig, axes = figure(3, len(archs), width=3.5, height=3.1)
+    W = np.array(P["widths"], float)
+    for a, arch in enumerate(archs):
+        for k, task in enumerate(TASKS):
+            e, ax = table[(arch, task)], axes[a, k]
+            im = ax.imshow(e["median"].T, origin="lower", aspect="auto", cmap="viridis_r", vmin=0, vmax=1)
+            for i in range(len(e["N"])):
+                for j in range(len(W)):
+                    ax.text(i, j, f"{e['median'][i, j]:.2f}", ha="center", va="center", fontsize=6,
+                            color="w" if e["median"][i, j] > 0.5 else "k")
+            ax.set(xticks=range(len(e["N"])), xticklabels=e["N"], yticks=range(len(W)), yticklabels=P["widths"],
+                   xlabel="N", ylabel="width d_h", title=f"{arch.upper()} on {LABELS[task]}")
+            ax.grid(False)
+        fig.colorbar(im, ax=axes[a, 1], label="median best test MSE")
+        ax = axes[a, 2]
+        for task in TASKS:
+            e = table[(arch, task)]
+            ok = np.isfinite(e["dstar"])
+            ax.plot(np.array(e["N"])[ok], e["dstar"][ok], "o-", color=TASK_COLORS[task],
+                    label=f"{LABELS[task]}: slope {e['slope']:.2f}")
+        Ns = np.array(table[(arch, "1str")]["N"], float)
+        ref = table[(arch, "1str")]["dstar"]
+        if np.isfinite(ref[0]):
+            ax.plot(Ns, ref[0] * Ns / Ns[0], "k:", lw=0.8, label="slope 1")
+        ax.set(xscale="log", yscale="log", xlabel="N", ylabel=f"d_h* (MSE <= {P['threshold']})",
+               title=f"{arch.upper()}: critical width")
+        ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
+        _no_minor_x(ax)
+        ax.legend(fontsize=7)
+    return fig
+
+
+def plot_norm(P: dict, results: dict):
+    """Left: (L ||U||_op r_h)^2 of the widest Elman runs at the threshold, against N. Right: alpha*(N) of A.2."""
+    from .plotting import COLORS, figure
+
+    fig, axes = figure(2, 1, width=4.6, height=3.6)
+    ax = axes[0, 0]
+    for task, e in norm_table(P, results).items():
+        if not len(e["N"]):
+            continue
+        ax.plot(e["N"], e["value"], "o", color=TASK_COLORS[task], alpha=0.7, label=f"{LABELS[task]}: slope {e['slope']:.2f}")
+        Ns = np.array(sorted(set(e["N"])))
+        ax.plot(Ns, [np.exp(np.log(e["value"][e["N"] == N]).mean()) for N in Ns], "-", color=TASK_COLORS[task])
+    ax.set(xscale="log", yscale="log", xlabel="N", ylabel="(L ||U||_op r_h)^2",
+           title=f"Elman RNN, d_h = {max(P['widths'])}, at test MSE {P['threshold']}")
+    _no_minor_x(ax)
+    ax.set_xticks(sorted(P["phase_N"]), [str(n) for n in sorted(P["phase_N"])])
+    ax.legend(fontsize=7)
+    ax = axes[0, 1]
+    fit = a2_fit(results)
+    ax.plot(fit["N"], fit["alpha"], "^", color=COLORS["transformer"], label="alpha*(N) = ||W_QK||_op of A.2")
+    ax.plot(fit["N"], fit["slope"] * np.log(fit["N"]) + fit["intercept"], "-", color=COLORS["transformer"],
+            label=f"{fit['slope']:.2f} ln N + {fit['intercept']:.2f}, R^2 = {fit['r2']:.3f}")
+    ax.set(xscale="log", xlabel="N (log scale)", ylabel="alpha*", title=f"Transformer, off-target mass {P['off_target']}")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_packing(P: dict, results: dict):
+    """Left: participation ratio of the states against N, both tasks. Right: pairwise distances of Phi, 1STR."""
+    from .plotting import figure
+
+    pk = packing_table(P, results)
+    fig, axes = figure(2, 1, width=4.6, height=3.6)
+    ax = axes[0, 0]
+    for task, e in pk.items():
+        ax.plot(e["N"], e["pr"], "o-", color=TASK_COLORS[task], label=f"{LABELS[task]}: slope {e['slope']:.2f}")
+    Ns = np.array(pk["1str"]["N"], float)
+    ax.plot(Ns, pk["1str"]["pr"][0] * Ns / Ns[0], "k:", lw=0.8, label="slope 1")
+    ax.set(xscale="log", yscale="log", xlabel="N", ylabel="participation ratio of Cov(s_j)",
+           title=f"effective dimension, Elman d_h = {max(P['widths'])}")
+    ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
+    _no_minor_x(ax)
+    ax.legend(fontsize=7)
+    ax = axes[0, 1]
+    e = pk["1str"]
+    ax.plot(Ns, e["dist_median"], "o-", color=TASK_COLORS["1str"], label="replayed outputs Phi(s_j)")
+    ax.plot(Ns, e["g_dist_median"], "s--", color="gray", label="labels g = (<u, x_k>)_(k != j)")
+    ax.plot(Ns, np.sqrt(np.clip(1 - e["phi_mse"], 0, None)), ":", color=TASK_COLORS["1str"], label="sqrt(1 - MSE of Phi)")
+    ax.set(xscale="log", xlabel="N", ylabel="median ||Phi - Phi'|| / sqrt(2(N-1))", ylim=(0, 1.3),
+           title="pairwise separation on 1STR")
+    ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
+    _no_minor_x(ax)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def _no_minor_x(ax):
+    """No minor ticks on a log x axis whose ticks are the N that were run (a log y axis keeps its labelled minor
+    ticks: within a decade they are the only labels)."""
+    from matplotlib.ticker import NullLocator
+
+    ax.xaxis.set_minor_locator(NullLocator())

@@ -1,0 +1,211 @@
+"""lib.rnn_norm_growth: the accumulator's exactness and its recurrence, the gadget and the dead-zone rectifier, the
+drift of the biased transition, the width mask (a masked run is a narrower network), the replay of Phi, the
+critical width, the participation ratio, and one tiny compute through the store."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lib import models
+from lib import rnn_norm_growth as rg
+from lib.store import Store
+
+
+def gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+# --------------------------------------------------------------------------------------------- gadgets
+def test_dead_zone_is_exactly_zero_inside_and_shifted_outside():
+    x = torch.tensor([-3.0, -0.5, -0.25, 0.0, 0.1, 0.5, 2.0])
+    torch.testing.assert_close(rg.dead_zone(x, 0.5), torch.tensor([-2.5, 0.0, 0.0, 0.0, 0.0, 0.0, 1.5]))
+
+
+def test_gate_multiplies_by_the_indicator_exactly():
+    x = torch.randn(1000, generator=gen()) * 2                                 # |x| <= 12 = B here
+    assert torch.equal(rg.gate(x, torch.zeros(1000), 12.0), x)                 # off = 0: x exactly
+    for off in (1.0, 1.5, 7.0):
+        assert torch.equal(rg.gate(x, torch.full((1000,), off), 12.0), torch.zeros(1000))
+
+
+def test_transition_is_x_times_the_match_indicator():
+    task = rg.construction_task(N=12, d=3, q=2, simple=False, task_seed=1)
+    X, T = task.draw(1, 50, gen(1))
+    z = task.encode(X, T)[0]
+    psi = rg.transition(z, 2, 3, task.d_e, 12.0).view(50, 12, 2, 3)
+    for b in range(5):
+        for i in range(12):
+            for l in range(2):
+                want = X[0, b, i] if int(T[0, b, i, l]) == i else torch.zeros(3)
+                assert torch.equal(psi[b, i, l], want)
+
+
+def test_distinct_codes():
+    E = rg.distinct_codes(16, 4, gen(2))                                         # all 16 corners: must be a permutation
+    assert len(torch.unique(E, dim=0)) == 16
+    with pytest.raises(ValueError):
+        rg.distinct_codes(17, 4, gen(2))
+
+
+# ---------------------------------------------------------------------------------------- accumulator
+def test_accumulate_is_the_recurrence():
+    psi = torch.randn(3, 9, 4, generator=gen(3)).double()
+    for bias, rect in ((0.0, None), (0.01, None), (0.01, 0.01)):
+        for a, b in zip(rg.accumulate(psi, bias, rect), rg.recurrent_accumulate(psi, bias, rect)):
+            torch.testing.assert_close(a, b)
+
+
+@pytest.mark.parametrize("N", [10, 1000, 10000])
+def test_accumulator_is_exact_on_simple_qstr(N):
+    q, d = 2, 3
+    task = rg.construction_task(N=N, d=d, q=q, simple=True, task_seed=0)
+    X, T = task.draw(1, 4, gen(N))
+    z, y = task.encode(X, T)[0], task.labels(X, T)[0]
+    fwd, bwd, own = rg.accumulate(rg.transition(z, q, d, task.d_e, 12.0))
+    state = fwd + bwd + own
+    want = X[0][torch.arange(4)[:, None], T[0, :, 0]].flatten(-2)             # (x_t1, x_t2) of each prompt
+    assert torch.equal(state, want[:, None].expand_as(state))
+    assert float((rg.readout(state, task.u, q) - y).abs().max()) < 1e-5
+
+
+def test_biased_transition_drifts_linearly_and_the_rectifier_stops_it():
+    spec = {"kind": "construction", "N": [10, 100, 1000], "q": 2, "d": 3, "B": 12.0, "eps": 1e-2, "prompts": 4,
+            "seed": 0, "task_seed": 0}
+    out = rg.run_construction(spec, "cpu")
+    beta = spec["eps"] / (2 * math.sqrt(3))
+    # the bias is summed over all N positions of both directions: N beta on every coordinate of the q d
+    np.testing.assert_allclose(out["err_plain"], np.array(spec["N"]) * beta * math.sqrt(6), rtol=1e-6)
+    assert max(out["err_rect"]) <= math.sqrt(2) * spec["eps"]
+    assert max(out["mse_simple"]) < 1e-10 and min(out["mse_full"]) > 0.9
+
+
+# ----------------------------------------------------------------------------------------------- BiRNN
+def test_full_mask_gru_is_lib_bigru():
+    m = rg.BiRNN(D=7, hidden=5, cell="gru")
+    p = m.init(3, gen(4))
+    ref = {k.replace("rnn.", "gru."): v for k, v in p.items() if not k.startswith("buf.")}
+    z = torch.randn(3, 4, 6, 7, generator=gen(5))
+    torch.testing.assert_close(m.forward(p, z), models.BiGRU(7, 5).forward(ref, z))
+
+
+def test_gru_states_match_torch_gru():
+    m = rg.BiRNN(D=4, hidden=3, cell="gru")
+    p = m.init(1, gen(6))
+    g = torch.nn.GRU(4, 3, batch_first=True, bidirectional=True)
+    with torch.no_grad():
+        for name, k in (("weight_ih", "w_ih"), ("weight_hh", "w_hh"), ("bias_ih", "b_ih"), ("bias_hh", "b_hh")):
+            getattr(g, f"{name}_l0").copy_(p[f"rnn.{k}"][0, 0])
+            getattr(g, f"{name}_l0_reverse").copy_(p[f"rnn.{k}"][0, 1])
+    z = torch.randn(1, 2, 5, 4, generator=gen(7))
+    hs = rg.BiRNN.states(p, z)
+    out = g(z[0])[0]
+    torch.testing.assert_close(torch.cat([hs[0, 0], hs[0, 1]], -1), out)
+
+
+@pytest.mark.parametrize("cell", ["gru", "elman"])
+def test_masked_run_is_the_narrower_network(cell):
+    """A width-2 run inside a width-5 batch gives the same outputs as the width-2 network (the sliced weights)."""
+    wide = rg.BiRNN(D=6, hidden=5, cell=cell, m=8)
+    p = wide.init(2, gen(8), widths=[2, 5])
+    G = 3 if cell == "gru" else 1
+    rows = torch.cat([torch.arange(g * 5, g * 5 + 2) for g in range(G)])
+    narrow = {"rnn.w_ih": p["rnn.w_ih"][:1, :, rows], "rnn.w_hh": p["rnn.w_hh"][:1, :, rows][..., :2],
+              "rnn.b_ih": p["rnn.b_ih"][:1, :, rows], "rnn.b_hh": p["rnn.b_hh"][:1, :, rows],
+              "buf.mask": torch.ones(1, 2)}
+    cols = torch.tensor([0, 1, 5, 6])
+    if cell == "gru":
+        narrow |= {"out.w": p["out.w"][:1, :, cols], "out.b": p["out.b"][:1]}
+    else:
+        narrow |= {"rd.U": p["rd.U"][:1, :, cols], **{k: p[k][:1] for k in ("rd.Wy", "rd.b", "rd.w2", "rd.b2")}}
+    z = torch.randn(2, 3, 5, 6, generator=gen(9))
+    torch.testing.assert_close(rg.BiRNN.forward(p, z)[:1], rg.BiRNN.forward(narrow, z[:1]))
+    # and the masked units get no gradient
+    q = {k: v.clone().requires_grad_(not k.startswith("buf.")) for k, v in p.items()}
+    rg.BiRNN.forward(q, z)[0].sum().backward()
+    assert float(q["rnn.w_hh"].grad[0, :, :, 2:].abs().max()) == 0.0
+
+
+def test_elman_pre_states_do_not_see_position_j():
+    m = rg.BiRNN(D=5, hidden=4, cell="elman", m=8)
+    p = m.init(1, gen(10))
+    z = torch.randn(1, 2, 6, 5, generator=gen(11))
+    z2 = z.clone()
+    z2[:, :, 3] = torch.randn(1, 2, 5, generator=gen(12))
+    torch.testing.assert_close(rg.BiRNN.pre_states(p, z)[:, :, 3], rg.BiRNN.pre_states(p, z2)[:, :, 3])
+    assert torch.equal(rg.BiRNN.pre_states(p, z)[:, :, 0, :4], torch.zeros(1, 2, 4))   # nothing before position 0
+
+
+def test_replay_phi_is_the_network_with_t_j_replaced():
+    from lib.qstr import QSTR
+
+    task = QSTR(N=6, d=3, task_seed=3)
+    m = rg.BiRNN(D=task.D, hidden=4, cell="elman", m=8)
+    p = m.init(2, gen(13))
+    X, T = task.draw(2, 5, gen(14))
+    z = task.encode(X, T)
+    j = 2
+    s = rg.BiRNN.pre_states(p, z)[:, :, j]
+    phi = rg.replay_phi(p, task, s, z[:, :, j], j)
+    for col, k in enumerate([k for k in range(6) if k != j]):
+        T2 = T.clone()
+        T2[:, :, j] = k
+        torch.testing.assert_close(phi[..., col], rg.BiRNN.forward(p, task.encode(X, T2))[:, :, j])
+
+
+def test_lipschitz_terms_bound_the_state_sensitivity():
+    m = rg.BiRNN(D=5, hidden=4, cell="elman", m=8)
+    p = m.init(1, gen(15), widths=[3])
+    s = torch.randn(1, 50, 8, generator=gen(16)) * torch.cat([p["buf.mask"], p["buf.mask"]], 1)[:, None]
+    lt = rg.lipschitz_terms(p, s)
+    assert float(lt["r_h"]) == pytest.approx(float(s.norm(dim=-1).max()), rel=1e-6)
+    z = torch.randn(1, 50, 5, generator=gen(17))
+    s2 = s + 1e-3 * torch.randn(1, 50, 8, generator=gen(18)) * torch.cat([p["buf.mask"]] * 2, 1)[:, None]
+    dy = (rg.BiRNN.read(p, s, z) - rg.BiRNN.read(p, s2, z)).abs()
+    assert bool((dy <= float(lt["L"] * lt["U_op"]) * (s - s2).norm(dim=-1) + 1e-6).all())
+
+
+# ------------------------------------------------------------------------------------------ summaries
+def test_critical_width():
+    w = [2, 4, 8, 16]
+    assert rg.critical_width(w, [0.9, 0.5, 0.1, 0.05], 0.3) == pytest.approx(math.exp(math.log(4) + 0.5 * math.log(2)))
+    assert rg.critical_width(w, [0.2, 0.1, 0.1, 0.1], 0.3) == 2
+    assert math.isnan(rg.critical_width(w, [0.9, 0.8, 0.7, 0.6], 0.3))
+
+
+def test_participation_ratio():
+    s = torch.randn(1, 4000, 6, generator=gen(19)) * torch.tensor([1.0, 1, 1, 0, 0, 0])
+    assert float(rg.participation_ratio(s)) == pytest.approx(3, rel=0.1)
+
+
+def test_check_params():
+    P = {"phase_N": [4], "widths": [4, 2], "q": 2, "construction_N": [3, 10]}
+    keys = [k for k, _ in rg.check_params(P)]
+    assert keys == ["phase_N", "widths", "construction_N"]
+
+
+def test_compute_stores_and_reloads(tmp_path):
+    P = {"profile": "test", "seed": 0, "task_seed": 42, "d": 2, "q": 1, "gadget_B": 12.0, "eps": 1e-3,
+         "construction_N": [10, 20], "construction_prompts": 2, "archs": ["gru", "elman"], "phase_N": [3, 4],
+         "widths": [2, 4], "n_seeds": 1, "lr": 1e-2, "weight_decay": 0.01, "batch_size": 8, "check_every": 5,
+         "max_samples": 80, "n_test": 16, "threshold": 0.3, "readout_width": 8, "packing_prompts": 10,
+         "a2_N": [4, 16], "off_target": 0.05}
+    store = Store("rnn_norm_growth", "test", root=tmp_path)
+    res = rg.compute(P, store, "cpu", log=lambda line: None)
+    assert store.n_computed == 2 + 8
+    again = Store("rnn_norm_growth", "test", root=tmp_path)
+    res2 = rg.compute(P, again, "cpu", log=lambda line: None)
+    assert again.n_computed == 0
+    c1, c2 = rg.claims(P, res), rg.claims(P, res2)
+    assert [c.as_dict() for c in c1] == [c.as_dict() for c in c2]
+    assert {c.id for c in c1} >= {"9-exact", "9-drift", "10a-width-1str-gru", "10b-norm", "10c-separation"}
