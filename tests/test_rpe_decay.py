@@ -1,0 +1,215 @@
+"""lib.rpe_decay: the exact checks of the reading guide (T5 table, folding identity, LP of Prop. 5.2(B), bound
+crossover, Prop. B.1's rounding inequalities, head allocation), the fitter on kernels it must fit exactly, the long-
+window grid, the training model against explicit loops, parameter checks and one tiny compute through the store."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lib import params as params_mod
+from lib import rpe_decay as rd
+from lib.store import Store
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+# ------------------------------------------------------------------------------------------- exact checks
+def test_t5_buckets_reproduce_table_1_and_saturate_at_91():
+    assert rd.t5_bucket(np.arange(31)).tolist() == rd.TABLE1
+    v = rd.t5_bucket(np.arange(0, 2000))
+    assert v.max() == 15 and np.argmax(v == 15) == 91 and (np.diff(v) >= 0).all()
+    # the formula, by hand, at a few points
+    for n in (8, 23, 90, 127):
+        assert rd.t5_bucket(n) == 8 + math.floor(8 * math.log(n / 8) / math.log(16))
+    assert rd.t5_bucket(128) == rd.t5_bucket(10 ** 6) == 15
+
+
+def test_head_weights_closed_forms():
+    S, p = 50, np.array([0.3, 1.7])
+    a = rd.head_weights("lin", S, p)
+    s = np.arange(S)
+    np.testing.assert_allclose(a, np.exp(-np.outer(p, s)) * ((1 - np.exp(-p)) / (1 - np.exp(-p * S)))[:, None], rtol=1e-12)
+    b = rd.head_weights("log", S, [1.5])
+    assert b[0, 0] == 0.0
+    np.testing.assert_allclose(b[0, 1:], s[1:] ** -1.5 / np.sum(s[1:] ** -1.5), rtol=1e-12)
+    np.testing.assert_allclose(a.sum(1), 1.0)
+    with pytest.raises(ValueError, match="lin or log"):
+        rd.rpe_bias("alibi", 4, [1.0])
+
+
+@pytest.mark.parametrize("kind,p", [("lin", [0.002, 0.1, 2.0]), ("log", [1.01, 2.0, 4.5])])
+def test_folding_identity(kind, p):
+    assert rd.folding_error(kind, 2048, p, [0.7, -1.3, 2.0]) <= 1e-12
+
+
+def test_prop52_lp_optimum_is_one_and_l2_predictor_sup_is_four_thirds():
+    lp = rd.prop52_lp()
+    assert abs(lp["lp_opt"] - 1.0) < 1e-9 and lp["lp_opt"] >= 2 / 3
+    np.testing.assert_allclose(lp["l2_v"], [0.5, 1 / 3, 1 / 3, -1 / 3], atol=1e-12)
+    assert abs(lp["l2_sup"] - 4 / 3) < 1e-12 and lp["zero_sup"] == 1.0
+
+
+def test_bound_crossover():
+    lo, hi = rd.crossover_roots()
+    assert abs(lo - 1.0101) < 1e-4 and abs(hi - 654.94) < 5e-3
+    assert math.isclose(math.exp(0.01 * hi), hi ** 1.01, rel_tol=1e-9)
+    T = np.arange(2, 655)
+    assert (np.exp(0.01 * T) < T ** 1.01).all() and math.exp(6.55) > 655 ** 1.01
+
+
+def test_prop_b1_rounding_inequalities():
+    z = np.linspace(1, 12, 100001)
+    ratio, lin = rd.prop_b1(z)
+    assert ratio <= 1 and lin <= 0.5
+    assert ratio > 0.99     # nearly tight: the bound is not vacuous on this grid
+
+
+def test_head_allocation_optimum():
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        T = np.sort(rng.integers(1, 300, 4)).astype(float)
+        for a in (np.exp(0.01 * T), T ** 1.01):
+            num, closed = rd.allocation_check(a, 2, 32.0)
+            assert abs(num - closed) / closed < 1e-6
+            Hk = 32.0 * a / a.sum()                       # the proof's allocation attains the closed form
+            assert math.isclose(np.sum(a ** 3 * Hk ** -2.0), closed, rel_tol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------ fitter
+def test_grid_is_exact_for_short_windows_and_sums_long_ones():
+    s, w = rd.grid(100)
+    assert s.tolist() == list(range(1, 100)) and (w == 1).all()
+    s, w = rd.grid(1e12)
+    assert s[0] == 1 and abs(s[-1] - (1e12 - 1)) < 1e-3 * 1e12 and len(s) == rd.N_EXACT + rd.N_GEO
+    approx = np.sum(w * (s + 1.0) ** -2)
+    exact = math.pi ** 2 / 6 - 1 - 1e-12              # sum_{s=1}^{S-1} (s+1)^-2, up to 1e-12
+    assert abs(approx - exact) / exact < 1e-3
+
+
+def test_kernels_are_normalised_and_extent():
+    for k, S in (({"kind": "power", "beta": 1.5}, 1e6), ({"kind": "exp", "tau": 10.0}, 1e12),
+                 ({"kind": "bump", "T": 16, "w": 4.0}, 96), ({"kind": "delta", "T": 3}, 24)):
+        s, w, rho = rd.target(k, S)
+        assert abs(np.sum(w * np.abs(rho)) - 1) < 1e-12
+    s, w, rho = rd.target({"kind": "exp", "tau": 10.0}, 1e12)
+    assert 150 < rd.extent(s, w, rho) < 400
+    assert rd.extent(*rd.target({"kind": "delta", "T": 3}, 24)) == 4      # the first s with no mass at or beyond it
+
+
+@pytest.mark.parametrize("family,p,alpha", [("lin", [0.05, 0.4, 1.5], [1.0, -0.5, 2.0]),
+                                            ("log", [1.3, 2.2, 3.5], [1.0, 0.8, -0.4])])
+def test_fitter_recovers_a_sum_of_H_heads_exactly(family, p, alpha):
+    S = 200.0
+    s, w = rd.grid(S)
+    rho = rd.fitted_kernel(family, p, alpha, s)
+    rho = rho / np.sum(w * np.abs(rho))
+    f = rd.fit_kernel(rho, s, w, family, 3, S, restarts=3, rounds=2, seed=0)
+    assert f["l1"] < 1e-8 and f["l2"] < 1e-8
+    np.testing.assert_allclose(np.sort(f["p"]), np.sort(p), rtol=1e-5)
+    # fewer heads cannot do it
+    assert rd.fit_kernel(rho, s, w, family, 1, S, restarts=2, rounds=1, seed=0)["l1"] > 1e-3
+
+
+def test_fit_is_deterministic_and_matches_its_parameters():
+    P = params_mod.resolve("rpe_decay", "quick")
+    spec = rd.fit_spec(P, {"kind": "delta", "T": 2}, "log", 24.0, [1, 2])
+    a, b = rd.run_fit(spec), rd.run_fit(spec)
+    assert a["l1"] == b["l1"] and all(np.array_equal(x, y) for x, y in zip(a["p"], b["p"]))
+    s, w, rho = rd.target(spec["kernel"], spec["S"])
+    for i in range(2):
+        k = rd.fitted_kernel("log", a["p"][i], a["alpha"][i], s)
+        assert math.isclose(np.sum(w * np.abs(k - rho)), a["l1"][i], rel_tol=1e-9, abs_tol=1e-15)
+
+
+def test_guaranteed_rates():
+    assert rd.guaranteed_rate({"kind": "power", "beta": 3.0}, "log") == 1
+    assert rd.guaranteed_rate({"kind": "power", "beta": 2.0}, "log") == 0      # needs beta >= 2.02
+    assert rd.guaranteed_rate({"kind": "power", "beta": 5.0}, "log") == 3
+    assert rd.guaranteed_rate({"kind": "exp", "tau": 10.0}, "lin") == 9
+    assert rd.guaranteed_rate({"kind": "exp", "tau": 100.0}, "lin") == 0
+    assert rd.guaranteed_rate({"kind": "power", "beta": 3.0}, "lin") == 0
+
+
+def test_heads_needed():
+    e = {1: {"l1": 0.5}, 2: {"l1": 0.05}, 4: {"l1": 1e-3}}
+    assert rd.heads_needed(e, 0.1) == 2 and rd.heads_needed(e, 1e-3) == 4 and rd.heads_needed(e, 1e-4) == math.inf
+
+
+# ----------------------------------------------------------------------------------------------- training
+def test_model_kernel_is_the_softmax_heads_and_causal_conv_is_the_sum():
+    spec = {"H": [1, 3], "seeds": 1, "S": 32, "theta_lr": 0.01, "lr": 0.003}
+    params, runs = rd.train_init(spec, torch.Generator().manual_seed(0), "cpu")
+    params = {k: v.double() for k, v in params.items()}
+    params["w0"] = torch.randn(len(runs), 1, dtype=torch.float64)
+    scale = spec["theta_lr"] / spec["lr"]
+    k = rd.model_kernel(params, 32, scale).numpy()
+    for i, (f, H, _) in enumerate(runs):
+        theta = scale * params["u"][i, :H].numpy()
+        p = np.log1p(np.exp(theta)) + (1.0 if f == "log" else 0.0)
+        want = params["c"][i, :H].numpy() @ rd.head_weights(f, 32, p)
+        want[0] += params["w0"][i, 0].item()
+        np.testing.assert_allclose(k[i], want, rtol=1e-10, atol=1e-12)
+    x = torch.randn(len(runs), 2, 64, dtype=torch.float64)
+    y = rd.causal_conv(x, torch.from_numpy(k), 32).numpy()
+    for i in range(len(runs)):
+        for t in (32, 40, 63):
+            assert abs(y[i, 0, t - 32] - sum(k[i, s] * x[i, 0, t - s].item() for s in range(32))) < 1e-10
+
+
+def test_train_error_is_var_x_times_kernel_error():
+    """The linear target makes the test MSE Var(x) ||k - rho||^2: checked by Monte Carlo on a tiny run."""
+    P = params_mod.resolve("rpe_decay", "quick", {"train_S": [32], "train_H": [1, 2], "train_seeds": 1,
+                                                   "train_steps": 40, "train_batch": 8, "train_n_test": 400,
+                                                   "train_checks": 2})
+    out = rd.run_train(rd.train_spec(P, {"kind": "exp", "tau": 10.0}, 32), "cpu")
+    assert len(out["runs"]) == 4 and np.all(np.isfinite(out["mse_exact"]))
+    rel = np.abs(np.array(out["test_mse"]) - out["mse_exact"]) / out["mse_exact"]
+    assert rel.max() < 0.15      # 400 x 32 test positions
+
+
+# ------------------------------------------------------------------------------------------- parameters
+def test_check_params():
+    P = params_mod.resolve("rpe_decay", "quick")
+    assert rd.check_params(P) == []
+    bad = dict(P, context_H=3)
+    assert [k for k, _ in rd.check_params(bad)] == ["context_H"]
+    assert "H_grid" in [k for k, _ in rd.check_params(dict(P, H_grid=[1, 4, 2]))]
+    with pytest.raises(params_mod.ParamError, match="context_H"):
+        params_mod.resolve("rpe_decay", "quick", {"context_H": 3})
+    with pytest.raises(params_mod.ParamError, match="betas"):
+        params_mod.resolve("rpe_decay", "quick", {"betas": [0.5]})
+
+
+def test_tiny_compute_through_the_store(tmp_path):
+    P = params_mod.resolve("rpe_decay", "quick", {
+        "H_grid": [1, 2, 4, 8], "betas": [1.2], "taus": [10.0], "window": 1e6, "rel_bump_T": [16, 32],
+        "bump_T": [8], "delta_T": [2, 8], "context_betas": [1.2], "context_windows": [512.0, 1e6], "restarts": 1,
+        "irls_rounds": 1, "train_betas": [1.2], "train_taus": [10.0], "train_S": [16], "train_H": [1, 2],
+        "train_seeds": 1, "train_steps": 10, "train_batch": 2, "train_n_test": 4, "train_checks": 1})
+    store = Store("rpe_decay", "quick", root=tmp_path)
+    res = rd.compute(P, store, "cpu", log=lambda line: None)
+    again = rd.compute(P, store, "cpu", log=lambda line: None)
+    assert store.n_computed == len(rd.records(res)) and again["fit"].keys() == res["fit"].keys()
+    cl = rd.claims(P, res)
+    ids = [c.id for c in cl]
+    assert ids[:6] == ["1-t5-buckets", "2-allocation", "3-crossover", "4-prop-B1", "5-prop-5.2B", "6-folding"]
+    assert all(c.passed for c in cl[:6]) and "13-monotone-in-H" in ids and "14a-train-order" in ids
+    # claim 13 catches a fit whose error grows with H
+    key = next(k for k in res["fit"] if k[1] == "lin" and k[0].startswith("power"))
+    res["fit"][key]["result"]["l1"] = [0.5, 0.1, 0.4, 0.01]
+    assert not next(c for c in rd.claims(P, res) if c.id == "13-monotone-in-H").passed
+
+
+def test_more_heads_than_taps():
+    s, w, rho = rd.target({"kind": "delta", "T": 1}, 6)
+    f = rd.fit_kernel(rho, s, w, "lin", 8, 6.0, restarts=1, rounds=1)
+    assert np.isfinite(f["l1"]) and f["l1"] < 1e-6
