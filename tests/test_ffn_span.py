@@ -19,15 +19,6 @@ def gen(seed=0):
     return torch.Generator().manual_seed(seed)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Every tensor here is tiny: one thread avoids the cost of waking others (large on a busy 2-core machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 # ------------------------------------------------------------------------------------------ span projection
 def test_span_projector_is_the_projector_onto_the_first_n_inputs():
     R, n_max, k = 3, 5, 8

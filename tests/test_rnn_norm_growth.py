@@ -18,13 +18,6 @@ def gen(seed=0):
     return torch.Generator().manual_seed(seed)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
 
 # --------------------------------------------------------------------------------------------- gadgets
 def test_dead_zone_is_exactly_zero_inside_and_shifted_outside():

@@ -14,13 +14,6 @@ from lib import rpe_decay as rd
 from lib.store import Store
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
 
 # ------------------------------------------------------------------------------------------- exact checks
 def test_t5_buckets_reproduce_table_1_and_saturate_at_91():

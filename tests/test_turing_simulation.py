@@ -14,13 +14,6 @@ from lib import turing as tu
 from lib import turing_simulation as ts
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
 
 def state_vec(net, **fields):
     """A stream vector (1, 1, 1, w) with the given fields set (lists of coordinates set to 1, or bit arrays)."""
