@@ -26,8 +26,8 @@ import torch
 
 from . import engine, models, qstr
 from .claims import Claim
-from .stats import generator, loglog_slope, zscore  # noqa: F401  (loglog_slope, zscore: used below and by tests)
-from .store import Store, environment
+from .stats import generator, log_crossing, loglog_slope, zscore  # noqa: F401  (loglog_slope, zscore: used below and by tests)
+from .store import Store, environment, result_array
 
 LAW_FLOOR = 1e-6  # the decay law is checked while (1 - lr l2)^(2t) >= this (see run_ffn)
 LABELS = {"gd": "FFN, full-batch GD + L2", "adamw": "FFN, AdamW (the paper's optimiser)"}
@@ -411,10 +411,6 @@ def run_summary(results: dict) -> str:
             "computed on " + "; ".join(f"{dev} at commit `{c}`" for dev, c in envs) + ".")
 
 
-def result(record: dict, key: str) -> np.ndarray:
-    return np.array(record["result"][key], dtype=float)  # None (JSON for NaN) -> nan
-
-
 # ------------------------------------------------------------------------------- the AdamW FFN of Figure 1
 def adamw_reference(profile: str) -> dict:
     """The FFN's samples-to-threshold on simple-1STR from the sample_complexity chapter's stored points (panel b),
@@ -446,17 +442,8 @@ def adamw_reference(profile: str) -> dict:
 
 # ----------------------------------------------------------------------------------------------- summary
 def samples_to_threshold(n, mse, threshold: float) -> float:
-    """The n at which the mean test-MSE curve first drops below `threshold`, interpolated linearly in log n
-    between the grid points either side; the first grid n if it starts below; NaN if it never gets there."""
-    n, mse = np.asarray(n, float), np.asarray(mse, float)
-    below = np.flatnonzero(mse < threshold)
-    if not len(below):
-        return float("nan")
-    j = below[0]
-    if j == 0:
-        return float(n[0])
-    frac = (mse[j - 1] - threshold) / (mse[j - 1] - mse[j])
-    return float(np.exp(np.log(n[j - 1]) + frac * (np.log(n[j]) - np.log(n[j - 1]))))
+    """The n at which the mean test-MSE curve first drops below `threshold` (interpolated in log n), NaN if never."""
+    return log_crossing(n, mse, threshold, strict=True)
 
 
 def ffn_table(P: dict, results: dict) -> dict:
@@ -465,18 +452,18 @@ def ffn_table(P: dict, results: dict) -> dict:
     out = {}
     for N in sorted(P["N_grid"]):
         rec = results["ffn"][(N, False)]
-        mse = result(rec, "test_mse")
+        mse = result_array(rec, "test_mse")
         S = mse.shape[1]
         mean = mse.mean(1)
         out[N] = {"n": rec["result"]["n"], "Nd": N * P["d"], "mean": mean, "se": mse.std(1, ddof=1) / math.sqrt(S),
-                  "oracle": result(rec, "oracle_mse").mean(1), "nstar": samples_to_threshold(rec["result"]["n"], mean, P["threshold"])}
+                  "oracle": result_array(rec, "oracle_mse").mean(1), "nstar": samples_to_threshold(rec["result"]["n"], mean, P["threshold"])}
     return out
 
 
 def span_ok(results: dict) -> tuple[np.ndarray, np.ndarray]:
     """(rho at the end, first layer vanished) for every GD run with n < Nd: vanished means ||W_T||^2 <= 1e-6 ||W_0||^2."""
-    rho = np.concatenate([result(r, "rho").ravel() for r in results["ffn"].values()])
-    ratio = np.concatenate([result(r, "w_ratio").ravel() for r in results["ffn"].values()])
+    rho = np.concatenate([result_array(r, "rho").ravel() for r in results["ffn"].values()])
+    ratio = np.concatenate([result_array(r, "w_ratio").ravel() for r in results["ffn"].values()])
     keep = np.isfinite(rho)
     return rho[keep], ratio[keep] <= 1e-6
 
@@ -492,7 +479,7 @@ def claims(P: dict, results: dict) -> list[Claim]:
 
     # (a) The decay law, on every GD run with n < Nd (the only ones with an off-span part). Claims about n < Nd are
     # left out when the grid has no such n.
-    dev = np.concatenate([result(r, "law_dev")[np.isfinite(result(r, "law_dev"))] for r in results["ffn"].values()])
+    dev = np.concatenate([result_array(r, "law_dev")[np.isfinite(result_array(r, "law_dev"))] for r in results["ffn"].values()])
     if len(dev):
         out.append(Claim("8a-decay-law", "Full-batch GD + L2: the first layer's off-span energy ||W(I - V^T V)||^2 "
                          f"follows (1 - lr l2)^(2t) at every recorded step down to {LAW_FLOOR:g} of its start, in every "
@@ -502,7 +489,7 @@ def claims(P: dict, results: dict) -> list[Claim]:
     # it stays at its initial value while both of its terms vanish. W = 0 lies in the span, so such a run counts
     # as in the span; the row says how many there were.
     rho, dead = span_ok(results)
-    res = np.concatenate([result(r, "residual").ravel() for r in plain.values()])
+    res = np.concatenate([result_array(r, "residual").ravel() for r in plain.values()])
     live = rho[~dead]
     if len(rho):
         out.append(Claim("8a-span", f"After {P['gd_steps']} GD steps ((1 - lr l2)^(2T) = "
@@ -526,7 +513,7 @@ def claims(P: dict, results: dict) -> list[Claim]:
     # The visible fraction and the oracle, by Monte Carlo, against n/(Nd) (n < Nd).
     z_nu, z_or = [], []
     for N, rec in results["visibility"].items():
-        nu, risk = result(rec, "nu"), result(rec, "oracle_mse")
+        nu, risk = result_array(rec, "nu"), result_array(rec, "oracle_mse")
         for i, n in enumerate(rec["result"]["n"]):
             x, K = n / (N * P["d"]), nu.shape[1]
             z_nu.append((float(zscore(nu[i].mean() - x, nu[i].std(ddof=1) / math.sqrt(K))), N, n))
@@ -552,7 +539,7 @@ def claims(P: dict, results: dict) -> list[Claim]:
     if margins:
         worst = min(margins, key=lambda m: m[0])
         below = lambda r: np.array(r["result"]["n"]) < r["result"]["Nd"]
-        gap = np.concatenate([(result(r, "test_mse") - result(r, "oracle_mse"))[below(r)].ravel() for r in plain.values()])
+        gap = np.concatenate([(result_array(r, "test_mse") - result_array(r, "oracle_mse"))[below(r)].ravel() for r in plain.values()])
         out.append(Claim("8b-ffn-above-line", f"GD-trained FFN (averaged over {P['n_seeds']} random u): test MSE >= "
                          f"1 - n/(Nd) for every n < Nd ({len(margins)} points)", "mean - (1 - n/Nd) >= -3 SE everywhere",
                          "Thm 6: inf_A sup_u R >= 1 - n/(Nd)",
@@ -574,7 +561,7 @@ def claims(P: dict, results: dict) -> list[Claim]:
     # random numbers), so the paired differences measure the rotation alone. Pooled over the grid, they are one
     # z-score; the largest per-n one is shown too.
     N = P["N_rotation"]
-    a, b = result(results["ffn"][(N, False)], "test_mse"), result(results["ffn"][(N, True)], "test_mse")
+    a, b = result_array(results["ffn"][(N, False)], "test_mse"), result_array(results["ffn"][(N, True)], "test_mse")
     S = a.shape[1]
     diff = b - a
     se = diff.std(1, ddof=1) / math.sqrt(S)
@@ -638,7 +625,7 @@ def plot_visibility(P: dict, results: dict):
         col = cmap(k / max(1, len(Ns) - 1) * 0.85)
         rec = results["visibility"][N]
         n = np.array(rec["result"]["n"], float)
-        nu, risk = result(rec, "nu"), result(rec, "oracle_mse")
+        nu, risk = result_array(rec, "nu"), result_array(rec, "oracle_mse")
         K, Nd = nu.shape[1], N * P["d"]
         axes[0, 0].plot([0, Nd], [0, 1], color=col, lw=0.8)
         axes[0, 0].errorbar(n, nu.mean(1), 2 * nu.std(1, ddof=1) / math.sqrt(K), fmt="o", color=col, ms=4,
@@ -667,7 +654,7 @@ def plot_rotation(P: dict, results: dict):
     N = P["N_rotation"]
     for rot, style in ((False, "-"), (True, "--")):
         rec = results["ffn"][(N, rot)]
-        mse = result(rec, "test_mse")
+        mse = result_array(rec, "test_mse")
         ax.errorbar(rec["result"]["n"], mse.mean(1), 2 * mse.std(1, ddof=1) / math.sqrt(mse.shape[1]), fmt="s" + style,
                     color=COLORS["ffn"], ms=4, lw=1.2, capsize=2, label=f"FFN (GD + L2){', rotated Qx' if rot else ''}")
     tr = results["transformer"]["result"]

@@ -133,7 +133,7 @@ def heads_spec(P: dict, setting: str) -> dict:
 def train_heads(spec: dict, device: str) -> dict:
     t0 = time.perf_counter()
     task, mask, heads = setting_task(spec, device)
-    q, d, N, half = task.q, task.d, task.N, task.N // 2
+    q, d, half = task.q, task.d, task.N // 2
     var = 2.0 if task.link == "square" else 1.0           # Var(y_i) on the positions i >= N/2
     run_heads = [H for H in heads for _ in range(spec["n_seeds"])]
     model = models.MergedAttention(D=task.D, H=max(heads), m=spec["mlp_width"], qk_mask=mask)
@@ -419,7 +419,6 @@ def claims(P: dict, results: dict) -> list[Claim]:
     q = P["p21_q"]
     p21 = R["prop21"]
     below = [(H, b, f, s) for H, b, f, s, _ in _runs(p21) if H < q]
-    worst = min(below, key=lambda r: (r[2] - r[1]) / max(r[3], 1e-12))
     out.append(Claim("5-floor-prop21", f"Prop. 21 (d = {P['p21_d']}, block-diagonal W_QK, q = {q}): no trained model with H < q "
                      "beats 1 - H/q on the positions i ≥ N/2", "FVU ≥ 1 - H/q - 3 se, every run",
                      " / ".join(f"{max(0, 1 - H / q):.2f}" for H in range(1, q)),

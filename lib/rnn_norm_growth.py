@@ -31,8 +31,8 @@ from . import engine, qstr
 from .claims import Claim
 from .head_lower_bound import a2_codes, a2_off_target
 from .models import Params, blinear
-from .stats import generator, loglog_slope
-from .store import Store, environment
+from .stats import generator, log_crossing, loglog_slope
+from .store import Store, environment, result_array
 
 ARCHS = ("gru", "elman")
 TASKS = ("1str", "simple")
@@ -432,22 +432,10 @@ def compute(P: dict, store: Store, device: str, force: bool = False, log=print) 
 
 
 # ============================================================================================== summary
-def res(record: dict, key: str) -> np.ndarray:
-    return np.array(record["result"][key], dtype=float)  # None (JSON for NaN) -> nan
-
-
 def critical_width(widths, mse, threshold: float) -> float:
-    """The width at which the median best test MSE first drops to `threshold`, interpolated linearly in log width
-    between the grid widths either side; the smallest width if it is already there; NaN if no width gets there."""
-    w, m = np.asarray(widths, float), np.asarray(mse, float)
-    below = np.flatnonzero(m <= threshold)
-    if not len(below):
-        return float("nan")
-    j = below[0]
-    if j == 0:
-        return float(w[0])
-    frac = (m[j - 1] - threshold) / (m[j - 1] - m[j])
-    return float(np.exp(np.log(w[j - 1]) + frac * (np.log(w[j]) - np.log(w[j - 1]))))
+    """The width at which the median best test MSE first drops to `threshold` (interpolated in log width), NaN if
+    no width gets there."""
+    return log_crossing(widths, mse, threshold)
 
 
 def phase_table(P: dict, results: dict) -> dict:
@@ -459,8 +447,8 @@ def phase_table(P: dict, results: dict) -> dict:
             med, frac = [], []
             for N in Ns:
                 rec = results["phase"][(arch, task, N)]
-                best = res(rec, "best_mse").reshape(len(P["widths"]), P["n_seeds"])
-                reached = np.isfinite(res(rec, "samples")).reshape(len(P["widths"]), P["n_seeds"])
+                best = result_array(rec, "best_mse").reshape(len(P["widths"]), P["n_seeds"])
+                reached = np.isfinite(result_array(rec, "samples")).reshape(len(P["widths"]), P["n_seeds"])
                 med.append(np.median(best, 1))
                 frac.append(reached.mean(1))
             dstar = [critical_width(P["widths"], m, P["threshold"]) for m in med]
@@ -477,7 +465,7 @@ def norm_table(P: dict, results: dict) -> dict:
         Ns, vals = [], []
         for N in sorted(P["phase_N"]):
             rec = results["phase"][("elman", task, N)]
-            v, ok = res(rec, "product_sq")[-S:], np.isfinite(res(rec, "samples"))[-S:]
+            v, ok = result_array(rec, "product_sq")[-S:], np.isfinite(result_array(rec, "samples"))[-S:]
             Ns += [N] * int(ok.sum())
             vals += list(v[ok])
         Ns, vals = np.array(Ns, float), np.array(vals, float)
@@ -499,11 +487,11 @@ def packing_table(P: dict, results: dict) -> dict:
     for task in TASKS:
         Ns = sorted(P["phase_N"])
         recs = [results["phase"][("elman", task, N)] for N in Ns]
-        pr = np.array([res(r, "pack_pr").mean() for r in recs])
+        pr = np.array([result_array(r, "pack_pr").mean() for r in recs])
         e = {"N": Ns, "pr": pr, "slope": loglog_slope(Ns, pr),
-             "best": np.array([res(r, "best_mse")[-P["n_seeds"]:].mean() for r in recs])}
+             "best": np.array([result_array(r, "best_mse")[-P["n_seeds"]:].mean() for r in recs])}
         if task == "1str":
-            e |= {k: np.array([res(r, f"pack_{k}").mean() for r in recs]) for k in ("dist_median", "g_dist_median", "phi_mse")}
+            e |= {k: np.array([result_array(r, f"pack_{k}").mean() for r in recs]) for k in ("dist_median", "g_dist_median", "phi_mse")}
         out[task] = e
     return out
 

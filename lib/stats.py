@@ -29,6 +29,23 @@ def loglog_slope(x, y) -> float:
     return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0]) if ok.sum() >= 2 else float("nan")
 
 
+def log_crossing(x, y, threshold: float, strict: bool = False) -> float:
+    """The x at which y first falls to `threshold` (below it if strict), interpolated linearly in log x between the
+    grid points either side; x[0] if y starts there; NaN if it never gets there.
+
+        >>> log_crossing([10, 20, 40], [1.0, 0.6, 0.3], 0.75)   # between 10 and 20, in log x
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    below = np.flatnonzero(y < threshold if strict else y <= threshold)
+    if not len(below):
+        return float("nan")
+    j = below[0]
+    if j == 0:
+        return float(x[0])
+    frac = (y[j - 1] - threshold) / (y[j - 1] - y[j])
+    return float(np.exp(np.log(x[j - 1]) + frac * (np.log(x[j]) - np.log(x[j - 1]))))
+
+
 def standard_error(values) -> float:
     """Standard error of the mean of independent values (a tensor or an array)."""
     values = torch.as_tensor(values, dtype=torch.float64).flatten()

@@ -205,5 +205,10 @@ class Store:
         return read_json(path) if path.is_file() else None
 
 
+def result_array(record: dict, key: str) -> np.ndarray:
+    """A stored result field as a float array: None (how JSON stores NaN) comes back as NaN."""
+    return np.array(record["result"][key], dtype=float)
+
+
 def is_stale(record: dict, chapter: str | None = None) -> bool:
     return record.get("lib_hash") != lib_hash(chapter)
