@@ -100,11 +100,8 @@ class FFN:
 
 @dataclass
 class BiGRU:
-    """A one-layer bidirectional GRU of width `hidden` per direction, then Linear(2*hidden, 1) per position.
-
-    The two directions are stacked into the run axis (2R recurrences) so each time step is one batched matmul;
-    the input projections of all positions are computed before the recurrence, in one matmul.
-    """
+    """A one-layer bidirectional GRU of width `hidden` per direction (`bidirectional_states`), then
+    Linear(2*hidden, 1) per position."""
 
     D: int
     hidden: int = 500
@@ -117,25 +114,44 @@ class BiGRU:
 
     @staticmethod
     def forward(p: Params, z: torch.Tensor) -> torch.Tensor:
-        R, B, N, D = z.shape
-        H = p["gru.w_hh"].shape[-1]
-        gi = blinear(z, p["gru.w_ih"].reshape(R, 6 * H, D), p["gru.b_ih"].reshape(R, 6 * H))
-        gi = gi.view(R, B, N, 2, 3 * H).permute(0, 3, 1, 2, 4)                  # (R, 2, B, N, 3H)
-        gi = torch.stack([gi[:, 0], gi[:, 1].flip(2)], 1).reshape(2 * R, B, N, 3 * H)  # backward runs reversed
-        w_hh = p["gru.w_hh"].reshape(2 * R, 3 * H, H).transpose(1, 2)
-        b_hh = p["gru.b_hh"].reshape(2 * R, 1, 3 * H)
-        h = z.new_zeros(2 * R, B, H)
-        states = []
-        for s in range(N):
-            gh = torch.baddbmm(b_hh, h, w_hh)
+        hs = bidirectional_states(z, p["gru.w_ih"], p["gru.w_hh"], p["gru.b_ih"], p["gru.b_hh"])
+        hs = torch.cat([hs[:, 0], hs[:, 1]], -1)              # (R, B, N, 2H): forward and backward state at i
+        return blinear(hs, p["out.w"], p["out.b"]).squeeze(-1)
+
+
+def bidirectional_states(z, w_ih, w_hh, b_ih, b_hh, cell: str = "gru", mask: torch.Tensor | None = None):
+    """Hidden states (R, 2, B, N, H) of R one-layer bidirectional RNNs after every position, in sequence order
+    ([:, 0] forward, [:, 1] backward). Weights (R, 2, G*H, D), (R, 2, G*H, H), (R, 2, G*H) twice, G = 3 for torch's
+    GRU cell and 1 for an Elman cell h' = tanh(W_ih z + b_ih + W_hh h + b_hh); `mask` (R, H) zeroes hidden units
+    after every step (per-run widths).
+
+    The two directions are stacked into the run axis (2R recurrences) so each time step is one batched matmul;
+    the input projections of all positions are computed before the recurrence, in one matmul."""
+    R, B, N, D = z.shape
+    H = w_hh.shape[-1]
+    GH = w_hh.shape[-2]
+    gi = blinear(z, w_ih.reshape(R, 2 * GH, D), b_ih.reshape(R, 2 * GH))
+    gi = gi.view(R, B, N, 2, GH).permute(0, 3, 1, 2, 4)                        # (R, 2, B, N, GH)
+    gi = torch.stack([gi[:, 0], gi[:, 1].flip(2)], 1).reshape(2 * R, B, N, GH)  # backward runs reversed
+    w_hh = w_hh.reshape(2 * R, GH, H).transpose(1, 2)
+    b_hh = b_hh.reshape(2 * R, 1, GH)
+    mask = None if mask is None else mask.repeat_interleave(2, 0)[:, None, :]   # (2R, 1, H)
+    h = z.new_zeros(2 * R, B, H)
+    states = []
+    for s in range(N):
+        gh = torch.baddbmm(b_hh, h, w_hh)
+        if cell == "gru":
             i_r, i_z, i_n = gi[:, :, s].chunk(3, -1)
             h_r, h_z, h_n = gh.chunk(3, -1)
             r, u = torch.sigmoid(i_r + h_r), torch.sigmoid(i_z + h_z)
             h = torch.lerp(torch.tanh(i_n + r * h_n), h, u)   # (1 - u) * n + u * h, torch's GRU update
-            states.append(h)
-        hs = torch.stack(states, 2).view(R, 2, B, N, H)
-        hs = torch.cat([hs[:, 0], hs[:, 1].flip(2)], -1)      # (R, B, N, 2H): forward and backward state at i
-        return blinear(hs, p["out.w"], p["out.b"]).squeeze(-1)
+        else:
+            h = torch.tanh(gi[:, :, s] + gh)
+        if mask is not None:
+            h = h * mask
+        states.append(h)
+    hs = torch.stack(states, 2).view(R, 2, B, N, H)
+    return torch.stack([hs[:, 0], hs[:, 1].flip(2)], 1)
 
 
 @dataclass

@@ -30,7 +30,7 @@ import torch
 from . import engine, qstr
 from .claims import Claim
 from .head_lower_bound import a2_codes, a2_off_target
-from .models import Params, blinear
+from .models import Params, bidirectional_states, blinear
 from .stats import generator, log_crossing, loglog_slope
 from .store import Store, environment, result_array
 
@@ -241,29 +241,8 @@ class BiRNN:
     @staticmethod
     def states(p: Params, z: torch.Tensor) -> torch.Tensor:
         """Hidden states after every position, (R, 2, B, N, H): [:, 0] forward, [:, 1] backward (in sequence order)."""
-        R, B, N, D = z.shape
-        H = p["rnn.w_hh"].shape[-1]
-        G = p["rnn.w_hh"].shape[-2] // H
-        gi = blinear(z, p["rnn.w_ih"].reshape(R, 2 * G * H, D), p["rnn.b_ih"].reshape(R, 2 * G * H))
-        gi = gi.view(R, B, N, 2, G * H).permute(0, 3, 1, 2, 4)                  # (R, 2, B, N, GH)
-        gi = torch.stack([gi[:, 0], gi[:, 1].flip(2)], 1).reshape(2 * R, B, N, G * H)
-        w_hh = p["rnn.w_hh"].reshape(2 * R, G * H, H).transpose(1, 2)
-        b_hh = p["rnn.b_hh"].reshape(2 * R, 1, G * H)
-        mask = p["buf.mask"].repeat_interleave(2, 0)[:, None, :]                 # (2R, 1, H)
-        h = z.new_zeros(2 * R, B, H)
-        out = []
-        for s in range(N):
-            gh = torch.baddbmm(b_hh, h, w_hh)
-            if G == 3:
-                i_r, i_z, i_n = gi[:, :, s].chunk(3, -1)
-                h_r, h_z, h_n = gh.chunk(3, -1)
-                r, u = torch.sigmoid(i_r + h_r), torch.sigmoid(i_z + h_z)
-                h = torch.lerp(torch.tanh(i_n + r * h_n), h, u) * mask
-            else:
-                h = torch.tanh(gi[:, :, s] + gh) * mask
-            out.append(h)
-        hs = torch.stack(out, 2).view(R, 2, B, N, H)
-        return torch.stack([hs[:, 0], hs[:, 1].flip(2)], 1)
+        cell = "gru" if p["rnn.w_hh"].shape[-2] == 3 * p["rnn.w_hh"].shape[-1] else "elman"
+        return bidirectional_states(z, p["rnn.w_ih"], p["rnn.w_hh"], p["rnn.b_ih"], p["rnn.b_hh"], cell, p["buf.mask"])
 
     @staticmethod
     def pre_states(p: Params, z: torch.Tensor) -> torch.Tensor:
