@@ -28,7 +28,7 @@ from . import engine
 from . import tm_transformer as tt
 from . import turing as tu
 from .claims import Claim
-from .stats import seed_of
+from .stats import loglog_slope, seed_of
 from .store import Store, environment
 
 DTYPES = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
@@ -622,7 +622,7 @@ def claims(P: dict, results: dict) -> list[Claim]:
     ds, num, form, rnd = (np.array(toy[k], float) for k in ("depths", "numeric", "formula", "rounded"))
     err = float(np.max(np.abs(num / form - 1)))
     big = ds >= 4
-    sl_toy = np.polyfit(np.log(ds[big]), np.log(num[big]), 1)[0]
+    sl_toy = loglog_slope(ds[big], num[big])
     C.append(Claim("10-toy-product", "Claim 3.5 without rounding: numerical rho of (prod W_i) x - 1/2 against "
                    "sqrt(d)(1 - 2^(-1/d))", "within 1% at every depth; log-log slope about -1/2",
                    "rho <= 3/sqrt(d) (paper)", f"max relative error {err:.1e}; slope {sl_toy:.3f} (d >= 4)",
@@ -633,9 +633,8 @@ def claims(P: dict, results: dict) -> list[Claim]:
                    f"rho(1) = {rnd[0]:.4f}, min over d {rnd.min():.4f}, rho({int(ds[-1])}) = {rnd[-1]:.4f}",
                    bool(np.all(rnd >= 1 / 3) and rnd[-1] >= rnd[0] - 0.1)))
     b = bound(results)
-    ok = np.isfinite(b["n_hat"])
-    sl_n = np.polyfit(np.log(np.log2(b["T"][ok])), np.log(b["n_hat"][ok]), 1)[0] if ok.sum() >= 2 else float("nan")
-    vc_sl = np.polyfit(np.log(b["T"]), np.log(b["vc"]), 1)[0]
+    sl_n = loglog_slope(np.log2(b["T"]), b["n_hat"])   # over the finite n_hat; NaN with fewer than two
+    vc_sl = loglog_slope(b["T"], b["vc"])
     C.append(Claim("12-bound", "n_hat = alpha^2 log p / gamma_hat^2 against log T (a bound's value, not a measured sample "
                    "complexity), beside the VC proxy w T", "log n_hat against log log T has slope <= 6; VC proxy slope ~1 in T",
                    "poly(k, |A|, log T)", f"n_hat {b['n_hat'][0]:.2e} -> {b['n_hat'][-1]:.2e}, slope {sl_n:.2f} in log log T; "
