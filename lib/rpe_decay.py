@@ -44,6 +44,8 @@ TABLE1 = [0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10
           11, 11, 11, 11, 11, 11, 11, 11]   # Table 1 of the paper: -r(t - s) for t - s = 0..30
 VAR_X = 1.0 / 3.0     # Var(x) for x ~ U[-1, 1]
 FLOOR = 1e-6         # below this the fits are at float64's ill-conditioning floor (guide: ~6e-7)
+GROWTH = 1.5         # check 13: an error above GROWTH x the best at smaller H is an optimiser failure
+REFIT = 4            # ... and is refitted with REFIT x, then REFIT^2 x the restarts (the guide: "rerun with more restarts")
 UNDERFLOW = 230.0     # e^-230 ~ 1e-100: smaller column entries are set to 0 (their squares would be subnormal, ~100x slower)
 
 
@@ -255,20 +257,39 @@ def run_fit(spec: dict) -> dict:
     """Every H of the point, each fitted independently (no warm start from a smaller H: check 13 tests that)."""
     t0 = time.perf_counter()
     s, w, rho = target(spec["kernel"], spec["S"])
-    out = {"H": spec["H"], "l1": [], "l2": [], "p": [], "alpha": [], "nfev": []}
+    out = {"H": spec["H"], "l1": [], "l2": [], "p": [], "alpha": [], "nfev": [], "restarts": []}
     with single_thread():
         _fit_all(spec, s, w, rho, out)
     out["wall_s"] = time.perf_counter() - t0
     return out
 
 
+def grows_with_H(best_below: float, e: float) -> float:
+    """How far the error e at H exceeds the best at smaller H (1.0 where it does not, or where that best is at the
+    float64 floor): H heads contain every smaller set, so a ratio above GROWTH is an optimiser failure."""
+    return e / best_below if best_below > FLOOR else 1.0
+
+
 def _fit_all(spec, s, w, rho, out):
-    for H in spec["H"]:
-        f = fit_kernel(rho, s, w, spec["family"], H, spec["S"], spec["restarts"], spec["rounds"],
-                       seed_of(spec["seed"], "fit", kernel_name(spec["kernel"]), spec["family"], spec["S"], H),
-                       spec["max_nfev"])
+    """Fit each H; where the error grows with H beyond GROWTH, refit with REFIT x then REFIT^2 x the restarts from
+    fresh random starts and keep the best (the reading guide's remedy for check 13). `out["restarts"]` records the
+    starts each H took, so the page can say which fits needed more; check 13 still fails if none of them helps."""
+    for i, H in enumerate(spec["H"]):
+        f, n = None, spec["restarts"]
+        for attempt in range(3):
+            g = fit_kernel(rho, s, w, spec["family"], H, spec["S"], n, spec["rounds"],
+                           seed_of(spec["seed"], "fit", kernel_name(spec["kernel"]), spec["family"], spec["S"], H,
+                                   *(["refit", attempt] if attempt else [])), spec["max_nfev"])
+            if f is None or g["l1"] < f["l1"]:
+                f = {**g, "nfev": g["nfev"] + (f["nfev"] if f else 0)}
+            else:
+                f["nfev"] += g["nfev"]
+            if i == 0 or grows_with_H(min(out["l1"]), f["l1"]) <= GROWTH:
+                break
+            n *= REFIT
         for key in ("l1", "l2", "p", "alpha", "nfev"):
             out[key].append(f[key])
+        out["restarts"].append(spec["restarts"] * (REFIT ** (attempt + 1) - 1) // (REFIT - 1))
 
 
 def fitted_kernel(family: str, p, alpha, s) -> np.ndarray:
@@ -719,18 +740,22 @@ def claims(P: dict, results: dict) -> list[Claim]:
                          "T = 2: lin <= 1e-3 at H = 4, log <= 1e-3 at H = 2; T = 8: no family below 0.5 with H <= 16",
                          "Thm 4.1: O(H^-n) with an e^(0.01T) or T^1.01 factor", f"T = 2: lin(4) {fmt(l4)}, log(2) {fmt(g2)}; "
                          f"T = 8: best {b8:.2f}", bool(l4 <= 1e-3 and g2 <= 1e-3 and b8 >= 0.5)))
-    # 13: the error cannot grow with H (H heads contain every H' < H): a guard on the fitter.
-    worst, where = 1.0, ""
+    # 13: the error cannot grow with H (H heads contain every H' < H): a guard on the fitter, after its refits.
+    worst, where, refitted = 1.0, "", 0
     for (name, f, S, Hs), rec in results["fit"].items():
         e = np.array(rec["result"]["l1"], float)
+        refitted += sum(n > rec["spec"]["restarts"] for n in rec["result"].get("restarts", []))
         for i in range(1, len(e)):
-            prev = np.min(e[:i])
-            if prev > FLOOR and e[i] / prev > worst:
-                worst, where = e[i] / prev, f"{name}, {f}, S={S:g}, H={Hs[i]}"
+            ratio = grows_with_H(np.min(e[:i]), e[i])
+            if ratio > worst:
+                worst, where = ratio, f"{name}, {f}, S={S:g}, H={Hs[i]}"
     out.append(Claim("13-monotone-in-H", f"Every fit ({len(results['fit'])} kernel x family x window points): the error "
-                     "at H is no larger than the best at smaller H (fits at each H are independent)",
-                     f"error(H) <= 1.5 x min over H' < H, where that min is above {FLOOR:g}", "guide check 13: optimizer guard",
-                     f"largest ratio {worst:.2f}" + (f" ({where})" if where else ""), bool(worst <= 1.5)))
+                     "at H is no larger than the best at smaller H (fits at each H are independent; a fit that "
+                     f"grows is refitted with {REFIT}x, then {REFIT ** 2}x the starts)",
+                     f"error(H) <= {GROWTH:g} x min over H' < H, where that min is above {FLOOR:g}",
+                     "guide check 13: optimizer guard",
+                     f"largest ratio {worst:.2f}" + (f" ({where})" if where else "") + f"; {refitted} fit(s) refitted",
+                     bool(worst <= GROWTH)))
     # 14: training (a hypothesis).
     rows = train_table(results)
     if rows:
