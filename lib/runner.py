@@ -236,6 +236,32 @@ def report_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
     return "\n".join(lines) + "\n"
 
 
+MATHJAX_PARTS = ("tex-mml-chtml.js", "output/chtml", "input", "ui", "a11y", "sre")  # the one component we load
+
+
+def vendor_mathjax(root: Path) -> Path:
+    """Copy MathJax 3 (the pip package django-static-mathjax, files only) into <root>/_build/static/mathjax, which
+    _config.yml adds to Sphinx's static path and names as mathjax_path, so the pages show their mathematics
+    without a network (Sphinx's default loads MathJax from a CDN). Not <root>/_static: Jupyter Book would add a
+    script tag for every .js file there to every page. Copies only what is missing."""
+    import shutil
+    from importlib.util import find_spec
+
+    spec = find_spec("mathjax")
+    if spec is None or not spec.submodule_search_locations:
+        raise ChapterFailed("MathJax is not installed: pip install -r requirements.txt (django-static-mathjax)")
+    src = Path(spec.submodule_search_locations[0]) / "static" / "mathjax" / "es5"
+    dest = Path(root) / "_build" / "static" / "mathjax"
+    for part in MATHJAX_PARTS:
+        if not (dest / part).exists():
+            (dest / part).parent.mkdir(parents=True, exist_ok=True)
+            tmp = dest / f".{Path(part).name}.tmp"
+            shutil.rmtree(tmp, ignore_errors=True)
+            (shutil.copytree if (src / part).is_dir() else shutil.copy2)(src / part, tmp)
+            os.replace(tmp, dest / part)
+    return dest
+
+
 def build_book(root: Path = ROOT, log=print) -> Path:
     """Build <root>/_build/html from the executed chapters; root holds _config.yml, _toc.yml and book/."""
     root = Path(root)
@@ -245,6 +271,7 @@ def build_book(root: Path = ROOT, log=print) -> Path:
     if missing:
         raise ChapterFailed(f"not executed yet: {', '.join(missing)}; run: python -m lib run {missing[0]} --profile quick")
     atomic_write(executed / "report.md", report_markdown(chapters, executed))
+    vendor_mathjax(root)
     jb = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(jb if jb.exists() else "jupyter-book"), "build", str(root), "--warningiserror", "--keep-going"]
     log("building the book: jupyter-book build " + str(root))

@@ -73,6 +73,9 @@ def test_html_pages_have_figures_claims_and_no_traceback(book):
         assert "prf:theorem" in text or "proof theorem" in text, f"{chapter}: theorem block missing"
         assert "Traceback" not in text, f"{chapter}: a traceback is rendered"
         assert "injected-parameters" not in text, f"{chapter}: papermill's cell is shown"
+        # MathJax is served with the book, so the math renders offline
+        assert re.search(r'<script[^>]*src="\.\./\.\./_static/mathjax/tex-mml-chtml\.js', text) and "cdn." not in text, chapter
+    assert (html / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2" / "MathJax_Main-Regular.woff").is_file()
     report = (html / "book" / "executed" / "report.html").read_text()
     for chapter in CHAPTERS:
         assert chapter in report
