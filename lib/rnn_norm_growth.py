@@ -1,5 +1,6 @@
-"""Seed 000, Prop. 8/35 and Thm 7: an RNN learns simple-qSTR at a fixed width, but on 1STR its width d_h or its
-readout norm must grow with N, because its state is a code with exponentially many words (the packing argument).
+"""Seed 000, Prop. 8/35, Thm 7 and Thm 9: an RNN learns simple-qSTR at a fixed width, but on 1STR its width d_h or
+its readout norm must grow with N, because its state is a code with exponentially many words (the packing
+argument); a memoriser of n samples costs a norm that does not depend on N, so a min-norm learner prefers it.
 
 Four computations, each stored as one point (see `compute`):
 
@@ -14,6 +15,9 @@ Four computations, each stored as one point (see `compute`):
   geometry of the widest runs: states s_j at a fixed position j and token x_j over many prompts, their
   participation ratio, and Phi(s_j) in R^(N-1), the outputs for every candidate index replayed from the state.
 - a2 (one point): alpha*(N) of the Transformer's A.2 construction, from lib.head_lower_bound.
+- memoriser (one point): Thm 9's memoriser (Lemmas 36-38) built explicitly for n point-wise 1STR samples as the
+  Elman network above with U = 0 and no recurrence, evaluated by BiRNN; its training error, test MSE and
+  ||vec Theta||^2 against n, for the crossover with the norm of the trained runs that generalise.
 
     >>> results = compute(P, Store("rnn_norm_growth", "quick"), device="cpu")
     >>> claims(P, results)
@@ -49,6 +53,8 @@ def check_params(P: dict) -> list[tuple[str, str]]:
         bad.append(("widths", "at least two widths, strictly increasing"))
     if any(N < 2 * P["q"] for N in P["construction_N"]):
         bad.append(("construction_N", f"every N >= 2 q = {2 * P['q']}"))
+    if len(set(P["memo_n"])) < 2:
+        bad.append(("memo_n", "at least two distinct training-set sizes (the norm is fitted against n)"))
     return bad
 
 
@@ -265,6 +271,16 @@ class BiRNN:
         hs = BiRNN.states(p, z)
         return blinear(torch.cat([hs[:, 0], hs[:, 1]], -1), p["out.w"], p["out.b"]).squeeze(-1)
 
+    @staticmethod
+    def forward_at(p: Params, z: torch.Tensor, j: torch.Tensor) -> torch.Tensor:
+        """forward(p, z)[:, b, j[b]] for every prompt b: z (R, B, N, D), j (B,) -> (R, B), the outputs the
+        point-wise loss reads. The Elman readout is position-wise, so it is evaluated at those positions alone: a
+        width-m readout on B prompts costs B m D instead of B N m D."""
+        b = torch.arange(z.shape[1], device=z.device)
+        if "rd.U" in p:
+            return BiRNN.read(p, BiRNN.pre_states(p, z)[:, b, j], z[:, b, j])
+        return BiRNN.forward(p, z)[:, b, j]
+
 
 def lipschitz_terms(p: Params, s: torch.Tensor) -> dict:
     """Per run: L = ||w_2||_op, ||U||_op (U restricted to the run's live units), r_h = max ||s_j|| over the states
@@ -274,8 +290,12 @@ def lipschitz_terms(p: Params, s: torch.Tensor) -> dict:
     U_op = torch.linalg.matrix_norm(U.double(), ord=2)
     L = p["rd.w2"].double().flatten(1).norm(dim=1)
     r_h = s.double().norm(dim=-1).flatten(1).max(1).values
-    theta = torch.sqrt(sum(v.double().pow(2).flatten(1).sum(1) for k, v in p.items() if not k.startswith("buf.")))
-    return {"L": L, "U_op": U_op, "r_h": r_h, "product_sq": (L * U_op * r_h) ** 2, "theta": theta}
+    return {"L": L, "U_op": U_op, "r_h": r_h, "product_sq": (L * U_op * r_h) ** 2, "theta": param_norm_sq(p).sqrt()}
+
+
+def param_norm_sq(p: Params) -> torch.Tensor:
+    """||vec Theta||^2 per run: every weight and bias, the per-run constants buf.* excepted."""
+    return sum(v.double().pow(2).flatten(1).sum(1) for k, v in p.items() if not k.startswith("buf."))
 
 
 def replay_phi(p: Params, task: qstr.QSTR, s: torch.Tensor, z_j: torch.Tensor, j: int) -> torch.Tensor:
@@ -384,6 +404,149 @@ def run_a2(spec: dict, device: str) -> dict:
     return {"N": spec["N"], "alpha_star": alpha_star, "wall_s": time.perf_counter() - t0}
 
 
+# ============================================================== Theorem 9: the memoriser of Lemmas 36-38
+def min_gap(z: torch.Tensor) -> float:
+    """The smallest distance between two of the scalars z (inf for fewer than two)."""
+    return float(z.sort().values.diff().min()) if z.numel() > 1 else math.inf
+
+
+def lemma37_direction(x: torch.Tensor, gen: torch.Generator, tries: int = 32):
+    """Lemma 37: a unit v whose projections z = x v (x (n, d)) are pairwise >= sqrt(pi) / (3 n^2) apart, with
+    ||z||^2 <= 3 n. The lemma's probabilistic method made constructive: draw v uniformly on the sphere until both
+    hold (a draw does with probability >= 1/3, by a union bound and Markov); after `tries` misses, the draw with
+    the largest gap. Returns (v, z, gap, draws used, whether the lemma's event holds)."""
+    n = x.shape[0]
+    bound = math.sqrt(math.pi) / (3 * n ** 2)
+    best = None
+    for k in range(1, tries + 1):
+        v = torch.randn(x.shape[1], generator=gen, device=x.device, dtype=x.dtype)
+        v = v / v.norm()
+        z = x @ v
+        gap = min_gap(z)
+        event = gap >= bound and float(z.pow(2).sum()) <= 3 * n
+        if best is None or gap > best[2]:
+            best = (v, z, gap, k, event)
+        if event:
+            return v, z, gap, k, True
+    return best[0], best[1], best[2], tries, False
+
+
+def relu_interpolant(z: torch.Tensor, y: torch.Tensor) -> dict:
+    """Lemma 38: g(t) = sum_k a_k relu(w_k t - b_k) with m = n units and g(z_i) = y_i exactly, for distinct z.
+
+    With z sorted and slopes s_i = (y_i - y_(i-1)) / (z_i - z_(i-1)), the proof's units are a' = (y_1, s_2 - y_1,
+    s_3 - s_2, ..., s_n - s_(n-1)) at b' = (z_1 - 1, z_1, ..., z_(n-1)), w' = 1: g rises from 0 at z_1 - 1 to y_1
+    and then follows the chords. The balancing rescale alpha = ((||z||^2 + n) eps^2 / ||y||^2)^(1/4) (eps the
+    smallest gap, capped at 1 as the lemma assumes) gives a = alpha a', w = w' / alpha, b = b' / alpha: the same
+    function, with ||a||^2 + ||w||^2 + ||b||^2 = O(||y|| sqrt(n + ||z||^2) / eps) (C.16). Also returned: the norm
+    of the rescale that minimises it for these a', b', 2 ||a'|| sqrt(n + ||b'||^2).
+
+        >>> relu_interpolant(torch.tensor([0.3, -1.0, 2.0]), torch.tensor([1.0, 0.5, -2.0]))["norm_sq"]"""
+    n = z.numel()
+    order = z.argsort()
+    zs, ys = z[order], y[order]
+    slopes = ys.diff() / zs.diff()                                              # s_2, ..., s_n
+    a1 = torch.cat([ys[:1], slopes[:1] - ys[:1], slopes.diff()])[:n]           # n = 1: the first unit alone
+    b1 = torch.cat([zs[:1] - 1, zs[:-1]])[:n]
+    eps = min(min_gap(z), 1.0)
+    alpha = float(((z.pow(2).sum() + n) * eps ** 2 / y.pow(2).sum()) ** 0.25)
+    a, w, b = alpha * a1, torch.full_like(zs, 1 / alpha), b1 / alpha
+    return {"a": a, "w": w, "b": b, "alpha": alpha, "eps": eps,
+            "norm_sq": float(a.pow(2).sum() + w.pow(2).sum() + b.pow(2).sum()),
+            "norm_sq_balanced": float(2 * a1.norm() * (n + b1.pow(2).sum()).sqrt())}
+
+
+def interpolant(net: dict, t: torch.Tensor) -> torch.Tensor:
+    """g(t) = sum_k a_k relu(w_k t - b_k) of `relu_interpolant`, for scalars t (T,), in chunks of about 2^22 units."""
+    chunk = max(1, 2 ** 22 // net["a"].numel())
+    return torch.cat([relu(c[:, None] * net["w"] - net["b"]) @ net["a"] for c in t.split(chunk)])
+
+
+def rounding_scale(net: dict, v: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """R_i = sum_k |a_k| (|w_k| sum_d |v_d x_id| + |b_k|): the size of the terms the memoriser adds up at token x_i
+    (its pre-activations' and its output's), so that float64 evaluates it to about u R_i, u = 2^-53. The terms
+    cancel to a label of order 1, but their size grows like a power of n (Lemma 38's slopes are 1/eps ~ n^2): the
+    memoriser is exact in exact arithmetic and ill-conditioned in floating point. A sum of K terms has a rounding
+    error of about sqrt(K) u times their size (the probabilistic bound of Higham and Mary), K = n + D here."""
+    c = (x * v).abs().sum(-1)
+    return c * (net["a"] * net["w"]).abs().sum() + (net["a"] * net["b"]).abs().sum()
+
+
+def memoriser_params(v: torch.Tensor, net: dict, D: int) -> Params:
+    """The memoriser of Thm 9's proof (case d_h >= n, L_y = 2) as the book's Elman network, one run:
+    Theta_h = 0 (the states are tanh(0) = 0), U = 0, readout width m = n with W_y rows w_k v^T on the token block
+    and 0 on the position codes, b_1 = -b, w_2 = a, b_2 = 0, so y_j = sum_k a_k relu(w_k <v, x_j> - b_k): Lemma 38's
+    g of Lemma 37's projection of the token at j. The state is zero and unread, so its width (1 here) changes
+    neither the outputs nor ||vec Theta||; the theorem's d_h >= n is the width at which the case arises."""
+    m, d = net["a"].numel(), v.numel()
+    Wy = torch.zeros(1, m, D, dtype=v.dtype, device=v.device)
+    Wy[0, :, :d] = net["w"][:, None] * v
+    zero = lambda *shape: torch.zeros(1, *shape, dtype=v.dtype, device=v.device)
+    return {"rnn.w_ih": zero(2, 1, D), "rnn.w_hh": zero(2, 1, 1), "rnn.b_ih": zero(2, 1), "rnn.b_hh": zero(2, 1),
+            "rd.U": zero(m, 2), "rd.Wy": Wy, "rd.b": -net["b"][None], "rd.w2": net["a"][None, None], "rd.b2": zero(1),
+            "buf.mask": torch.ones(1, 1, dtype=v.dtype, device=v.device)}
+
+
+def pointwise_outputs(p: Params, task: qstr.QSTR, X: torch.Tensor, T: torch.Tensor, j: torch.Tensor) -> torch.Tensor:
+    """BiRNN.forward_at on prompts (X, T) (one run) at positions j, in float64, in chunks of prompts whose inputs
+    (chunk x N x D) and readout units (chunk x m) stay within about 2^22 entries."""
+    chunk = max(1, 2 ** 22 // max(task.N * task.D, p["rd.w2"].shape[-1]))
+    out = [BiRNN.forward_at(p, task.encode(X[:, s:s + chunk], T[:, s:s + chunk]).double(), j[s:s + chunk])
+           for s in range(0, X.shape[1], chunk)]
+    return torch.cat(out, 1)[0]
+
+
+def memoriser_spec(P: dict) -> dict:
+    return {"kind": "memoriser", "n": P["memo_n"], "draws": P["memo_draws"], "d": P["d"], "N": max(P["phase_N"]),
+            "n_test": P["n_test"], "seed": P["seed"], "task_seed": P["task_seed"]}
+
+
+def run_memoriser(spec: dict, device: str) -> dict:
+    """For every n and draw: n 1STR prompts (d, N, task_seed of the chapter), one uniform position j per prompt
+    and its label y = <u, x_(t_j)> (the point-wise loss), Lemma 37's direction for the tokens x_j, Lemma 38's
+    interpolant, the Elman memoriser built from them, its largest training error and its test MSE on n_test fresh
+    prompts (one uniform position each: the point-wise risk, equal in expectation to the averaged one) through
+    BiRNN.forward_at, and ||vec Theta||^2. Also: BiRNN.forward (every position) on the first 16 training prompts
+    against forward_at, the largest difference; and each training error in units of its float64 rounding scale
+    u R_i (`rounding_scale`), the largest ratio."""
+    t0 = time.perf_counter()
+    task = qstr.QSTR(N=spec["N"], d=spec["d"], task_seed=spec["task_seed"], device=device)
+    keys = ("norm_sq", "norm_sq_balanced", "theta_sq", "gap", "tries", "event", "y_sq", "z_sq", "train_err",
+            "rounding_ratio", "term_scale", "forward_gap", "test_mse", "zero_mse")
+    out = {k: [] for k in keys}
+    for n in spec["n"]:
+        row = {k: [] for k in keys}
+        for r in range(spec["draws"]):
+            gen = generator(spec["seed"], "memoriser", n, r, device=device)
+            X, T = task.draw(1, n, gen)
+            j = torch.randint(0, task.N, (n,), generator=gen, device=device)
+            b = torch.arange(n, device=device)
+            x, y = X[0, b, j].double(), task.labels(X, T)[0, b, j].double()
+            v, z, gap, tries, event = lemma37_direction(x, gen)
+            net = relu_interpolant(z, y)
+            p = memoriser_params(v, net, task.D)
+            with torch.no_grad():
+                pred = pointwise_outputs(p, task, X, T, j)
+                k = min(n, 16)
+                full = BiRNN.forward(p, task.encode(X[:, :k], T[:, :k]).double())[0, b[:k], j[:k]]
+                Xt, Tt = task.draw(1, spec["n_test"], gen)
+                jt = torch.randint(0, task.N, (spec["n_test"],), generator=gen, device=device)
+                yt = task.labels(Xt, Tt)[0, torch.arange(spec["n_test"], device=device), jt].double()
+                pt = pointwise_outputs(p, task, Xt, Tt, jt)
+                R = rounding_scale(net, v, x)
+            for key, val in (("norm_sq", net["norm_sq"]), ("norm_sq_balanced", net["norm_sq_balanced"]),
+                             ("theta_sq", float(param_norm_sq(p))), ("gap", gap), ("tries", tries), ("event", event),
+                             ("y_sq", float(y.pow(2).sum())), ("z_sq", float(z.pow(2).sum())),
+                             ("train_err", float((pred - y).abs().max())), ("term_scale", float(R.max())),
+                             ("rounding_ratio", float(((pred - y).abs() / (R * 2.0 ** -53)).max())),
+                             ("forward_gap", float((full - pred[:k]).abs().max())),
+                             ("test_mse", float((pt - yt).pow(2).mean())), ("zero_mse", float(yt.pow(2).mean()))):
+                row[key].append(val)
+        for key in keys:
+            out[key].append(row[key])
+    return {**out, "n": spec["n"], "N": spec["N"], "D": task.D, "wall_s": time.perf_counter() - t0}
+
+
 # ============================================================================================== compute
 def _one_thread(fn, spec: dict, device: str):
     with engine.one_cpu_thread(device):  # every tensor of this chapter is small
@@ -402,7 +565,8 @@ def compute(P: dict, store: Store, device: str, force: bool = False, log=print) 
         return record
 
     out = {"construction": get(construction_spec(P), run_construction, "construction"),
-           "a2": get(a2_spec(P), run_a2, "A.2 alpha*(N)"), "phase": {}}
+           "a2": get(a2_spec(P), run_a2, "A.2 alpha*(N)"),
+           "memoriser": get(memoriser_spec(P), run_memoriser, "Thm 9 memoriser"), "phase": {}}
     for N in sorted(P["phase_N"], reverse=True):
         for arch in P["archs"]:
             for task in TASKS:
@@ -483,8 +647,49 @@ def a2_fit(results: dict) -> dict:
     return {"N": N, "alpha": a, "slope": slope, "intercept": icpt, "r2": 1 - resid.var() / a.var() if a.var() > 0 else 1.0}
 
 
+def memoriser_fit(results: dict) -> dict:
+    """The memoriser's ||vec Theta||^2 against n: every draw, the median over draws, its log-log slope and the
+    least-squares line log y = slope log n + intercept; the same for the optimally rescaled interpolant."""
+    r = results["memoriser"]["result"]
+    n = np.array(r["n"], float)
+    out = {"n": n}
+    for key, name in (("theta_sq", ""), ("norm_sq_balanced", "balanced_")):
+        vals = np.array(r[key], float)
+        med = np.median(vals, 1)
+        slope = loglog_slope(n, med)
+        out |= {f"{name}all": vals, f"{name}median": med, f"{name}slope": slope,
+                f"{name}intercept": float(np.mean(np.log(med)) - slope * np.mean(np.log(n)))}
+    return out
+
+
+def crossover_table(P: dict, results: dict) -> dict:
+    """Per N, the widest Elman runs on 1STR that reached the threshold: the lower bound of Thm 9's proof on the
+    ||vec Theta||^2 of a network that generalises, L_y (L^2 ||U||^2)^(1/L_y) with L_y = 2 in the theorem's
+    normalisation r_h = 1 (which moves r_h into U: 2 L ||U||_op r_h), and their measured ||vec Theta||^2; the median
+    of each over runs, and n*, the n at which the memoriser's fitted ||vec Theta||^2 reaches it (NaN with no runs);
+    the log-log slopes of the bound and of its n* against N."""
+    fit = memoriser_fit(results)
+    n_at = lambda g: float(np.exp((np.log(g) - fit["intercept"]) / fit["slope"])) if np.isfinite(g) else float("nan")
+    S = P["n_seeds"]
+    out = {k: [] for k in ("N", "runs", "bound", "theta_sq", "n_bound", "n_theta")}
+    for N in sorted(P["phase_N"]):
+        rec = results["phase"][("elman", "1str", N)]
+        ok = np.isfinite(result_array(rec, "samples"))[-S:]
+        bound = 2 * np.sqrt(result_array(rec, "product_sq")[-S:][ok])
+        theta_sq = result_array(rec, "theta")[-S:][ok] ** 2
+        med = lambda v: float(np.median(v)) if len(v) else float("nan")
+        out["N"].append(N)
+        out["runs"].append(int(ok.sum()))
+        out["bound"].append(med(bound))
+        out["theta_sq"].append(med(theta_sq))
+        out["n_bound"].append(n_at(out["bound"][-1]))
+        out["n_theta"].append(n_at(out["theta_sq"][-1]))
+    out = {k: np.array(v) for k, v in out.items()}
+    return out | {"bound_slope": loglog_slope(out["N"], out["bound"]), "n_bound_slope": loglog_slope(out["N"], out["n_bound"])}
+
+
 def records(results: dict) -> list[dict]:
-    return [results["construction"], results["a2"], *results["phase"].values()]
+    return [results["construction"], results["a2"], results["memoriser"], *results["phase"].values()]
 
 
 def run_summary(results: dict) -> str:
@@ -564,7 +769,45 @@ def claims(P: dict, results: dict) -> list[Claim]:
                      "R^2 >= 0.95 of alpha* against ln N", "Lemma 11: ||W_QK|| <~ (2 d_e q / d) log(N ...)",
                      f"R^2 = {fit['r2']:.3f}, slope {fit['slope']:.2f} per unit of ln N; alpha* from {fit['alpha'][0]:.1f} "
                      f"to {fit['alpha'][-1]:.1f}", bool(fit["r2"] >= 0.95)))
-    return out
+    return out + memoriser_claims(P, results)
+
+
+def memoriser_claims(P: dict, results: dict) -> list[Claim]:
+    """Theorem 9's memoriser: exact on its training set (up to float64 rounding), useless on fresh prompts, its
+    ||vec Theta||^2 growing like n^3, and Lemma 37's random direction. The crossover is a table, not a claim."""
+    r = results["memoriser"]["result"]
+    n = np.array(r["n"], float)
+    tol = np.sqrt(n + r["D"])[:, None]                         # sqrt(K) u R: the rounding of a sum of K = n + D terms
+    ratio = np.array(r["rounding_ratio"], float)
+    fwd = np.array(r["forward_gap"], float) / (2.0 ** -53 * np.array(r["term_scale"], float))
+    err, test, zero = (np.array(r[k], float) for k in ("train_err", "test_mse", "zero_mse"))
+    worst = np.unravel_index(np.argmax(err), err.shape)
+    fit = memoriser_fit(results)
+    tries, gap = np.array(r["tries"]), np.array(r["gap"], float)
+    first = tries == 1
+    where = f"1STR (N = {r['N']}, d = {P['d']}), n = {int(n[0])} to {int(n[-1])}, {P['memo_draws']} draws per n"
+    return [
+        Claim("thm9-memoriser-exact", "Thm 9's memoriser (Lemmas 36-38 as the Elman readout of width m = n, U = 0, "
+              f"recurrence 0), evaluated by BiRNN, on n training prompts of {where}", "every training error <= sqrt(n + D) "
+              "u R_i, float64 rounding of its sums (R_i: the size of its terms); test MSE >= 0.9 in every draw",
+              "Lemma 36 / proof of Thm 9: zero point-wise training loss; a memoriser does not generalise",
+              f"max training error {err.max():.1e} (n = {int(n[worst[0]])}), at most {(ratio / tol).max():.2f} of the "
+              f"rounding bound; BiRNN.forward at every position (16 prompts per set) equals forward_at to "
+              f"{np.nanmax(fwd / tol):.2f} of it; test MSE median "
+              f"{np.median(test):.2f}, min {test.min():.2f} (predicting 0: {np.median(zero):.2f})",
+              bool((ratio <= tol).all() and (fwd <= tol).all() and test.min() >= 0.9)),
+        Claim("thm9-memoriser-slope", "||vec Theta||^2 of the memoriser (median over draws) against n, log-log slope",
+              "slope in [2.5, 3.5]: its w, b half is (n + ||b'||^2) ||y|| / (sqrt(n + ||z||^2) eps) ~ n / eps, with "
+              "eps ~ n^-2", "Lemma 36: ||vec Theta||^2 = O(n^3)",
+              f"slope {fit['slope']:.2f}; median {fit['median'][0]:.3g} (n = {int(n[0])}) to {fit['median'][-1]:.3g} "
+              f"(n = {int(n[-1])}); the same interpolant at its norm-minimising rescale: slope {fit['balanced_slope']:.2f}",
+              bool(2.5 <= fit["slope"] <= 3.5)),
+        Claim("thm9-lemma37", "A uniform random unit v projects the n tokens to scalars at least sqrt(pi) / (3 n^2) "
+              "apart with ||z||^2 <= 3n", "in at least 1/3 of the draws", "Lemma 37: probability >= 1/3",
+              f"{int(first.sum())} of {first.size} first draws ({first.mean():.2f}); the v used met it in "
+              f"{int(np.sum(r['event']))} of {first.size}; median gap x n^2 = {np.median(gap * n[:, None] ** 2):.2f} "
+              f"(the lemma's sqrt(pi)/3 = {math.sqrt(math.pi) / 3:.2f})", bool(first.mean() >= 1 / 3)),
+    ]
 
 
 # =============================================================================================== figures
@@ -687,6 +930,59 @@ def plot_packing(P: dict, results: dict):
            title="pairwise separation on 1STR")
     ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
     _no_minor_x(ax)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_memoriser(P: dict, results: dict):
+    """Left: ||vec Theta||^2 of Thm 9's memoriser against n (every draw, medians, the fitted line). Middle: the same
+    line near the crossovers, with the norms of the generalising Elman runs at each N (solid: the proof's lower bound
+    2 L ||U|| r_h; dashed: their measured ||vec Theta||^2) and the crossovers n*. Right: Lemma 37, the smallest gap
+    of the projected tokens against n, with the lemma's bound."""
+    from matplotlib import colormaps
+    from matplotlib.ticker import FuncFormatter
+
+    from .plotting import figure
+
+    r, fit, cx = results["memoriser"]["result"], memoriser_fit(results), crossover_table(P, results)
+    n = fit["n"]
+    line = lambda x: np.exp(fit["intercept"]) * x ** fit["slope"]
+    fig, axes = figure(3, 1, width=3.9, height=3.6)
+    ax = axes[0, 0]
+    ax.plot(np.repeat(n, fit["all"].shape[1]), fit["all"].ravel(), ".", color="gray", alpha=0.4, ms=4, label="each training set")
+    ax.plot(n, fit["median"], "o", color="k", ms=5, label="median")
+    ax.plot(n, line(n), "k-", lw=1, label=f"fit: slope {fit['slope']:.2f}")
+    ax.set(xscale="log", yscale="log", xlabel="n (training prompts)", ylabel="||vec Theta||^2", title="the memoriser")
+    ax.legend(fontsize=7)
+    ax = axes[0, 1]
+    levels = np.r_[cx["bound"], cx["theta_sq"]]
+    stars = np.r_[cx["n_bound"], cx["n_theta"]]
+    if np.isfinite(levels).any():
+        lo, hi = np.nanmin(np.r_[stars, n[0]]) / 1.5, max(np.nanmax(stars) * 1.5, n[1])
+        grid = np.geomspace(lo, hi, 50)
+        ax.plot(grid, line(grid), "k-", lw=1, label="memoriser (fit)")
+        keep = (n >= lo) & (n <= hi)
+        ax.plot(np.repeat(n[keep], fit["all"].shape[1]), fit["all"][keep].ravel(), ".", color="gray", alpha=0.4, ms=4)
+        ax.plot(n[keep], fit["median"][keep], "o", color="k", ms=5)
+        colors = colormaps["viridis"](np.linspace(0, 0.85, len(cx["N"])))
+        for i, N in enumerate(cx["N"]):
+            for key, nkey, ls, mk in (("bound", "n_bound", "-", "o"), ("theta_sq", "n_theta", "--", "s")):
+                if np.isfinite(cx[key][i]):
+                    ax.axhline(cx[key][i], color=colors[i], ls=ls, lw=1, label=f"N={N}" if key == "bound" else None)
+                    ax.plot(cx[nkey][i], cx[key][i], mk, color=colors[i], mfc="none", ms=8)
+        ax.set(xlim=(lo, hi), ylim=(np.nanmin(levels) / 3, np.nanmax(levels) * 3))
+    ax.set(xscale="log", yscale="log", xlabel="n", ylabel="||vec Theta||^2",
+           title="crossovers n* (solid: bound, dashed: measured)")
+    # a narrow log axis: 3, 4, 6, 10 rather than 3 x 10^0 ..., and no crowded labels at 7, 8, 9
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:e}"[0] in "2346" else ""))
+    ax.legend(fontsize=7, loc="upper left")
+    ax = axes[0, 2]
+    gap = np.array(r["gap"], float)
+    ax.plot(np.repeat(n, gap.shape[1]), gap.ravel(), ".", color="gray", alpha=0.5, ms=4, label="each training set")
+    ax.plot(n, np.median(gap, 1), "o", color="k", ms=5, label="median")
+    ax.plot(n, math.sqrt(math.pi) / (3 * n ** 2), "k--", lw=0.8, label="sqrt(pi) / (3 n^2)")
+    ax.set(xscale="log", yscale="log", xlabel="n", ylabel="smallest gap min |z_i - z_k|", title="Lemma 37")
     ax.legend(fontsize=7)
     return fig
 

@@ -1,6 +1,7 @@
 """lib.rnn_norm_growth: the accumulator's exactness and its recurrence, the gadget and the dead-zone rectifier, the
 drift of the biased transition, the width mask (a masked run is a narrower network), the replay of Phi, the
-critical width, the participation ratio, and one tiny compute through the store."""
+critical width, the participation ratio, Thm 9's memoriser (Lemmas 37-38, through BiRNN) and its claims, and one
+tiny compute through the store."""
 from __future__ import annotations
 
 import math
@@ -168,6 +169,76 @@ def test_lipschitz_terms_bound_the_state_sensitivity():
     assert bool((dy <= float(lt["L"] * lt["U_op"]) * (s - s2).norm(dim=-1) + 1e-6).all())
 
 
+# ------------------------------------------------------------------------------ Thm 9: the memoriser
+def test_forward_at_is_forward_at_one_position_per_prompt():
+    for cell in ("gru", "elman"):
+        m = rg.BiRNN(D=5, hidden=4, cell=cell, m=8)
+        p = m.init(2, gen(20))
+        z = torch.randn(2, 7, 6, 5, generator=gen(21))
+        j = torch.randint(0, 6, (7,), generator=gen(22))
+        torch.testing.assert_close(rg.BiRNN.forward_at(p, z, j), rg.BiRNN.forward(p, z)[:, torch.arange(7), j])
+
+
+@pytest.mark.parametrize("n", [1, 2, 50])
+def test_lemma38_interpolant_is_exact_with_the_lemmas_norm(n):
+    z, y = torch.randn(n, generator=gen(23)).double() * 2, torch.randn(n, generator=gen(24)).double()
+    net = rg.relu_interpolant(z, y)
+    torch.testing.assert_close(rg.interpolant(net, z), y, rtol=0, atol=1e-9)
+    assert net["norm_sq"] == pytest.approx(float(net["a"].square().sum() + net["w"].square().sum() + net["b"].square().sum()))
+    # rescaling by alpha changes the norm, never the function
+    unscaled = {"a": net["a"] / net["alpha"], "w": net["w"] * net["alpha"], "b": net["b"] * net["alpha"]}
+    t = torch.linspace(-6, 6, 101, dtype=torch.float64)
+    torch.testing.assert_close(rg.interpolant(unscaled, t), rg.interpolant(net, t))
+    # (C.16) with the constants of the proof: ||a'||^2 <= 19 ||y||^2 / eps^2 and n + ||b'||^2 <= 3 (n + ||z||^2)
+    bound = 22 * float(y.norm() * (n + z.square().sum()).sqrt()) / net["eps"]
+    assert net["norm_sq_balanced"] <= net["norm_sq"] <= bound
+
+
+def test_lemma37_direction_meets_the_event():
+    x = torch.randn(200, 4, generator=gen(25)).double()
+    v, z, gap, tries, event = rg.lemma37_direction(x, gen(26))
+    assert event and float(v.norm()) == pytest.approx(1.0)
+    assert gap >= math.sqrt(math.pi) / (3 * 200 ** 2) and float(z.square().sum()) <= 3 * 200
+    torch.testing.assert_close(z, x @ v)
+    x[1] = x[0]                                                               # two equal tokens: no v separates them
+    assert rg.lemma37_direction(x, gen(26), tries=3)[3:] == (3, False)
+
+
+def test_memoriser_through_birnn_reproduces_its_labels():
+    from lib.qstr import QSTR
+
+    task = QSTR(N=6, d=3, task_seed=5)
+    X, T = task.draw(1, 30, gen(27))
+    j = torch.randint(0, 6, (30,), generator=gen(28))
+    b = torch.arange(30)
+    x, y = X[0, b, j].double(), task.labels(X, T)[0, b, j].double()
+    v, z, *_ = rg.lemma37_direction(x, gen(29))
+    net = rg.relu_interpolant(z, y)
+    p = rg.memoriser_params(v, net, task.D)
+    out = rg.BiRNN.forward(p, task.encode(X, T).double())[0]                  # every position of every prompt
+    torch.testing.assert_close(out[b, j], y, rtol=0, atol=1e-9)
+    assert float(rg.param_norm_sq(p)) == pytest.approx(net["norm_sq"], rel=1e-12)
+    X2 = X.clone()
+    X2[..., 0, :] += 1.0                                                      # the memoriser reads x_j alone
+    torch.testing.assert_close(rg.BiRNN.forward(p, task.encode(X2, T).double())[0, :, 1:], out[:, 1:])
+
+
+def test_memoriser_claims_pass_on_the_construction_and_fail_on_bad_input():
+    spec = {"kind": "memoriser", "n": [4, 8, 16, 32], "draws": 3, "d": 3, "N": 5, "n_test": 200, "seed": 0, "task_seed": 1}
+    r = rg.run_memoriser(spec, "cpu")
+    assert max(map(max, r["train_err"])) < 1e-9 and min(map(min, r["test_mse"])) > 0.9
+    P = {"d": 3, "memo_draws": 3}
+    n = np.array(spec["n"], float)[:, None]
+    check = lambda **kw: {c.id: c.passed for c in rg.memoriser_claims(P, {"memoriser": {"result": {**r, **kw}}})}
+    assert check(theta_sq=(n ** 3 * [1, 2, 3]).tolist())["thm9-memoriser-slope"]
+    assert not check(theta_sq=(n ** 2 * [1, 2, 3]).tolist())["thm9-memoriser-slope"]
+    assert check()["thm9-memoriser-exact"]
+    assert not check(rounding_ratio=(np.array(r["rounding_ratio"]) + 1e3).tolist())["thm9-memoriser-exact"]
+    assert not check(test_mse=(np.array(r["test_mse"]) * 0 + 0.5).tolist())["thm9-memoriser-exact"]
+    assert check(tries=(n * 0 + [1, 1, 2]).astype(int).tolist())["thm9-lemma37"]
+    assert not check(tries=(n * 0 + [2, 2, 3]).astype(int).tolist())["thm9-lemma37"]
+
+
 # ------------------------------------------------------------------------------------------ summaries
 def test_critical_width():
     w = [2, 4, 8, 16]
@@ -182,9 +253,9 @@ def test_participation_ratio():
 
 
 def test_check_params():
-    P = {"phase_N": [4], "widths": [4, 2], "q": 2, "construction_N": [3, 10]}
+    P = {"phase_N": [4], "widths": [4, 2], "q": 2, "construction_N": [3, 10], "memo_n": [8, 8]}
     keys = [k for k, _ in rg.check_params(P)]
-    assert keys == ["phase_N", "widths", "construction_N"]
+    assert keys == ["phase_N", "widths", "construction_N", "memo_n"]
 
 
 def test_compute_stores_and_reloads(tmp_path):
@@ -192,13 +263,16 @@ def test_compute_stores_and_reloads(tmp_path):
          "construction_N": [10, 20], "construction_prompts": 2, "archs": ["gru", "elman"], "phase_N": [3, 4],
          "widths": [2, 4], "n_seeds": 1, "lr": 1e-2, "weight_decay": 0.01, "batch_size": 8, "check_every": 5,
          "max_samples": 80, "n_test": 16, "threshold": 0.3, "readout_width": 8, "packing_prompts": 10,
-         "a2_N": [4, 16], "off_target": 0.05}
+         "a2_N": [4, 16], "off_target": 0.05, "memo_n": [4, 8], "memo_draws": 2}
     store = Store("rnn_norm_growth", "test", root=tmp_path)
     res = rg.compute(P, store, "cpu", log=lambda line: None)
-    assert store.n_computed == 2 + 8
+    assert store.n_computed == 3 + 8
     again = Store("rnn_norm_growth", "test", root=tmp_path)
     res2 = rg.compute(P, again, "cpu", log=lambda line: None)
     assert again.n_computed == 0
     c1, c2 = rg.claims(P, res), rg.claims(P, res2)
     assert [c.as_dict() for c in c1] == [c.as_dict() for c in c2]
-    assert {c.id for c in c1} >= {"9-exact", "9-drift", "10a-width-1str-gru", "10b-norm", "10c-separation"}
+    assert {c.id for c in c1} >= {"9-exact", "9-drift", "10a-width-1str-gru", "10b-norm", "10c-separation",
+                                  "thm9-memoriser-exact", "thm9-memoriser-slope", "thm9-lemma37"}
+    cx = rg.crossover_table(P, res)
+    assert len(cx["N"]) == 2 and cx["n_bound"].shape == (2,)
