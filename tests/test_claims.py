@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from lib import sample_complexity as sc
+from lib import sample_complexity_page as page
 from lib.claims import Claim, tally, to_markdown
 
 # ---------------------------------------------------------------------------------------------- rendering
@@ -41,15 +42,15 @@ def test_tally():
 # ----------------------------------------------------------------------------------------------- slopes
 def test_loglog_slope_recovers_power():
     N = np.array([2, 4, 8, 16])
-    assert sc.loglog_slope(N, N ** 2) == pytest.approx(2.0)
-    assert sc.loglog_slope(N, 5 * N ** 0.5) == pytest.approx(0.5)
+    assert page.loglog_slope(N, N ** 2) == pytest.approx(2.0)
+    assert page.loglog_slope(N, 5 * N ** 0.5) == pytest.approx(0.5)
 
 
 def test_loglog_slope_ignores_nan_and_needs_two_points():
     N = [2, 4, 8, 16]
-    assert sc.loglog_slope(N, [4, np.nan, 64, 256]) == pytest.approx(2.0)
-    assert sc.loglog_slope(N, [4, 16, 0, 256]) == pytest.approx(2.0)  # non-positive values are dropped too
-    assert math.isnan(sc.loglog_slope(N, [4, np.nan, np.nan, np.nan]))
+    assert page.loglog_slope(N, [4, np.nan, 64, 256]) == pytest.approx(2.0)
+    assert page.loglog_slope(N, [4, 16, 0, 256]) == pytest.approx(2.0)  # non-positive values are dropped too
+    assert math.isnan(page.loglog_slope(N, [4, np.nan, np.nan, np.nan]))
 
 
 # ------------------------------------------------------------------------------------------------ claims
@@ -78,7 +79,7 @@ def paper_like():
 
 
 def test_summarize_table():
-    table = sc.summarize(P, paper_like())
+    table = page.summarize(P, paper_like())
     assert set(table) == {"a", "b"} and set(table["a"]["ffn"]) == {"authors", "task"} and set(table["b"]["ffn"]) == {"task"}
     entry = table["a"]["ffn"]["authors"]
     assert entry["N"] == sc.PAPER_MEANS["a"]["N"]
@@ -89,7 +90,7 @@ def test_summarize_table():
 
 
 def test_claims_pass_on_paper_like_numbers():
-    claims = sc.claims(P, sc.summarize(P, paper_like()))
+    claims = page.claims(P, page.summarize(P, paper_like()))
     ids = [c.id for c in claims]
     assert len(ids) == len(set(ids)) >= 8
     # Every family of the reading guide's claims is checked on the paper's full grid.
@@ -106,7 +107,7 @@ def test_claims_fail_when_ordering_is_reversed():
     a, b = sc.PAPER_MEANS["a"], sc.PAPER_MEANS["b"]
     swap = lambda means: {**means, "transformer": means["ffn"], "ffn": means["transformer"]}
     records = fake_records(swap(a), swap(b), {"transformer": 2.2, "rnn": 1.5, "ffn": 1.0})
-    claims = sc.claims(P, sc.summarize(P, records))
+    claims = page.claims(P, page.summarize(P, records))
     assert all(isinstance(c.passed, bool) for c in claims)
     by_id = {c.id: c for c in claims}
     must_fail = [i for i in by_id if i.startswith(("1-", "2-", "4-", "test-protocol", "paper-means"))]
@@ -123,7 +124,7 @@ def test_claims_fail_when_ordering_is_reversed():
 def test_claims_off_grid_are_omitted_not_faked():
     """A grid without N=12 or the panel (b) points gives fewer claims, never a claim on missing numbers."""
     records = {k: v for k, v in paper_like().items() if k[0] == "a" and k[2] <= 8}
-    claims = sc.claims(P, sc.summarize(P, records))
+    claims = page.claims(P, page.summarize(P, records))
     ids = [c.id for c in claims]
     assert claims and "2-growth-4-12" not in ids and "paper-means-N12" not in ids and "paper-means-N33" not in ids
     assert not any(i.startswith("4-") for i in ids)

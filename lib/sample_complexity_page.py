@@ -1,0 +1,287 @@
+"""What the sample-complexity page shows from stored sweep points: the run summary, the per-panel table of samples
+to threshold (`summarize`), the claims of the reading guide against the authors' means, the test-protocol table and
+the figures. It reads results and computes no stored number, so editing it leaves the chapter's results current
+(lib/sample_complexity.py holds the computation).
+
+    >>> table = page.summarize(P, records); page.claims(P, table)
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from . import qstr
+from .claims import Claim
+from .sample_complexity import LABELS, PAPER_FFN_TASK_TEST_N12, PAPER_MEANS
+from .stats import loglog_slope
+
+
+def run_summary(records: dict) -> str:
+    """One line for the page: how many sweep points there are and where they came from."""
+    envs = {(r["device"], r["commit"]) for r in records.values()}
+    compute = sum(r["result"]["wall_s"] for r in records.values())
+    return (f"{len(records)} sweep points, {compute:.0f} s of training in all, computed on "
+            + "; ".join(f"{dev} at commit `{c}`" for dev, c in sorted(envs)) + ".")
+
+
+# ------------------------------------------------------------------------------------------------ summary
+def summarize(P: dict, records: dict) -> dict:
+    """table[panel][model][test] = {"N": [...], "runs": (len(N), R) samples (NaN = censored), "mean": [...]}."""
+    table = {}
+    for (panel, model, N), rec in records.items():
+        res = rec["result"]
+        samples = np.array(res["samples"], dtype=float)  # None (censored) -> nan
+        for k, test in enumerate(res["tests"]):
+            entry = table.setdefault(panel, {}).setdefault(model, {}).setdefault(test, {"N": [], "runs": []})
+            entry["N"].append(N)
+            entry["runs"].append(samples[:, k])
+    for panel in table.values():
+        for model in panel.values():
+            for entry in model.values():
+                entry["runs"] = np.array(entry["runs"])
+                entry["mean"] = np.nanmean(entry["runs"], 1) if entry["runs"].size else np.array([])
+                entry["censored"] = np.isnan(entry["runs"]).sum(1)
+    return table
+
+
+# ------------------------------------------------------------------------------------------------- claims
+def _mean_at(entry, N):
+    return float(entry["mean"][entry["N"].index(N)]) if N in entry["N"] else float("nan")
+
+
+MODELS = ("transformer", "rnn", "ffn")
+SHORT = {"transformer": "TR", "rnn": "RNN", "ffn": "FFN"}
+
+
+def _means(table: dict, panel: str, test: str) -> dict | None:
+    """{model: {N: mean samples}} of one panel and test set, or None if a model is missing."""
+    t = table.get(panel, {})
+    if not all(m in t and test in t[m] for m in MODELS):
+        return None
+    return {m: dict(zip(t[m][test]["N"], t[m][test]["mean"])) for m in MODELS}
+
+
+def _paper_means(panel: str) -> dict:
+    ref = PAPER_MEANS[panel]
+    return {m: dict(zip(ref["N"], ref[m])) for m in MODELS}
+
+
+# Each statistic maps ({model: {N: mean}}, grid) to (text, passed). It is applied to this run's means and to the
+# authors' means on the same grid (or, where the authors have no such N, on theirs), so the "paper" column of the
+# claim table is computed exactly as the "measured" one.
+def _tr_fewest(M, grid):
+    lowest = [n for n in grid if M["transformer"][n] < min(M["rnn"][n], M["ffn"][n])]
+    missed = [n for n in grid if n not in lowest]
+    return f"lowest at {lowest}" + (f", not at {missed}" if missed else ""), not missed
+
+
+def _ordering(M, grid):
+    tr, rnn, ffn = (M[m][grid[-1]] for m in MODELS)
+    return (f"{ffn:,.0f} > {rnn:,.0f} > {tr:,.0f} ({ffn / tr:.1f}x, {rnn / tr:.1f}x)",
+            ffn > rnn > tr and ffn / tr >= 4 and rnn / tr >= 2.5)
+
+
+def _slopes(M, grid):
+    s = {m: loglog_slope(grid, [M[m][n] for n in grid]) for m in MODELS}
+    return ", ".join(f"{SHORT[m]} {s[m]:.2f}" for m in ("ffn", "rnn", "transformer")), s
+
+
+def _tr_flattest(M, grid):
+    text, s = _slopes(M, grid)
+    return text, s["transformer"] < min(s["rnn"], s["ffn"])
+
+
+def _ffn_steepest(M, grid):
+    text, s = _slopes(M, grid)
+    return text, s["ffn"] > max(s["rnn"], s["transformer"])
+
+
+def _growth_4_12(M, grid):
+    g = {m: M[m][12] / M[m][4] for m in MODELS}
+    return (", ".join(f"{SHORT[m]} {g[m]:.1f}x" for m in ("ffn", "rnn", "transformer")),
+            g["ffn"] >= 8 and 3 <= g["rnn"] <= 6 and g["transformer"] <= 4)
+
+
+def _ffn_vs_rnn(sign):
+    def stat(M, grid):
+        ok = all((M["ffn"][n] - M["rnn"][n]) * sign > 0 for n in grid)
+        return ", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f}" for n in grid), ok
+    return stat
+
+
+def _small_n(M, grid):
+    v = [M[m][2] for m in MODELS]
+    return ", ".join(f"{SHORT[m]} {x:,.0f}" for m, x in zip(MODELS, v)), max(v) <= 3200
+
+
+def _ffn_gap(M, grid):
+    r = min(M["ffn"][n] / max(M["rnn"][n], M["transformer"][n]) for n in grid)
+    return f"min ratio {r:.2f}", r >= 1.8
+
+
+def _growth_b(M, grid):
+    g = {m: M[m][grid[-1]] / M[m][grid[0]] for m in MODELS}
+    return (", ".join(f"{SHORT[m]} {g[m]:.2f}x" for m in ("ffn", "rnn", "transformer")),
+            g["ffn"] >= 2 and g["rnn"] <= 1.7 and g["transformer"] <= 1.7)
+
+
+def _at_least(k):
+    return lambda grid: grid if len(grid) >= k else None
+
+
+# (id, panel, statement, expected, grid selection from the available N (None: not this run), statistic)
+CLAIMS = [
+    ("1-tr-fewest", "a", "1STR, authors' test set: the Transformer needs the fewest samples at every N >= 4",
+     "TR lowest at every N >= 4", lambda Ns: _at_least(1)([n for n in Ns if n >= 4]), _tr_fewest),
+    ("1-ordering-12", "a", "1STR at N=12: FFN > RNN > Transformer, with FFN/TR >= 4 and RNN/TR >= 2.5",
+     "FFN > RNN > TR; 4x, 2.5x", lambda Ns: [12] if 12 in Ns else None, _ordering),
+    ("2-tr-flattest", "a", "1STR: the Transformer's log-log slope of samples against N (N >= 4) is the smallest",
+     "slope TR < RNN, FFN", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _tr_flattest),
+    ("2-ffn-steepest", "a", "1STR: the FFN's log-log slope of samples against N (N >= 4) is the largest",
+     "slope FFN > RNN, TR", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _ffn_steepest),
+    ("2-growth-4-12", "a", "1STR: growth of the samples needed from N=4 to N=12", "FFN >= 8x, RNN 3-6x, TR <= 4x",
+     lambda Ns: [4, 12] if {4, 12} <= set(Ns) else None, _growth_4_12),
+    ("3-ffn-below-rnn", "a", "1STR: the FFN needs fewer samples than the RNN at 4 <= N <= 6", "FFN < RNN",
+     lambda Ns: _at_least(1)([n for n in Ns if 4 <= n <= 6]), _ffn_vs_rnn(-1)),
+    ("3-ffn-above-rnn", "a", "1STR: the FFN needs more samples than the RNN at N >= 10", "FFN > RNN",
+     lambda Ns: _at_least(1)([n for n in Ns if n >= 10]), _ffn_vs_rnn(+1)),
+    ("3-small-N", "a", "1STR at N=2: every model needs at most about 3k samples", "<= 3,200",
+     lambda Ns: [2] if 2 in Ns else None, _small_n),
+    ("4-ffn-gap", "b", "simple-1STR: at every N the FFN needs >= 1.8x the samples of both RNN and Transformer",
+     "min ratio >= 1.8", _at_least(1), _ffn_gap),
+    ("4-growth", "b", "simple-1STR: from the smallest to the largest N the FFN grows >= 2x while RNN and Transformer grow <= 1.7x",
+     "FFN >= 2x; RNN, TR <= 1.7x", _at_least(2), _growth_b),
+]
+
+
+def claims(P: dict, table: dict) -> list[Claim]:
+    """Claims 1-4 of the reading guide (section 6) on this run's grid, each beside the same statistic of the
+    authors' means; claims whose sweep points this run does not have are left out."""
+    out = []
+    for cid, panel, statement, expected, select, stat in CLAIMS:
+        M = _means(table, panel, "authors" if panel == "a" else "task")
+        grid = select(sorted(M["ffn"])) if M else None
+        if grid is None:
+            continue
+        ref = _paper_means(panel)
+        paper_grid = select([n for n in grid if n in ref["ffn"]]) or select(sorted(ref["ffn"]))
+        measured, passed = stat(M, grid)
+        paper = f"{stat(ref, paper_grid)[0]} (N={paper_grid})" if paper_grid else "n/a"
+        out.append(Claim(cid, f"{statement} (N={grid})", expected, paper, measured, bool(passed)))
+
+    A, T = _means(table, "a", "authors"), _means(table, "a", "task")
+    if A and T:
+        N = max(A["ffn"])
+        r = {m: T[m][N] / A[m][N] for m in ("ffn", "transformer")}
+        out.append(Claim("test-protocol", f"1STR at N={N}: scored on 1STR prompts instead of the authors' simple-1STR "
+                         "prompts, the FFN needs more samples and the Transformer about the same",
+                         "FFN ratio > 1.2, TR ratio < 1.2",
+                         f"FFN {PAPER_FFN_TASK_TEST_N12 / _paper_means('a')['ffn'][12]:.1f}x at N=12, TR about 1.0x",
+                         f"FFN {r['ffn']:.2f}x, TR {r['transformer']:.2f}x", bool(r["ffn"] > 1.2 and r["transformer"] < 1.2)))
+    # Against the authors' own numbers, where this run's grid has the paper's N.
+    for panel, test, N in (("a", "authors", 12), ("b", "task", 33)):
+        M = _means(table, panel, test)
+        if not M or N not in M["ffn"]:
+            continue
+        ref = _paper_means(panel)
+        dev = {m: M[m][N] / ref[m][N] - 1 for m in MODELS}
+        out.append(Claim(f"paper-means-N{N}", f"panel ({panel}) at N={N}: each mean within +-30% of the authors' code",
+                         "|deviation| <= 30%", ", ".join(f"{SHORT[m]} {ref[m][N]:,.0f}" for m in MODELS),
+                         ", ".join(f"{SHORT[m]} {M[m][N]:,.0f} ({dev[m]:+.0%})" for m in MODELS),
+                         bool(all(abs(v) <= 0.3 for v in dev.values()))))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- figures
+def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
+    """One 1STR prompt and one simple-1STR prompt: the encoded tokens z_i and which token each position retrieves."""
+    from .plotting import COLORS, figure
+
+    fig, axes = figure(3, 1, width=3.6, height=3.2)
+    task = qstr.QSTR(N=N, d=d, task_seed=task_seed)
+    gen = torch.Generator().manual_seed(seed)
+    X, T = task.draw(1, 1, gen)
+    z = task.encode(X, T)[0, 0]
+    ax = axes[0, 0]
+    lim = float(z.abs().max())
+    ax.imshow(z.numpy(), cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
+    for x in (d - 0.5, d + task.d_e - 0.5):
+        ax.axvline(x, color="k", lw=1)
+    ax.set(title="encoded prompt z (1STR)", xlabel=f"x_i | w_i | w_(t_i)   (d={d}, d_e={task.d_e})", ylabel="position i")
+    ax.grid(False)
+    for ax, simple, title in ((axes[0, 1], False, "1STR: t_i per position"), (axes[0, 2], True, "simple-1STR: one shared t")):
+        _, T = task.draw(1, 1, gen, simple=simple)
+        t = T[0, 0, :, 0].numpy()
+        ax.scatter(t, np.arange(N), s=60, color=COLORS["transformer"])
+        ax.set(xlim=(-0.5, N - 0.5), ylim=(N - 0.5, -0.5), xticks=range(N), yticks=range(N), title=title,
+               xlabel="retrieved token t_i", ylabel="output position i")
+    return fig
+
+
+
+def plot_figure1(P: dict, table: dict):
+    """Figure 1 of seed 000: samples-to-threshold against N (log-log), means and each seed, slopes in the legend."""
+    from .plotting import COLORS, MARKERS, figure
+
+    fig, axes = figure(2, 1, width=5.4, height=4.4)
+    for ax, panel in zip(axes[0], ("a", "b")):
+        for model in P["models"]:
+            for test, style in (("authors", "-"), ("task", "--")):
+                entry = table.get(panel, {}).get(model, {}).get(test)
+                if entry is None:
+                    continue
+                N = np.array(entry["N"])
+                label = f"{LABELS[model]}" + (" (authors' test)" if panel == "a" and test == "authors" else
+                                             " (1STR test)" if panel == "a" else "")
+                slope = loglog_slope(N, entry["mean"])
+                ax.plot(N, entry["mean"], style, marker=MARKERS[model], color=COLORS[model], ms=5,
+                        label=f"{label}, slope {slope:.2f}")
+                for r in range(entry["runs"].shape[1]):
+                    ax.scatter(N, entry["runs"][:, r], color=COLORS[model], alpha=0.25, s=12)
+        ref = PAPER_MEANS[panel]
+        shown = [i for i, n in enumerate(ref["N"]) if min(P[f"N_{panel}"]) <= n <= max(P[f"N_{panel}"])]
+        for model in P["models"]:  # the authors' means, where this run's N range covers them
+            ax.scatter([ref["N"][i] for i in shown], [ref[model][i] for i in shown], marker="x", color=COLORS[model], s=30)
+        thr = P[f"threshold_{panel}"]
+        ax.set(xscale="log", yscale="log", xlabel="N (sequence length)", ylabel="n (training samples)",
+               title=f"({panel}) {'1STR' if panel == 'a' else 'simple-1STR'}, test MSE < {thr}")
+        ax.set_xticks(sorted(P[f"N_{panel}"]))
+        ax.get_xaxis().set_major_formatter("{x:.0f}")
+        ax.minorticks_off()
+        ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+def plot_curves(P: dict, records: dict, panel: str = "a"):
+    """Test MSE against samples seen at the largest N of a panel, every seed, each test set."""
+    from .plotting import COLORS, figure
+
+    N = max(P[f"N_{panel}"])
+    fig, axes = figure(1, 1, width=6.0, height=3.4)
+    ax = axes
+    for model in P["models"]:
+        res = records[(panel, model, N)]["result"]
+        x = np.array(res["curve_samples"], float)
+        curves = np.array(res["curves"], dtype=float)  # (C, R, K)
+        for k, test in enumerate(res["tests"]):
+            for r in range(curves.shape[1]):
+                ax.plot(x, curves[:, r, k], "-" if test == "authors" else "--", color=COLORS[model], lw=1,
+                        alpha=0.8, label=f"{LABELS[model]}, {test} test" if r == 0 else None)
+    ax.axhline(P[f"threshold_{panel}"], color="k", lw=0.8, ls=":")
+    ax.set(xscale="log", yscale="log", xlabel="training samples seen", ylabel="test MSE",
+           title=f"learning curves at N={N} ({'1STR' if panel == 'a' else 'simple-1STR'})")
+    ax.legend(fontsize=7, ncols=2)
+    return fig
+
+
+def protocol_table(P: dict, table: dict) -> str:
+    """Markdown: panel (a) means under the authors' test set and the task's own, and their ratio."""
+    a = table.get("a", {})
+    rows = ["| model | N | authors' test (simple-1STR prompts) | task's test (1STR prompts) | ratio |", "|---|---|---|---|---|"]
+    for model in P["models"]:
+        if model not in a:
+            continue
+        for N in a[model]["authors"]["N"]:
+            x, y = _mean_at(a[model]["authors"], N), _mean_at(a[model]["task"], N)
+            rows.append(f"| {LABELS[model]} | {N} | {x:,.0f} | {y:,.0f} | {y / x:.2f} |")
+    return "\n".join(rows)
