@@ -3,6 +3,7 @@ crossover, Prop. B.1's rounding inequalities, head allocation), the fitter on ke
 window grid, the training model against explicit loops, parameter checks and one tiny compute through the store."""
 from __future__ import annotations
 
+import ast
 import math
 
 import numpy as np
@@ -11,6 +12,8 @@ import torch
 
 from lib import params as params_mod
 from lib import rpe_decay as rd
+from lib import rpe_decay_page as page
+from lib import store as store_mod
 from lib.store import Store
 
 
@@ -124,17 +127,17 @@ def test_fit_is_deterministic_and_matches_its_parameters():
 
 
 def test_guaranteed_rates():
-    assert rd.guaranteed_rate({"kind": "power", "beta": 3.0}, "log") == 1
-    assert rd.guaranteed_rate({"kind": "power", "beta": 2.0}, "log") == 0      # needs beta >= 2.02
-    assert rd.guaranteed_rate({"kind": "power", "beta": 5.0}, "log") == 3
-    assert rd.guaranteed_rate({"kind": "exp", "tau": 10.0}, "lin") == 9
-    assert rd.guaranteed_rate({"kind": "exp", "tau": 100.0}, "lin") == 0
-    assert rd.guaranteed_rate({"kind": "power", "beta": 3.0}, "lin") == 0
+    assert page.guaranteed_rate({"kind": "power", "beta": 3.0}, "log") == 1
+    assert page.guaranteed_rate({"kind": "power", "beta": 2.0}, "log") == 0      # needs beta >= 2.02
+    assert page.guaranteed_rate({"kind": "power", "beta": 5.0}, "log") == 3
+    assert page.guaranteed_rate({"kind": "exp", "tau": 10.0}, "lin") == 9
+    assert page.guaranteed_rate({"kind": "exp", "tau": 100.0}, "lin") == 0
+    assert page.guaranteed_rate({"kind": "power", "beta": 3.0}, "lin") == 0
 
 
 def test_heads_needed():
     e = {1: {"l1": 0.5}, 2: {"l1": 0.05}, 4: {"l1": 1e-3}}
-    assert rd.heads_needed(e, 0.1) == 2 and rd.heads_needed(e, 1e-3) == 4 and rd.heads_needed(e, 1e-4) == math.inf
+    assert page.heads_needed(e, 0.1) == 2 and page.heads_needed(e, 1e-3) == 4 and page.heads_needed(e, 1e-4) == math.inf
 
 
 # ----------------------------------------------------------------------------------------------- training
@@ -191,15 +194,25 @@ def test_tiny_compute_through_the_store(tmp_path):
     store = Store("rpe_decay", "quick", root=tmp_path)
     res = rd.compute(P, store, "cpu", log=lambda line: None)
     again = rd.compute(P, store, "cpu", log=lambda line: None)
-    assert store.n_computed == len(rd.records(res)) and again["fit"].keys() == res["fit"].keys()
-    cl = rd.claims(P, res)
+    assert store.n_computed == len(page.records(res)) and again["fit"].keys() == res["fit"].keys()
+    cl = page.claims(P, res)
     ids = [c.id for c in cl]
     assert ids[:6] == ["1-t5-buckets", "2-allocation", "3-crossover", "4-prop-B1", "5-prop-5.2B", "6-folding"]
     assert all(c.passed for c in cl[:6]) and "13-monotone-in-H" in ids and "14a-train-order" in ids
     # claim 13 catches a fit whose error grows with H
     key = next(k for k in res["fit"] if k[1] == "lin" and k[0].startswith("power"))
     res["fit"][key]["result"]["l1"] = [0.5, 0.1, 0.4, 0.01]
-    assert not next(c for c in rd.claims(P, res) if c.id == "13-monotone-in-H").passed
+    assert not next(c for c in page.claims(P, res) if c.id == "13-monotone-in-H").passed
+
+
+def test_page_module_is_outside_the_lib_hash():
+    assert (store_mod.ROOT / "lib" / "rpe_decay_page.py").exists()
+    mods = store_mod.lib_modules("rpe_decay")
+    assert "rpe_decay" in mods and "rpe_decay_page" not in mods
+    tree = ast.parse((store_mod.ROOT / "lib" / "rpe_decay.py").read_text())
+    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
+    assert not [m for m in imported if m.endswith("_page")], imported
 
 
 def test_more_heads_than_taps():
