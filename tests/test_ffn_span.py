@@ -2,6 +2,7 @@
 exact off-span decay and rotation equivariance, samples-to-threshold, and one tiny compute through the store."""
 from __future__ import annotations
 
+import ast
 import copy
 import math
 
@@ -10,9 +11,10 @@ import pytest
 import torch
 
 from lib import ffn_span as fs
+from lib import ffn_span_page as page
 from lib import models
 from lib.qstr import QSTR
-from lib.store import Store
+from lib.store import ROOT, Store, lib_modules
 
 
 def gen(seed=0):
@@ -173,15 +175,15 @@ def test_n_values_and_bands():
 
 
 def test_zscore_handles_identical_runs():
-    assert fs.zscore(0.0, 0.0) == 0 and fs.zscore(1.0, 0.0) == np.inf and fs.zscore(-2.0, 1.0) == -2
+    assert page.zscore(0.0, 0.0) == 0 and page.zscore(1.0, 0.0) == np.inf and page.zscore(-2.0, 1.0) == -2
 
 
 def test_samples_to_threshold():
     n = [10, 20, 40, 80]
-    assert fs.samples_to_threshold(n, [1.0, 0.9, 0.6, 0.3], 0.75) == pytest.approx(math.sqrt(20 * 40))
-    assert fs.samples_to_threshold(n, [0.5, 0.4, 0.3, 0.2], 0.75) == 10
-    assert math.isnan(fs.samples_to_threshold(n, [1.0, 0.9, 0.9, 0.8], 0.75))
-    assert fs.loglog_slope([2, 4, 8], [3, 12, 48]) == pytest.approx(2.0)
+    assert page.samples_to_threshold(n, [1.0, 0.9, 0.6, 0.3], 0.75) == pytest.approx(math.sqrt(20 * 40))
+    assert page.samples_to_threshold(n, [0.5, 0.4, 0.3, 0.2], 0.75) == 10
+    assert math.isnan(page.samples_to_threshold(n, [1.0, 0.9, 0.9, 0.8], 0.75))
+    assert page.loglog_slope([2, 4, 8], [3, 12, 48]) == pytest.approx(2.0)
 
 
 TINY = dict(profile="unit", device="cpu", seed=0, task_seed=42, d=2, N_grid=[2, 3], n_over_Nd=[0.5, 1.0, 4.0],
@@ -208,7 +210,7 @@ def test_compute_stores_every_point_and_reruns_load(tiny):
     assert all("loaded" in line for line in tiny["again"])
     assert not first["adamw_ffn"]["available"] and "sample_complexity" in first["adamw_ffn"]["why"]
     assert second["ffn"][(3, True)]["result"] == first["ffn"][(3, True)]["result"]
-    rows = fs.claims(TINY, second)
+    rows = page.claims(TINY, second)
     assert {c.id for c in rows} >= {"8a-decay-law", "8-oracle", "8b-ffn-above-line", "8c-slope", "rotation-ffn"}
     assert all(isinstance(c.passed, bool) for c in rows)
     assert np.array(second["ffn"][(2, False)]["result"]["test_mse"], dtype=float).shape == (3, 2)
@@ -219,5 +221,15 @@ def test_claim_fails_when_the_ffn_beats_the_line(tiny):
     results = copy.deepcopy(tiny["results"])
     for rec in results["ffn"].values():
         rec["result"]["test_mse"] = (np.array(rec["result"]["test_mse"], dtype=float) * 0 + 0.01).tolist()
-    verdict = {c.id: c.passed for c in fs.claims(TINY, results)}
+    verdict = {c.id: c.passed for c in page.claims(TINY, results)}
     assert verdict["8b-ffn-above-line"] is False
+
+
+def test_page_module_is_not_part_of_the_computation():
+    """lib/ffn_span_page.py (tables, claims, figures) never enters the chapter's lib hash, and the computation
+    imports no page module: restyling a figure leaves the stored points current."""
+    assert "ffn_span_page" not in lib_modules("ffn_span")
+    tree = ast.parse((ROOT / "lib" / "ffn_span.py").read_text())
+    names = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    names += [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
+    assert not [m for m in names if m.endswith("_page")]

@@ -1,0 +1,315 @@
+"""What the ffn_span page shows: the run summary, the FFN learning-curve table and samples to threshold, the
+claim check and every figure, all read from what lib.ffn_span.compute returns. Nothing here changes a stored
+number, so lib.store leaves this module out of the chapter's lib hash.
+
+    >>> results = fs.compute(P, Store("ffn_span", "quick"), device="cpu"); page.claims(P, results)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .claims import Claim
+from .ffn_span import LAW_FLOOR
+from .stats import log_crossing, loglog_slope, zscore
+from .store import result_array
+
+LABELS = {"gd": "FFN, full-batch GD + L2", "adamw": "FFN, AdamW (the paper's optimiser)"}
+
+
+def records(results: dict) -> list[dict]:
+    return [results["span"], results["transformer"], *results["visibility"].values(), *results["ffn"].values()]
+
+
+def run_summary(results: dict) -> str:
+    recs = records(results)
+    envs = sorted({(r["device"], r["commit"]) for r in recs})
+    return (f"{len(recs)} stored points, {sum(r['result']['wall_s'] for r in recs):.0f} s of computation in all, "
+            "computed on " + "; ".join(f"{dev} at commit `{c}`" for dev, c in envs) + ".")
+
+
+# ----------------------------------------------------------------------------------------------- summary
+def samples_to_threshold(n, mse, threshold: float) -> float:
+    """The n at which the mean test-MSE curve first drops below `threshold` (interpolated in log n), NaN if never."""
+    return log_crossing(n, mse, threshold, strict=True)
+
+
+def ffn_table(P: dict, results: dict) -> dict:
+    """{N: {"n", "Nd", "mean", "se", "oracle", "nstar"}} for the N of the grid (plain prompts): mean test MSE over
+    runs (each its own u), its standard error, the oracle's mean on the same prompts, and samples to threshold."""
+    out = {}
+    for N in sorted(P["N_grid"]):
+        rec = results["ffn"][(N, False)]
+        mse = result_array(rec, "test_mse")
+        S = mse.shape[1]
+        mean = mse.mean(1)
+        out[N] = {"n": rec["result"]["n"], "Nd": N * P["d"], "mean": mean, "se": mse.std(1, ddof=1) / math.sqrt(S),
+                  "oracle": result_array(rec, "oracle_mse").mean(1), "nstar": samples_to_threshold(rec["result"]["n"], mean, P["threshold"])}
+    return out
+
+
+def span_ok(results: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(rho at the end, first layer vanished) for every GD run with n < Nd: vanished means ||W_T||^2 <= 1e-6 ||W_0||^2."""
+    rho = np.concatenate([result_array(r, "rho").ravel() for r in results["ffn"].values()])
+    ratio = np.concatenate([result_array(r, "w_ratio").ravel() for r in results["ffn"].values()])
+    keep = np.isfinite(rho)
+    return rho[keep], ratio[keep] <= 1e-6
+
+
+# ------------------------------------------------------------------------------------------------- claims
+def claims(P: dict, results: dict) -> list[Claim]:
+    """Claim 8 of the reading guide (section 6): (a) the span property under GD and not under AdamW, the visible
+    fraction and the oracle at 1 - n/(Nd), (b) the trained FFN on or above that line, (c) the slope in N, and the
+    rotation test. Every tolerance is stated in the row; every number comes from this run's points."""
+    out = []
+    eta_l2 = P["gd_lr"] * P["gd_l2"]
+    plain = {N: rec for (N, rot), rec in results["ffn"].items() if not rot}
+
+    # (a) The decay law, on every GD run with n < Nd (the only ones with an off-span part). Claims about n < Nd are
+    # left out when the grid has no such n.
+    dev = np.concatenate([result_array(r, "law_dev")[np.isfinite(result_array(r, "law_dev"))] for r in results["ffn"].values()])
+    if len(dev):
+        out.append(Claim("8a-decay-law", "Full-batch GD + L2: the first layer's off-span energy ||W(I - V^T V)||^2 "
+                         f"follows (1 - lr l2)^(2t) at every recorded step down to {LAW_FLOOR:g} of its start, in every "
+                         f"run with n < Nd ({len(dev)} runs)", "max relative deviation <= 1%",
+                         "App. B: every gradient lies in span{x^(i)}", f"max deviation {dev.max():.1e}", bool(dev.max() <= 0.01)))
+    # rho is a ratio: where the whole first layer has decayed to zero (dead ReLUs: no gradient, only the penalty)
+    # it stays at its initial value while both of its terms vanish. W = 0 lies in the span, so such a run counts
+    # as in the span; the row says how many there were.
+    rho, dead = span_ok(results)
+    res = np.concatenate([result_array(r, "residual").ravel() for r in plain.values()])
+    live = rho[~dead]
+    if len(rho):
+        out.append(Claim("8a-span", f"After {P['gd_steps']} GD steps ((1 - lr l2)^(2T) = "
+                         f"{(1 - eta_l2) ** (2 * P['gd_steps']):.1e}) the off-span fraction rho of the first layer is at "
+                         "most 1e-6 in every run with n < Nd", "max rho <= 1e-6",
+                         "App. B: rows of W in span{x^(i)} at a stationary point",
+                         (f"max rho {live.max():.1e} over {len(live)} runs" if len(live) else "no run with a nonzero W")
+                         + (f", and {dead.sum()} runs whose first layer decayed to 0 (W = 0 is in the span)" if dead.any() else "")
+                         + f"; stationarity residual ||grad_W L + l2 W||/||l2 W||: median {np.median(res):.2f}",
+                         bool(len(live) and live.max() <= 1e-6)))
+    sp = results["span"]["result"]
+    gd_rho = np.array(sp["gd"]["off"], float) / np.array(sp["gd"]["total"], float)
+    ad_rho = np.array(sp["adamw"]["off"], float) / np.array(sp["adamw"]["total"], float)
+    keep = ad_rho[-1] / ad_rho[0]
+    out.append(Claim("8a-adamw", f"AdamW on the same data (N={sp['N']}, n={sp['n']}) does not keep W in the span: its "
+                     "off-span fraction stays within a factor 10 of where it started, while GD's falls below 1e-6",
+                     "AdamW rho_T / rho_0 >= 0.1 in every run", "derived (guide 4.3): Adam is not rotation-equivariant",
+                     f"AdamW rho_T/rho_0 min {keep.min():.2f}; GD rho_T max {gd_rho[-1].max():.1e}",
+                     bool(keep.min() >= 0.1 and gd_rho[-1].max() <= 1e-6)))
+
+    # The visible fraction and the oracle, by Monte Carlo, against n/(Nd) (n < Nd).
+    z_nu, z_or = [], []
+    for N, rec in results["visibility"].items():
+        nu, risk = result_array(rec, "nu"), result_array(rec, "oracle_mse")
+        for i, n in enumerate(rec["result"]["n"]):
+            x, K = n / (N * P["d"]), nu.shape[1]
+            z_nu.append((float(zscore(nu[i].mean() - x, nu[i].std(ddof=1) / math.sqrt(K))), N, n))
+            z_or.append((float(zscore(risk[i].mean() - (1 - x), risk[i].std(ddof=1) / math.sqrt(K))), N, n))
+    for cid, zs, what, target, paper in (
+            ("8-visible", z_nu, "the visible fraction nu(n) = E||V P_t u||^2", "n/(Nd)", "App. B: E_{u,t} = n/(Nd)"),
+            ("8-oracle", z_or, "the risk of the oracle E[y | Vx, t, u]", "1 - n/(Nd)", "Thm 6: 1 - n/(Nd)")):
+        if not zs:
+            continue
+        zmax = max(zs, key=lambda r: abs(r[0]))
+        out.append(Claim(cid, f"{what} equals {target} within Monte-Carlo error, at every N in {P['N_grid']} and "
+                         f"n < Nd ({len(zs)} points, {P['n_draws']} draws each)", "max |z| <= 4", paper,
+                         f"max |z| = {abs(zmax[0]):.1f} (N={zmax[1]}, n={zmax[2]})", bool(abs(zmax[0]) <= 4)))
+
+    # (b) The trained FFN on or above the line, n < Nd, averaged over runs (each its own u).
+    table = ffn_table(P, results)
+    margins = []
+    for N, e in table.items():
+        for i, n in enumerate(e["n"]):
+            if n < e["Nd"]:
+                delta = e["mean"][i] - (1 - n / e["Nd"])
+                margins.append((float(zscore(delta, e["se"][i])), delta, N, n))
+    if margins:
+        worst = min(margins, key=lambda m: m[0])
+        below = lambda r: np.array(r["result"]["n"]) < r["result"]["Nd"]
+        gap = np.concatenate([(result_array(r, "test_mse") - result_array(r, "oracle_mse"))[below(r)].ravel() for r in plain.values()])
+        out.append(Claim("8b-ffn-above-line", f"GD-trained FFN (averaged over {P['n_seeds']} random u): test MSE >= "
+                         f"1 - n/(Nd) for every n < Nd ({len(margins)} points)", "mean - (1 - n/Nd) >= -3 SE everywhere",
+                         "Thm 6: inf_A sup_u R >= 1 - n/(Nd)",
+                         f"smallest margin {worst[1]:+.3f} ({worst[0]:+.1f} SE) at N={worst[2]}, n={worst[3]}; "
+                         f"FFN - oracle on the same test prompts, per run: min {gap.min():+.3f}", bool(worst[0] >= -3)))
+
+    # (c) Samples to threshold against N.
+    Ns = sorted(table)
+    nstar = [table[N]["nstar"] for N in Ns]
+    slope = loglog_slope(Ns, nstar)
+    found = [N for N, v in zip(Ns, nstar) if np.isfinite(v)]
+    out.append(Claim("8c-slope", f"GD-trained FFN: samples to reach test MSE < {P['threshold']} against N (log-log slope, "
+                     f"N={found})", "slope >= 0.9", f"Thm 6: n* >= (1 - {P['threshold']}) N d, slope 1",
+                     f"slope {slope:.2f}; n* = " + ", ".join(f"{v:,.0f}" for v in nstar if np.isfinite(v))
+                     + (f"; not reached at N={[N for N in Ns if N not in found]}" if len(found) < len(Ns) else ""),
+                     bool(len(found) >= 2 and slope >= 0.9)))
+
+    # The rotation test: run r of the rotated point is run r of the plain one with its tokens rotated (common
+    # random numbers), so the paired differences measure the rotation alone. Pooled over the grid, they are one
+    # z-score; the largest per-n one is shown too.
+    N = P["N_rotation"]
+    a, b = result_array(results["ffn"][(N, False)], "test_mse"), result_array(results["ffn"][(N, True)], "test_mse")
+    S = a.shape[1]
+    diff = b - a
+    se = diff.std(1, ddof=1) / math.sqrt(S)
+    z_pool = float(zscore(diff.mean(1).sum(), math.sqrt((se ** 2).sum())))
+    z_n = zscore(diff.mean(1), se)
+    k = int(np.argmax(np.abs(z_n)))
+    out.append(Claim("rotation-ffn", f"Rotating the tokens by a random Q in O(Nd) leaves the GD-trained FFN's learning "
+                     f"curve unchanged in distribution (N={N}, {len(se)} values of n, {S} paired runs each)",
+                     "|z| <= 3, paired differences pooled over n", "derived (guide 3.3): GD is rotation-equivariant",
+                     f"z = {z_pool:+.1f} (mean difference {diff.mean():+.3f}); largest per n: {z_n[k]:+.1f} "
+                     f"at n={results['ffn'][(N, False)]['result']['n'][k]} ({a.mean(1)[k]:.3f} vs {b.mean(1)[k]:.3f})",
+                     bool(abs(z_pool) <= 3)))
+    tr = results["transformer"]["result"]
+    ta, tb = np.array(tr["test_mse"], float), np.array(tr["test_mse_rotated"], float)
+    ffn_last = a.mean(1)[-1]
+    out.append(Claim("rotation-transformer", f"The same rotation breaks the Transformer (N={N}): at the largest n "
+                     f"({tr['n'][-1]}) its test MSE on rotated prompts is at least 0.5 above its test MSE on plain ones",
+                     "TR rotated - TR plain >= 0.5", "derived (guide 3.3): the Transformer collapses",
+                     f"TR {ta[-1].mean():.3f} plain, {tb[-1].mean():.3f} rotated (the GD-trained FFN: {ffn_last:.3f} "
+                     f"plain, {b.mean(1)[-1]:.3f} rotated)", bool(tb[-1].mean() - ta[-1].mean() >= 0.5)))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ figures
+def plot_span(P: dict, results: dict):
+    """Off-span energy relative to its start (left) and off-span fraction rho (right) during training, GD and AdamW."""
+    from .plotting import COLORS, figure
+
+    sp = results["span"]["result"]
+    steps = np.array(sp["steps"], float)
+    fig, axes = figure(2, 1, width=4.4, height=3.4)
+    pred = (1 - P["gd_lr"] * P["gd_l2"]) ** (2 * steps)
+    for opt in ("gd", "adamw"):
+        off, total = np.array(sp[opt]["off"], float), np.array(sp[opt]["total"], float)
+        for r in range(off.shape[1]):
+            lab = LABELS[opt] if r == 0 else None
+            axes[0, 0].plot(steps, off[:, r] / off[0, r], color=COLORS[opt], lw=1.2, label=lab)
+            axes[0, 1].plot(steps, off[:, r] / total[:, r], color=COLORS[opt], lw=1.2, label=lab)
+    axes[0, 0].plot(steps, pred, "--", color="k", lw=1, label=f"(1 - lr l2)^(2t), lr l2 = {P['gd_lr'] * P['gd_l2']:g}")
+    axes[0, 1].axhline(1e-6, color="k", ls=":", lw=0.8, label="1e-6")
+    axes[0, 0].set(yscale="log", xlabel="GD / AdamW step t", ylabel="off-span energy / its value at t = 0",
+                   title=f"N={sp['N']}, n={sp['n']} < Nd={sp['Nd']}")
+    axes[0, 1].set(yscale="log", xlabel="step t", ylabel="rho = ||W(I - V^T V)||^2 / ||W||^2",
+                   title="off-span fraction of the first layer")
+    for ax in axes[0]:
+        ax.legend(fontsize=7)
+    return fig
+
+
+def plot_visibility(P: dict, results: dict):
+    """nu(n) against n with n/(Nd) (left); oracle and trained-FFN risk against n/(Nd) with 1 - n/(Nd) (right)."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import figure
+
+    fig, axes = figure(2, 1, width=4.6, height=4.2)
+    cmap = plt.get_cmap("viridis")
+    Ns = sorted(results["visibility"])
+    table = ffn_table(P, results)
+    for k, N in enumerate(Ns):
+        col = cmap(k / max(1, len(Ns) - 1) * 0.85)
+        rec = results["visibility"][N]
+        n = np.array(rec["result"]["n"], float)
+        nu, risk = result_array(rec, "nu"), result_array(rec, "oracle_mse")
+        K, Nd = nu.shape[1], N * P["d"]
+        axes[0, 0].plot([0, Nd], [0, 1], color=col, lw=0.8)
+        axes[0, 0].errorbar(n, nu.mean(1), 2 * nu.std(1, ddof=1) / math.sqrt(K), fmt="o", color=col, ms=4,
+                            label=f"N={N} (Nd={Nd})")
+        axes[0, 1].errorbar(n / Nd, risk.mean(1), 2 * risk.std(1, ddof=1) / math.sqrt(K), fmt="x", color=col, ms=6)
+        e = table[N]
+        axes[0, 1].errorbar(np.array(e["n"], float) / Nd, e["mean"], 2 * e["se"], fmt="s-", color=col, ms=4, lw=1,
+                            label=f"FFN (GD), N={N}")
+    lo, hi = min(P["n_over_Nd"]) / 1.5, max(max(P["n_over_Nd"]), 1) * 1.5
+    x = np.geomspace(lo, 1, 60)
+    axes[0, 1].plot(np.r_[x, hi], np.r_[1 - x, 0], "k--", lw=1, label="1 - n/(Nd) (Thm 6)")
+    axes[0, 1].plot([], [], "x", color="gray", label="oracle E[y | Vx, t, u]")
+    axes[0, 1].axhline(P["threshold"], color="gray", ls=":", lw=0.8)
+    axes[0, 0].set(xlabel="n (training prompts)", ylabel="nu(n) = E ||V P_t u||^2", title="visible fraction of the target")
+    axes[0, 1].set(xscale="log", xlim=(lo, hi), xlabel="n / (N d)", ylabel="test MSE", title="risk against the Theorem 6 line")
+    axes[0, 0].legend(fontsize=7)
+    axes[0, 1].legend(fontsize=7, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    return fig
+
+
+def plot_rotation(P: dict, results: dict):
+    """Test MSE against n for the GD-trained FFN and the AdamW-trained Transformer, plain and rotated prompts."""
+    from .plotting import COLORS, figure
+
+    fig, ax = figure(1, 1, width=6.4, height=4.4)
+    N = P["N_rotation"]
+    for rot, style in ((False, "-"), (True, "--")):
+        rec = results["ffn"][(N, rot)]
+        mse = result_array(rec, "test_mse")
+        ax.errorbar(rec["result"]["n"], mse.mean(1), 2 * mse.std(1, ddof=1) / math.sqrt(mse.shape[1]), fmt="s" + style,
+                    color=COLORS["ffn"], ms=4, lw=1.2, capsize=2, label=f"FFN (GD + L2){', rotated Qx' if rot else ''}")
+    tr = results["transformer"]["result"]
+    n = np.array(tr["n"], float)
+    for key, style, lab in (("test_mse", "-", ""), ("test_mse_rotated", "--", ", rotated Qx")):
+        mse = np.array(tr[key], float)   # (len(n), runs): few runs, so every run is drawn
+        ax.plot(n, mse.mean(1), "^" + style, color=COLORS["transformer"], ms=5, lw=1.2, label=f"Transformer (AdamW){lab}")
+        ax.plot(np.repeat(n, mse.shape[1]), mse.ravel(), "^", color=COLORS["transformer"], ms=3, alpha=0.35)
+    Nd = N * P["d"]
+    x = np.geomspace(min(n) / 1.2, Nd, 50)
+    ax.plot(x, 1 - x / Nd, "k:", lw=1, label="1 - n/(Nd)")
+    ax.set(xscale="log", xlabel="n (training prompts)", ylabel="test MSE", title=f"rotation test, N={N}, d={P['d']}")
+    ax.legend(fontsize=7, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+    return fig
+
+
+def plot_samples(P: dict, results: dict):
+    """Samples to threshold against N: GD-trained FFNs here (left), the AdamW FFN of Figure 1(b) (right)."""
+    from .plotting import COLORS, figure
+
+    fig, axes = figure(2, 1, width=4.6, height=3.6)
+    table = ffn_table(P, results)
+    Ns = np.array(sorted(table), float)
+    nstar = np.array([table[int(N)]["nstar"] for N in Ns])
+    _fit(axes[0, 0], Ns, nstar, COLORS["ffn"], "FFN, full-batch GD + L2")
+    axes[0, 0].plot(Ns, (1 - P["threshold"]) * Ns * P["d"], "k--", lw=1, label=f"Thm 6 bound (1 - {P['threshold']}) N d")
+    axes[0, 0].set(title=f"this chapter: test MSE < {P['threshold']}, d={P['d']}")
+    ref = results["adamw_ffn"]
+    if ref["available"]:
+        Nr = np.array(ref["N"], float)
+        _fit(axes[0, 1], Nr, np.array(ref["mean"], float), COLORS["adamw"], "FFN, online AdamW (Figure 1b)")
+        axes[0, 1].plot(Nr, (1 - ref["threshold"]) * Nr * ref["d"], "k--", lw=1, label=f"(1 - {ref['threshold']}) N d")
+        axes[0, 1].set(title=f"sample_complexity: test MSE < {ref['threshold']}, d={ref['d']}")
+    else:
+        axes[0, 1].text(0.5, 0.5, "no stored sample_complexity run", ha="center", va="center", transform=axes[0, 1].transAxes)
+        axes[0, 1].set(title="sample_complexity (not available)", xticks=[], yticks=[])
+    for ax in axes[0]:
+        ax.set(xlabel="N (sequence length)", ylabel="n (training prompts)")
+        ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+def _fit(ax, N, n, color, label):
+    """Points, their least-squares line on log-log axes and its slope; ticks at the N that were run."""
+    ax.set(xscale="log", yscale="log")
+    ok = np.isfinite(n)
+    ax.plot(N[ok], n[ok], "o", color=color, ms=6, label=label)
+    if ok.sum() >= 2:
+        b, a = np.polyfit(np.log(N[ok]), np.log(n[ok]), 1)
+        grid = np.geomspace(N[ok].min(), N[ok].max(), 20)
+        ax.plot(grid, np.exp(a) * grid ** b, "-", color=color, lw=1, label=f"fit: slope {b:.2f}")
+    ax.minorticks_off()
+    ax.set_xticks(N, [f"{v:.0f}" for v in N])
+
+
+def samples_table(P: dict, results: dict) -> str:
+    """Markdown: n* per N for both learners, in units of N*d as well."""
+    table = ffn_table(P, results)
+    rows = ["| N | N d | GD FFN: n* | n* / (N d) | Thm 6 bound (1 - threshold) N d |", "|---|---|---|---|---|"]
+    for N, e in table.items():
+        v = e["nstar"]
+        rows.append(f"| {N} | {e['Nd']} | {v:,.0f} | {v / e['Nd']:.1f} | {(1 - P['threshold']) * e['Nd']:.1f} |"
+                    if np.isfinite(v) else f"| {N} | {e['Nd']} | not reached by n = {e['n'][-1]:,} | | |")
+    ref = results["adamw_ffn"]
+    if ref["available"]:
+        rows += ["", "| N | N d | AdamW FFN (online, Figure 1b): mean n* | n* / (N d) | censored runs |", "|---|---|---|---|---|"]
+        for N, m, c in zip(ref["N"], ref["mean"], ref["censored"]):
+            rows.append(f"| {N} | {N * ref['d']} | {m:,.0f} | {m / (N * ref['d']):.0f} | {c} |")
+    return "\n".join(rows)
