@@ -7,6 +7,8 @@ import pytest
 import torch
 
 import lib.head_lower_bound as hl
+import lib.head_lower_bound_page as page
+import lib.store
 from lib import engine, models, params, qstr
 
 
@@ -144,11 +146,11 @@ def test_figure2_stats_on_the_template():
     d, d_e = 3, 5
     M = np.zeros((d + 2 * d_e, d + 2 * d_e)) + 0.01
     M[d + d_e:, d:d + d_e] += 10 * np.eye(d_e)
-    st = hl.figure2_stats(M, d, d_e)
+    st = page.figure2_stats(M, d, d_e)
     assert st["top_on_diag"] == d_e and st["positive"] == 1.0 and st["diag_mean"] == pytest.approx(10.01)
     M[0, 0] = 50                                                          # one large entry elsewhere
-    assert hl.figure2_stats(M, d, d_e)["top_on_diag"] == d_e - 1
-    assert hl.figure2_stats(-M, d, d_e)["positive"] == 0.0
+    assert page.figure2_stats(M, d, d_e)["top_on_diag"] == d_e - 1
+    assert page.figure2_stats(-M, d, d_e)["positive"] == 0.0
 
 
 def test_a_repeated_code_ruins_its_target_but_not_the_median():
@@ -158,3 +160,14 @@ def test_a_repeated_code_ruins_its_target_but_not_the_median():
     mass, _ = hl.a2_off_target(E, 200.0, 1.0)
     assert mass[0] >= 0.5 - 1e-9 and mass[1] >= 0.5 - 1e-9
     assert float(mass.median()) < 1e-6
+
+
+def test_the_page_is_not_part_of_the_chapter_hash():
+    """The page (claims, tables, figures) is no part of the code the stored numbers depend on."""
+    import ast
+
+    assert "head_lower_bound_page" not in lib.store.lib_modules("head_lower_bound")
+    tree = ast.parse((lib.store.ROOT / "lib" / "head_lower_bound.py").read_text())
+    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
+    assert not [m for m in imported if m.split(".")[-1].endswith("_page")]

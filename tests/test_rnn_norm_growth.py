@@ -12,7 +12,8 @@ import torch
 
 from lib import models
 from lib import rnn_norm_growth as rg
-from lib.store import Store
+from lib import rnn_norm_growth_page as page
+from lib.store import ROOT, Store, lib_modules
 
 
 def gen(seed=0):
@@ -229,7 +230,7 @@ def test_memoriser_claims_pass_on_the_construction_and_fail_on_bad_input():
     assert max(map(max, r["train_err"])) < 1e-9 and min(map(min, r["test_mse"])) > 0.9
     P = {"d": 3, "memo_draws": 3}
     n = np.array(spec["n"], float)[:, None]
-    check = lambda **kw: {c.id: c.passed for c in rg.memoriser_claims(P, {"memoriser": {"result": {**r, **kw}}})}
+    check = lambda **kw: {c.id: c.passed for c in page.memoriser_claims(P, {"memoriser": {"result": {**r, **kw}}})}
     assert check(theta_sq=(n ** 3 * [1, 2, 3]).tolist())["thm9-memoriser-slope"]
     assert not check(theta_sq=(n ** 2 * [1, 2, 3]).tolist())["thm9-memoriser-slope"]
     assert check()["thm9-memoriser-exact"]
@@ -242,9 +243,9 @@ def test_memoriser_claims_pass_on_the_construction_and_fail_on_bad_input():
 # ------------------------------------------------------------------------------------------ summaries
 def test_critical_width():
     w = [2, 4, 8, 16]
-    assert rg.critical_width(w, [0.9, 0.5, 0.1, 0.05], 0.3) == pytest.approx(math.exp(math.log(4) + 0.5 * math.log(2)))
-    assert rg.critical_width(w, [0.2, 0.1, 0.1, 0.1], 0.3) == 2
-    assert math.isnan(rg.critical_width(w, [0.9, 0.8, 0.7, 0.6], 0.3))
+    assert page.critical_width(w, [0.9, 0.5, 0.1, 0.05], 0.3) == pytest.approx(math.exp(math.log(4) + 0.5 * math.log(2)))
+    assert page.critical_width(w, [0.2, 0.1, 0.1, 0.1], 0.3) == 2
+    assert math.isnan(page.critical_width(w, [0.9, 0.8, 0.7, 0.6], 0.3))
 
 
 def test_participation_ratio():
@@ -270,9 +271,23 @@ def test_compute_stores_and_reloads(tmp_path):
     again = Store("rnn_norm_growth", "test", root=tmp_path)
     res2 = rg.compute(P, again, "cpu", log=lambda line: None)
     assert again.n_computed == 0
-    c1, c2 = rg.claims(P, res), rg.claims(P, res2)
+    c1, c2 = page.claims(P, res), page.claims(P, res2)
     assert [c.as_dict() for c in c1] == [c.as_dict() for c in c2]
     assert {c.id for c in c1} >= {"9-exact", "9-drift", "10a-width-1str-gru", "10b-norm", "10c-separation",
                                   "thm9-memoriser-exact", "thm9-memoriser-slope", "thm9-lemma37"}
-    cx = rg.crossover_table(P, res)
+    cx = page.crossover_table(P, res)
     assert len(cx["N"]) == 2 and cx["n_bound"].shape == (2,)
+
+
+def test_the_page_is_not_part_of_the_chapter_hash():
+    """The page (summary, tables, claims, figures) is no part of the code the stored numbers depend on; neither is
+    the head_lower_bound page, whose chapter module this one imports."""
+    import ast
+
+    mods = lib_modules("rnn_norm_growth")
+    assert "rnn_norm_growth_page" not in mods and "head_lower_bound" in mods
+    assert not [m for m in mods if m.endswith("_page")]
+    tree = ast.parse((ROOT / "lib" / "rnn_norm_growth.py").read_text())
+    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
+    assert not [m for m in imported if m.split(".")[-1].endswith("_page")]
