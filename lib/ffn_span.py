@@ -396,34 +396,5 @@ def compute(P: dict, store: Store, device: str, force: bool = False, log=print) 
     out["ffn"][(P["N_rotation"], True)] = get(ffn_spec(P, P["N_rotation"], True), run_ffn,
                                                f"ffn N={P['N_rotation']} rotated")
     out["transformer"] = get(transformer_spec(P), run_transformer, f"transformer N={P['N_rotation']}")
-    out["adamw_ffn"] = adamw_reference(P["profile"])
     return out
 
-
-# ------------------------------------------------------------------------------- the AdamW FFN of Figure 1
-def adamw_reference(profile: str) -> dict:
-    """The FFN's samples-to-threshold on simple-1STR from the sample_complexity chapter's stored points (panel b),
-    for the parameters of its last run; never computed here. {"available": False, "why": ...} when absent."""
-    from . import sample_complexity as sc
-
-    store = Store("sample_complexity", profile, stored_only=True)
-    prov = store.read("provenance.json") or store.read("compute.json")
-    if not prov or "params" not in prov:
-        return {"available": False, "why": f"the sample_complexity chapter has no stored `{profile}` run yet "
-                "(run it first: `python -m lib run sample_complexity --profile " + profile + "`)"}
-    sp = prov["params"]
-    if "ffn" not in sp.get("models", []):
-        return {"available": False, "why": "the stored sample_complexity run trained no FFN"}
-    Ns, means, censored = [], [], []
-    for N in sp["N_b"]:
-        rec = store.get(sc.point_spec(sp, "b", "ffn", N))
-        if rec is None:
-            continue
-        s = np.array(rec["result"]["samples"], dtype=float)[:, 0]
-        Ns.append(N)
-        means.append(float(np.nanmean(s)) if np.isfinite(s).any() else float("nan"))
-        censored.append(int(np.isnan(s).sum()))
-    if len(Ns) < 2:
-        return {"available": False, "why": f"fewer than two stored FFN points of panel (b) in results/sample_complexity/{profile}/"}
-    return {"available": True, "N": Ns, "mean": means, "censored": censored, "d": sp["d"], "threshold": sp["threshold_b"],
-            "lr": sp["lr"], "batch_size": sp["batch_size"], "n_seeds": sp["n_seeds"], "ffn_width": sp["ffn_width"]}

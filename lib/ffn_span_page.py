@@ -13,7 +13,7 @@ import numpy as np
 from .claims import Claim
 from .ffn_span import LAW_FLOOR
 from .stats import log_crossing, loglog_slope, zscore
-from .store import result_array
+from .store import Store, result_array
 
 LABELS = {"gd": "FFN, full-batch GD + L2", "adamw": "FFN, AdamW (the paper's optimiser)"}
 
@@ -271,7 +271,7 @@ def plot_samples(P: dict, results: dict):
     _fit(axes[0, 0], Ns, nstar, COLORS["ffn"], "FFN, full-batch GD + L2")
     axes[0, 0].plot(Ns, (1 - P["threshold"]) * Ns * P["d"], "k--", lw=1, label=f"Thm 6 bound (1 - {P['threshold']}) N d")
     axes[0, 0].set(title=f"this chapter: test MSE < {P['threshold']}, d={P['d']}")
-    ref = results["adamw_ffn"]
+    ref = adamw_reference(P["profile"])
     if ref["available"]:
         Nr = np.array(ref["N"], float)
         _fit(axes[0, 1], Nr, np.array(ref["mean"], float), COLORS["adamw"], "FFN, online AdamW (Figure 1b)")
@@ -307,9 +307,38 @@ def samples_table(P: dict, results: dict) -> str:
         v = e["nstar"]
         rows.append(f"| {N} | {e['Nd']} | {v:,.0f} | {v / e['Nd']:.1f} | {(1 - P['threshold']) * e['Nd']:.1f} |"
                     if np.isfinite(v) else f"| {N} | {e['Nd']} | not reached by n = {e['n'][-1]:,} | | |")
-    ref = results["adamw_ffn"]
+    ref = adamw_reference(P["profile"])
     if ref["available"]:
         rows += ["", "| N | N d | AdamW FFN (online, Figure 1b): mean n* | n* / (N d) | censored runs |", "|---|---|---|---|---|"]
         for N, m, c in zip(ref["N"], ref["mean"], ref["censored"]):
             rows.append(f"| {N} | {N * ref['d']} | {m:,.0f} | {m / (N * ref['d']):.0f} | {c} |")
     return "\n".join(rows)
+
+
+# ------------------------------------------------------------------------------- the AdamW FFN of Figure 1
+def adamw_reference(profile: str) -> dict:
+    """The FFN's samples-to-threshold on simple-1STR from the sample_complexity chapter's stored points (panel b),
+    for the parameters of its last run; never computed here. {"available": False, "why": ...} when absent."""
+    from . import sample_complexity as sc
+
+    store = Store("sample_complexity", profile, stored_only=True)
+    prov = store.read("provenance.json") or store.read("compute.json")
+    if not prov or "params" not in prov:
+        return {"available": False, "why": f"the sample_complexity chapter has no stored `{profile}` run yet "
+                "(run it first: `python -m lib run sample_complexity --profile " + profile + "`)"}
+    sp = prov["params"]
+    if "ffn" not in sp.get("models", []):
+        return {"available": False, "why": "the stored sample_complexity run trained no FFN"}
+    Ns, means, censored = [], [], []
+    for N in sp["N_b"]:
+        rec = store.get(sc.point_spec(sp, "b", "ffn", N))
+        if rec is None:
+            continue
+        s = np.array(rec["result"]["samples"], dtype=float)[:, 0]
+        Ns.append(N)
+        means.append(float(np.nanmean(s)) if np.isfinite(s).any() else float("nan"))
+        censored.append(int(np.isnan(s).sum()))
+    if len(Ns) < 2:
+        return {"available": False, "why": f"fewer than two stored FFN points of panel (b) in results/sample_complexity/{profile}/"}
+    return {"available": True, "N": Ns, "mean": means, "censored": censored, "d": sp["d"], "threshold": sp["threshold_b"],
+            "lr": sp["lr"], "batch_size": sp["batch_size"], "n_seeds": sp["n_seeds"], "ffn_width": sp["ffn_width"]}

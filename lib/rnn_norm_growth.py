@@ -39,10 +39,7 @@ from .models import Params, bidirectional_states, blinear
 from .stats import generator
 from .store import Store, environment
 
-ARCHS = ("gru", "elman")
 TASKS = ("1str", "simple")
-LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout U",
-          "1str": "1STR", "simple": "simple-1STR"}
 
 
 def check_params(P: dict) -> list[tuple[str, str]]:

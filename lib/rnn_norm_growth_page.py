@@ -12,9 +12,12 @@ import math
 import numpy as np
 
 from .claims import Claim
-from .rnn_norm_growth import LABELS, TASKS
+from .rnn_norm_growth import TASKS
 from .stats import log_crossing, loglog_slope
 from .store import result_array
+
+LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout U",
+          "1str": "1STR", "simple": "simple-1STR"}
 
 # ============================================================================================== summary
 def critical_width(widths, mse, threshold: float) -> float:

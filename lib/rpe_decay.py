@@ -37,9 +37,6 @@ from .stats import generator, seed_of
 from .store import Store, environment
 
 FAMILIES = ("lin", "log")
-LABELS = {"lin": "lin RPE (exponential heads)", "log": "log RPE (power-law heads)"}
-COLORS = {"lin": "#1b9e77", "log": "#d95f02"}
-MARKERS = {"lin": "o", "log": "s"}
 EXACT_MAX = 4096      # windows up to this many taps are summed exactly; longer ones on a geometric grid
 N_EXACT, N_GEO = 512, 400
 TABLE1 = [0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10,
@@ -110,11 +107,6 @@ def rates(family: str, theta) -> np.ndarray:
 def kernel_name(k: dict) -> str:
     return {"power": lambda: f"power beta={k['beta']:g}", "exp": lambda: f"exp cutoff tau={k['tau']:g}",
             "bump": lambda: f"bump T={k['T']}, w={k['w']:g}", "delta": lambda: f"delta T={k['T']}"}[k["kind"]]()
-
-
-def kernel_formula(k: dict) -> str:
-    return {"power": "(s+1)^-beta", "exp": "e^(-s/tau)/(1+s)", "bump": "exp(-(s-T)^2/2w^2)",
-            "delta": "1{s=T}"}[k["kind"]]
 
 
 def kernel_values(k: dict, s: np.ndarray) -> np.ndarray:

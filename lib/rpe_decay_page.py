@@ -12,9 +12,12 @@ import math
 import numpy as np
 
 from .claims import Claim
-from .rpe_decay import (COLORS, FAMILIES, FLOOR, GROWTH, MARKERS, REFIT, TABLE1, VAR_X, fitted_kernel,
-                        grows_with_H, kernel_name, main_kernels, target, window_of)
+from .rpe_decay import (FAMILIES, FLOOR, GROWTH, REFIT, TABLE1, VAR_X, fitted_kernel, grows_with_H, kernel_name,
+                        main_kernels, target, window_of)
 from .stats import loglog_slope
+
+COLORS = {"lin": "#1b9e77", "log": "#d95f02"}
+MARKERS = {"lin": "o", "log": "s"}
 
 
 # --------------------------------------------------------------------------------------- reading results

@@ -55,7 +55,7 @@ def test_loglog_slope_ignores_nan_and_needs_two_points():
 
 # ------------------------------------------------------------------------------------------------ claims
 MODELS = ("transformer", "rnn", "ffn")
-P = {"models": list(MODELS), "N_a": sc.PAPER_MEANS["a"]["N"], "N_b": sc.PAPER_MEANS["b"]["N"]}
+P = {"models": list(MODELS), "N_a": page.PAPER_MEANS["a"]["N"], "N_b": page.PAPER_MEANS["b"]["N"]}
 
 
 def fake_records(means_a: dict, means_b: dict, task_factor: dict) -> dict:
@@ -64,7 +64,7 @@ def fake_records(means_a: dict, means_b: dict, task_factor: dict) -> dict:
     for panel, means in (("a", means_a), ("b", means_b)):
         tests = list(sc.PANELS[panel]["tests"])
         for model in MODELS:
-            for N, m in zip(sc.PAPER_MEANS[panel]["N"], means[model]):
+            for N, m in zip(page.PAPER_MEANS[panel]["N"], means[model]):
                 per_test = [m if t == "authors" or panel == "b" else m * task_factor[model] for t in tests]
                 samples = [[v * 0.9 for v in per_test], [v * 1.1 for v in per_test], [None] * len(tests)]
                 records[(panel, model, N)] = {"result": {"tests": tests, "samples": samples}}
@@ -75,18 +75,18 @@ PAPER_TASK_FACTOR = {"transformer": 1.0, "rnn": 1.5, "ffn": 2.2}
 
 
 def paper_like():
-    return fake_records(sc.PAPER_MEANS["a"], sc.PAPER_MEANS["b"], PAPER_TASK_FACTOR)
+    return fake_records(page.PAPER_MEANS["a"], page.PAPER_MEANS["b"], PAPER_TASK_FACTOR)
 
 
 def test_summarize_table():
     table = page.summarize(P, paper_like())
     assert set(table) == {"a", "b"} and set(table["a"]["ffn"]) == {"authors", "task"} and set(table["b"]["ffn"]) == {"task"}
     entry = table["a"]["ffn"]["authors"]
-    assert entry["N"] == sc.PAPER_MEANS["a"]["N"]
+    assert entry["N"] == page.PAPER_MEANS["a"]["N"]
     assert entry["runs"].shape == (6, 3)
-    np.testing.assert_allclose(entry["mean"], sc.PAPER_MEANS["a"]["ffn"])  # the censored seed is left out
+    np.testing.assert_allclose(entry["mean"], page.PAPER_MEANS["a"]["ffn"])  # the censored seed is left out
     assert entry["censored"].tolist() == [1] * 6
-    np.testing.assert_allclose(table["a"]["ffn"]["task"]["mean"], 2.2 * np.array(sc.PAPER_MEANS["a"]["ffn"]))
+    np.testing.assert_allclose(table["a"]["ffn"]["task"]["mean"], 2.2 * np.array(page.PAPER_MEANS["a"]["ffn"]))
 
 
 def test_claims_pass_on_paper_like_numbers():
@@ -104,7 +104,7 @@ def test_claims_pass_on_paper_like_numbers():
 
 def test_claims_fail_when_ordering_is_reversed():
     """Transformer and FFN numbers swapped (and the test-protocol factors with them): the hierarchy is reversed."""
-    a, b = sc.PAPER_MEANS["a"], sc.PAPER_MEANS["b"]
+    a, b = page.PAPER_MEANS["a"], page.PAPER_MEANS["b"]
     swap = lambda means: {**means, "transformer": means["ffn"], "ffn": means["transformer"]}
     records = fake_records(swap(a), swap(b), {"transformer": 2.2, "rnn": 1.5, "ffn": 1.0})
     claims = page.claims(P, page.summarize(P, records))

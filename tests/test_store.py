@@ -95,6 +95,11 @@ def test_lib_hash_covers_what_a_chapter_imports():
     assert {"sample_complexity", "engine", "models", "qstr", "stats"} <= set(mods)
     # other chapters and code that never changes a number (store, claims, plotting) do not make results stale
     assert not {"head_lower_bound", "ffn_span", "store", "claims", "plotting", "chapter"} & set(mods)
+    # nor does what a page shows (lib/<chapter>_page.py: tables, claims, figures), nor another chapter's page
+    for chapter in ("sample_complexity", "ffn_span", "rnn_norm_growth"):
+        assert not [m for m in store.lib_modules(chapter) if m.endswith("_page")], chapter
+    assert "sample_complexity" not in store.lib_modules("ffn_span")       # it only reads that chapter's results
+    assert "head_lower_bound" in store.lib_modules("rnn_norm_growth")     # it computes with its A.2 construction
     assert lib_hash("sample_complexity") != lib_hash("head_lower_bound") != lib_hash()
     assert is_stale({"lib_hash": lib_hash("ffn_span")}, "ffn_span") is False
 
