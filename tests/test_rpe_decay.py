@@ -3,7 +3,6 @@ crossover, Prop. B.1's rounding inequalities, head allocation), the fitter on ke
 window grid, the training model against explicit loops, parameter checks and one tiny compute through the store."""
 from __future__ import annotations
 
-import ast
 import math
 
 import numpy as np
@@ -13,7 +12,6 @@ import torch
 from lib import params as params_mod
 from lib import rpe_decay as rd
 from lib import rpe_decay_page as page
-from lib import store as store_mod
 from lib.store import Store
 
 
@@ -203,16 +201,6 @@ def test_tiny_compute_through_the_store(tmp_path):
     key = next(k for k in res["fit"] if k[1] == "lin" and k[0].startswith("power"))
     res["fit"][key]["result"]["l1"] = [0.5, 0.1, 0.4, 0.01]
     assert not next(c for c in page.claims(P, res) if c.id == "13-monotone-in-H").passed
-
-
-def test_page_module_is_outside_the_lib_hash():
-    assert (store_mod.ROOT / "lib" / "rpe_decay_page.py").exists()
-    mods = store_mod.lib_modules("rpe_decay")
-    assert "rpe_decay" in mods and "rpe_decay_page" not in mods
-    tree = ast.parse((store_mod.ROOT / "lib" / "rpe_decay.py").read_text())
-    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-    imported += [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
-    assert not [m for m in imported if m.endswith("_page")], imported
 
 
 def test_more_heads_than_taps():

@@ -1,12 +1,14 @@
 """lib.store: atomic writes, the point store's round trip, keys, NaN handling and staleness."""
 from __future__ import annotations
 
+import ast
 import json
 
 import numpy as np
 import pytest
 
 import lib.store as store
+from lib import params
 from lib.store import Store, atomic_write, is_stale, key_of, lib_hash
 
 
@@ -138,3 +140,17 @@ def test_stored_only_never_computes(tmp_path, monkeypatch):
     assert store.stored_only
     with pytest.raises(MissingResult, match="python -m lib compute ch --profile paper"):
         store.load_or_compute({"N": 3}, lambda: pytest.fail("computed"), {})
+
+
+@pytest.mark.parametrize("chapter", params.chapters())
+def test_page_module_is_outside_the_chapter_hash(chapter):
+    """lib/<chapter>_page.py (tables, claims, figures) exists, is in no chapter's hash, and no computation imports
+    it: rewording a claim or restyling a figure leaves stored results current."""
+    assert (store.ROOT / "lib" / f"{chapter}_page.py").is_file()
+    assert chapter in store.lib_modules(chapter)
+    assert not [m for m in store.lib_modules(chapter) if m.endswith(store.PAGE_SUFFIX)]
+    for module in store.lib_modules(chapter):
+        tree = ast.parse((store.ROOT / "lib" / f"{module}.py").read_text())
+        names = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        names += [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
+        assert not [m for m in names if m.endswith(store.PAGE_SUFFIX)], module

@@ -3,7 +3,6 @@ on its own (transition on every (z, a), the +-1 adder on every position, the bin
 interpreter's last-write table, the select truth table), end-to-end traces, sizes, the toy margins."""
 from __future__ import annotations
 
-import ast
 import math
 
 import numpy as np
@@ -13,7 +12,6 @@ import torch
 from lib import tm_transformer as tt
 from lib import turing as tu
 from lib import turing_simulation as ts
-from lib.store import ROOT, lib_modules
 
 
 
@@ -218,13 +216,3 @@ def test_check_params_names_bad_machines():
          "precision_T": 16}
     keys = [k for k, _ in ts.check_params(P)]
     assert keys == ["machines", "softmax_machine", "robust_T"]
-
-
-def test_page_module_is_not_part_of_the_computation():
-    """lib/turing_simulation_page.py (tables, claims, figures) never enters the chapter's lib hash, and the
-    computation imports no page module: restyling a figure leaves the stored points current."""
-    assert "turing_simulation_page" not in lib_modules("turing_simulation")
-    tree = ast.parse((ROOT / "lib" / "turing_simulation.py").read_text())
-    names = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-    names += [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
-    assert not [m for m in names if m.endswith("_page")]
