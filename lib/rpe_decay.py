@@ -269,21 +269,20 @@ def _fit_all(spec, s, w, rho, out):
     fresh random starts and keep the best (the reading guide's remedy for check 13). `out["restarts"]` records the
     starts each H took, so the page can say which fits needed more; check 13 still fails if none of them helps."""
     for i, H in enumerate(spec["H"]):
-        f, n = None, spec["restarts"]
+        best, starts, nfev = None, 0, 0
         for attempt in range(3):
-            g = fit_kernel(rho, s, w, spec["family"], H, spec["S"], n, spec["rounds"],
+            n = spec["restarts"] * REFIT ** attempt
+            f = fit_kernel(rho, s, w, spec["family"], H, spec["S"], n, spec["rounds"],
                            seed_of(spec["seed"], "fit", kernel_name(spec["kernel"]), spec["family"], spec["S"], H,
                                    *(["refit", attempt] if attempt else [])), spec["max_nfev"])
-            if f is None or g["l1"] < f["l1"]:
-                f = {**g, "nfev": g["nfev"] + (f["nfev"] if f else 0)}
-            else:
-                f["nfev"] += g["nfev"]
-            if i == 0 or grows_with_H(min(out["l1"]), f["l1"]) <= GROWTH:
+            starts, nfev = starts + n, nfev + f["nfev"]
+            best = f if best is None or f["l1"] < best["l1"] else best
+            if i == 0 or grows_with_H(min(out["l1"]), best["l1"]) <= GROWTH:
                 break
-            n *= REFIT
-        for key in ("l1", "l2", "p", "alpha", "nfev"):
-            out[key].append(f[key])
-        out["restarts"].append(spec["restarts"] * (REFIT ** (attempt + 1) - 1) // (REFIT - 1))
+        for key in ("l1", "l2", "p", "alpha"):
+            out[key].append(best[key])
+        out["nfev"].append(nfev)
+        out["restarts"].append(starts)
 
 
 def fitted_kernel(family: str, p, alpha, s) -> np.ndarray:
