@@ -223,9 +223,8 @@ def smallest_failing(fail, lo, hi, G, rounds, D):
         grid = np.exp(np.linspace(np.log(a), np.log(b), G).T)
         f = fail(grid)
         for i in np.flatnonzero(active):
-            if not f[i].any():                 # r == 0: nothing fails; later rounds: b failed before (kept)
-                active[i] = r > 0 and False
-                res[i] = res[i] if r > 0 else math.inf
+            if not f[i].any():                 # r == 0: nothing fails (res stays inf); later: b failed before (kept)
+                active[i] = False
                 continue
             k = int(f[i].argmax())
             res[i] = grid[i, k]

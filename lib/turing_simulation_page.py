@@ -77,7 +77,9 @@ def size_table(results: dict) -> str:
 
 def robust_arrays(results: dict, corr: bool) -> dict:
     recs = [results["robust"][k]["result"] for k in sorted(results["robust"]) if k[1] == corr]
-    f = lambda x: np.array([np.nan if v is None else v for v in np.atleast_1d(x)], float)
+    # None is how JSON stores inf: a direction that nothing up to the largest scale corrupts (smallest_failing).
+    # Read as NaN, the nan-aggregates below would skip exactly the robust directions.
+    f = lambda x: np.array([math.inf if v is None else v for v in np.atleast_1d(x)], float)
     return {"T": np.array([r["T"] for r in recs]), "t": np.concatenate([f(r["t_struct"]) for r in recs]),
             "l2": np.concatenate([f(r["struct_l2"]) for r in recs]),
             "r": np.stack([f(r["r_random"]) for r in recs]), "alpha": np.array([r["alpha"] for r in recs]),

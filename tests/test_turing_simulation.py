@@ -12,6 +12,7 @@ import torch
 from lib import tm_transformer as tt
 from lib import turing as tu
 from lib import turing_simulation as ts
+from lib import turing_simulation_page as page
 
 
 
@@ -216,3 +217,11 @@ def test_check_params_names_bad_machines():
          "precision_T": 16}
     keys = [k for k, _ in ts.check_params(P)]
     assert keys == ["machines", "softmax_machine", "robust_T"]
+
+
+def test_a_radius_nothing_corrupts_is_read_back_as_inf():
+    """smallest_failing returns inf where no scale fails; JSON stores it as None; the page must read inf (a robust
+    direction), not NaN, which nanmedian and nanmax would silently skip."""
+    rec = {"result": {"T": 16, "t_struct": None, "struct_l2": 0.5, "r_random": [1.0, None], "alpha": 1.0, "p": 10, "w": 5}}
+    a = page.robust_arrays({"robust": {(16, True): rec}}, True)
+    assert np.isinf(a["t"][0]) and np.isinf(a["r"][0, 1]) and a["r"][0, 0] == 1.0
