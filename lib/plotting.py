@@ -21,6 +21,8 @@ def use_style() -> None:
     plt.rcParams.update(STYLE)
 
 
-def figure(ncols: int = 1, nrows: int = 1, width: float = 4.6, height: float = 3.6, **kw):
+def figure(ncols: int = 1, nrows: int = 1, width: float = 4.6, height: float = 3.6, squeeze: bool | None = None, **kw):
+    """A styled figure; one Axes when there is one panel, else an array (squeeze=False: always (nrows, ncols))."""
     use_style()
-    return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=nrows * ncols == 1, **kw)
+    squeeze = nrows * ncols == 1 if squeeze is None else squeeze
+    return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=squeeze, **kw)

@@ -249,33 +249,19 @@ def claims(P: dict, results: dict) -> list[Claim]:
 
 
 # ------------------------------------------------------------------------------------------------- plots
-def _figure(ncols: int, nrows: int = 1, **kw):
-    """lib.plotting.figure with the axes always as an (nrows, ncols) array."""
-    from .plotting import figure
-
-    fig, axes = figure(ncols, nrows, **kw)
-    return fig, np.array(axes, dtype=object).reshape(nrows, ncols)
-
-
-def _ref_lines(ax, Hs, y0, slopes, anchor):
-    Hs = np.asarray(Hs, float)
-    for n, ls in slopes:
-        ax.plot(Hs, y0 * (Hs / anchor) ** (-n), ls, color="0.5", lw=0.8, label=f"H^-{n:g}")
-
-
-def plot_error_vs_H(P: dict, results: dict, kinds=("power", "exp", "bump", "delta"), max_panels: int = 10):
+def plot_error_vs_H(P: dict, results: dict):
     """The main figure: l1 error of the best H-head kernel against H, both families, one panel per kernel."""
     from matplotlib.ticker import NullFormatter
 
+    from .plotting import figure
 
-    ks = [k for k in main_kernels(P) if k["kind"] in kinds]
-    # at most two sharp kernels: the smallest relative bump and two deltas
+    ks = main_kernels(P)
+    # the sharp kernels shown: the smallest relative bump and the deltas at T = 2 and 4
     rel = [k for k in ks if k["kind"] == "bump" and k["w"] != P["bump_width"]][:1]
     ks = [k for k in ks if k["kind"] in ("power", "exp")] + rel + [k for k in ks if k["kind"] == "delta" and k["T"] in (2, 4)]
-    ks = ks[:max_panels]
     ncols = min(4, len(ks))
     nrows = math.ceil(len(ks) / ncols)
-    fig, axes = _figure(ncols, nrows, width=3.2, height=2.8)
+    fig, axes = figure(ncols, nrows, width=3.2, height=2.8, squeeze=False)
     for ax, k in zip(axes.flat, ks):
         S = window_of(P, k)
         for f in FAMILIES:
@@ -287,9 +273,9 @@ def plot_error_vs_H(P: dict, results: dict, kinds=("power", "exp", "bump", "delt
                 y0 = e[Hs[0]]["l1"]
                 Hx = np.array(Hs, float)
                 ax.plot(Hx, y0 * (Hx / Hx[0]) ** (-n), ":", color=COLORS[f], lw=1.2, label=f"Thm 6.1: H^-{n}")
-        Hs = np.array(sorted(errors(results, k, "lin", S)), float)
-        if len(Hs):
-            _ref_lines(ax, Hs, 1.0, [(1, "--"), (2, "-.")], Hs[0])
+        Hs = np.array(Hs, float)                   # the grid of the last family (both share P["H_grid"])
+        for n, ls in ((1, "--"), (2, "-.")):       # reference rates from an error of 1 at the smallest H
+            ax.plot(Hs, (Hs / Hs[0]) ** (-n), ls, color="0.5", lw=0.8, label=f"H^-{n:g}") if len(Hs) else None
         ax.set(xscale="log", yscale="log", title=kernel_name(k) + (f", S={S:.0e}" if S > 1e4 else f", S={S:g}"),
                xlabel="heads H", ylim=(1e-12, 3))
         ax.set_xticks(Hs, labels=[f"{h:g}" for h in Hs])
@@ -307,7 +293,9 @@ def plot_fits(P: dict, results: dict, H: int = 8):
 
     ks = ([k for k in main_kernels(P) if k["kind"] == "power"][:1] + [k for k in main_kernels(P) if k["kind"] == "exp"][:1]
           + [k for k in main_kernels(P) if k["kind"] == "bump" and k["w"] != P["bump_width"]][:1])
-    fig, axes = _figure(len(ks), 1, width=3.4, height=2.9)
+    from .plotting import figure
+
+    fig, axes = figure(len(ks), 1, width=3.4, height=2.9, squeeze=False)
     for ax, k in zip(axes[0], ks):
         S = window_of(P, k)
         s, w, rho = target(k, S)
@@ -333,7 +321,9 @@ def plot_context(P: dict, results: dict):
     """l1 error against the window S at H = context_H, power-law kernels, both families."""
 
     H0 = P["context_H"]
-    fig, axes = _figure(len(P["context_betas"]), 1, width=3.6, height=3.0)
+    from .plotting import figure
+
+    fig, axes = figure(len(P["context_betas"]), 1, width=3.6, height=3.0, squeeze=False)
     for ax, b in zip(axes[0], P["context_betas"]):
         Ss = sorted(P["context_windows"])
         for f in FAMILIES:
@@ -362,7 +352,9 @@ def plot_heatmap(P: dict, results: dict):
 
     ks, eps, M = heatmap_data(P, results)
     Hmax = max(P["H_grid"])
-    fig, axes = _figure(len(eps), 1, width=3.0, height=0.32 * len(ks) + 1.2)
+    from .plotting import figure
+
+    fig, axes = figure(len(eps), 1, width=3.0, height=0.32 * len(ks) + 1.2, squeeze=False)
     for ax, e, A in zip(axes[0], eps, M):
         shown = np.where(np.isfinite(A), np.log2(np.where(np.isfinite(A), A, 1)), np.log2(Hmax) + 1)
         ax.imshow(shown, cmap="viridis_r", vmin=0, vmax=np.log2(Hmax) + 1, aspect="auto")
@@ -380,7 +372,9 @@ def plot_memory(P: dict, results: dict):
     """Left: heads needed for l1 <= eps_memory against the memory distance T (deltas, narrow and relative bumps).
     Right: the bound factors of Thm 4.1, e^(0.01 T) and T^1.01, and their crossover."""
 
-    fig, axes = _figure(2, 1, width=4.2, height=3.3)
+    from .plotting import figure
+
+    fig, axes = figure(2, 1, width=4.2, height=3.3, squeeze=False)
     ax = axes[0, 0]
     Hmax = max(P["H_grid"])
     fams = (("delta", "delta", "-", lambda T: {"kind": "delta", "T": T}, P["delta_T"]),
@@ -417,7 +411,9 @@ def plot_training(P: dict, results: dict):
 
     rows = train_table(results)
     names = sorted({(r["kernel"], r["S"]) for r in rows})
-    fig, axes = _figure(min(4, len(names)), math.ceil(len(names) / 4), width=3.3, height=2.9)
+    from .plotting import figure
+
+    fig, axes = figure(min(4, len(names)), math.ceil(len(names) / 4), width=3.3, height=2.9, squeeze=False)
     for ax, (name, S) in zip(axes.flat, names):
         for f in FAMILIES:
             sel = [r for r in rows if r["kernel"] == name and r["S"] == S and r["family"] == f]
