@@ -13,7 +13,7 @@ import numpy as np
 from .claims import Claim
 from .ffn_span import LAW_FLOOR
 from .stats import log_crossing, loglog_slope, zscore
-from .store import Store, result_array
+from .store import Store, result_array, summary_line
 
 LABELS = {"gd": "FFN, full-batch GD + L2", "adamw": "FFN, AdamW (the paper's optimiser)"}
 
@@ -23,10 +23,7 @@ def records(results: dict) -> list[dict]:
 
 
 def run_summary(results: dict) -> str:
-    recs = records(results)
-    envs = sorted({(r["device"], r["commit"]) for r in recs})
-    return (f"{len(recs)} stored points, {sum(r['result']['wall_s'] for r in recs):.0f} s of computation in all, "
-            "computed on " + "; ".join(f"{dev} at commit `{c}`" for dev, c in envs) + ".")
+    return summary_line(records(results))
 
 
 # ----------------------------------------------------------------------------------------------- summary

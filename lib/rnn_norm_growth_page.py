@@ -14,7 +14,7 @@ import numpy as np
 from .claims import Claim
 from .rnn_norm_growth import TASKS
 from .stats import log_crossing, loglog_slope
-from .store import result_array
+from .store import result_array, summary_line
 
 LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout U",
           "1str": "1STR", "simple": "simple-1STR"}
@@ -138,10 +138,7 @@ def records(results: dict) -> list[dict]:
 
 
 def run_summary(results: dict) -> str:
-    recs = records(results)
-    envs = sorted({(r["device"], r["commit"]) for r in recs})
-    return (f"{len(recs)} stored points, {sum(r['result']['wall_s'] for r in recs):.0f} s of computation in all, "
-            "computed on " + "; ".join(f"{dev} at commit `{c}`" for dev, c in envs) + ".")
+    return summary_line(records(results))
 
 
 # ================================================================================================ claims
@@ -300,7 +297,8 @@ def plot_phase(P: dict, results: dict):
             for i in range(len(e["N"])):
                 for j in range(len(W)):
                     ax.text(i, j, f"{e['median'][i, j]:.2f}", ha="center", va="center", fontsize=6,
-                            color="w" if e["median"][i, j] > 0.5 else "k")
+                            color="w" if e["median"][i, j] > 0.5 else "k",        # the caption: bold reaches it
+                            fontweight="bold" if e["median"][i, j] <= P["threshold"] else "normal")
             ax.set(xticks=range(len(e["N"])), xticklabels=e["N"], yticks=range(len(W)), yticklabels=P["widths"],
                    xlabel="N", ylabel="width d_h", title=f"{arch.upper()} on {LABELS[task]}")
             ax.grid(False)

@@ -13,6 +13,7 @@ import torch
 from . import qstr
 from .claims import Claim
 from .stats import loglog_slope
+from .store import summary_line
 
 LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}
 
@@ -29,10 +30,7 @@ PAPER_FFN_TASK_TEST_N12 = 265e3
 
 def run_summary(records: dict) -> str:
     """One line for the page: how many sweep points there are and where they came from."""
-    envs = {(r["device"], r["commit"]) for r in records.values()}
-    compute = sum(r["result"]["wall_s"] for r in records.values())
-    return (f"{len(records)} sweep points, {compute:.0f} s of training in all, computed on "
-            + "; ".join(f"{dev} at commit `{c}`" for dev, c in sorted(envs)) + ".")
+    return summary_line(records.values(), "sweep points", "training")
 
 
 # ------------------------------------------------------------------------------------------------ summary

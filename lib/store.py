@@ -207,6 +207,15 @@ class Store:
         return read_json(path) if path.is_file() else None
 
 
+def summary_line(records, noun: str = "stored points", work: str = "computation") -> str:
+    """One line for a page: how many points it loaded, their compute time, and the machines and commits that made
+    them.  >>> summary_line(store.used)"""
+    records = list(records)
+    envs = sorted({(r["device"], r["commit"]) for r in records})
+    return (f"{len(records)} {noun}, {sum(r['result']['wall_s'] for r in records):.0f} s of {work} in all, computed on "
+            + "; ".join(f"{dev} at commit `{c}`" for dev, c in envs) + ".")
+
+
 def result_array(record: dict, key: str) -> np.ndarray:
     """A stored result field as a float array: None (how JSON stores NaN) comes back as NaN."""
     return np.array(record["result"][key], dtype=float)

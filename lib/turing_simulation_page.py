@@ -13,6 +13,7 @@ import numpy as np
 from . import turing as tu
 from .claims import Claim
 from .stats import loglog_slope
+from .store import summary_line
 from .turing_simulation import rho_product_formula
 
 
@@ -23,10 +24,7 @@ def records(results: dict) -> list[dict]:
 
 
 def run_summary(results: dict) -> str:
-    recs = records(results)
-    envs = sorted({(r["device"], r["commit"]) for r in recs})
-    return (f"{len(recs)} stored points, {sum(r['result']['wall_s'] for r in recs):.0f} s of computation in all, "
-            "computed on " + "; ".join(f"{dev} at commit `{c}`" for dev, c in envs) + ".")
+    return summary_line(records(results))
 
 
 # ------------------------------------------------------------------------------------------------- summaries
