@@ -28,7 +28,6 @@ from . import turing
 
 FIELDS = ("st", "sym1", "sym2", "pos1", "pos2", "pos3", "scr1", "scr2", "scr3", "f1", "f2", "tmp", "dir")
 ATTN = ("q_W", "q_b", "k_W", "k_b", "k0", "v_W", "v_b", "v0")
-FF3 = ("W1", "b1", "W2", "b2", "W3", "b3")
 
 
 def bits(i, P: int) -> np.ndarray:
@@ -372,11 +371,10 @@ def teacher_forced(net: Net, xs, ref, chunk: int = 2048, hidden: bool = False, s
     return out
 
 
-def rollout(net: Net, xs, beta=None, tol=1e-6, keep_attn_layer=None, hidden_layer=None):
+def rollout(net: Net, xs, beta=None, tol=1e-6):
     """The real autoregressive run: h_0 = h0, h_{i+1} = o_i + beta(i+1), each layer attending over its own inputs
     at steps 0..i (per-layer caches of keys and values). beta: (R,) inverse temperatures for softmax attention
-    (None: hard-max). Returns outputs (R, B, T+1, w); with keep_attn_layer also that layer's attention rows
-    (R, B, T+1, T+2), with hidden_layer that layer's outputs (R, B, T+1, w)."""
+    (None: hard-max). Returns {"out": outputs (R, B, T+1, w)} (teacher_forced has the attention and hidden states)."""
     p = net.params
     R, B, N, w = net.R, len(xs), net.T + 1, net.w
     dt, dev = p["h0"].dtype, p["h0"].device
@@ -389,34 +387,23 @@ def rollout(net: Net, xs, beta=None, tol=1e-6, keep_attn_layer=None, hidden_laye
     Vc = {l: _lin(p["cv_W"][:, l], p["cv_b"][:, l], enc) for l in range(net.d) if on_c[l]}
     outs = torch.zeros(R, B, N, w, dtype=dt, device=dev)
     pos = positions(net, range(N + 1), dt, dev)
-    att_rows = torch.zeros(R, B, N, N + 1, dtype=dt, device=dev) if keep_attn_layer is not None else None
-    hid = torch.zeros(R, B, N, w, dtype=dt, device=dev) if hidden_layer is not None else None
     h = p["h0"][:, None, None, :].expand(R, B, 1, w)
     for i in range(N):
         for l in range(net.d):
             if on_s[l]:
                 Ks[l][:, :, i:i + 1] = _lin(p["sk_W"][:, l], p["sk_b"][:, l], h)
                 Vs[l][:, :, i:i + 1] = _lin(p["sv_W"][:, l], p["sv_b"][:, l], h)
-                o, a = attend(_lin(p["sq_W"][:, l], p["sq_b"][:, l], h), Ks[l][:, :, : i + 1], Vs[l][:, :, : i + 1],
+                o, _ = attend(_lin(p["sq_W"][:, l], p["sq_b"][:, l], h), Ks[l][:, :, : i + 1], Vs[l][:, :, : i + 1],
                               p["sk0"][:, l], p["sv0"][:, l], None, beta, tol)
-                if keep_attn_layer == l:
-                    att_rows[:, :, i, : i + 2] = a[:, :, 0]
                 h = h + o
             if on_c[l]:
                 o, _ = attend(_lin(p["cq_W"][:, l], p["cq_b"][:, l], h), Kc[l], Vc[l], p["ck0"][:, l], p["cv0"][:, l],
                               None, beta, tol)
                 h = h + o
             h = _ff(net, l, h, p)
-            if hidden_layer == l:
-                hid[:, :, i] = h[:, :, 0]
         outs[:, :, i] = h[:, :, 0]
         h = h + pos[i + 1]
-    out = {"out": outs}
-    if att_rows is not None:
-        out["attn"] = att_rows
-    if hid is not None:
-        out["hidden"] = hid
-    return out
+    return {"out": outs}
 
 
 def decode(net: Net, out: torch.Tensor) -> dict:
