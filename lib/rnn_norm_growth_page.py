@@ -284,6 +284,8 @@ def plot_construction(P: dict, results: dict):
 
 def plot_phase(P: dict, results: dict):
     """Per architecture: median best test MSE over (N, width) on 1STR and simple-1STR, and d_h*(N)."""
+    from matplotlib.ticker import FuncFormatter
+
     from .plotting import figure
 
     table = phase_table(P, results)
@@ -315,6 +317,9 @@ def plot_phase(P: dict, results: dict):
             ax.plot(Ns, ref[0] * Ns / Ns[0], "k:", lw=0.8, label="slope 1")
         ax.set(xscale="log", yscale="log", xlabel="N", ylabel=f"d_h* (MSE <= {P['threshold']})",
                title=f"{arch.upper()}: critical width")
+        plain = FuncFormatter(lambda v, _: f"{v:g}")          # widths read 4, 6, 10, not 4 x 10^0
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
         ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
         _no_minor_x(ax)
         ax.legend(fontsize=7)
