@@ -26,7 +26,7 @@ import time
 import numpy as np
 import torch
 
-from . import engine, models, qstr
+from . import a2, engine, models, qstr
 from .stats import generator, standard_error
 from .store import Store, environment
 
@@ -173,53 +173,6 @@ def train_heads(spec: dict, device: str) -> dict:
 
 
 # --------------------------------------------------------------------------------------- the A.2 construction
-def a2_weights(q: int, d: int, d_e: int, alpha: float) -> torch.Tensor:
-    """Eq. A.2: W_QK of the q heads, (q, D, D) with D = d + (q+1) d_e. Head h compares the query's w_{t_h} slot
-    (rows d + (h+1) d_e ...) with the key's own w_j slot (columns d ... d + d_e): alpha times the identity.
-        >>> a2_weights(1, 10, 23, 2.0)[0, 33:56, 10:33].diag().unique()   # tensor([2.])
-    """
-    D = d + (q + 1) * d_e
-    W = torch.zeros(q, D, D)
-    for h in range(q):
-        r0 = d + (h + 1) * d_e
-        W[h, r0:r0 + d_e, d:d + d_e] = alpha * torch.eye(d_e)
-    return W
-
-
-def a2_model(q: int, d: int, d_e: int, alpha: float, device="cpu") -> dict:
-    """The A.2 attention as MergedAttention parameters (no MLP needed to read the heads; its weights are zero)."""
-    D = d + (q + 1) * d_e
-    p = models.MergedAttention(D=D, H=q, m=1).init(1, torch.Generator().manual_seed(0), device)
-    p = {k: torch.zeros_like(v) for k, v in p.items()}
-    p["qk"] = a2_weights(q, d, d_e, alpha)[None].to(device)
-    p["buf.heads"] = torch.ones(1, q, device=device)
-    return p
-
-
-def a2_codes(task_seed: int, N: int, d_e: int, draw: int = 0) -> torch.Tensor:
-    """Draw number `draw` of the Rademacher position codes the A.2 sweep uses at length N."""
-    return qstr.rademacher_codes(N, d_e, generator(task_seed, "a2-codes", N, draw))
-
-
-def _a2_stats(G: torch.Tensor, alpha: float, scale: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """a2_off_target from the overlaps G[t, j] = <w_t, w_j> (float64) of the targets with every key."""
-    a = torch.softmax(alpha * scale * G, dim=1)                             # row t: attention over keys
-    on = a.diagonal()
-    return 1 - on, a.pow(2).sum(1) - on.pow(2) + (1 - on).pow(2)
-
-
-def a2_off_target(E: torch.Tensor, alpha: float, scale: float, targets: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Exact A.2 statistics for every target t (or the first `targets` ones), from the codes E (N, d_e) alone.
-
-    Under A.2 head h's score from query i to key j is alpha * scale * <w_{t_ih}, w_j> (scale = d/q with the paper's
-    encoding, 1 with the code's): it depends on the target t only. Returns, for each t, the off-target attention
-    mass 1 - a_t and the mean squared retrieval error per token coordinate, E|sum_j a_j x_j - x_t|^2 / d
-    = sum_{j != t} a_j^2 + (1 - a_t)^2 for independent N(0, I_d) tokens.
-    """
-    Et = E if targets is None else E[:targets]                               # the codes are random: any rows will do
-    return _a2_stats((Et @ E.T).double(), alpha, scale)
-
-
 def construction(P: dict) -> dict:
     """Off-target mass and retrieval error against alpha, and alpha*(N), over every target of `a2_draws`
     independent draws of the codes, summarised by `a2_statistic`. The median target is the default: the mean is
@@ -235,23 +188,17 @@ def construction(P: dict) -> dict:
         d_e = qstr.embed_dim_rule(N, P["d_e_rule"])
         grams = []
         for draw in range(P["a2_draws"]):
-            E = a2_codes(P["task_seed"], N, d_e, draw)
+            E = a2.codes(P["task_seed"], N, d_e, draw)
             grams.append((E[:P["a2_targets"]] @ E.T).double())               # once per draw, reused for every alpha
 
         def stats(alpha):  # over every target of every draw
-            mass, err = (torch.cat(v) for v in zip(*(_a2_stats(G, alpha, scale) for G in grams)))
+            mass, err = (torch.cat(v) for v in zip(*(a2.stats_from_overlaps(G, alpha, scale) for G in grams)))
             return float(reduce(mass)), float(reduce(err))
 
         curve = [stats(a) for a in alphas]
         out["mass"].append([m for m, _ in curve])
         out["err"].append([e for _, e in curve])
-        lo, hi = 0.0, 1.0
-        while stats(hi)[0] > target:  # the mean mass decreases in alpha
-            hi *= 2
-        for _ in range(30):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if stats(mid)[0] > target else (lo, mid)
-        out["alpha_star"].append(hi)
+        out["alpha_star"].append(a2.alpha_star(lambda a: stats(a)[0], target))
         out["d_e"].append(d_e)
     logN = np.log(P["a2_N"])
     slope, icpt = np.polyfit(logN, out["alpha_star"], 1)

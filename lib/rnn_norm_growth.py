@@ -33,8 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from . import engine, qstr
-from .head_lower_bound import a2_codes, a2_off_target
+from . import a2, engine, qstr
 from .models import Params, bidirectional_states, blinear
 from .stats import generator
 from .store import Store, environment
@@ -390,15 +389,9 @@ def run_a2(spec: dict, device: str) -> dict:
     alpha_star = []
     for N in spec["N"]:
         d_e = qstr.embed_dim_rule(N)
-        Es = [a2_codes(spec["task_seed"], N, d_e, k) for k in range(spec["draws"])]
-        mass = lambda a: float(torch.cat([a2_off_target(E, a, 1.0)[0] for E in Es]).median())
-        lo, hi = 0.0, 1.0
-        while mass(hi) > spec["off_target"]:
-            hi *= 2
-        for _ in range(40):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if mass(mid) > spec["off_target"] else (lo, mid)
-        alpha_star.append(hi)
+        Es = [a2.codes(spec["task_seed"], N, d_e, k) for k in range(spec["draws"])]
+        alpha_star.append(a2.alpha_star(lambda a: float(torch.cat([a2.off_target(E, a, 1.0)[0] for E in Es]).median()),
+                                        spec["off_target"]))
     return {"N": spec["N"], "alpha_star": alpha_star, "wall_s": time.perf_counter() - t0}
 
 

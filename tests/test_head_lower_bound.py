@@ -8,7 +8,7 @@ import torch
 
 import lib.head_lower_bound as hl
 import lib.head_lower_bound_page as page
-from lib import engine, models, params, qstr
+from lib import a2, engine, models, params, qstr
 
 
 def test_lower_bound_data_generator():
@@ -64,7 +64,7 @@ def test_bayes_predictor_sees_only_the_row_space():
 
 
 def test_a2_weights_layout():
-    W = hl.a2_weights(q=2, d=3, d_e=4, alpha=1.5)
+    W = a2.weights(q=2, d=3, d_e=4, alpha=1.5)
     assert W.shape == (2, 3 + 3 * 4, 3 + 3 * 4)
     assert torch.equal(W[0, 7:11, 3:7], 1.5 * torch.eye(4)) and torch.equal(W[1, 11:15, 3:7], 1.5 * torch.eye(4))
     assert W.abs().sum() == 2 * 4 * 1.5
@@ -75,11 +75,11 @@ def test_a2_model_attends_where_the_formula_says():
     the closed form sum_{j != t} a_j^2 + (1 - a_t)^2 per coordinate."""
     task = qstr.QSTR(N=12, d=3, q=2, task_seed=3)
     alpha = 4.0
-    p = hl.a2_model(task.q, task.d, task.d_e, alpha)
+    p = a2.model(task.q, task.d, task.d_e, alpha)
     X, T = task.draw(1, 4000, torch.Generator().manual_seed(0))
     z = task.encode(X, T)
     attn = models.MergedAttention.attention(p, z)[0]                   # (B, H, N, N)
-    mass, err = hl.a2_off_target(task.E, alpha, 1.0)
+    mass, err = a2.off_target(task.E, alpha, 1.0)
     for h in range(task.q):
         on = torch.gather(attn[:, h], 2, T[0, :, :, h:h + 1]).squeeze(-1)   # attention on the target key
         assert torch.allclose(1 - on.double(), mass[T[0, :, :, h]], atol=1e-5)
@@ -94,9 +94,9 @@ def test_alpha_star_falls_out_of_the_bisection():
          "d_e_rule": "floor", "task_seed": 0}
     out = hl.construction(P)
     for N, a_star in zip(out["N"], out["alpha_star"]):
-        E = hl.a2_codes(0, N, qstr.embed_dim_rule(N))
-        assert float(hl.a2_off_target(E, a_star, 1.0, 64)[0].mean()) <= 0.01 + 1e-9
-        assert float(hl.a2_off_target(E, a_star * 0.99, 1.0, 64)[0].mean()) > 0.01
+        E = a2.codes(0, N, qstr.embed_dim_rule(N))
+        assert float(a2.off_target(E, a_star, 1.0, 64)[0].mean()) <= 0.01 + 1e-9
+        assert float(a2.off_target(E, a_star * 0.99, 1.0, 64)[0].mean()) > 0.01
     assert all(np.diff(out["alpha_star"]) > 0)
 
 
@@ -156,6 +156,6 @@ def test_a_repeated_code_ruins_its_target_but_not_the_median():
     """Why alpha* uses the median target: two equal codes (Assumption 3 broken) cap that target's attention at 1/2."""
     E = qstr.rademacher_codes(16, 13, torch.Generator().manual_seed(0))
     E[1] = E[0]
-    mass, _ = hl.a2_off_target(E, 200.0, 1.0)
+    mass, _ = a2.off_target(E, 200.0, 1.0)
     assert mass[0] >= 0.5 - 1e-9 and mass[1] >= 0.5 - 1e-9
     assert float(mass.median()) < 1e-6
