@@ -12,7 +12,7 @@ import numpy as np
 
 from .claims import Claim
 from .ffn_span import LAW_FLOOR
-from .stats import log_crossing, loglog_slope, zscore
+from .stats import log_crossing, loglog_slope, standard_error, zscore
 from .store import Store, result_array, summary_line
 
 LABELS = {"gd": "FFN, full-batch GD + L2", "adamw": "FFN, AdamW (the paper's optimiser)"}
@@ -39,9 +39,8 @@ def ffn_table(P: dict, results: dict) -> dict:
     for N in sorted(P["N_grid"]):
         rec = results["ffn"][(N, False)]
         mse = result_array(rec, "test_mse")
-        S = mse.shape[1]
         mean = mse.mean(1)
-        out[N] = {"n": rec["result"]["n"], "Nd": N * P["d"], "mean": mean, "se": mse.std(1, ddof=1) / math.sqrt(S),
+        out[N] = {"n": rec["result"]["n"], "Nd": N * P["d"], "mean": mean, "se": standard_error(mse, 1),
                   "oracle": result_array(rec, "oracle_mse").mean(1), "nstar": samples_to_threshold(rec["result"]["n"], mean, P["threshold"])}
     return out
 
@@ -101,9 +100,9 @@ def claims(P: dict, results: dict) -> list[Claim]:
     for N, rec in results["visibility"].items():
         nu, risk = result_array(rec, "nu"), result_array(rec, "oracle_mse")
         for i, n in enumerate(rec["result"]["n"]):
-            x, K = n / (N * P["d"]), nu.shape[1]
-            z_nu.append((float(zscore(nu[i].mean() - x, nu[i].std(ddof=1) / math.sqrt(K))), N, n))
-            z_or.append((float(zscore(risk[i].mean() - (1 - x), risk[i].std(ddof=1) / math.sqrt(K))), N, n))
+            x = n / (N * P["d"])
+            z_nu.append((float(zscore(nu[i].mean() - x, standard_error(nu[i]))), N, n))
+            z_or.append((float(zscore(risk[i].mean() - (1 - x), standard_error(risk[i]))), N, n))
     for cid, zs, what, target, paper in (
             ("8-visible", z_nu, "the visible fraction nu(n) = E||V P_t u||^2", "n/(Nd)", "App. B: E_{u,t} = n/(Nd)"),
             ("8-oracle", z_or, "the risk of the oracle E[y | Vx, t, u]", "1 - n/(Nd)", "Thm 6: 1 - n/(Nd)")):
@@ -150,7 +149,7 @@ def claims(P: dict, results: dict) -> list[Claim]:
     a, b = result_array(results["ffn"][(N, False)], "test_mse"), result_array(results["ffn"][(N, True)], "test_mse")
     S = a.shape[1]
     diff = b - a
-    se = diff.std(1, ddof=1) / math.sqrt(S)
+    se = standard_error(diff, 1)
     z_pool = float(zscore(diff.mean(1).sum(), math.sqrt((se ** 2).sum())))
     z_n = zscore(diff.mean(1), se)
     k = int(np.argmax(np.abs(z_n)))
@@ -212,11 +211,11 @@ def plot_visibility(P: dict, results: dict):
         rec = results["visibility"][N]
         n = np.array(rec["result"]["n"], float)
         nu, risk = result_array(rec, "nu"), result_array(rec, "oracle_mse")
-        K, Nd = nu.shape[1], N * P["d"]
+        Nd = N * P["d"]
         axes[0, 0].plot([0, Nd], [0, 1], color=col, lw=0.8)
-        axes[0, 0].errorbar(n, nu.mean(1), 2 * nu.std(1, ddof=1) / math.sqrt(K), fmt="o", color=col, ms=4,
+        axes[0, 0].errorbar(n, nu.mean(1), 2 * standard_error(nu, 1), fmt="o", color=col, ms=4,
                             label=f"N={N} (Nd={Nd})")
-        axes[0, 1].errorbar(n / Nd, risk.mean(1), 2 * risk.std(1, ddof=1) / math.sqrt(K), fmt="x", color=col, ms=6)
+        axes[0, 1].errorbar(n / Nd, risk.mean(1), 2 * standard_error(risk, 1), fmt="x", color=col, ms=6)
         e = table[N]
         axes[0, 1].errorbar(np.array(e["n"], float) / Nd, e["mean"], 2 * e["se"], fmt="s-", color=col, ms=4, lw=1,
                             label=f"FFN (GD), N={N}")
@@ -241,7 +240,7 @@ def plot_rotation(P: dict, results: dict):
     for rot, style in ((False, "-"), (True, "--")):
         rec = results["ffn"][(N, rot)]
         mse = result_array(rec, "test_mse")
-        ax.errorbar(rec["result"]["n"], mse.mean(1), 2 * mse.std(1, ddof=1) / math.sqrt(mse.shape[1]), fmt="s" + style,
+        ax.errorbar(rec["result"]["n"], mse.mean(1), 2 * standard_error(mse, 1), fmt="s" + style,
                     color=COLORS["ffn"], ms=4, lw=1.2, capsize=2, label=f"FFN (GD + L2){', rotated Qx' if rot else ''}")
     tr = results["transformer"]["result"]
     n = np.array(tr["n"], float)

@@ -46,10 +46,17 @@ def log_crossing(x, y, threshold: float, strict: bool = False) -> float:
     return float(np.exp(np.log(x[j - 1]) + frac * (np.log(x[j]) - np.log(x[j - 1]))))
 
 
-def standard_error(values) -> float:
-    """Standard error of the mean of independent values (a tensor or an array)."""
-    values = torch.as_tensor(values, dtype=torch.float64).flatten()
-    return float(values.std() / math.sqrt(values.numel()))
+def standard_error(values, axis: int | None = None):
+    """Standard error of the mean of independent values (a tensor or an array; n - 1 in the variance): a float,
+    or with `axis` an array of the standard errors along that axis.
+
+        >>> standard_error([1.0, 3.0])                   # 1.0
+        >>> standard_error([[1.0, 3.0], [2.0, 2.0]], 1)  # array([1., 0.])
+    """
+    v = torch.as_tensor(values, dtype=torch.float64).cpu().numpy()
+    if axis is None:
+        return float(v.std(ddof=1) / math.sqrt(v.size))
+    return v.std(axis=axis, ddof=1) / math.sqrt(v.shape[axis])
 
 
 def zscore(delta, se):

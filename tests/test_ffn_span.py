@@ -173,6 +173,14 @@ def test_n_values_and_bands():
     assert fs.bands([2, 40, 60], small=64) == [[2, 40, 60]]
 
 
+def test_standard_error_of_all_values_and_along_an_axis():
+    from lib.stats import standard_error
+    x = np.array([[1.0, 3.0, 5.0], [2.0, 2.0, 2.0]])
+    assert standard_error(x[0]) == pytest.approx(2.0 / math.sqrt(3)) and standard_error(torch.tensor(x[0])) == standard_error(x[0])
+    np.testing.assert_allclose(standard_error(x, 1), [2.0 / math.sqrt(3), 0.0])
+    np.testing.assert_allclose(standard_error(x, 0), np.abs(x[0] - x[1]) / 2)   # two values: |a - b| / 2
+
+
 def test_zscore_handles_identical_runs():
     assert page.zscore(0.0, 0.0) == 0 and page.zscore(1.0, 0.0) == np.inf and page.zscore(-2.0, 1.0) == -2
 
