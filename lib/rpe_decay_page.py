@@ -70,8 +70,9 @@ def train_table(results: dict) -> list[dict]:
         for i, (f, H, seed) in enumerate(r["runs"]):
             opt = optima[f].get(H, {})
             rows.append({"kernel": name, "k": k, "S": S, "family": f, "H": H, "seed": seed, "mse": r["mse_exact"][i],
-                         "test_mse": r["test_mse"][i], "l1": r["l1"][i],
-                         "opt": VAR_X * opt["l2"] ** 2 if opt.get("l2") is not None else math.nan})
+                         "test_mse": r["test_mse"][i], "l1": r["l1"][i], "p": r["p"][i],
+                         "opt": VAR_X * opt["l2"] ** 2 if opt.get("l2") is not None else math.nan,
+                         "opt_p": opt.get("p"), "opt_alpha": opt.get("alpha")})
     return rows
 
 
@@ -505,6 +506,24 @@ def training_summary(P: dict, results: dict) -> str:
         m, t, o = np.median([r["mse"] for r in sel]), np.median([r["test_mse"] for r in sel]), sel[0]["opt"]
         lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {fmt(m)} | {fmt(t)} | {fmt(o)} | {m / o:.1e} |")
     return "\n".join(lines)
+
+
+def gap_summary(results: dict) -> str:
+    """Where training is furthest from its floor (optimum >= 1e-7, as claim 14b): that run's learned rates next to
+    the optimum's rates and values, which says whether the optimum is a combination gradient descent must find."""
+    rows = [r for r in train_table(results) if r["opt"] >= 1e-7 and r["opt_p"] is not None]
+    if not rows:
+        return ""
+    w = max(rows, key=lambda r: r["mse"] / r["opt"])
+    seeds = [r for r in rows if all(r[k] == w[k] for k in ("kernel", "S", "family", "H"))]
+    alpha = np.asarray(w["opt_alpha"], float)
+    rates = lambda p: "(" + ", ".join(f"{x:.3f}" for x in sorted(p)) + ")"
+    cancel = (" Its values have opposite signs and nearly cancel (sum {:.2f} from magnitudes up to {:.2f}).".format(
+        alpha.sum(), np.abs(alpha).max()) if alpha.min() < 0 < alpha.max() else "")
+    return (f"The largest gap to the floor is {w['kernel']}, {w['family']} RPE, H = {w['H']}, S = {w['S']}: trained MSE "
+            f"{fmt(w['mse'])} against the optimum's {fmt(w['opt'])} ({w['mse'] / w['opt']:.0f}x). The trained rates p are "
+            + "; ".join(rates(r["p"]) for r in seeds) + f" (one seed each); the optimum's are {rates(w['opt_p'])} with values "
+            + "(" + ", ".join(f"{a:.3f}" for a in alpha[np.argsort(w["opt_p"])]) + ")." + cancel)
 
 
 def slope_table(P: dict, results: dict) -> str:

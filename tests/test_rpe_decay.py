@@ -259,3 +259,19 @@ def test_the_delta_the_paper_grid_flagged_does_not_grow_with_H():
             "rounds": 4, "max_nfev": 50, "seed": 0}
     e = rd.run_fit(spec)["l1"]
     assert all(rd.grows_with_H(min(e[:i]), e[i]) <= rd.GROWTH for i in range(1, len(e))), e
+
+
+def test_gap_summary_names_the_run_furthest_from_its_floor():
+    k = {"kind": "power", "beta": 1.2}
+    name = rd.kernel_name(k)
+    fit = lambda p, alpha: {"result": {"H": [2], "l1": [0.1], "l2": [0.003], "p": [p], "alpha": [alpha]}}
+    results = {"fit": {(name, "log", 64.0, (2,)): fit([1.3, 1.4], [1.2, -1.0]),
+                       (name, "lin", 64.0, (2,)): fit([0.05, 0.5], [0.1, 0.2])},
+               "train": {(name, 64): {"spec": {"kernel": k, "H": [2]},
+                                      "result": {"runs": [["lin", 2, 0], ["log", 2, 0]], "mse_exact": [4e-6, 3e-4],
+                                                 "test_mse": [4e-6, 3e-4], "l1": [0.1, 0.2],
+                                                 "p": [[0.05, 0.5], [1.001, 1.02]]}}}}
+    text = page.gap_summary(results)
+    assert "log RPE, H = 2, S = 64" in text and "(1.001, 1.020)" in text and "(1.300, 1.400)" in text
+    assert "(1.200, -1.000)" in text and "opposite signs" in text and f"{3e-4 / (0.003 ** 2 / 3):.0f}x" in text
+    assert page.gap_summary({"fit": {}, "train": {}}) == ""
