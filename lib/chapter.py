@@ -53,7 +53,7 @@ class Chapter:
             return Markdown(f"```{{note}}\n{text}\n```")
         if self.profile == "quick":
             text = ("This page shows the **quick** profile: the paper's experiment at a scale a 2-core CPU runs in about "
-                    "two minutes. Claims that depend on scale are marked as such; the `paper` profile runs the paper's "
+                    "two minutes. The claim check below says which claims depend on scale; the `paper` profile runs the paper's "
                     f"scale on a GPU (`python -m lib compute {self.name} --profile paper`).")
             return Markdown(f"```{{note}}\n{text}\n```")
         return Markdown(f"This page ran the `{self.profile}` profile.")
