@@ -187,7 +187,8 @@ def levenberg_marquardt(fj, x0: np.ndarray, lo: float, hi: float, max_nfev: int,
     Marquardt's scaling (D = the largest column norms of J seen so far) and Nielsen's damping update; each step
     solves the damped problem min |J d + r|^2 + lam |D d|^2 as an augmented least-squares problem (no normal
     equations) and is projected onto the box. Plain numpy, so the same inputs give the same optimum in any
-    process: scipy 1.17's C port of MINPACK did not (12 of 66 paper-grid fits changed with the order of the fits).
+    process: scipy 1.17's C port of MINPACK did not (12 of 66 paper-grid fits changed with the order of the fits, and
+    even one fit alone in identical fresh processes sometimes came out different).
 
         >>> x, n = levenberg_marquardt(lambda x: (x - 3.0, np.eye(1)), np.zeros(1), -10, 10, 20)   # x ~ [3.]
     """
