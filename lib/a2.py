@@ -5,10 +5,11 @@ from query i to key j is alpha <w_{t_ih}, w_j>, and the larger alpha the less at
 head_lower_bound measures the leak against alpha and N; rnn_norm_growth compares the alpha it needs, alpha*(N),
 with the norms recurrent networks need. This module is the construction and its exact statistics only.
 
-    >>> E = codes(0, 64, 20); alpha_star(lambda a: float(off_target(E, a, 1.0)[0].median()), 0.01)
+    >>> G = overlaps(0, 64, 20, draws=2); alpha_star(lambda a: pooled(G, a, 1.0)[0], 0.01)
 """
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from . import models, qstr
@@ -61,6 +62,30 @@ def off_target(E: torch.Tensor, alpha: float, scale: float, targets: int | None 
     """
     Et = E if targets is None else E[:targets]                               # the codes are random: any rows will do
     return stats_from_overlaps((Et @ E.T).double(), alpha, scale)
+
+
+def overlaps(task_seed: int, N: int, d_e: int, draws: int, targets: int | None = None) -> list[torch.Tensor]:
+    """For each of `draws` draws of the codes: the overlaps (float64) of the first `targets` codes (all by default)
+    with every code. Computed once per N, then reused for every alpha of a sweep or a bisection (`pooled`)."""
+    out = []
+    for draw in range(draws):
+        E = codes(task_seed, N, d_e, draw)
+        out.append(((E if targets is None else E[:targets]) @ E.T).double())
+    return out
+
+
+def pooled(grams: list[torch.Tensor], alpha: float, scale: float, reduce=torch.median) -> tuple[float, float]:
+    """Off-target mass and retrieval error over every target of every draw (`overlaps`), summarised by `reduce`."""
+    mass, err = (torch.cat(v) for v in zip(*(stats_from_overlaps(G, alpha, scale) for G in grams)))
+    return float(reduce(mass)), float(reduce(err))
+
+
+def log_fit(N, alpha) -> dict:
+    """alpha against ln N by least squares (Lemma 11's log N growth): slope, intercept and R^2."""
+    logN, a = np.log(np.asarray(N, float)), np.asarray(alpha, float)
+    slope, icpt = np.polyfit(logN, a, 1)
+    resid = a - (slope * logN + icpt)
+    return {"slope": float(slope), "intercept": float(icpt), "r2": float(1 - resid.var() / a.var()) if a.var() > 0 else 1.0}
 
 
 def alpha_star(mass, target: float, steps: int = 40) -> float:

@@ -186,25 +186,14 @@ def construction(P: dict) -> dict:
     out = {"N": P["a2_N"], "alpha": alphas.tolist(), "scale": scale, "mass": [], "err": [], "alpha_star": [], "d_e": []}
     for N in P["a2_N"]:
         d_e = qstr.embed_dim_rule(N, P["d_e_rule"])
-        grams = []
-        for draw in range(P["a2_draws"]):
-            E = a2.codes(P["task_seed"], N, d_e, draw)
-            grams.append((E[:P["a2_targets"]] @ E.T).double())               # once per draw, reused for every alpha
-
-        def stats(alpha):  # over every target of every draw
-            mass, err = (torch.cat(v) for v in zip(*(a2.stats_from_overlaps(G, alpha, scale) for G in grams)))
-            return float(reduce(mass)), float(reduce(err))
-
+        grams = a2.overlaps(P["task_seed"], N, d_e, P["a2_draws"], P["a2_targets"])
+        stats = lambda alpha: a2.pooled(grams, alpha, scale, reduce)      # over every target of every draw
         curve = [stats(a) for a in alphas]
         out["mass"].append([m for m, _ in curve])
         out["err"].append([e for _, e in curve])
         out["alpha_star"].append(a2.alpha_star(lambda a: stats(a)[0], target))
         out["d_e"].append(d_e)
-    logN = np.log(P["a2_N"])
-    slope, icpt = np.polyfit(logN, out["alpha_star"], 1)
-    resid = np.array(out["alpha_star"]) - (slope * logN + icpt)
-    out["fit"] = {"slope": slope, "intercept": icpt,
-                  "r2": 1 - resid.var() / np.var(out["alpha_star"]) if np.var(out["alpha_star"]) > 0 else 1.0}
+    out["fit"] = a2.log_fit(P["a2_N"], out["alpha_star"])
     return out
 
 

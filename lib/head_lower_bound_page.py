@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from . import a2
 from .claims import Claim
 from .head_lower_bound import SETTINGS, lower_bound
 from .stats import loglog_slope
@@ -25,8 +26,7 @@ def figure2_stats(M: np.ndarray, d: int, d_e: int) -> dict:
     outside[d + d_e:d + 2 * d_e, d:d + d_e] = False
     rows, cols = np.unravel_index(np.argsort(A, axis=None)[::-1][:d_e], A.shape)   # the d_e largest entries
     on_diag = int(np.sum((rows >= d + d_e) & (rows < d + 2 * d_e) & (rows - (d + d_e) == cols - d)))
-    template = np.zeros_like(A)
-    template[d + d_e:d + 2 * d_e, d:d + d_e] = np.eye(d_e)
+    template = a2.weights(1, d, d_e, 1.0)[0].numpy()                         # Eq. A.2 with q = 1, alpha = 1
     return {"diag_mean": float(np.abs(diag).mean()), "off_median": float(np.median(off)),
             "outside_median": float(np.median(A[outside])), "top_on_diag": on_diag,
             "positive": float(np.mean(diag > 0)), "corr": float(np.corrcoef(A.ravel(), template.ravel())[0, 1])}
@@ -104,12 +104,12 @@ def claims(P: dict, results: dict) -> list[Claim]:
                      "square link is stuck at 1 - 1/q", "FVU(mean, H=1) ≤ 0.05 and FVU(square, H=1) ≥ 1 - 1/q - 3 se",
                      f"0 / {1 - 1 / q:.2f}", f"{ctl:.3f} / {sq1:.3f}", ctl <= 0.05 and out[2].passed))
 
-    a2 = R["construction"]
+    con = R["construction"]
     out.append(Claim("11-alpha-logN", f"A.2: α needed for off-target mass ≤ {P['off_target']} ({P['a2_statistic']} target) "
                      "grows linearly in log N "
-                     f"(N = {min(a2['N'])}..{max(a2['N'])})", "linear fit against ln N with R² ≥ 0.95 and slope > 0",
-                     "α ∝ log N (Lemma 11)", f"slope {a2['fit']['slope']:.2f} per ln N, R² = {a2['fit']['r2']:.3f}",
-                     a2["fit"]["r2"] >= 0.95 and a2["fit"]["slope"] > 0))
+                     f"(N = {min(con['N'])}..{max(con['N'])})", "linear fit against ln N with R² ≥ 0.95 and slope > 0",
+                     "α ∝ log N (Lemma 11)", f"slope {con['fit']['slope']:.2f} per ln N, R² = {con['fit']['r2']:.3f}",
+                     con["fit"]["r2"] >= 0.95 and con["fit"]["slope"] > 0))
 
     tab = scaling_table(P, results)
     hq, h1 = tab[P["scale_q"]], tab[1]
@@ -282,8 +282,7 @@ def plot_figure2(P: dict, results: dict):
 
     f2 = results["figure2"]["result"]
     M, d, d_e = np.abs(np.array(f2["M"])), P["fig2_d"], f2["d_e"]
-    template = np.zeros_like(M)
-    template[d + d_e:d + 2 * d_e, d:d + d_e] = np.eye(d_e)
+    template = a2.weights(1, d, d_e, 1.0)[0].numpy()
     fig, axes = figure(ncols=2, width=4.0, height=3.6)
     for ax, A, title in ((axes[0, 0], M, "trained |W_Q^T W_K|"), (axes[0, 1], template, "Eq. A.2 template (q = h = 1)")):
         im = ax.imshow(A, cmap="viridis", norm=PowerNorm(gamma=2, vmin=A.min(), vmax=A.max()) if A is M else None)

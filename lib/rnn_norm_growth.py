@@ -14,7 +14,7 @@ Four computations, each stored as one point (see `compute`):
   f_y = w_2 relu(U s_j + W_y z_j + b), also (L ||U||_op r_h)^2 of every run where it stopped, and the packing
   geometry of the widest runs: states s_j at a fixed position j and token x_j over many prompts, their
   participation ratio, and Phi(s_j) in R^(N-1), the outputs for every candidate index replayed from the state.
-- a2 (one point): alpha*(N) of the Transformer's A.2 construction, from lib.head_lower_bound.
+- a2 (one point): alpha*(N) of the Transformer's A.2 construction, from lib.a2.
 - memoriser (one point): Thm 9's memoriser (Lemmas 36-38) built explicitly for n point-wise 1STR samples as the
   Elman network above with U = 0 and no recurrence, evaluated by BiRNN; its training error, test MSE and
   ||vec Theta||^2 against n, for the crossover with the norm of the trained runs that generalise.
@@ -389,9 +389,8 @@ def run_a2(spec: dict, device: str) -> dict:
     alpha_star = []
     for N in spec["N"]:
         d_e = qstr.embed_dim_rule(N)
-        Es = [a2.codes(spec["task_seed"], N, d_e, k) for k in range(spec["draws"])]
-        alpha_star.append(a2.alpha_star(lambda a: float(torch.cat([a2.off_target(E, a, 1.0)[0] for E in Es]).median()),
-                                        spec["off_target"]))
+        grams = a2.overlaps(spec["task_seed"], N, d_e, spec["draws"])           # once per N, not per bisection step
+        alpha_star.append(a2.alpha_star(lambda a: a2.pooled(grams, a, 1.0)[0], spec["off_target"]))
     return {"N": spec["N"], "alpha_star": alpha_star, "wall_s": time.perf_counter() - t0}
 
 

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from . import a2
 from .claims import Claim
 from .rnn_norm_growth import TASKS
 from .stats import log_crossing, loglog_slope
@@ -86,10 +87,7 @@ def packing_table(P: dict, results: dict) -> dict:
 
 def a2_fit(results: dict) -> dict:
     r = results["a2"]["result"]
-    N, a = np.array(r["N"], float), np.array(r["alpha_star"], float)
-    slope, icpt = np.polyfit(np.log(N), a, 1)
-    resid = a - (slope * np.log(N) + icpt)
-    return {"N": N, "alpha": a, "slope": slope, "intercept": icpt, "r2": 1 - resid.var() / a.var() if a.var() > 0 else 1.0}
+    return {"N": np.array(r["N"], float), "alpha": np.array(r["alpha_star"], float), **a2.log_fit(r["N"], r["alpha_star"])}
 
 
 def memoriser_fit(results: dict) -> dict:
