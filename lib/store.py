@@ -74,13 +74,13 @@ def key_of(spec: dict) -> str:
 # --------------------------------------------------------------------------------------------- provenance
 # Modules that store, check or draw results but never change a number: editing them leaves results current.
 NOT_NUMERIC = {"__init__", "__main__", "chapter", "claims", "params", "plotting", "runner", "store"}
-PAGE_SUFFIX = "_page"   # lib/<chapter>_page.py: what a page shows (tables, claims, figures), never a stored number
 
 
 def lib_modules(chapter: str | None = None) -> list[str]:
     """The lib modules whose code a chapter's numbers depend on: lib/<chapter>.py and, transitively, every lib
-    module it imports (relative imports), less NOT_NUMERIC and the page modules (<chapter>_page.py, which read
-    results and are imported by no computation). None: every module of lib."""
+    module it imports (relative imports), less NOT_NUMERIC. The page modules (<chapter>_page.py: tables, claims,
+    figures) stay out because no computation imports them; if one ever did, it would count, as it should (a test
+    checks that none does). None: every module of lib."""
     names = sorted(f.stem for f in (ROOT / "lib").glob("*.py"))
     if chapter is None:
         return names
@@ -93,7 +93,7 @@ def lib_modules(chapter: str | None = None) -> list[str]:
         for node in ast.walk(ast.parse((ROOT / "lib" / f"{name}.py").read_text())):
             if isinstance(node, ast.ImportFrom) and node.level == 1:
                 todo += [node.module] if node.module else [a.name for a in node.names]
-    return sorted(m for m in seen - NOT_NUMERIC if not m.endswith(PAGE_SUFFIX))
+    return sorted(seen - NOT_NUMERIC)
 
 
 def lib_hash(chapter: str | None = None) -> str:

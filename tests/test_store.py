@@ -149,9 +149,9 @@ def test_page_module_is_outside_the_chapter_hash(chapter):
     it: rewording a claim or restyling a figure leaves stored results current."""
     assert (store.ROOT / "lib" / f"{chapter}_page.py").is_file()
     assert chapter in store.lib_modules(chapter)
-    assert not [m for m in store.lib_modules(chapter) if m.endswith(store.PAGE_SUFFIX)]
+    assert not [m for m in store.lib_modules(chapter) if m.endswith("_page")]
     for module in store.lib_modules(chapter):
         tree = ast.parse((store.ROOT / "lib" / f"{module}.py").read_text())
         names = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         names += [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
-        assert not [m for m in names if m.endswith(store.PAGE_SUFFIX)], module
+        assert not [m for m in names if m.endswith("_page")], module
