@@ -374,7 +374,7 @@ def teacher_forced(net: Net, xs, ref, chunk: int = 2048, hidden: bool = False, s
 def rollout(net: Net, xs, beta=None, tol=1e-6):
     """The real autoregressive run: h_0 = h0, h_{i+1} = o_i + beta(i+1), each layer attending over its own inputs
     at steps 0..i (per-layer caches of keys and values). beta: (R,) inverse temperatures for softmax attention
-    (None: hard-max). Returns {"out": outputs (R, B, T+1, w)} (teacher_forced has the attention and hidden states)."""
+    (None: hard-max). Returns the outputs (R, B, T+1, w) (teacher_forced has the attention and hidden states)."""
     p = net.params
     R, B, N, w = net.R, len(xs), net.T + 1, net.w
     dt, dev = p["h0"].dtype, p["h0"].device
@@ -403,7 +403,7 @@ def rollout(net: Net, xs, beta=None, tol=1e-6):
             h = _ff(net, l, h, p)
         outs[:, :, i] = h[:, :, 0]
         h = h + pos[i + 1]
-    return {"out": outs}
+    return outs
 
 
 def decode(net: Net, out: torch.Tensor) -> dict:

@@ -108,7 +108,7 @@ def check_machine(tm: tu.TM, T: int, xs, device, rollout_T_max: int, chunk: int)
            "steps_tf": steps, "ones_tf": ones, "tape_bad": int(sum(not t for t in tape_ok)),
            "rollout": T <= rollout_T_max, "ro_mismatch": 0, "ro_bit_exact": True}
     if T <= rollout_T_max:
-        ro = tt.rollout(net, xs)["out"]
+        ro = tt.rollout(net, xs)
         res["ro_mismatch"] = int(tt.mismatches(net, ro, traces).sum())
         res["ro_bit_exact"] = bool((ro[0] == ref).all())
     return res
@@ -206,7 +206,7 @@ def _fail_scales(net, dirs, scales, xs, traces, beta=None):
     for k, v in rep.params.items():
         delta = torch.stack([dirs[i][k][0] for i in range(D) for _ in range(G)])
         params[k] = v + s.view(-1, *([1] * (v.dim() - 1))).to(v) * delta
-    out = tt.rollout(rep.with_params(params), xs, beta=beta)["out"]
+    out = tt.rollout(rep.with_params(params), xs, beta=beta)
     return (tt.first_mismatch(net, out, traces) <= net.T).reshape(D, G)
 
 
@@ -262,7 +262,7 @@ def run_softmax(spec: dict, device: str) -> dict:
 
     def ok(betas):
         rep = net.replicate(len(betas))
-        out = tt.rollout(rep, xs, beta=torch.as_tensor(betas, dtype=torch.float64, device=device))["out"]
+        out = tt.rollout(rep, xs, beta=torch.as_tensor(betas, dtype=torch.float64, device=device))
         return tt.first_mismatch(net, out, traces) > T
 
     grid = np.exp(np.linspace(np.log(0.5), np.log(spec["beta_max"]), spec["grid"]))
@@ -294,7 +294,7 @@ def run_precision(spec: dict, device: str) -> dict:
         for dt in spec["dtypes"]:
             net = tt.build(tm, T, device=device).to(dtype=DTYPES[dt])
             ref = tt.reference_outputs(net, traces)
-            ro = tt.rollout(net, xs, tol=0.0)["out"]
+            ro = tt.rollout(net, xs, tol=0.0)
             runs[f"{name}/{dt}"] = {"mismatch": int(tt.mismatches(net, ro, traces).sum()),
                                     "bit_exact": bool((ro[0] == ref).all())}
     coll = {}

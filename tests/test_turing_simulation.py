@@ -139,7 +139,7 @@ def test_catalogue_traces_rollout_and_teacher_forced(name):
     traces = [tu.run(tm, x, T) for x in xs]
     net = tt.build(tm, T)
     ref = tt.reference_outputs(net, traces)
-    ro = tt.rollout(net, xs)["out"]
+    ro = tt.rollout(net, xs)
     tf = tt.teacher_forced(net, xs, ref, chunk=17)["out"]        # chunked queries give the same result
     assert torch.equal(ro[0], ref) and torch.equal(tf[0], ref)
     assert tt.mismatches(net, ro, traces).sum() == 0
@@ -158,12 +158,12 @@ def test_without_correction_exact_and_low_precision():
     T = 32
     tr = tu.run(tm, [], T)
     net = tt.build(tm, T, correction=False)   # decodes exactly; float rounding of 1/|ties| is not erased, only grows
-    out = tt.rollout(net, [[]])["out"]
+    out = tt.rollout(net, [[]])
     assert tt.mismatches(net, out, [tr]).sum() == 0
     assert 0 < float((out[0] - tt.reference_outputs(net, [tr])).abs().max()) < 1e-6
     for dt in (torch.float16, torch.bfloat16):
         n16 = tt.build(tm, T).to(dtype=dt)
-        assert torch.equal(tt.rollout(n16, [[]], tol=0.0)["out"][0], tt.reference_outputs(n16, [tr]))
+        assert torch.equal(tt.rollout(n16, [[]], tol=0.0)[0], tt.reference_outputs(n16, [tr]))
 
 
 def test_softmax_converges_to_hardmax_and_perturbation_breaks_without_correction():
@@ -171,7 +171,7 @@ def test_softmax_converges_to_hardmax_and_perturbation_breaks_without_correction
     T = 24
     tr = tu.run(tm, [], T)
     net = tt.build(tm, T).replicate(2)
-    out = tt.rollout(net, [[]], beta=torch.tensor([0.3, 30.0], dtype=torch.float64))["out"]
+    out = tt.rollout(net, [[]], beta=torch.tensor([0.3, 30.0], dtype=torch.float64))
     fm = tt.first_mismatch(net, out, [tr])
     assert fm[0] <= T and fm[1] == T + 1
     # structured attack: scaling the transition output by 0.9 is erased with correction, fatal without
