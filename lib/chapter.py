@@ -11,7 +11,7 @@ import time
 
 from . import params as params_mod
 from .claims import Claim, tally, to_markdown
-from .store import Store, environment, key_of
+from .store import Store, environment, key_of, summary_line
 
 
 def resolve_device(device: str) -> str:
@@ -57,6 +57,13 @@ class Chapter:
                     f"scale on a GPU (`python -m lib compute {self.name} --profile paper`).")
             return Markdown(f"```{{note}}\n{text}\n```")
         return Markdown(f"This page ran the `{self.profile}` profile.")
+
+    def run_summary(self, noun: str = "stored points", work: str = "computation", detail: str = ""):
+        """One line: the points this page loaded or computed (the store's `used`), their compute time, and the
+        machines and commits that made them; `detail` is appended."""
+        from IPython.display import Markdown
+
+        return Markdown(summary_line(self.store.used, noun, work) + detail)
 
     def parameters_table(self):
         """A readable table of the parameters this run used (papermill's injected cell is hidden)."""

@@ -13,17 +13,9 @@ import numpy as np
 from .claims import Claim
 from .ffn_span import LAW_FLOOR
 from .stats import log_crossing, loglog_slope, standard_error, zscore
-from .store import Store, result_array, summary_line
+from .store import Store, result_array
 
 LABELS = {"gd": "FFN, full-batch GD + L2", "adamw": "FFN, AdamW (the paper's optimiser)"}
-
-
-def records(results: dict) -> list[dict]:
-    return [results["span"], results["transformer"], *results["visibility"].values(), *results["ffn"].values()]
-
-
-def run_summary(results: dict) -> str:
-    return summary_line(records(results))
 
 
 # ----------------------------------------------------------------------------------------------- summary

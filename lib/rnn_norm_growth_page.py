@@ -15,7 +15,7 @@ from . import a2
 from .claims import Claim
 from .rnn_norm_growth import TASKS
 from .stats import log_crossing, loglog_slope
-from .store import result_array, summary_line
+from .store import result_array
 
 LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout U",
           "1str": "1STR", "simple": "simple-1STR"}
@@ -129,14 +129,6 @@ def crossover_table(P: dict, results: dict) -> dict:
         out["n_theta"].append(n_at(out["theta_sq"][-1]))
     out = {k: np.array(v) for k, v in out.items()}
     return out | {"bound_slope": loglog_slope(out["N"], out["bound"]), "n_bound_slope": loglog_slope(out["N"], out["n_bound"])}
-
-
-def records(results: dict) -> list[dict]:
-    return [results["construction"], results["a2"], results["memoriser"], *results["phase"].values()]
-
-
-def run_summary(results: dict) -> str:
-    return summary_line(records(results))
 
 
 # ================================================================================================ claims

@@ -25,14 +25,11 @@ def records(results: dict) -> list[dict]:
     return [results["exact"], *results["fit"].values(), *results["train"].values()]
 
 
-def run_summary(results: dict) -> str:
-    recs = records(results)
-    fits = [r for r in results["fit"].values()]
-    n_fits = sum(len(r["result"]["H"]) for r in fits)
-    wall = sum(r["result"]["wall_s"] for r in recs)
-    return (f"{len(recs)} stored points: the exact checks, {len(fits)} kernel fits ({n_fits} values of H, each "
-            f"from its own starts) and {len(results['train'])} training sweeps; compute time {wall:.0f} s on "
-            f"{recs[0]['device']}.")
+def point_counts(results: dict) -> str:
+    """What the stored points are, for the page's summary line."""
+    n_H = sum(len(r["result"]["H"]) for r in results["fit"].values())
+    return (f"They are the exact checks, {len(results['fit'])} kernel fits ({n_H} values of H, each from its own "
+            f"starts) and {len(results['train'])} training sweeps.")
 
 
 def errors(results: dict, k: dict, family: str, S: float, H_list=None) -> dict[int, dict]:

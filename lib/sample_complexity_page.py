@@ -13,7 +13,6 @@ import torch
 from . import qstr
 from .claims import Claim
 from .stats import loglog_slope
-from .store import summary_line
 
 LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}
 
@@ -26,11 +25,6 @@ PAPER_MEANS = {
 }
 # With a 1STR test set instead (same code, guide section 9): FFN mean at N=12.
 PAPER_FFN_TASK_TEST_N12 = 265e3
-
-
-def run_summary(records: dict) -> str:
-    """One line for the page: how many sweep points there are and where they came from."""
-    return summary_line(records.values(), "sweep points", "training")
 
 
 # ------------------------------------------------------------------------------------------------ summary

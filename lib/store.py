@@ -212,7 +212,7 @@ def summary_line(records, noun: str = "stored points", work: str = "computation"
     them.  >>> summary_line(store.used)"""
     records = list(records)
     envs = sorted({(r["device"], r["commit"]) for r in records})
-    return (f"{len(records)} {noun}, {sum(r['result']['wall_s'] for r in records):.0f} s of {work} in all, computed on "
+    return (f"{len(records)} {noun}, {sum(r['result'].get('wall_s') or 0 for r in records):.0f} s of {work} in all, computed on "
             + "; ".join(f"{dev} at commit `{c}`" for dev, c in envs) + ".")
 
 

@@ -13,18 +13,7 @@ import numpy as np
 from . import turing as tu
 from .claims import Claim
 from .stats import loglog_slope
-from .store import summary_line
 from .turing_simulation import rho_product_formula
-
-
-def records(results: dict) -> list[dict]:
-    recs = [*results["exact"].values(), *results["random"].values(), *results["robust"].values(),
-            *results["softmax"].values()] + [results[k] for k in ("anatomy", "sizes", "precision", "toy")]
-    return [r for r in recs if r is not None]
-
-
-def run_summary(results: dict) -> str:
-    return summary_line(records(results))
 
 
 # ------------------------------------------------------------------------------------------------- summaries

@@ -70,6 +70,7 @@ def test_html_pages_have_figures_claims_and_no_traceback(book):
         assert len(re.findall(r"<img [^>]*src=\"[^\"]+\.png\"", text)) >= 2, f"{chapter}: figures missing"
         assert "Claim check" in text and ("<strong>pass</strong>" in text or "<strong>FAIL</strong>" in text), f"{chapter}: claim table missing"
         assert "Provenance" in text and "quick" in text
+        assert re.search(r"\d+ (stored|sweep) points, \d+ s of \w+ in all, computed on", text), f"{chapter}: run summary missing"
         assert "prf:theorem" in text or "proof theorem" in text, f"{chapter}: theorem block missing"
         assert "Traceback" not in text, f"{chapter}: a traceback is rendered"
         assert "injected-parameters" not in text, f"{chapter}: papermill's cell is shown"
