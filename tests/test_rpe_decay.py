@@ -235,13 +235,16 @@ def test_more_heads_than_taps():
 
 def test_a_fit_that_grows_with_H_is_refitted_with_more_starts(monkeypatch):
     """The guide's remedy for check 13: an H whose error exceeds 1.5x the best at smaller H is fitted again with
-    4x, then 16x the starts; the best attempt is kept and the starts are recorded."""
-    calls = []
+    4x, then 16x the starts; the best attempt is kept and the starts are recorded. A refit does not repeat the
+    geometric start, and the l2 error kept is the best of every attempt (the training floor)."""
+    calls, geometric = [], []
 
-    def fake(rho, s, w, family, H, S, restarts, rounds, seed, max_nfev):
+    def fake(rho, s, w, family, H, S, restarts, rounds, seed, max_nfev, geometric_start=True):
         calls.append((H, restarts))
+        geometric.append(geometric_start)
         l1 = {1: 0.5, 2: 0.1}.get(H, 0.4 if restarts < 16 else 0.05)    # H = 4 fails until 16 starts
-        return {"l1": l1, "l2": l1, "p": [1.0] * H, "alpha": [0.0] * H, "nfev": 1}
+        l2 = {4: 0.3 if restarts < 16 else 0.35}.get(H, l1)              # ... and its best l2 is the first attempt's
+        return {"l1": l1, "l2": l2, "p": [1.0] * H, "alpha": [0.0] * H, "nfev": 1}
 
     monkeypatch.setattr(rd, "fit_kernel", fake)
     spec = {"kernel": {"kind": "delta", "T": 2}, "family": "lin", "S": 64.0, "H": [1, 2, 4], "restarts": 4,
@@ -249,6 +252,7 @@ def test_a_fit_that_grows_with_H_is_refitted_with_more_starts(monkeypatch):
     out = rd.run_fit(spec)
     assert calls == [(1, 4), (2, 4), (4, 4), (4, 16)]
     assert out["l1"] == [0.5, 0.1, 0.05] and out["restarts"] == [4, 4, 20] and out["nfev"] == [1, 1, 2]
+    assert geometric == [True, True, True, False] and out["l2"] == [0.5, 0.1, 0.3]
 
 
 def test_the_delta_the_paper_grid_flagged_does_not_grow_with_H():
