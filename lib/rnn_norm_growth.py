@@ -501,11 +501,9 @@ def run_memoriser(spec: dict, device: str) -> dict:
     u R_i (`rounding_scale`), the largest ratio."""
     t0 = time.perf_counter()
     task = qstr.QSTR(N=spec["N"], d=spec["d"], task_seed=spec["task_seed"], device=device)
-    keys = ("norm_sq", "norm_sq_balanced", "theta_sq", "gap", "tries", "event", "y_sq", "z_sq", "train_err",
-            "rounding_ratio", "term_scale", "forward_gap", "test_mse", "zero_mse")
-    out = {k: [] for k in keys}
+    per_n = []                                     # per n, one dict of measurements per draw
     for n in spec["n"]:
-        row = {k: [] for k in keys}
+        draws = []
         for r in range(spec["draws"]):
             gen = generator(spec["seed"], "memoriser", n, r, device=device)
             X, T = task.draw(1, n, gen)
@@ -524,16 +522,13 @@ def run_memoriser(spec: dict, device: str) -> dict:
                 yt = task.labels(Xt, Tt)[0, torch.arange(spec["n_test"], device=device), jt].double()
                 pt = pointwise_outputs(p, task, Xt, Tt, jt)
                 R = rounding_scale(net, v, x)
-            for key, val in (("norm_sq", net["norm_sq"]), ("norm_sq_balanced", net["norm_sq_balanced"]),
-                             ("theta_sq", float(param_norm_sq(p))), ("gap", gap), ("tries", tries), ("event", event),
-                             ("y_sq", float(y.pow(2).sum())), ("z_sq", float(z.pow(2).sum())),
-                             ("train_err", float((pred - y).abs().max())), ("term_scale", float(R.max())),
-                             ("rounding_ratio", float(((pred - y).abs() / (R * 2.0 ** -53)).max())),
-                             ("forward_gap", float((full - pred[:k]).abs().max())),
-                             ("test_mse", float((pt - yt).pow(2).mean())), ("zero_mse", float(yt.pow(2).mean()))):
-                row[key].append(val)
-        for key in keys:
-            out[key].append(row[key])
+            draws.append({"norm_sq_balanced": net["norm_sq_balanced"], "theta_sq": float(param_norm_sq(p)),
+                          "gap": gap, "tries": tries, "event": event, "train_err": float((pred - y).abs().max()),
+                          "term_scale": float(R.max()), "rounding_ratio": float(((pred - y).abs() / (R * 2.0 ** -53)).max()),
+                          "forward_gap": float((full - pred[:k]).abs().max()),
+                          "test_mse": float((pt - yt).pow(2).mean()), "zero_mse": float(yt.pow(2).mean())})
+        per_n.append(draws)
+    out = {key: [[d[key] for d in draws] for draws in per_n] for key in per_n[0][0]}
     return {**out, "n": spec["n"], "N": spec["N"], "D": task.D, "wall_s": time.perf_counter() - t0}
 
 

@@ -95,23 +95,23 @@ def memoriser_fit(results: dict) -> dict:
     least-squares line log y = slope log n + intercept; the same for the optimally rescaled interpolant."""
     r = results["memoriser"]["result"]
     n = np.array(r["n"], float)
-    out = {"n": n}
+    # each training error against the rounding bound sqrt(K) u R_i of a sum of K = n + D terms of size R_i
+    out = {"n": n, "rounding": np.array(r["rounding_ratio"], float) / np.sqrt(n + r["D"])[:, None]}
     for key, name in (("theta_sq", ""), ("norm_sq_balanced", "balanced_")):
         vals = np.array(r[key], float)
         med = np.median(vals, 1)
-        slope = loglog_slope(n, med)
-        out |= {f"{name}all": vals, f"{name}median": med, f"{name}slope": slope,
-                f"{name}intercept": float(np.mean(np.log(med)) - slope * np.mean(np.log(n)))}
+        slope, icpt = np.polyfit(np.log(n), np.log(med), 1)
+        out |= {f"{name}all": vals, f"{name}median": med, f"{name}slope": float(slope), f"{name}intercept": float(icpt)}
     return out
 
 
-def crossover_table(P: dict, results: dict) -> dict:
+def crossover_table(P: dict, results: dict, fit: dict | None = None) -> dict:
     """Per N, the widest Elman runs on 1STR that reached the threshold: the lower bound of Thm 9's proof on the
     ||vec Theta||^2 of a network that generalises, L_y (L^2 ||U||^2)^(1/L_y) with L_y = 2 in the theorem's
     normalisation r_h = 1 (which moves r_h into U: 2 L ||U||_op r_h), and their measured ||vec Theta||^2; the median
     of each over runs, and n*, the n at which the memoriser's fitted ||vec Theta||^2 reaches it (NaN with no runs);
-    the log-log slopes of the bound and of its n* against N."""
-    fit = memoriser_fit(results)
+    the log-log slopes of the bound and of its n* against N. `fit`: memoriser_fit(results), if already computed."""
+    fit = fit or memoriser_fit(results)
     n_at = lambda g: float(np.exp((np.log(g) - fit["intercept"]) / fit["slope"])) if np.isfinite(g) else float("nan")
     S = P["n_seeds"]
     out = {k: [] for k in ("N", "runs", "bound", "theta_sq", "n_bound", "n_theta")}
@@ -208,13 +208,12 @@ def memoriser_claims(P: dict, results: dict) -> list[Claim]:
     """Theorem 9's memoriser: exact on its training set (up to float64 rounding), useless on fresh prompts, its
     ||vec Theta||^2 growing like n^3, and Lemma 37's random direction. The crossover is a table, not a claim."""
     r = results["memoriser"]["result"]
-    n = np.array(r["n"], float)
+    fit = memoriser_fit(results)
+    n = fit["n"]
     tol = np.sqrt(n + r["D"])[:, None]                         # sqrt(K) u R: the rounding of a sum of K = n + D terms
-    ratio = np.array(r["rounding_ratio"], float)
     fwd = np.array(r["forward_gap"], float) / (2.0 ** -53 * np.array(r["term_scale"], float))
     err, test, zero = (np.array(r[k], float) for k in ("train_err", "test_mse", "zero_mse"))
     worst = np.unravel_index(np.argmax(err), err.shape)
-    fit = memoriser_fit(results)
     tries, gap = np.array(r["tries"]), np.array(r["gap"], float)
     first = tries == 1
     where = f"1STR (N = {r['N']}, d = {P['d']}), n = {int(n[0])} to {int(n[-1])}, {P['memo_draws']} draws per n"
@@ -223,11 +222,11 @@ def memoriser_claims(P: dict, results: dict) -> list[Claim]:
               f"recurrence 0), evaluated by BiRNN, on n training prompts of {where}", "every training error <= sqrt(n + D) "
               "u R_i, float64 rounding of its sums (R_i: the size of its terms); test MSE >= 0.9 in every draw",
               "Lemma 36 / proof of Thm 9: zero point-wise training loss; a memoriser does not generalise",
-              f"max training error {err.max():.1e} (n = {int(n[worst[0]])}), at most {(ratio / tol).max():.2f} of the "
+              f"max training error {err.max():.1e} (n = {int(n[worst[0]])}), at most {fit['rounding'].max():.2f} of the "
               f"rounding bound; BiRNN.forward at every position (16 prompts per set) equals forward_at to "
               f"{np.nanmax(fwd / tol):.2f} of it; test MSE median "
               f"{np.median(test):.2f}, min {test.min():.2f} (predicting 0: {np.median(zero):.2f})",
-              bool((ratio <= tol).all() and (fwd <= tol).all() and test.min() >= 0.9)),
+              bool((fit["rounding"] <= 1).all() and (fwd <= tol).all() and test.min() >= 0.9)),
         Claim("thm9-memoriser-slope", "||vec Theta||^2 of the memoriser (median over draws) against n, log-log slope",
               "slope in [2.5, 3.5]: its w, b half is (n + ||b'||^2) ||y|| / (sqrt(n + ||z||^2) eps) ~ n / eps, with "
               "eps ~ n^-2", "Lemma 36: ||vec Theta||^2 = O(n^3)",
@@ -382,8 +381,8 @@ def plot_memoriser(P: dict, results: dict):
 
     from .plotting import figure
 
-    r, fit, cx = results["memoriser"]["result"], memoriser_fit(results), crossover_table(P, results)
-    n = fit["n"]
+    r, fit = results["memoriser"]["result"], memoriser_fit(results)
+    cx, n = crossover_table(P, results, fit), fit["n"]
     line = lambda x: np.exp(fit["intercept"]) * x ** fit["slope"]
     fig, axes = figure(3, 1, width=3.9, height=3.6)
     ax = axes[0, 0]
