@@ -11,7 +11,7 @@ import time
 
 from . import params as params_mod
 from .claims import Claim, tally, to_markdown
-from .store import Store, environment, key_of, summary_line
+from .store import Store, environment, is_stale, key_of, summary_line
 
 
 def resolve_device(device: str) -> str:
@@ -102,7 +102,7 @@ class Chapter:
                 + (f" · compute wall time {prov.get('compute_wall_s', prov['wall_s'])} s · rendered at commit "
                    f"`{self.env['commit']}` in {wall:.1f} s" if rendered else f" · wall time {wall:.1f} s")
                 + f" · claims {passed} passed, {failed} failed.")
-        stale = [r for r in used if r.get("lib_hash") != self.env["lib_hash"]]   # env holds lib_hash(chapter)
+        stale = [r for r in used if is_stale(r, current=self.env["lib_hash"])]   # env holds lib_hash(chapter)
         if stale:
             line = (f"```{{warning}}\n{len(stale)} of the {len(used)} stored results this page loaded were computed with "
                     f"other `lib` code than this build's (points {', '.join(key_of(r['spec']) for r in stale[:6])}"

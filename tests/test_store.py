@@ -86,6 +86,7 @@ def test_is_stale():
     assert is_stale({"lib_hash": lib_hash()}) is False
     assert is_stale({"lib_hash": "000000000000"}) is True
     assert is_stale({}) is True
+    assert is_stale({"lib_hash": "abc"}, current="abc") is False and is_stale({"lib_hash": lib_hash()}, current="abc") is True
 
 
 def test_lib_hash_is_stable():
