@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from . import sample_complexity_page
 from .claims import Claim
 from .ffn_span import LAW_FLOOR
 from .stats import log_crossing, loglog_slope, standard_error, zscore
@@ -35,6 +36,26 @@ def ffn_table(P: dict, results: dict) -> dict:
         out[N] = {"n": rec["result"]["n"], "Nd": N * P["d"], "mean": mean, "se": standard_error(mse, 1),
                   "oracle": result_array(rec, "oracle_mse").mean(1), "nstar": samples_to_threshold(rec["result"]["n"], mean, P["threshold"])}
     return out
+
+
+def in_span(rec: dict) -> np.ndarray:
+    """Per (n, run) of one GD point: whether the run ended in the span of its inputs (rho <= 1e-6) or with a
+    vanished first layer (||W_T||^2 <= 1e-6 ||W_0||^2)."""
+    return (result_array(rec, "rho") <= 1e-6) | (result_array(rec, "w_ratio") <= 1e-6)
+
+
+def risk_table(P: dict, results: dict, table: dict) -> str:
+    """Markdown: for every plain point with n < Nd, the Theorem 6 line 1 - n/(Nd), the oracle's and the trained
+    FFN's test MSE, and how many runs ended in the span."""
+    rows = ["| N | N d | n | 1 - n/(Nd) | oracle (same test prompts) | GD-trained FFN | runs in the span (rho <= 1e-6 or W = 0) |",
+            "|---|---|---|---|---|---|---|"]
+    for N, e in table.items():
+        ok = in_span(results["ffn"][(N, False)])
+        for i, n in enumerate(e["n"]):
+            if n < e["Nd"]:
+                rows.append(f"| {N} | {e['Nd']} | {n} | {1 - n / e['Nd']:.3f} | {e['oracle'][i]:.3f} | "
+                            f"{e['mean'][i]:.3f} ± {e['se'][i]:.3f} | {int(ok[i].sum())} of {ok.shape[1]} |")
+    return "\n".join(rows)
 
 
 def span_ok(results: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -188,8 +209,9 @@ def plot_span(P: dict, results: dict):
     return fig
 
 
-def plot_visibility(P: dict, results: dict):
-    """nu(n) against n with n/(Nd) (left); oracle and trained-FFN risk against n/(Nd) with 1 - n/(Nd) (right)."""
+def plot_visibility(P: dict, results: dict, table: dict):
+    """nu(n) against n with n/(Nd) (left); oracle and trained-FFN risk against n/(Nd) with 1 - n/(Nd) (right);
+    table: ffn_table(P, results)."""
     import matplotlib.pyplot as plt
 
     from .plotting import figure
@@ -197,7 +219,6 @@ def plot_visibility(P: dict, results: dict):
     fig, axes = figure(2, 1, width=4.6, height=4.2)
     cmap = plt.get_cmap("viridis")
     Ns = sorted(results["visibility"])
-    table = ffn_table(P, results)
     for k, N in enumerate(Ns):
         col = cmap(k / max(1, len(Ns) - 1) * 0.85)
         rec = results["visibility"][N]
@@ -248,18 +269,17 @@ def plot_rotation(P: dict, results: dict):
     return fig
 
 
-def plot_samples(P: dict, results: dict):
-    """Samples to threshold against N: GD-trained FFNs here (left), the AdamW FFN of Figure 1(b) (right)."""
+def plot_samples(P: dict, table: dict, ref: dict):
+    """Samples to threshold against N: GD-trained FFNs here (left, from ffn_table), the AdamW FFN of Figure 1(b)
+    (right, from adamw_reference)."""
     from .plotting import COLORS, figure
 
     fig, axes = figure(2, 1, width=4.6, height=3.6)
-    table = ffn_table(P, results)
     Ns = np.array(sorted(table), float)
     nstar = np.array([table[int(N)]["nstar"] for N in Ns])
     _fit(axes[0, 0], Ns, nstar, COLORS["ffn"], "FFN, full-batch GD + L2")
     axes[0, 0].plot(Ns, (1 - P["threshold"]) * Ns * P["d"], "k--", lw=1, label=f"Thm 6 bound (1 - {P['threshold']}) N d")
     axes[0, 0].set(title=f"this chapter: test MSE < {P['threshold']}, d={P['d']}")
-    ref = adamw_reference(P["profile"])
     if ref["available"]:
         Nr = np.array(ref["N"], float)
         _fit(axes[0, 1], Nr, np.array(ref["mean"], float), COLORS["adamw"], "FFN, online AdamW (Figure 1b)")
@@ -287,15 +307,13 @@ def _fit(ax, N, n, color, label):
     ax.set_xticks(N, [f"{v:.0f}" for v in N])
 
 
-def samples_table(P: dict, results: dict) -> str:
-    """Markdown: n* per N for both learners, in units of N*d as well."""
-    table = ffn_table(P, results)
+def samples_table(P: dict, table: dict, ref: dict) -> str:
+    """Markdown: n* per N for both learners (ffn_table, adamw_reference), in units of N*d as well."""
     rows = ["| N | N d | GD FFN: n* | n* / (N d) | Thm 6 bound (1 - threshold) N d |", "|---|---|---|---|---|"]
     for N, e in table.items():
         v = e["nstar"]
         rows.append(f"| {N} | {e['Nd']} | {v:,.0f} | {v / e['Nd']:.1f} | {(1 - P['threshold']) * e['Nd']:.1f} |"
                     if np.isfinite(v) else f"| {N} | {e['Nd']} | not reached by n = {e['n'][-1]:,} | | |")
-    ref = adamw_reference(P["profile"])
     if ref["available"]:
         rows += ["", "| N | N d | AdamW FFN (online, Figure 1b): mean n* | n* / (N d) | censored runs |", "|---|---|---|---|---|"]
         for N, m, c in zip(ref["N"], ref["mean"], ref["censored"]):
@@ -317,16 +335,10 @@ def adamw_reference(profile: str) -> dict:
     sp = prov["params"]
     if "ffn" not in sp.get("models", []):
         return {"available": False, "why": "the stored sample_complexity run trained no FFN"}
-    Ns, means, censored = [], [], []
-    for N in sp["N_b"]:
-        rec = store.get(sc.point_spec(sp, "b", "ffn", N))
-        if rec is None:
-            continue
-        s = np.array(rec["result"]["samples"], dtype=float)[:, 0]
-        Ns.append(N)
-        means.append(float(np.nanmean(s)) if np.isfinite(s).any() else float("nan"))
-        censored.append(int(np.isnan(s).sum()))
-    if len(Ns) < 2:
+    recs = {("b", "ffn", N): rec for N in sp["N_b"] if (rec := store.get(sc.point_spec(sp, "b", "ffn", N)))}
+    e = sample_complexity_page.summarize(sp, recs).get("b", {}).get("ffn", {}).get("task")
+    if e is None or len(e["N"]) < 2:
         return {"available": False, "why": f"fewer than two stored FFN points of panel (b) in results/sample_complexity/{profile}/"}
-    return {"available": True, "N": Ns, "mean": means, "censored": censored, "d": sp["d"], "threshold": sp["threshold_b"],
+    return {"available": True, "N": e["N"], "mean": e["mean"].tolist(), "censored": e["censored"].tolist(),
+            "d": sp["d"], "threshold": sp["threshold_b"],
             "lr": sp["lr"], "batch_size": sp["batch_size"], "n_seeds": sp["n_seeds"], "ffn_width": sp["ffn_width"]}

@@ -7,6 +7,8 @@ the figures. It reads results and computes no stored number, so editing it leave
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
 
@@ -42,7 +44,9 @@ def summarize(P: dict, records: dict) -> dict:
         for model in panel.values():
             for entry in model.values():
                 entry["runs"] = np.array(entry["runs"])
-                entry["mean"] = np.nanmean(entry["runs"], 1) if entry["runs"].size else np.array([])
+                with warnings.catch_warnings():    # an N whose runs are all censored has mean NaN, said quietly
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    entry["mean"] = np.nanmean(entry["runs"], 1) if entry["runs"].size else np.array([])
                 entry["censored"] = np.isnan(entry["runs"]).sum(1)
     return table
 
