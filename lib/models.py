@@ -119,17 +119,18 @@ class BiGRU:
         return blinear(hs, p["out.w"], p["out.b"]).squeeze(-1)
 
 
-def bidirectional_states(z, w_ih, w_hh, b_ih, b_hh, cell: str = "gru", mask: torch.Tensor | None = None):
+def bidirectional_states(z, w_ih, w_hh, b_ih, b_hh, mask: torch.Tensor | None = None):
     """Hidden states (R, 2, B, N, H) of R one-layer bidirectional RNNs after every position, in sequence order
-    ([:, 0] forward, [:, 1] backward). Weights (R, 2, G*H, D), (R, 2, G*H, H), (R, 2, G*H) twice, G = 3 for torch's
-    GRU cell and 1 for an Elman cell h' = tanh(W_ih z + b_ih + W_hh h + b_hh); `mask` (R, H) zeroes hidden units
-    after every step (per-run widths).
+    ([:, 0] forward, [:, 1] backward). Weights (R, 2, G*H, D), (R, 2, G*H, H), (R, 2, G*H) twice; the shapes say
+    the cell: G = 3 is torch's GRU cell, G = 1 an Elman cell h' = tanh(W_ih z + b_ih + W_hh h + b_hh). `mask`
+    (R, H) zeroes hidden units after every step (per-run widths).
 
     The two directions are stacked into the run axis (2R recurrences) so each time step is one batched matmul;
     the input projections of all positions are computed before the recurrence, in one matmul."""
     R, B, N, D = z.shape
     H = w_hh.shape[-1]
     GH = w_hh.shape[-2]
+    gru = GH == 3 * H
     gi = blinear(z, w_ih.reshape(R, 2 * GH, D), b_ih.reshape(R, 2 * GH))
     gi = gi.view(R, B, N, 2, GH).permute(0, 3, 1, 2, 4)                        # (R, 2, B, N, GH)
     gi = torch.stack([gi[:, 0], gi[:, 1].flip(2)], 1).reshape(2 * R, B, N, GH)  # backward runs reversed
@@ -140,7 +141,7 @@ def bidirectional_states(z, w_ih, w_hh, b_ih, b_hh, cell: str = "gru", mask: tor
     states = []
     for s in range(N):
         gh = torch.baddbmm(b_hh, h, w_hh)
-        if cell == "gru":
+        if gru:
             i_r, i_z, i_n = gi[:, :, s].chunk(3, -1)
             h_r, h_z, h_n = gh.chunk(3, -1)
             r, u = torch.sigmoid(i_r + h_r), torch.sigmoid(i_z + h_z)

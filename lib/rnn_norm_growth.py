@@ -244,8 +244,7 @@ class BiRNN:
     @staticmethod
     def states(p: Params, z: torch.Tensor) -> torch.Tensor:
         """Hidden states after every position, (R, 2, B, N, H): [:, 0] forward, [:, 1] backward (in sequence order)."""
-        cell = "gru" if p["rnn.w_hh"].shape[-2] == 3 * p["rnn.w_hh"].shape[-1] else "elman"
-        return bidirectional_states(z, p["rnn.w_ih"], p["rnn.w_hh"], p["rnn.b_ih"], p["rnn.b_hh"], cell, p["buf.mask"])
+        return bidirectional_states(z, p["rnn.w_ih"], p["rnn.w_hh"], p["rnn.b_ih"], p["rnn.b_hh"], p["buf.mask"])
 
     @staticmethod
     def pre_states(p: Params, z: torch.Tensor) -> torch.Tensor:
