@@ -60,10 +60,10 @@ class Chapter:
 
     def run_summary(self, noun: str = "stored points", work: str = "computation", detail: str = ""):
         """One line: the points this page loaded or computed (the store's `used`), their compute time, and the
-        machines and commits that made them; `detail` is appended."""
+        machines and commits that made them; then `detail`, a sentence about them."""
         from IPython.display import Markdown
 
-        return Markdown(summary_line(self.store.used, noun, work) + detail)
+        return Markdown(" ".join(filter(None, [summary_line(self.store.used, noun, work), detail])))
 
     def parameters_table(self):
         """A readable table of the parameters this run used (papermill's injected cell is hidden)."""
