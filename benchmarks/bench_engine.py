@@ -2,7 +2,7 @@
 
 (a) per-run: one nn.Module at a time (the authors' architectures), torch.optim.AdamW, a fresh batch of 64 prompts
     per step, the test MSE on every test prompt every `check_every` steps: seed 000's find_sample_complexity.
-(b) engine: lib.engine.train_to_threshold, all seeds of a configuration as one batched computation.
+(b) engine: lib.science.engine.train_to_threshold, all seeds of a configuration as one batched computation.
 
 Both train the same number of steps with the same evaluation schedule (threshold -inf, so no run stops early and
 the work is identical), and the script prints samples/s for each and their ratio. On the CPU it runs a small
@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from lib import engine, models, qstr  # noqa: E402
+from lib.science import engine, models, qstr  # noqa: E402
 
 
 def per_run_loop(name, task, R, steps, cfg, tests, device):

@@ -1,8 +1,8 @@
 """The companion book's library: data generators, models, the batched training engine, the results store,
 claims, plotting and the chapter runner. Chapters import it; they never copy code from each other.
 
-    >>> import lib; lib.params.chapters()
+    >>> import lib; lib.core.params.chapters()
 """
-from . import params, store  # noqa: F401  (light modules; the torch-heavy ones are imported where used)
+from lib.core import params, store  # noqa: F401  (light modules; the torch-heavy ones are imported where used)
 
 __version__ = "0.1.0"

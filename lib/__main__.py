@@ -18,11 +18,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import params as params_mod
+from lib.core import params as params_mod
 
 
 def _list() -> None:
-    from .runner import toc_chapters
+    from lib.core.runner import toc_chapters
 
     in_toc = set(toc_chapters())
     for chapter in params_mod.chapters():
@@ -54,7 +54,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     # runner imports no Jupyter package at module level: `compute` works on a machine with torch and numpy only
-    from .runner import ChapterFailed, build_book, compute_chapter, paper_results_exist, run_chapter, toc_chapters
+    from lib.core.runner import (ChapterFailed, build_book, compute_chapter, in_dependency_order, paper_results_exist,
+                                 run_chapter, toc_chapters)
 
     try:
         if args.cmd == "list":
@@ -67,12 +68,13 @@ def main(argv=None) -> int:
             chapters = toc_chapters() if args.chapter == "all" else [args.chapter]
             for chapter in chapters:
                 params_mod.resolve(chapter, args.profile, overrides)
-            for chapter in chapters:
+            for chapter in in_dependency_order(chapters):
                 compute_chapter(chapter, args.profile, overrides, force=args.force, jobs=int(args.jobs))
             return 0
 
         if args.cmd in ("run", "book"):
             chapters = toc_chapters() if args.cmd == "book" or args.chapter == "all" else [args.chapter]
+            chapters = in_dependency_order(chapters) if len(chapters) > 1 else chapters
             overrides = params_mod.parse_overrides(args.set)
             plan = []  # (chapter, profile, stored_only)
             for chapter in chapters:

@@ -2,7 +2,7 @@
 woken at every small op costs more than it brings."""
 import pytest
 
-from lib import engine
+from lib.science import engine
 
 
 @pytest.fixture(autouse=True, scope="session")

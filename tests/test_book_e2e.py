@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from lib import runner
-from lib.store import ROOT, read_json
+from lib.core import runner
+from lib.core.store import ROOT, read_json
 
 pytestmark = pytest.mark.e2e
 CHAPTERS = runner.toc_chapters()
@@ -85,7 +85,7 @@ def test_html_pages_have_figures_claims_and_no_traceback(book):
 
 def test_rerun_reuses_stored_points(book, tmp_path):
     """Same parameters: every sweep point comes from the store, nothing is retrained."""
-    code = ("import lib.sample_complexity as sc, lib.params as p; from lib.store import Store; "
+    code = ("import lib.chapters.sample_complexity.compute as sc, lib.core.params as p; from lib.core.store import Store; "
             "P = p.resolve('sample_complexity', 'quick'); "
             "sc.compute(P, Store('sample_complexity', 'quick'), 'cpu')")
     env = dict(os.environ, BOOK_RESULTS=str(book["results"]))

@@ -1,4 +1,4 @@
-"""lib.claims and the sample-complexity chapter's summary, slopes and claims (which must be able to fail)."""
+"""lib.core.claims and the sample-complexity chapter's summary, slopes and claims (which must be able to fail)."""
 from __future__ import annotations
 
 import math
@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from lib import sample_complexity as sc
-from lib import sample_complexity_page as page
-from lib.claims import Claim, tally, to_markdown
+from lib.chapters.sample_complexity import compute as sc
+from lib.chapters.sample_complexity import page as page
+from lib.core.claims import Claim, tally, to_markdown
 
 # ---------------------------------------------------------------------------------------------- rendering
 def result_cell(line: str) -> str:

@@ -1,4 +1,4 @@
-"""lib.engine: censoring, samples-to-threshold bookkeeping, stopped runs, equivalence with per-run AdamW, evaluate."""
+"""lib.science.engine: censoring, samples-to-threshold bookkeeping, stopped runs, equivalence with per-run AdamW, evaluate."""
 from __future__ import annotations
 
 import math
@@ -7,9 +7,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from lib import engine, models
-from lib.engine import TrainConfig, evaluate, train_to_threshold
-from lib.models import blinear
+from lib.science import engine, models
+from lib.science.engine import TrainConfig, evaluate, train_to_threshold
+from lib.science.models import blinear
 
 D = 3
 

@@ -1,4 +1,4 @@
-"""lib.ffn_span: the span projection, the visible fraction's closed form, the oracle, the rotation of prompts, GD's
+"""lib.chapters.ffn_span.compute: the span projection, the visible fraction's closed form, the oracle, the rotation of prompts, GD's
 exact off-span decay and rotation equivariance, samples-to-threshold, and one tiny compute through the store."""
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from lib import ffn_span as fs
-from lib import ffn_span_page as page
-from lib import models
-from lib.qstr import QSTR
-from lib.store import Store
+from lib.chapters.ffn_span import compute as fs
+from lib.chapters.ffn_span import page as page
+from lib.science import models
+from lib.science.qstr import QSTR
+from lib.core.store import Store
 
 
 def gen(seed=0):
@@ -174,7 +174,7 @@ def test_n_values_and_bands():
 
 
 def test_standard_error_of_all_values_and_along_an_axis():
-    from lib.stats import standard_error
+    from lib.science.stats import standard_error
     x = np.array([[1.0, 3.0, 5.0], [2.0, 2.0, 2.0]])
     assert standard_error(x[0]) == pytest.approx(2.0 / math.sqrt(3)) and standard_error(torch.tensor(x[0])) == standard_error(x[0])
     np.testing.assert_allclose(standard_error(x, 1), [2.0 / math.sqrt(3), 0.0])

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-import lib.head_lower_bound as hl
-import lib.head_lower_bound_page as page
-from lib import a2, engine, models, params, qstr
+import lib.chapters.head_lower_bound.compute as hl
+import lib.chapters.head_lower_bound.page as page
+from lib.science import a2, engine, models, qstr
+from lib.core import params
 
 
 def test_lower_bound_data_generator():

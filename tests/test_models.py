@@ -1,4 +1,4 @@
-"""lib.models: the batched models against the authors' per-run modules (outputs and gradients)."""
+"""lib.science.models: the batched models against the authors' per-run modules (outputs and gradients)."""
 from __future__ import annotations
 
 import copy
@@ -7,8 +7,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lib import models
-from lib.qstr import QSTR
+from lib.science import models
+from lib.science.qstr import QSTR
 
 R, B, N, d = 3, 4, 5, 3
 D = QSTR(N=N, d=d).D

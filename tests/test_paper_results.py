@@ -4,8 +4,8 @@ CI never recomputes them (they need a GPU); `python -m lib book` renders them in
 """
 import pytest
 
-from lib import params, runner
-from lib.store import ROOT, Store, read_json
+from lib.core import params, runner
+from lib.core.store import ROOT, Store, read_json
 
 STORED = sorted(p.parent.parent.name for p in (ROOT / "results").glob("*/paper/claims.json"))
 

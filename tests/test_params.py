@@ -1,4 +1,4 @@
-"""lib.params: the schema parsed from a parameters cell, value checks, profile resolution and the CLI's bad input."""
+"""lib.core.params: the schema parsed from a parameters cell, value checks, profile resolution and the CLI's bad input."""
 from __future__ import annotations
 
 import os
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import lib.params as params
-from lib.params import ParamError, check_value, parse_overrides, parse_schema, resolve
+import lib.core.params as params
+from lib.core.params import ParamError, check_value, parse_overrides, parse_schema, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -141,7 +141,7 @@ def test_resolve_paper_reads_yaml11_lr_as_float():
 
 @pytest.fixture
 def pdir(tmp_path, monkeypatch):
-    """A copy of parameters/ under tmp_path that lib.params reads instead; returns the chapter's folder."""
+    """A copy of parameters/ under tmp_path that lib.core.params reads instead; returns the chapter's folder."""
     shutil.copytree(ROOT / "parameters", tmp_path / "parameters")
     monkeypatch.setattr(params, "PARAMS_DIR", tmp_path / "parameters")
     return tmp_path / "parameters" / "sample_complexity"

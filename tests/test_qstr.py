@@ -1,4 +1,4 @@
-"""lib.qstr: d_e rule, sample shapes, labels recomputed by hand, the encoding's blocks, seeds."""
+"""lib.science.qstr: d_e rule, sample shapes, labels recomputed by hand, the encoding's blocks, seeds."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from lib.qstr import QSTR, embed_dim_rule
+from lib.science.qstr import QSTR, embed_dim_rule
 
 
 def gen(seed=0):

@@ -1,4 +1,4 @@
-"""lib.rnn_norm_growth: the accumulator's exactness and its recurrence, the gadget and the dead-zone rectifier, the
+"""lib.chapters.rnn_norm_growth.compute: the accumulator's exactness and its recurrence, the gadget and the dead-zone rectifier, the
 drift of the biased transition, the width mask (a masked run is a narrower network), the replay of Phi, the
 critical width, the participation ratio, Thm 9's memoriser (Lemmas 37-38, through BiRNN) and its claims, and one
 tiny compute through the store."""
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from lib import models
-from lib import rnn_norm_growth as rg
-from lib import rnn_norm_growth_page as page
-from lib.store import Store
+from lib.science import models
+from lib.chapters.rnn_norm_growth import compute as rg
+from lib.chapters.rnn_norm_growth import page as page
+from lib.core.store import Store
 
 
 def gen(seed=0):
@@ -142,7 +142,7 @@ def test_elman_pre_states_do_not_see_position_j():
 
 
 def test_replay_phi_is_the_network_with_t_j_replaced():
-    from lib.qstr import QSTR
+    from lib.science.qstr import QSTR
 
     task = QSTR(N=6, d=3, task_seed=3)
     m = rg.BiRNN(D=task.D, hidden=4, cell="elman", m=8)
@@ -206,7 +206,7 @@ def test_lemma37_direction_meets_the_event():
 
 
 def test_memoriser_through_birnn_reproduces_its_labels():
-    from lib.qstr import QSTR
+    from lib.science.qstr import QSTR
 
     task = QSTR(N=6, d=3, task_seed=5)
     X, T = task.draw(1, 30, gen(27))

@@ -1,4 +1,4 @@
-"""lib.rpe_decay: the exact checks of the reading guide (T5 table, folding identity, LP of Prop. 5.2(B), bound
+"""lib.chapters.rpe_decay.compute: the exact checks of the reading guide (T5 table, folding identity, LP of Prop. 5.2(B), bound
 crossover, Prop. B.1's rounding inequalities, head allocation), the fitter on kernels it must fit exactly, the long-
 window grid, the training model against explicit loops, parameter checks and one tiny compute through the store."""
 from __future__ import annotations
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import torch
 
-from lib import params as params_mod
-from lib import rpe_decay as rd
-from lib import rpe_decay_page as page
-from lib.store import ROOT, Store
+from lib.core import params as params_mod
+from lib.chapters.rpe_decay import compute as rd
+from lib.chapters.rpe_decay import page as page
+from lib.core.store import ROOT, Store
 
 
 
@@ -220,7 +220,7 @@ def test_fits_do_not_depend_on_what_ran_before_in_the_process():
     which the fitter used before, failed this in 5 of 5 tries (its optima changed with what had run before)."""
     base = {"H": [1, 2, 4, 8, 16], "restarts": 3, "rounds": 4, "max_nfev": 50, "seed": 0}
     specs = [dict(base, kernel={"kind": "delta", "T": T}, family="log", S=64.0) for T in (2, 8)]
-    code = ("import json, sys; from lib import rpe_decay as rd; "
+    code = ("import json, sys; from lib.chapters.rpe_decay import compute as rd; "
             "print(json.dumps([rd.run_fit(s)['l1'] for s in json.loads(sys.argv[1])]))")
     fits = lambda ss: json.loads(subprocess.run([sys.executable, "-c", code, json.dumps(ss)], capture_output=True,
                                                 text=True, cwd=ROOT, check=True).stdout)

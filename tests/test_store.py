@@ -1,4 +1,4 @@
-"""lib.store: atomic writes, the point store's round trip, keys, NaN handling and staleness."""
+"""lib.core.store: atomic writes, the point store's round trip, keys, NaN handling and staleness."""
 from __future__ import annotations
 
 import ast
@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-import lib.store as store
-from lib import params
-from lib.store import Store, atomic_write, is_stale, key_of, lib_hash
+import lib.core.store as store
+from lib.core import params
+from lib.core.store import Store, atomic_write, is_stale, key_of, lib_hash
 
 
 def test_atomic_write_replaces_and_leaves_no_temp_files(tmp_path):
@@ -102,7 +102,7 @@ def test_lib_hash_covers_what_a_chapter_imports():
     for chapter in ("sample_complexity", "ffn_span", "rnn_norm_growth"):
         assert not [m for m in store.lib_modules(chapter) if m.endswith("_page")], chapter
     assert "sample_complexity" not in store.lib_modules("ffn_span")       # it only reads that chapter's results
-    rnn = store.lib_modules("rnn_norm_growth")       # it computes with Eq. A.2 (lib.a2), not with head_lower_bound
+    rnn = store.lib_modules("rnn_norm_growth")       # it computes with Eq. A.2 (lib.science.a2), not with head_lower_bound
     assert "a2" in rnn and "head_lower_bound" not in rnn
     assert lib_hash("sample_complexity") != lib_hash("head_lower_bound") != lib_hash()
     assert is_stale({"lib_hash": lib_hash("ffn_span")}, "ffn_span") is False
@@ -135,7 +135,7 @@ def test_load_or_compute_computes_once_then_loads(tmp_path):
 
 
 def test_stored_only_never_computes(tmp_path, monkeypatch):
-    from lib.store import MissingResult
+    from lib.core.store import MissingResult
 
     monkeypatch.setenv("BOOK_STORED_ONLY", "1")
     store = Store("ch", "paper", root=tmp_path)

@@ -1,4 +1,4 @@
-"""lib.turing, lib.tm_transformer, lib.turing_simulation: the interpreter and its catalogue, each layer's contract
+"""lib.science.turing, lib.science.tm_transformer, lib.chapters.turing_simulation.compute: the interpreter and its catalogue, each layer's contract
 on its own (transition on every (z, a), the +-1 adder on every position, the binary search against the
 interpreter's last-write table, the select truth table), end-to-end traces, sizes, the toy margins."""
 from __future__ import annotations
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from lib import tm_transformer as tt
-from lib import turing as tu
-from lib import turing_simulation as ts
-from lib import turing_simulation_page as page
+from lib.science import tm_transformer as tt
+from lib.science import turing as tu
+from lib.chapters.turing_simulation import compute as ts
+from lib.chapters.turing_simulation import page as page
 
 
 

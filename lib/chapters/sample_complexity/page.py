@@ -12,9 +12,9 @@ import warnings
 import numpy as np
 import torch
 
-from . import qstr
-from .claims import Claim
-from .stats import loglog_slope
+from lib.science import qstr
+from lib.core.claims import Row, Verdict, evaluate
+from lib.science.stats import loglog_slope
 
 LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}
 
@@ -49,6 +49,11 @@ def summarize(P: dict, records: dict) -> dict:
                     entry["mean"] = np.nanmean(entry["runs"], 1) if entry["runs"].size else np.array([])
                 entry["censored"] = np.isnan(entry["runs"]).sum(1)
     return table
+
+
+def censored(table: dict) -> int:
+    """Runs of every panel, model and test set that never crossed their threshold."""
+    return sum(int(e["censored"].sum()) for panel in table.values() for m in panel.values() for e in m.values())
 
 
 # ------------------------------------------------------------------------------------------------- claims
@@ -136,73 +141,97 @@ def _at_least(k):
     return lambda grid: grid if len(grid) >= k else None
 
 
-# (id, panel, statement, expected, grid selection from the available N (None: not this run), statistic)
-CLAIMS = [
-    ("1-tr-fewest", "a", "1STR, authors' test set: the Transformer needs the fewest samples at every N >= 4",
-     "TR lowest at every N >= 4", lambda Ns: _at_least(1)([n for n in Ns if n >= 4]), _tr_fewest),
-    ("1-ordering-12", "a", "1STR at N=12: FFN > RNN > Transformer, with FFN/TR >= 4 and RNN/TR >= 2.5",
-     "FFN > RNN > TR; 4x, 2.5x", lambda Ns: [12] if 12 in Ns else None, _ordering),
-    ("2-tr-flattest", "a", "1STR: the Transformer's log-log slope of samples against N (N >= 4) is the smallest",
-     "slope TR < RNN, FFN", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _tr_flattest),
-    ("2-ffn-steepest", "a", "1STR: the FFN's log-log slope of samples against N (N >= 4) is the largest",
-     "slope FFN > RNN, TR", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _ffn_steepest),
-    ("2-growth-4-12", "a", "1STR: growth of the samples needed from N=4 to N=12", "FFN >= 8x, RNN 3-6x, TR <= 4x",
-     lambda Ns: [4, 12] if {4, 12} <= set(Ns) else None, _growth_4_12),
-    ("3-ffn-below-rnn", "a", "1STR: the FFN needs fewer samples than the RNN at 4 <= N <= 6", "FFN < RNN",
-     lambda Ns: _at_least(1)([n for n in Ns if 4 <= n <= 6]), _ffn_vs_rnn(-1)),
-    ("3-ffn-above-rnn", "a", "1STR: the FFN needs more samples than the RNN at N >= 10", "FFN > RNN",
-     lambda Ns: _at_least(1)([n for n in Ns if n >= 10]), _ffn_vs_rnn(+1)),
-    ("3-small-N", "a", "1STR at N=2: every model needs at most about 3k samples", "<= 3,200",
-     lambda Ns: [2] if 2 in Ns else None, _small_n),
-    ("4-ffn-gap", "b", "simple-1STR: at every N the FFN needs >= 1.8x the samples of both RNN and Transformer",
-     "min ratio >= 1.8", _at_least(1), _ffn_gap),
-    ("4-growth", "b", "simple-1STR: from the smallest to the largest N the FFN grows >= 2x while RNN and Transformer grow <= 1.7x",
-     "FFN >= 2x; RNN, TR <= 1.7x", _at_least(2), _growth_b),
-]
-
-
-def claims(P: dict, table: dict) -> list[Claim]:
-    """Claims 1-4 of the reading guide (section 6) on this run's grid, each beside the same statistic of the
-    authors' means; claims whose sweep points this run does not have are left out."""
-    out = []
-    for cid, panel, statement, expected, select, stat in CLAIMS:
+def _figure1(panel: str, select, stat):
+    """A row's measure: `stat` on this run's means of a panel, over the N that `select` picks from the run's grid
+    (None: the run has no such N), and the same statistic on the authors' means (on the same N where they have
+    them, else on theirs)."""
+    def measure(table: dict) -> Verdict | None:
         M = _means(table, panel, "authors" if panel == "a" else "task")
         grid = select(sorted(M["ffn"])) if M else None
         if grid is None:
-            continue
+            return None
         ref = _paper_means(panel)
         paper_grid = select([n for n in grid if n in ref["ffn"]]) or select(sorted(ref["ffn"]))
         measured, passed = stat(M, grid)
         paper = f"{stat(ref, paper_grid)[0]} (N={paper_grid})" if paper_grid else "n/a"
-        out.append(Claim(cid, f"{statement} (N={grid})", expected, paper, measured, bool(passed)))
+        return Verdict(measured, bool(passed), paper, where=f"N={grid}")
+    return measure
 
+
+def _test_protocol(table: dict) -> Verdict | None:
     A, T = _means(table, "a", "authors"), _means(table, "a", "task")
-    if A and T:
-        N = max(A["ffn"])
-        r = {m: T[m][N] / A[m][N] for m in ("ffn", "transformer")}
-        out.append(Claim("test-protocol", f"1STR at N={N}: scored on 1STR prompts instead of the authors' simple-1STR "
-                         "prompts, the FFN needs more samples and the Transformer about the same",
-                         "FFN ratio > 1.2, TR ratio < 1.2",
-                         f"FFN {PAPER_FFN_TASK_TEST_N12 / _paper_means('a')['ffn'][12]:.1f}x at N=12, TR about 1.0x",
-                         f"FFN {r['ffn']:.2f}x, TR {r['transformer']:.2f}x", bool(r["ffn"] > 1.2 and r["transformer"] < 1.2)))
-    # Against the authors' own numbers, where this run's grid has the paper's N.
-    for panel, test, N in (("a", "authors", 12), ("b", "task", 33)):
+    if not (A and T):
+        return None
+    N = max(A["ffn"])
+    r = {m: T[m][N] / A[m][N] for m in ("ffn", "transformer")}
+    return Verdict(f"FFN {r['ffn']:.2f}x, TR {r['transformer']:.2f}x", bool(r["ffn"] > 1.2 and r["transformer"] < 1.2),
+                   f"FFN {PAPER_FFN_TASK_TEST_N12 / _paper_means('a')['ffn'][12]:.1f}x at N=12, TR about 1.0x",
+                   where=f"N={N}")
+
+
+def _paper_means_at(panel: str, test: str, N: int):
+    def measure(table: dict) -> Verdict | None:
         M = _means(table, panel, test)
         if not M or N not in M["ffn"]:
-            continue
+            return None
         ref = _paper_means(panel)
         dev = {m: M[m][N] / ref[m][N] - 1 for m in MODELS}
-        out.append(Claim(f"paper-means-N{N}", f"panel ({panel}) at N={N}: each mean within +-30% of the authors' code",
-                         "|deviation| <= 30%", ", ".join(f"{SHORT[m]} {ref[m][N]:,.0f}" for m in MODELS),
-                         ", ".join(f"{SHORT[m]} {M[m][N]:,.0f} ({dev[m]:+.0%})" for m in MODELS),
-                         bool(all(abs(v) <= 0.3 for v in dev.values()))))
-    return out
+        return Verdict(", ".join(f"{SHORT[m]} {M[m][N]:,.0f} ({dev[m]:+.0%})" for m in MODELS),
+                       bool(all(abs(v) <= 0.3 for v in dev.values())),
+                       ", ".join(f"{SHORT[m]} {ref[m][N]:,.0f}" for m in MODELS))
+    return measure
+
+
+FIG1 = "Figure 1 (paper; the authors' means)"
+# Claims 1-4 of the paper's Figure 1 (each beside the same statistic of the authors' means), the test-protocol
+# finding of this book, and the authors' own numbers where this run's grid has the paper's N. Every row is an
+# empirical claim that a run can refute; this chapter has no exact construction to check.
+ROWS = [
+    Row("1-tr-fewest", "claim", FIG1, "1STR, authors' test set: the Transformer needs the fewest samples at every N >= 4",
+        "TR lowest at every N >= 4", _figure1("a", lambda Ns: _at_least(1)([n for n in Ns if n >= 4]), _tr_fewest)),
+    Row("1-ordering-12", "claim", FIG1, "1STR at N=12: FFN > RNN > Transformer, with FFN/TR >= 4 and RNN/TR >= 2.5",
+        "FFN > RNN > TR; 4x, 2.5x", _figure1("a", lambda Ns: [12] if 12 in Ns else None, _ordering)),
+    Row("2-tr-flattest", "claim", "Theorem 1 (Thm 4 vs 6, 9); Figure 1(a)",
+        "1STR: the Transformer's log-log slope of samples against N (N >= 4) is the smallest", "slope TR < RNN, FFN",
+        _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _tr_flattest)),
+    Row("2-ffn-steepest", "claim", "Theorem 1 (Thm 6); Figure 1(a)",
+        "1STR: the FFN's log-log slope of samples against N (N >= 4) is the largest", "slope FFN > RNN, TR",
+        _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _ffn_steepest)),
+    Row("2-growth-4-12", "claim", FIG1, "1STR: growth of the samples needed from N=4 to N=12",
+        "FFN >= 8x, RNN 3-6x, TR <= 4x", _figure1("a", lambda Ns: [4, 12] if {4, 12} <= set(Ns) else None, _growth_4_12)),
+    Row("3-ffn-below-rnn", "claim", FIG1, "1STR: the FFN needs fewer samples than the RNN at 4 <= N <= 6", "FFN < RNN",
+        _figure1("a", lambda Ns: _at_least(1)([n for n in Ns if 4 <= n <= 6]), _ffn_vs_rnn(-1))),
+    Row("3-ffn-above-rnn", "claim", FIG1, "1STR: the FFN needs more samples than the RNN at N >= 10", "FFN > RNN",
+        _figure1("a", lambda Ns: _at_least(1)([n for n in Ns if n >= 10]), _ffn_vs_rnn(+1))),
+    Row("3-small-N", "claim", FIG1, "1STR at N=2: every model needs at most about 3k samples", "<= 3,200",
+        _figure1("a", lambda Ns: [2] if 2 in Ns else None, _small_n)),
+    Row("4-ffn-gap", "claim", "Theorem 1 (Thm 6 vs 4, 7); Figure 1(b)",
+        "simple-1STR: at every N the FFN needs >= 1.8x the samples of both RNN and Transformer", "min ratio >= 1.8",
+        _figure1("b", _at_least(1), _ffn_gap)),
+    Row("4-growth", "claim", "Theorem 1 (Thm 6 vs 4, 7); Figure 1(b)",
+        "simple-1STR: from the smallest to the largest N the FFN grows >= 2x while RNN and Transformer grow <= 1.7x",
+        "FFN >= 2x; RNN, TR <= 1.7x", _figure1("b", _at_least(2), _growth_b)),
+    Row("test-protocol", "claim", "hypothesis (this book), from the authors' code",
+        "1STR: scored on 1STR prompts instead of the authors' simple-1STR prompts, the FFN needs more samples and "
+        "the Transformer about the same", "FFN ratio > 1.2, TR ratio < 1.2", _test_protocol),
+    Row("paper-means-N12", "claim", "the authors' code (5 seeds, one H100)",
+        "panel (a) at N=12: each mean within +-30% of the authors' code", "|deviation| <= 30%",
+        _paper_means_at("a", "authors", 12)),
+    Row("paper-means-N33", "claim", "the authors' code (5 seeds, one H100)",
+        "panel (b) at N=33: each mean within +-30% of the authors' code", "|deviation| <= 30%",
+        _paper_means_at("b", "task", 33)),
+]
+
+
+def claims(P: dict, table: dict) -> list[dict]:
+    """The rows of ROWS this run can measure (those whose sweep points it has), evaluated on its means."""
+    return evaluate(ROWS, table)
 
 
 # ----------------------------------------------------------------------------------------------- figures
 def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
     """One 1STR prompt and one simple-1STR prompt: the encoded tokens z_i and which token each position retrieves."""
-    from .plotting import COLORS, figure
+    from lib.core.plotting import COLORS, figure
 
     fig, axes = figure(3, 1, width=3.6, height=3.2)
     task = qstr.QSTR(N=N, d=d, task_seed=task_seed)
@@ -228,7 +257,7 @@ def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
 
 def plot_figure1(P: dict, table: dict):
     """Figure 1 of seed 000: samples-to-threshold against N (log-log), means and each seed, slopes in the legend."""
-    from .plotting import COLORS, MARKERS, figure
+    from lib.core.plotting import COLORS, MARKERS, figure
 
     fig, axes = figure(2, 1, width=5.4, height=4.4)
     for ax, panel in zip(axes[0], ("a", "b")):
@@ -261,7 +290,7 @@ def plot_figure1(P: dict, table: dict):
 
 def plot_curves(P: dict, records: dict, panel: str = "a"):
     """Test MSE against samples seen at the largest N of a panel, every seed, each test set."""
-    from .plotting import COLORS, figure
+    from lib.core.plotting import COLORS, figure
 
     N = max(P[f"N_{panel}"])
     fig, axes = figure(1, 1, width=6.0, height=3.4)

@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 
-from .claims import Claim
-from .rpe_decay import (FAMILIES, FLOOR, GROWTH, REFIT, TABLE1, VAR_X, fitted_kernel, grows_with_H, kernel_name,
+from lib.core.claims import Claim
+from lib.chapters.rpe_decay.compute import (FAMILIES, FLOOR, GROWTH, REFIT, TABLE1, VAR_X, fitted_kernel, grows_with_H, kernel_name,
                         main_kernels, target, window_of)
-from .stats import loglog_slope
+from lib.science.stats import loglog_slope
 
 COLORS = {"lin": "#1b9e77", "log": "#d95f02"}
 MARKERS = {"lin": "o", "log": "s"}
@@ -260,7 +260,7 @@ def plot_error_vs_H(P: dict, results: dict):
     """The main figure: l1 error of the best H-head kernel against H, both families, one panel per kernel."""
     from matplotlib.ticker import NullFormatter
 
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     ks = main_kernels(P)
     # the sharp kernels shown: the smallest relative bump and the deltas at T = 2 and 4
@@ -298,7 +298,7 @@ def plot_fits(P: dict, results: dict, H: int = 8):
 
     ks = ([k for k in main_kernels(P) if k["kind"] == "power"][:1] + [k for k in main_kernels(P) if k["kind"] == "exp"][:1]
           + [k for k in main_kernels(P) if k["kind"] == "bump" and k["w"] != P["bump_width"]][:1])
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     fig, axes = figure(len(ks), 1, width=3.4, height=2.9, squeeze=False)
     for ax, k in zip(axes[0], ks):
@@ -326,7 +326,7 @@ def plot_context(P: dict, results: dict):
     """l1 error against the window S at H = context_H, power-law kernels, both families."""
 
     H0 = P["context_H"]
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     fig, axes = figure(len(P["context_betas"]), 1, width=3.6, height=3.0, squeeze=False)
     for ax, b in zip(axes[0], P["context_betas"]):
@@ -357,7 +357,7 @@ def plot_heatmap(P: dict, results: dict):
 
     ks, eps, M = heatmap_data(P, results)
     Hmax = max(P["H_grid"])
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     fig, axes = figure(len(eps), 1, width=3.0, height=0.32 * len(ks) + 1.2, squeeze=False)
     for ax, e, A in zip(axes[0], eps, M):
@@ -377,7 +377,7 @@ def plot_memory(P: dict, results: dict):
     """Left: heads needed for l1 <= eps_memory against the memory distance T (deltas, narrow and relative bumps).
     Right: the bound factors of Thm 4.1, e^(0.01 T) and T^1.01, and their crossover."""
 
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     fig, axes = figure(2, 1, width=4.2, height=3.3, squeeze=False)
     ax = axes[0, 0]
@@ -416,7 +416,7 @@ def plot_training(P: dict, results: dict):
 
     rows = train_table(results)
     names = sorted({(r["kernel"], r["S"]) for r in rows})
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     fig, axes = figure(min(4, len(names)), math.ceil(len(names) / 4), width=3.3, height=2.9, squeeze=False)
     for ax, (name, S) in zip(axes.flat, names):

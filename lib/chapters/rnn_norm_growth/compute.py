@@ -14,12 +14,12 @@ Four computations, each stored as one point (see `compute`):
   f_y = w_2 relu(U s_j + W_y z_j + b), also (L ||U||_op r_h)^2 of every run where it stopped, and the packing
   geometry of the widest runs: states s_j at a fixed position j and token x_j over many prompts, their
   participation ratio, and Phi(s_j) in R^(N-1), the outputs for every candidate index replayed from the state.
-- a2 (one point): alpha*(N) of the Transformer's A.2 construction, from lib.a2.
+- a2 (one point): alpha*(N) of the Transformer's A.2 construction, from lib.science.a2.
 - memoriser (one point): Thm 9's memoriser (Lemmas 36-38) built explicitly for n point-wise 1STR samples as the
   Elman network above with U = 0 and no recurrence, evaluated by BiRNN; its training error, test MSE and
   ||vec Theta||^2 against n, for the crossover with the norm of the trained runs that generalise.
 
-What the page shows (summary, tables, claims, figures) is in lib.rnn_norm_growth_page, which reads these points
+What the page shows (summary, tables, claims, figures) is in lib.chapters.rnn_norm_growth.page, which reads these points
 and is not part of this chapter's lib hash.
 
     >>> results = compute(P, Store("rnn_norm_growth", "quick"), device="cpu")
@@ -33,16 +33,16 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from . import a2, engine, qstr
-from .models import Params, bidirectional_states, blinear
-from .stats import generator
-from .store import Store, environment
+from lib.science import a2, engine, qstr
+from lib.science.models import Params, bidirectional_states, blinear
+from lib.science.stats import generator
+from lib.core.store import Store, environment
 
 TASKS = ("1str", "simple")
 
 
 def check_params(P: dict) -> list[tuple[str, str]]:
-    """Constraints between keys (reported by lib.params.resolve before anything runs)."""
+    """Constraints between keys (reported by lib.core.params.resolve before anything runs)."""
     bad = []
     if len(P["phase_N"]) < 2:
         bad.append(("phase_N", "at least two sequence lengths (the critical width is fitted against N)"))
@@ -210,7 +210,7 @@ class BiRNN:
     reach the output and get no gradient: run r is exactly a width-widths[r] network).
 
     cell "gru": torch's GRU cell, read out as the authors' BGRU does, Linear(2H, 1) on the states after position i
-    (with a full mask, this is lib.models.BiGRU, same parameter names). cell "elman": h' = tanh(W_ih z + W_hh h +
+    (with a full mask, this is lib.science.models.BiGRU, same parameter names). cell "elman": h' = tanh(W_ih z + W_hh h +
     b), read out as in the theory's lower bound (Sec. 5.2, Thm 9): y_j = w_2 relu(U s_j + W_y z_j + b_1) + b_2 on
     the states s_j = (h->_(j-1), h<-_(j+1)) *before* position j, which do not depend on t_j. Initialisation is
     PyTorch's for each run's own width."""
@@ -345,7 +345,7 @@ def phase_spec(P: dict, arch: str, task: str, N: int) -> dict:
 
 
 def run_phase(spec: dict, device: str) -> dict:
-    """Every width x seed of one (architecture, task, N) as one batch through lib.engine.train_to_threshold."""
+    """Every width x seed of one (architecture, task, N) as one batch through lib.science.engine.train_to_threshold."""
     t0 = time.perf_counter()
     N, S, widths = spec["N"], spec["n_seeds"], spec["widths"]
     task = qstr.QSTR(N=N, d=spec["d"], simple=spec["task"] == "simple", task_seed=spec["task_seed"], device=device)

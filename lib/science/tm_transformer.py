@@ -14,7 +14,7 @@ relu(3z - 1) - relu(3z - 2), the paper's 3 relu(z - 1/3) - 3 relu(z - 2/3) with 
 the same function with integer weights, so that binary activations stay exactly binary in floating point (1/3 is
 not a binary fraction, and 3 (1 - 1/3) - 3 (1 - 2/3) is 1 + 2^-52 with a fused multiply-add).
 
-    >>> from lib import turing; net = build(turing.counter(), T=64)
+    >>> from lib.science import turing; net = build(turing.counter(), T=64)
     >>> trace = decode(net, rollout(net, [[]] * 1))        # the real autoregressive run
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ import math
 import numpy as np
 import torch
 
-from . import turing
+from lib.science import turing
 
 FIELDS = ("st", "sym1", "sym2", "pos1", "pos2", "pos3", "scr1", "scr2", "scr3", "f1", "f2", "tmp", "dir")
 ATTN = ("q_W", "q_b", "k_W", "k_b", "k0", "v_W", "v_b", "v0")

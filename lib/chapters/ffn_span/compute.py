@@ -10,11 +10,11 @@ Four measurements, each a stored point (see `compute`):
   oracle E[y | Vx, t, u], by Monte Carlo over training sets, u and test prompts; both against n/(Nd).
 - ffn (one per N, and once with rotated prompts): GD-trained FFNs for n = c*N*d, every run with its own u,
   training set and initialisation; test MSE beside the oracle's on the same test prompts.
-- transformer: the same learning curve for a one-layer Transformer (AdamW, lib.engine) with and without the
+- transformer: the same learning curve for a one-layer Transformer (AdamW, lib.science.engine) with and without the
   rotation x -> Qx of the token block, Q Haar-distributed on O(Nd).
 
 This module is the computation only: what the page shows of the results (tables, claims, figures) is
-lib.ffn_span_page, which no computation imports, so editing it leaves the stored points current.
+lib.chapters.ffn_span.page, which no computation imports, so editing it leaves the stored points current.
 
     >>> results = compute(P, Store("ffn_span", "quick"), device="cpu")
 """
@@ -26,9 +26,9 @@ import time
 import numpy as np
 import torch
 
-from . import engine, models, qstr
-from .stats import generator
-from .store import Store, environment
+from lib.science import engine, models, qstr
+from lib.science.stats import generator
+from lib.core.store import Store, environment
 
 LAW_FLOOR = 1e-6  # the decay law is checked while (1 - lr l2)^(2t) >= this (see run_ffn)
 
@@ -345,7 +345,7 @@ def transformer_spec(P: dict) -> dict:
 
 def run_transformer(spec: dict, device: str) -> dict:
     """One-layer Transformers trained with AdamW on minibatches of a fixed training set of n prompts, every n of
-    the grid, through lib.engine. Each plain run has a rotated twin with the same direction u, prompts, test
+    the grid, through lib.science.engine. Each plain run has a rotated twin with the same direction u, prompts, test
     prompts and initialisation, and its tokens rotated: 2 x len(n) x tr_seeds runs as one batch."""
     t0 = time.perf_counter()
     N, d, S, ns = spec["N"], spec["d"], spec["tr_seeds"], spec["n"]

@@ -1,6 +1,6 @@
 """What the ffn_span page shows: the run summary, the FFN learning-curve table and samples to threshold, the
-claim check and every figure, all read from what lib.ffn_span.compute returns. Nothing here changes a stored
-number, so lib.store leaves this module out of the chapter's lib hash.
+claim check and every figure, all read from what lib.chapters.ffn_span.compute.compute returns. Nothing here changes a stored
+number, so lib.core.store leaves this module out of the chapter's lib hash.
 
     >>> results = fs.compute(P, Store("ffn_span", "quick"), device="cpu"); page.claims(P, results)
 """
@@ -10,11 +10,11 @@ import math
 
 import numpy as np
 
-from . import sample_complexity_page
-from .claims import Claim
-from .ffn_span import LAW_FLOOR
-from .stats import log_crossing, loglog_slope, standard_error, zscore
-from .store import Store, result_array
+from lib.chapters.sample_complexity import page as sample_complexity_page
+from lib.core.claims import Claim
+from lib.chapters.ffn_span.compute import LAW_FLOOR
+from lib.science.stats import log_crossing, loglog_slope, standard_error, zscore
+from lib.core.store import Store, result_array
 
 LABELS = {"gd": "FFN, full-batch GD + L2", "adamw": "FFN, AdamW (the paper's optimiser)"}
 
@@ -186,7 +186,7 @@ def claims(P: dict, results: dict) -> list[Claim]:
 # ------------------------------------------------------------------------------------------------ figures
 def plot_span(P: dict, results: dict):
     """Off-span energy relative to its start (left) and off-span fraction rho (right) during training, GD and AdamW."""
-    from .plotting import COLORS, figure
+    from lib.core.plotting import COLORS, figure
 
     sp = results["span"]["result"]
     steps = np.array(sp["steps"], float)
@@ -214,7 +214,7 @@ def plot_visibility(P: dict, results: dict, table: dict):
     table: ffn_table(P, results)."""
     import matplotlib.pyplot as plt
 
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     fig, axes = figure(2, 1, width=4.6, height=4.2)
     cmap = plt.get_cmap("viridis")
@@ -246,7 +246,7 @@ def plot_visibility(P: dict, results: dict, table: dict):
 
 def plot_rotation(P: dict, results: dict):
     """Test MSE against n for the GD-trained FFN and the AdamW-trained Transformer, plain and rotated prompts."""
-    from .plotting import COLORS, figure
+    from lib.core.plotting import COLORS, figure
 
     fig, ax = figure(1, 1, width=6.4, height=4.4)
     N = P["N_rotation"]
@@ -272,7 +272,7 @@ def plot_rotation(P: dict, results: dict):
 def plot_samples(P: dict, table: dict, ref: dict):
     """Samples to threshold against N: GD-trained FFNs here (left, from ffn_table), the AdamW FFN of Figure 1(b)
     (right, from adamw_reference)."""
-    from .plotting import COLORS, figure
+    from lib.core.plotting import COLORS, figure
 
     fig, axes = figure(2, 1, width=4.6, height=3.6)
     Ns = np.array(sorted(table), float)
@@ -325,7 +325,7 @@ def samples_table(P: dict, table: dict, ref: dict) -> str:
 def adamw_reference(profile: str) -> dict:
     """The FFN's samples-to-threshold on simple-1STR from the sample_complexity chapter's stored points (panel b),
     for the parameters of its last run; never computed here. {"available": False, "why": ...} when absent."""
-    from . import sample_complexity as sc
+    from lib.chapters.sample_complexity import compute as sc
 
     store = Store("sample_complexity", profile, stored_only=True)
     prov = store.read("provenance.json") or store.read("compute.json")

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import yaml
 
-from . import params as params_mod
-from .claims import tally
-from .store import ROOT, atomic_write, read_json, results_root
+from lib.core import params as params_mod
+from lib.core.claims import tally
+from lib.core.store import ROOT, atomic_write, read_json, results_root
 
 EXECUTED = ROOT / "book" / "executed"
 
@@ -68,7 +68,7 @@ def _hide_parameter_cells(nb) -> None:
 
 @contextmanager
 def _kernel_env(**values: str):
-    """Environment variables the chapter's kernel inherits (lib.chapter and lib.store read them), restored after."""
+    """Environment variables the chapter's kernel inherits (lib.core.chapter and lib.core.store read them), restored after."""
     before = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:
@@ -86,85 +86,60 @@ def paper_results_exist(chapter: str) -> bool:
     return (Path(results_root()) / chapter / "paper" / "claims.json").is_file()
 
 
+def reads(chapter: str) -> tuple[str, ...]:
+    """The chapters whose stored results this chapter's page reads (READS in lib/chapters/<chapter>/__init__.py)."""
+    import importlib
+
+    return tuple(getattr(importlib.import_module(f"lib.chapters.{chapter}"), "READS", ()))
+
+
+def in_dependency_order(chapters: list[str]) -> list[str]:
+    """The chapters in the given (toc) order, except that a chapter runs after every chapter it READS: a
+    cross-chapter read is declared, not an accident of toc order."""
+    done, out = set(), []
+
+    def visit(name, path=()):
+        if name in done:
+            return
+        if name in path:
+            raise ChapterFailed(f"chapters read each other's results in a cycle: {' -> '.join(path + (name,))}")
+        for dep in reads(name):
+            if dep in chapters:
+                visit(dep, path + (name,))
+        done.add(name)
+        out.append(name)
+
+    for name in chapters:
+        visit(name)
+    return out
+
+
 def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None = None, force: bool = False,
                     log=print, jobs: int = 1) -> Path:
     """Run a chapter's computation through lib alone (no Jupyter: the GPU machine has none) and store it.
 
-    Writes every result the notebook needs, plus compute.json (device, torch, commit, wall time, seeds, parameters);
-    `python -m lib run CHAPTER --profile PROFILE` then renders the stored results anywhere, in seconds.
-
-    jobs > 1: that many worker processes share the sweep (each claims the next point nobody has claimed), for a
-    GPU that one process of launch-bound tiny models leaves idle. Every point is still computed from its own seeds,
-    so the numbers do not depend on `jobs`.
+    Writes every sweep point the notebook needs, plus compute.json (device, torch, commit, wall time, seeds,
+    parameters); `python -m lib run CHAPTER --profile PROFILE` then renders the stored results anywhere, in seconds.
+    jobs > 1: that many worker processes compute the missing points (lib.core.sweep.collect); every point is
+    computed from its own seeds, so the numbers do not depend on `jobs`.
     """
     import importlib
 
-    from .chapter import resolve_device
-    from .store import Store, environment, write_json
+    from lib.core.chapter import resolve_device
+    from lib.core.store import Store, environment, write_json
+    from lib.core.sweep import collect
 
     values = params_mod.resolve(chapter, profile, overrides)
     device = resolve_device(values.get("device", "auto"))
-    module = importlib.import_module(f"lib.{chapter}")
+    module = importlib.import_module(f"lib.chapters.{chapter}.compute")
     store = Store(chapter, profile, stored_only=False)
     t0 = time.perf_counter()
-    if jobs > 1:
-        _compute_in_workers(chapter, profile, values, device, force, jobs, store.dir, log)
-        force = False  # the workers computed (or recomputed) every point; the pass below only loads them
-    module.compute(values, store, device, force=force, log=log)
+    collect(module.points(values), store, device, jobs=jobs, force=force, log=log)
     prov = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 2), "jobs": jobs,
             "seeds": {k: v for k, v in values.items() if "seed" in k}, "params": values, **environment(device, chapter)}
     write_json(store.dir / "compute.json", prov)
     log(f"{chapter}: computed in {prov['wall_s']} s on {prov['device']} -> {store.dir}")
     return store.dir
-
-
-def _compute_in_workers(chapter, profile, values, device, force, jobs, store_dir: Path, log) -> None:
-    import multiprocessing
-    import shutil
-
-    for stale in store_dir.glob(".claims-*"):  # claims of an interrupted run: their points were never stored
-        shutil.rmtree(stale, ignore_errors=True)
-    claims = store_dir / f".claims-{os.getpid()}"
-    claims.mkdir(parents=True)
-    ctx = multiprocessing.get_context("spawn")  # CUDA cannot be used in a forked child
-    threads = max(1, (os.cpu_count() or 1) // jobs)
-    workers = [ctx.Process(target=_compute_worker, args=(chapter, profile, values, device, force, str(claims), w, threads))
-               for w in range(jobs)]
-    log(f"{chapter}: {jobs} worker processes on {device}")
-    try:
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-    finally:
-        for w in workers:
-            if w.is_alive():
-                w.terminate()
-        shutil.rmtree(claims, ignore_errors=True)
-    failed = [i for i, w in enumerate(workers) if w.exitcode]
-    if failed:
-        raise ChapterFailed(f"{chapter}: compute workers {failed} failed (tracebacks above); the points that finished "
-                            f"are stored, and a rerun resumes from them")
-
-
-def _compute_worker(chapter, profile, values, device, force, claims, worker, threads) -> None:
-    import importlib
-
-    import torch
-
-    from .store import Store
-
-    torch.set_num_threads(threads)
-    store = Store(chapter, profile, stored_only=False)
-    store.claims = Path(claims)
-    seen = [0]
-
-    def log(msg):  # report the points this worker computed; the rest were loaded or claimed by another worker
-        if store.n_computed > seen[0]:
-            seen[0] = store.n_computed
-            print(f"[worker {worker}] {msg}", flush=True)
-
-    importlib.import_module(f"lib.{chapter}").compute(values, store, device, force=force, log=log)
 
 
 def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = None, force: bool = False,
@@ -219,18 +194,21 @@ def report_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
     lines = ["# Execution report", "",
              "Every chapter page of this build was executed by `python -m lib run`; this table is generated from the "
              "provenance each run wrote (`results/<chapter>/<profile>/provenance.json`) and its claims.", "",
-             "| chapter | profile | wall time | device | torch | commit | lib | claims passed | claims failed |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| chapter | profile | wall time | device | torch | commit | lib | checks passed | checks failed "
+             "| claims passed | claims failed |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for chapter in chapters:
         nb = json.loads((executed_dir / f"{chapter}.ipynb").read_text())
         meta = nb["metadata"]["book"]
         results = Path(meta["results"])
         prov = read_json(results / "provenance.json") if (results / "provenance.json").is_file() else {}
         claims = read_json(results / "claims.json") if (results / "claims.json").is_file() else []
-        passed, failed = tally(claims)
+        checks_ok, checks_bad = tally(claims, "check")
+        passed, failed = tally(claims, "claim")
         profile = meta["profile"] + (" (stored results)" if meta.get("stored_only") else "")
         lines.append(f"| [{chapter}]({chapter}.ipynb) | {profile} | {meta['wall_s']} s | {prov.get('device', '?')} | "
-                     f"{prov.get('torch', '?')} | `{prov.get('commit', '?')}` | `{prov.get('lib_hash', '?')}` | {passed} | {failed} |")
+                     f"{prov.get('torch', '?')} | `{prov.get('commit', '?')}` | `{prov.get('lib_hash', '?')}` | {checks_ok} | "
+                     f"{checks_bad} | {passed} | {failed} |")
     lines += ["", "Wall time is the papermill execution of the whole notebook (kernel start included); results loaded "
               "from the store take seconds, trained ones take what their sweep took."]
     return "\n".join(lines) + "\n"

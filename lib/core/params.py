@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS_DIR = ROOT / "book" / "chapters"
 PARAMS_DIR = ROOT / "parameters"
 RESERVED = ("profile",)  # set by the runner from the profile's file name, never by a file
@@ -235,12 +235,13 @@ def parse_overrides(items: list[str]) -> dict:
 
 
 def _cross_checks(chapter: str, params: dict) -> list[tuple[str, str]]:
-    """Constraints between keys live with the chapter's computation: lib/<chapter>.py may define check_params(P)."""
-    if not (ROOT / "lib" / f"{chapter}.py").is_file():
+    """Constraints between keys live with the chapter's computation: lib/chapters/<chapter>/compute.py may define
+    check_params(P)."""
+    if not (ROOT / "lib" / "chapters" / chapter / "compute.py").is_file():
         return []
     import importlib
 
-    module = importlib.import_module(f"lib.{chapter}")
+    module = importlib.import_module(f"lib.chapters.{chapter}.compute")
     return module.check_params(params) if hasattr(module, "check_params") else []
 
 

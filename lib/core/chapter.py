@@ -1,17 +1,21 @@
 """What every chapter notebook does around its experiment: read and check its parameters, pick the device,
-open its results store, show the parameters used, write claims.json and provenance.json, print provenance.
+open its results store, collect its sweep points, show the parameters used, glue the numbers its prose quotes,
+write claims.json and provenance.json, and render the claim check and the provenance line.
 
     >>> ch = Chapter("sample_complexity", globals())   # right after the parameters cell
-    >>> ch.finish(claims)                               # last cell: claims.json, provenance.json, provenance line
+    >>> results = ch.collect(compute.points(ch.params))   # every sweep point, loaded or computed
+    >>> check = ch.finish(rows)                         # last cells: check.checks, check.claims, check.provenance
 """
 from __future__ import annotations
 
 import os
 import time
+from typing import NamedTuple
 
-from . import params as params_mod
-from .claims import Claim, tally, to_markdown
-from .store import Store, environment, is_stale, key_of, summary_line
+from lib.core import params as params_mod
+from lib.core.claims import tally, to_markdown
+from lib.core.store import Store, environment, is_stale, key_of, summary_line
+from lib.core.sweep import Point, collect
 
 
 def resolve_device(device: str) -> str:
@@ -21,6 +25,20 @@ def resolve_device(device: str) -> str:
         return "cuda" if torch.cuda.is_available() else "cpu"
     params_mod.check_device(device, "parameters")
     return device
+
+
+class ClaimCheck(NamedTuple):
+    """What `Chapter.finish` returns: the two claim tables and the provenance line, each displayable."""
+    checks: object
+    claims: object
+    provenance: object
+
+
+def plain(value):
+    """A number as Python's own type (numpy's repr, np.float64(0.5), is not a number to myst-nb's glue)."""
+    import numpy as np
+
+    return value.item() if isinstance(value, np.generic) else value
 
 
 class Chapter:
@@ -40,6 +58,18 @@ class Chapter:
         computed = self.store.read("compute.json")
         self.computed = computed if computed and computed.get("params") == self.params else None
         self.stored = self.store.read("provenance.json") if self.store.stored_only else None
+
+    def collect(self, points: list[Point]) -> dict:
+        """Every sweep point of this page, through the one sweep runner (lib.core.sweep.collect)."""
+        return collect(points, self.store, self.device, force=self.force, log=None)
+
+    def glue(self, **values) -> None:
+        """Name numbers for the prose: `{glue:text}`name:,.0f`` in the chapter's markdown shows the value this run
+        computed (myst-nb's glue), so a number in a sentence is never assembled by hand."""
+        from myst_nb import glue
+
+        for name, value in values.items():
+            glue(name, plain(value), display=False)
 
     def profile_note(self):
         """An admonition that says which profile the page shows and where its numbers were computed."""
@@ -75,14 +105,15 @@ class Chapter:
             rows.append(f"| `{k}` | `{v}` | {schema[k].help} |")
         return Markdown("\n".join(rows))
 
-    def finish(self, claims: list[Claim], extra: dict | None = None):
+    def finish(self, rows: list[dict], extra: dict | None = None) -> ClaimCheck:
         """Write claims.json and provenance.json for this run (a stored-only render writes nothing); return the
-        claim table and the provenance line, with a warning when results made by other lib code were loaded."""
+        implementation-check table, the claim table and the provenance line, with a warning when results made by
+        other lib code were loaded. rows: lib.core.claims.evaluate(...)."""
         from IPython.display import Markdown
 
         wall = time.perf_counter() - self.t0
-        rows = [c.as_dict() for c in claims]
-        passed, failed = tally(rows)
+        checks_ok, checks_bad = tally(rows, "check")
+        passed, failed = tally(rows, "claim")
         used = self.store.used
         if self.stored is not None:  # the claims are recomputed from the stored results; the store is not touched
             prov = self.stored
@@ -101,10 +132,11 @@ class Chapter:
                 f"torch {prov['torch']} · seeds " + ", ".join(f"`{k}={v}`" for k, v in prov["seeds"].items())
                 + (f" · compute wall time {prov.get('compute_wall_s', prov['wall_s'])} s · rendered at commit "
                    f"`{self.env['commit']}` in {wall:.1f} s" if rendered else f" · wall time {wall:.1f} s")
-                + f" · claims {passed} passed, {failed} failed.")
+                + f" · implementation checks {checks_ok} passed, {checks_bad} failed · claims {passed} passed, "
+                  f"{failed} failed.")
         stale = [r for r in used if is_stale(r, current=self.env["lib_hash"])]   # env holds lib_hash(chapter)
         if stale:
             line = (f"```{{warning}}\n{len(stale)} of the {len(used)} stored results this page loaded were computed with "
                     f"other `lib` code than this build's (points {', '.join(key_of(r['spec']) for r in stale[:6])}"
                     f"{', ...' if len(stale) > 6 else ''}). Rerun with `--force` to recompute them.\n```\n\n" + line)
-        return Markdown(to_markdown(rows)), Markdown(line)
+        return ClaimCheck(Markdown(to_markdown(rows, "check")), Markdown(to_markdown(rows, "claim")), Markdown(line))

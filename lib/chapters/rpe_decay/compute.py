@@ -13,13 +13,13 @@ Stored points (see `compute`):
   reweighting rounds, from several starts, in float64; l1 and l2 errors on s >= 1 (the residual stream carries
   x_t, so the s = 0 tap is free for both families).
 - train (one per training kernel and context length): one-layer DP-free models with lin or log RPE, attention as a
-  causal FFT convolution, trained with lib.engine on x_t ~ U[-1, 1] and the linear target y = rho * x, for which
+  causal FFT convolution, trained with lib.science.engine on x_t ~ U[-1, 1] and the linear target y = rho * x, for which
   the test MSE is Var(x) ||k - rho||_2^2 exactly.
 
 This module is the computation only (what the stored numbers depend on); the page's readers of the stored points,
 claims, tables and figures are in lib/rpe_decay_page.py, which no computation imports.
 
-    >>> import lib.params as p; import lib.rpe_decay_page as page; from lib.store import Store
+    >>> import lib.core.params as p; import lib.chapters.rpe_decay.page as page; from lib.core.store import Store
     >>> P = p.resolve("rpe_decay", "quick"); results = compute(P, Store("rpe_decay", "quick"), "cpu"); page.claims(P, results)
 """
 from __future__ import annotations
@@ -32,9 +32,9 @@ import numpy as np
 import torch
 from threadpoolctl import threadpool_limits
 
-from . import engine
-from .stats import generator, seed_of
-from .store import Store, environment
+from lib.science import engine
+from lib.science.stats import generator, seed_of
+from lib.core.store import Store, environment
 
 FAMILIES = ("lin", "log")
 EXACT_MAX = 4096      # windows up to this many taps are summed exactly; longer ones on a geometric grid
@@ -482,7 +482,7 @@ def train_init(spec: dict, gen: torch.Generator, device) -> tuple[dict, list]:
 
 
 def run_train(spec: dict, device: str) -> dict:
-    """All (family, H, seed) runs of one kernel and context length as one batch through lib.engine: AdamW (no
+    """All (family, H, seed) runs of one kernel and context length as one batch through lib.science.engine: AdamW (no
     weight decay), `steps` steps of fresh sequences of length 2S, loss on the last S positions (a full window),
     the last `decay_frac` of the steps at a tenth of the learning rate (a second engine call from the first's
     weights). The error of each run is computed exactly from its kernel: MSE = Var(x) ||k - rho||_2^2."""

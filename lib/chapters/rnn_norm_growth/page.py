@@ -1,6 +1,6 @@
-"""What the rnn_norm_growth page shows, read from the points `lib.rnn_norm_growth.compute` returns: the phase,
+"""What the rnn_norm_growth page shows, read from the points `lib.chapters.rnn_norm_growth.compute.compute` returns: the phase,
 norm, packing, A.2 and memoriser tables and fits, the run summary, the claim check and the figures. Nothing here
-computes a stored number, so editing it leaves the chapter's stored results current (lib.store leaves *_page
+computes a stored number, so editing it leaves the chapter's stored results current (lib.core.store leaves *_page
 modules out of the lib hash).
 
     >>> page.claims(P, results)
@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 
-from . import a2
-from .claims import Claim
-from .rnn_norm_growth import TASKS
-from .stats import log_crossing, loglog_slope
-from .store import result_array
+from lib.science import a2
+from lib.core.claims import Claim
+from lib.chapters.rnn_norm_growth.compute import TASKS
+from lib.science.stats import log_crossing, loglog_slope
+from lib.core.store import result_array
 
 LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout U",
           "1str": "1STR", "simple": "simple-1STR"}
@@ -248,7 +248,7 @@ TASK_COLORS = {"1str": "#fc8d62", "simple": "#8da0cb"}
 def plot_construction(P: dict, results: dict):
     """Left: MSE of the accumulator on simple-qSTR and qSTR against N. Right: state error of the biased transition,
     unrectified and rectified, with the lines N eps sqrt(q) / 2 and sqrt(q) eps."""
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     c = results["construction"]["result"]
     N = np.array(c["N"], float)
@@ -275,7 +275,7 @@ def plot_phase(P: dict, results: dict):
     """Per architecture: median best test MSE over (N, width) on 1STR and simple-1STR, and d_h*(N)."""
     from matplotlib.ticker import FuncFormatter
 
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     table = phase_table(P, results)
     archs = P["archs"]
@@ -317,7 +317,7 @@ def plot_phase(P: dict, results: dict):
 
 def plot_norm(P: dict, results: dict):
     """Left: (L ||U||_op r_h)^2 of the widest Elman runs at the threshold, against N. Right: alpha*(N) of A.2."""
-    from .plotting import COLORS, figure
+    from lib.core.plotting import COLORS, figure
 
     fig, axes = figure(2, 1, width=4.6, height=3.6)
     ax = axes[0, 0]
@@ -344,7 +344,7 @@ def plot_norm(P: dict, results: dict):
 
 def plot_packing(P: dict, results: dict):
     """Left: participation ratio of the states against N, both tasks. Right: pairwise distances of Phi, 1STR."""
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     pk = packing_table(P, results)
     fig, axes = figure(2, 1, width=4.6, height=3.6)
@@ -379,7 +379,7 @@ def plot_memoriser(P: dict, results: dict):
     from matplotlib import colormaps
     from matplotlib.ticker import FuncFormatter
 
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     r, fit = results["memoriser"]["result"], memoriser_fit(results)
     cx, n = crossover_table(P, results, fit), fit["n"]

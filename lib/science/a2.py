@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from . import models, qstr
-from .stats import generator
+from lib.science import models, qstr
+from lib.science.stats import generator
 
 
 def weights(q: int, d: int, d_e: int, alpha: float) -> torch.Tensor:

@@ -1,5 +1,5 @@
 """Theorem 4.1 of Wei, Chen, Ma (statistically meaningful approximation of Turing machines by Transformers), made
-computable: the explicit construction of lib.tm_transformer run against the interpreter of lib.turing.
+computable: the explicit construction of lib.science.tm_transformer run against the interpreter of lib.science.turing.
 
 Stored points (see `compute`), each holding exactly the parameters it depends on:
 
@@ -15,7 +15,7 @@ Stored points (see `compute`), each holding exactly the parameters it depends on
 - toy: the all-layer margin of Claim 3.5's product network with and without rounding.
 
 This module is the computation only: what the page shows of the results (tables, claims, figures) is
-lib.turing_simulation_page, which no computation imports, so editing it leaves the stored points current.
+lib.chapters.turing_simulation.page, which no computation imports, so editing it leaves the stored points current.
 
     >>> results = compute(P, Store("turing_simulation", "quick"), device="cpu")
 """
@@ -27,11 +27,11 @@ import time
 import numpy as np
 import torch
 
-from . import engine
-from . import tm_transformer as tt
-from . import turing as tu
-from .stats import seed_of
-from .store import Store, environment
+from lib.science import engine
+from lib.science import tm_transformer as tt
+from lib.science import turing as tu
+from lib.science.stats import seed_of
+from lib.core.store import Store, environment
 
 DTYPES = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 

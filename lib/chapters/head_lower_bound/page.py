@@ -1,6 +1,6 @@
-"""What the head_lower_bound page shows, read from the results `lib.head_lower_bound.compute` returns: the Figure 2
+"""What the head_lower_bound page shows, read from the results `lib.chapters.head_lower_bound.compute.compute` returns: the Figure 2
 statistics, the claim check, the tables and notes, and the figures. Nothing here computes a stored number, so
-editing it leaves the chapter's stored results current (lib.store leaves *_page modules out of the lib hash).
+editing it leaves the chapter's stored results current (lib.core.store leaves *_page modules out of the lib hash).
 
     >>> page.claims(P, results)
 """
@@ -10,10 +10,10 @@ import math
 
 import numpy as np
 
-from . import a2
-from .claims import Claim
-from .head_lower_bound import SETTINGS, lower_bound
-from .stats import loglog_slope
+from lib.science import a2
+from lib.core.claims import Claim
+from lib.chapters.head_lower_bound.compute import SETTINGS, lower_bound
+from lib.science.stats import loglog_slope
 
 # ------------------------------------------------------------------------------------------------ Figure 2
 def figure2_stats(M: np.ndarray, d: int, d_e: int) -> dict:
@@ -171,7 +171,7 @@ def figure2_note(P: dict, results: dict) -> str:
 
 # ----------------------------------------------------------------------------------------------------- plots
 def plot_calculator(results: dict):
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     c = results["calculator"]["result"]
     fig, ax = figure(width=4.8, height=3.4)
@@ -185,7 +185,7 @@ def plot_calculator(results: dict):
 
 
 def plot_heads(P: dict, results: dict):
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     fig, axes = figure(ncols=2, width=4.4, height=3.5)
     for ax, setting, title in ((axes[0, 0], "prop21", f"Prop. 21: d = {P['p21_d']}, q = {P['p21_q']}, block-diagonal W_QK"),
@@ -207,7 +207,7 @@ def plot_heads(P: dict, results: dict):
 
 
 def plot_spectra(P: dict, results: dict):
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     r = results["prop21"]["result"]
     q = P["p21_q"]
@@ -225,7 +225,7 @@ def plot_spectra(P: dict, results: dict):
 
 
 def plot_construction(P: dict, results: dict):
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     a = results["construction"]["result"]
     fig, axes = figure(ncols=2, width=4.4, height=3.4)
@@ -251,7 +251,7 @@ def plot_construction(P: dict, results: dict):
 def plot_scaling(P: dict, results: dict):
     from matplotlib.ticker import NullFormatter
 
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     tab = scaling_table(P, results)
     fig, ax = figure(width=4.8, height=3.4)
@@ -278,7 +278,7 @@ def plot_scaling(P: dict, results: dict):
 def plot_figure2(P: dict, results: dict):
     from matplotlib.colors import PowerNorm
 
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     f2 = results["figure2"]["result"]
     M, d, d_e = np.abs(np.array(f2["M"])), P["fig2_d"], f2["d_e"]

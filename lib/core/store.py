@@ -3,13 +3,14 @@
 A sweep point (one configuration, all its seeds) is stored under a key that hashes exactly the parameters it
 depends on, so a rerun with the same parameters loads it in milliseconds, an interrupted sweep resumes from the
 points that finished, and a changed parameter recomputes only what it touches. Every point records the commit and
-a hash of `lib`'s code; `is_stale` tells a page which points came from other code than the current one.
+a hash of the `lib` code the chapter computes with; `is_stale` tells a page which points came from other code than the current one.
 
-    >>> store = Store("sample_complexity", "quick"); store.get({"N": 4}) is None
+    >>> store = Store("sample_complexity", "quick"); store.get(spec) is None
 """
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import json
 import os
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def results_root() -> Path:
@@ -67,41 +68,58 @@ def read_json(path: Path):
     return json.loads(Path(path).read_text())
 
 
+def spec_dict(spec) -> dict:
+    """A point spec (a frozen dataclass) as the store keys and records it: its type's name and its fields."""
+    return {"point": type(spec).__name__, **dataclasses.asdict(spec)}
+
+
 def key_of(spec: dict) -> str:
     return hashlib.sha256(json.dumps(_jsonable(spec), sort_keys=True).encode()).hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------------------------- provenance
-# Modules that store, check or draw results but never change a number: editing them leaves results current.
-NOT_NUMERIC = {"__init__", "__main__", "chapter", "claims", "params", "plotting", "runner", "store"}
+def _lib_imports(path: Path) -> set[str]:
+    """The lib modules a file imports (absolute `lib.` imports, as lib writes them), as dotted names."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "lib":
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)   # `from lib.science import qstr`
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "lib")
+    return found
+
+
+def _module_file(name: str) -> Path | None:
+    path = ROOT / Path(*name.split("."))
+    return path.with_suffix(".py") if path.with_suffix(".py").is_file() else None
 
 
 def lib_modules(chapter: str | None = None) -> list[str]:
-    """The lib modules whose code a chapter's numbers depend on: lib/<chapter>.py and, transitively, every lib
-    module it imports (relative imports), less NOT_NUMERIC. The page modules (<chapter>_page.py: tables, claims,
-    figures) stay out because no computation imports them; if one ever did, it would count, as it should (a test
-    checks that none does). None: every module of lib."""
-    names = sorted(f.stem for f in (ROOT / "lib").glob("*.py"))
+    """The lib files a chapter's numbers depend on: lib/chapters/<chapter>/compute.py and, transitively, every lib
+    module it imports, less lib/core (which stores, schedules, checks and draws, but computes no number). The page
+    (page.py: tables, claims, figures) stays out because no computation imports it; if one ever did, it would
+    count, as it should. None: every module of lib. Paths relative to the repository root."""
     if chapter is None:
-        return names
-    seen, todo = set(), [chapter]
+        return sorted(str(f.relative_to(ROOT)) for f in (ROOT / "lib").rglob("*.py"))
+    seen, todo = set(), [f"lib.chapters.{chapter}.compute"]
     while todo:
         name = todo.pop()
-        if name in seen or name not in names:
+        path = _module_file(name)
+        if name in seen or path is None or name.startswith("lib.core"):
             continue
         seen.add(name)
-        for node in ast.walk(ast.parse((ROOT / "lib" / f"{name}.py").read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                todo += [node.module] if node.module else [a.name for a in node.names]
-    return sorted(seen - NOT_NUMERIC)
+        todo += sorted(_lib_imports(path))
+    return sorted(str(_module_file(n).relative_to(ROOT)) for n in seen)
 
 
 def lib_hash(chapter: str | None = None) -> str:
-    """Hash of the lib code a chapter's numbers depend on (all of lib if None): points computed by other code are
-    marked on the page. Adding a chapter, or editing plotting or the store, leaves other chapters' results current."""
+    """Hash of the lib code a chapter's numbers depend on (all of lib if None), paths included: points computed by
+    other code are marked on the page. Adding a chapter, or editing a page, plotting or the store, leaves other
+    chapters' results current."""
     h = hashlib.sha256()
-    for name in lib_modules(chapter):
-        h.update(f"lib/{name}.py".encode() + b"\0" + (ROOT / "lib" / f"{name}.py").read_bytes())
+    for rel in lib_modules(chapter):
+        h.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes())
     return h.hexdigest()[:12]
 
 
@@ -144,59 +162,28 @@ class MissingResult(RuntimeError):
 class Store:
     """Finished sweep points of one chapter and profile, plus the run's claims and provenance.
 
-    stored_only (default: $BOOK_STORED_ONLY == "1"): never compute, only load; a missing point raises
-    MissingResult. `python -m lib book` renders committed paper results this way on a CPU.
+    Points are read and written by `lib.core.sweep.collect`, keyed by their spec (a frozen dataclass).
+    stored_only (default: $BOOK_STORED_ONLY == "1"): never compute, only load; `collect` raises MissingResult for
+    a missing point. `python -m lib book` renders committed paper results this way on a CPU.
     """
 
     def __init__(self, chapter: str, profile: str, root: Path | None = None, stored_only: bool | None = None):
         self.dir = Path(root or results_root()) / chapter / profile
         self.chapter, self.profile = chapter, profile
         self.stored_only = os.environ.get("BOOK_STORED_ONLY") == "1" if stored_only is None else stored_only
-        self.used: list[dict] = []  # every record load_or_compute returned: the page's compute time and stale points
-        # Set by `python -m lib compute --jobs J` in each of J worker processes that share one sweep: a worker
-        # computes a missing point only if it creates its claim file first, and skips points other workers claimed.
-        self.claims: Path | None = None
-        self.n_computed = 0
+        self.used: list[dict] = []  # the records of the last collect: the page's compute time and stale points
 
-    def _point_path(self, spec: dict) -> Path:
-        return self.dir / "points" / f"{key_of(spec)}.json"
+    def _point_path(self, spec) -> Path:
+        return self.dir / "points" / f"{key_of(spec_dict(spec))}.json"
 
-    def get(self, spec: dict) -> dict | None:
+    def get(self, spec) -> dict | None:
         path = self._point_path(spec)
         return read_json(path) if path.is_file() else None
 
-    def put(self, spec: dict, result: dict, env: dict) -> dict:
-        record = _jsonable({"spec": spec, "result": result, **env})  # exactly what a later run will load
+    def put(self, spec, result: dict, env: dict) -> dict:
+        record = _jsonable({"spec": spec_dict(spec), "result": result, **env})  # exactly what a later run loads
         write_json(self._point_path(spec), record)
         return record
-
-    def load_or_compute(self, spec: dict, compute, env: dict, force: bool = False) -> tuple[dict, bool]:
-        """(record, computed): the stored record of spec, or compute() stored at once. Every chapter computes
-        through this, so a rerun loads, an interrupted run resumes, and a stored-only render never trains.
-
-        In a worker of `compute --jobs` (self.claims set) a point another worker claimed returns (None, False):
-        a chapter's compute() must therefore only collect records, and derive numbers from them afterwards."""
-        record = None if force else self.get(spec)
-        if record is not None:
-            self.used.append(record)
-            return record, False
-        if self.stored_only:
-            raise MissingResult(f"{self.dir}: no stored result for {json.dumps(_jsonable(spec), sort_keys=True)[:300]}; "
-                                f"these results are rendered, not recomputed here: refresh them with "
-                                f"`python -m lib compute {self.chapter} --profile {self.profile}` on a GPU")
-        if self.claims is not None and not self._claim(spec):
-            return None, False
-        record = self.put(spec, compute(), env)
-        self.n_computed += 1
-        self.used.append(record)
-        return record, True
-
-    def _claim(self, spec: dict) -> bool:
-        try:
-            os.close(os.open(self.claims / key_of(spec), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-            return True
-        except FileExistsError:
-            return False
 
     def write(self, name: str, obj) -> Path:
         write_json(self.dir / name, obj)

@@ -1,6 +1,6 @@
 """What the turing_simulation page shows: the run summary, the exact-simulation and size tables, the robustness,
-softmax and bound readers, the claim check and every figure, all read from what lib.turing_simulation.compute
-returns. Nothing here changes a stored number, so lib.store leaves this module out of the chapter's lib hash.
+softmax and bound readers, the claim check and every figure, all read from what lib.chapters.turing_simulation.compute.compute
+returns. Nothing here changes a stored number, so lib.core.store leaves this module out of the chapter's lib hash.
 
     >>> results = ts.compute(P, Store("turing_simulation", "quick"), device="cpu"); page.claims(P, results)
 """
@@ -10,10 +10,10 @@ import math
 
 import numpy as np
 
-from . import turing as tu
-from .claims import Claim
-from .stats import loglog_slope
-from .turing_simulation import rho_product_formula
+from lib.science import turing as tu
+from lib.core.claims import Claim
+from lib.science.stats import loglog_slope
+from lib.chapters.turing_simulation.compute import rho_product_formula
 
 
 # ------------------------------------------------------------------------------------------------- summaries
@@ -250,7 +250,7 @@ def layer_names(P_bits: int) -> list[str]:
 def plot_anatomy(P: dict, results: dict):
     from matplotlib.patches import Rectangle
 
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     an = results["anatomy"]["result"]
     L = np.array(an["layers"])
@@ -272,7 +272,7 @@ def plot_anatomy(P: dict, results: dict):
 
 
 def plot_spacetime(P: dict, results: dict):
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     an = results["anatomy"]["result"]
     fig, axes = figure(3, width=3.6, height=4.4)
@@ -304,7 +304,7 @@ def theory_forms(k, A, Pb):
 
 
 def plot_sizes(P: dict, results: dict):
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     sr = size_rows(results)
     k, A = results["sizes"]["result"]["k"], results["sizes"]["result"]["A"]
@@ -334,7 +334,7 @@ def plot_sizes(P: dict, results: dict):
 
 
 def plot_robust(P: dict, results: dict):
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     fig, axes = figure(2, width=4.6, height=3.6)
     axes = axes.ravel()
@@ -353,7 +353,7 @@ def plot_robust(P: dict, results: dict):
 
 
 def plot_softmax_precision(P: dict, results: dict):
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     fig, axes = figure(2, width=4.6, height=3.6)
     axes = axes.ravel()
@@ -382,7 +382,7 @@ def plot_softmax_precision(P: dict, results: dict):
 
 
 def plot_bound(P: dict, results: dict):
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     b = bound(results)
     fig, ax = figure(width=5.2, height=3.6)
@@ -394,7 +394,7 @@ def plot_bound(P: dict, results: dict):
 
 
 def plot_toy(P: dict, results: dict):
-    from .plotting import figure
+    from lib.core.plotting import figure
 
     t = results["toy"]["result"]
     ds = np.array(t["depths"], float)

@@ -13,7 +13,7 @@ Five computations, each stored as one result (`compute` runs them all, loading w
 - `figure2`: the authors' Figure 2 setup (fixed dataset, epochs, AdamW, weight decay 0.2) and |W_Q^T W_K| (the page
   reads its diagonal statistics).
 
-What the page shows (claims, tables, notes, figures) is in lib.head_lower_bound_page, which reads these results
+What the page shows (claims, tables, notes, figures) is in lib.chapters.head_lower_bound.page, which reads these results
 and is not part of this chapter's lib hash.
 
     >>> results = compute(params, Store("head_lower_bound", "quick"), device="cpu")
@@ -26,13 +26,13 @@ import time
 import numpy as np
 import torch
 
-from . import a2, engine, models, qstr
-from .stats import generator, standard_error
-from .store import Store, environment
+from lib.science import a2, engine, models, qstr
+from lib.science.stats import generator, standard_error
+from lib.core.store import Store, environment
 
 
 def check_params(P: dict) -> list[tuple[str, str]]:
-    """Constraints between parameters (lib.params.resolve reports a violated one as bad input): (key, expected)."""
+    """Constraints between parameters (lib.core.params.resolve reports a violated one as bad input): (key, expected)."""
     bad = []
     for key in ("p21_q", "p3_q"):
         if 2 * P[key] > P["N"]:

@@ -1,0 +1,21 @@
+"""One package per chapter. The contract every chapter follows (tests/test_contract.py checks it; `python -m lib
+new NAME` writes a skeleton that meets it):
+
+- `book/chapters/<name>.md`: a jupytext MyST notebook. Its one `parameters` cell is the schema (a typed default
+  and `# constraint: meaning` per line); it states its theorem in a `prf:theorem` block; it calls
+  `ch = Chapter("<name>", globals())`, `results = ch.collect(compute.points(P))`, quotes numbers in prose through
+  `ch.glue(...)` and `{glue:text}`, and ends with `check = ch.finish(page.claims(...))`, showing `check.checks`,
+  `check.claims` and `check.provenance`.
+- `lib/chapters/<name>/__init__.py`: what the chapter is (paper, theorem) and `READS`, the chapters whose stored
+  results its page reads (the runner runs those first).
+- `lib/chapters/<name>/compute.py`: what the numbers depend on, and nothing else. Point specs are frozen
+  dataclasses (typed fields, one line of meaning each); each point's computation is a module-level
+  `run_*(spec, device) -> dict` that sees its spec only; `points(P) -> list[lib.core.sweep.Point]` lists the
+  experiment; `check_params(P) -> [(key, expected)]` (optional) checks constraints between parameters. Its code,
+  and the lib.science modules it imports, make the chapter's lib hash.
+- `lib/chapters/<name>/page.py`: what the page shows from the results: tables, figures and `ROWS`, the claim
+  check as declarative `lib.core.claims.Row`s (kind `check` or `claim`, with a source); `claims(...)` evaluates
+  them. No computation imports it, so editing it leaves stored results current.
+- `parameters/<name>/quick.yaml` (2 CPU cores, minutes) and `parameters/<name>/paper.yaml` (the paper's scale).
+- an entry `book/executed/<name>` in `_toc.yml`, and `tests/test_<name>.py`.
+"""

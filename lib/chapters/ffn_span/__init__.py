@@ -1,0 +1,3 @@
+"""The FFN span argument: Theorem 6 and Appendix B of Mousavi-Hosseini et al. (2025). Its page compares with the
+FFN of Figure 1(b), read from the sample_complexity chapter's stored points."""
+READS: tuple[str, ...] = ("sample_complexity",)

@@ -1,0 +1,90 @@
+"""Figure 1 of seed 000: samples-to-threshold against N for a Transformer, an FFN and a bidirectional GRU.
+
+Panel (a) trains on 1STR (threshold 0.7); panel (b) on simple-1STR (threshold 0.02). A sweep point is one
+(panel, model, N) with all its seeds, trained as one batched computation by `engine.train_to_threshold` and
+stored as soon as it finishes, so an interrupted sweep resumes where it stopped.
+
+Panel (a) measures two test sets in the same runs: the authors' (their script evaluates 1STR models on
+simple-1STR prompts) and the task's own (1STR prompts); each run has one stopping point per test set.
+
+This module is the computation only (what the stored numbers depend on); the page's tables, claims and figures
+are in page.py beside it, which no computation imports.
+
+    >>> records = compute(params, Store("sample_complexity", "quick"), device="cpu")
+    >>> table = lib.chapters.sample_complexity.page.summarize(params, records)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lib.core.sweep import Point
+from lib.science import engine, models, qstr
+from lib.science.stats import generator
+
+PANELS = {"a": {"simple": False, "tests": ("authors", "task")}, "b": {"simple": True, "tests": ("task",)}}
+
+
+@dataclass(frozen=True)
+class FigurePoint:
+    """One (panel, model, N) of Figure 1, all its seeds: everything its numbers depend on, and nothing else."""
+    panel: str               # "a": 1STR, scored on two test sets; "b": simple-1STR
+    model: str               # transformer, rnn or ffn
+    N: int                   # sequence length
+    d: int                   # token dimension
+    d_e_rule: str            # floor (the code) or ceil (the caption) of 5 ln N
+    encoding: str            # code or paper (with the sqrt(d/q) factor)
+    seed: int                # seed of the data streams, initialisations and test sets
+    task_seed: int           # seed of u and the position codes
+    n_seeds: int             # runs trained as one batch
+    n_test: int              # test prompts per run and test set
+    threshold: float         # test-MSE threshold
+    check_every: int         # steps between test evaluations
+    batch_size: int          # fresh prompts per step
+    lr: float                # AdamW learning rate
+    weight_decay: float      # AdamW decoupled weight decay
+    max_samples: int         # a run still above threshold here is censored
+    width: int               # the model's width: MLP (transformer), GRU units (rnn) or second hidden layer (ffn)
+
+
+WIDTH = {"transformer": "mlp_width", "rnn": "rnn_hidden", "ffn": "ffn_width"}
+
+
+def point_spec(P: dict, panel: str, model: str, N: int) -> FigurePoint:
+    return FigurePoint(panel=panel, model=model, N=N, d=P["d"], d_e_rule=P["d_e_rule"], encoding=P["encoding"],
+                       seed=P["seed"], task_seed=P["task_seed"], n_seeds=P["n_seeds"], n_test=P["n_test"],
+                       threshold=P[f"threshold_{panel}"], check_every=P[f"check_every_{panel}"],
+                       batch_size=P["batch_size"], lr=P["lr"], weight_decay=P["weight_decay"],
+                       max_samples=P["max_samples"], width=P[WIDTH[model]])
+
+
+def run_point(spec: FigurePoint, device: str) -> dict:
+    """Train the n_seeds runs of one sweep point as one batched computation."""
+    panel, N, R = spec.panel, spec.N, spec.n_seeds
+    task = qstr.QSTR(N=N, d=spec.d, simple=PANELS[panel]["simple"], d_e_rule=spec.d_e_rule,
+                     encoding=spec.encoding, task_seed=spec.task_seed, device=device)
+    width = {WIDTH[spec.model]: spec.width}
+    model = models.build(spec.model, N, task.D, spec.d, **width)
+    # Test prompts depend on (seed, panel, N) only: the three models are scored on the same prompts.
+    test_gen = generator(spec.seed, panel, N, "test", device=device)
+    tests = [task.sample(R, spec.n_test, test_gen, simple=True if name == "authors" else None)  # None: the task's own
+             for name in PANELS[panel]["tests"]]
+    gen = generator(spec.seed, panel, spec.model, N, device=device)
+    cfg = engine.TrainConfig(lr=spec.lr, weight_decay=spec.weight_decay, batch_size=spec.batch_size,
+                             check_every=spec.check_every, max_samples=spec.max_samples)
+    params = model.init(R, gen, device)
+    runs = engine.train_to_threshold(model.forward, params, task.sample, tests, [spec.threshold] * len(tests), cfg, gen)
+    every = max(1, len(runs.check_samples) // 200)  # keep at most ~200 points of each learning curve
+    return {"tests": list(PANELS[panel]["tests"]), "samples": runs.samples, "d_e": task.d_e, "D": task.D,
+            "n_params": models.n_params(params), "wall_s": runs.wall_s,
+            "curve_samples": runs.check_samples[::every], "curves": runs.curves[::every]}
+
+
+def points(P: dict) -> list[Point]:
+    """Every (panel, model, N) of Figure 1; results[(panel, model, N)] is its record."""
+    return [Point(((panel, model, N),), point_spec(P, panel, model, N), run_point, cost=_cost(panel, model, N))
+            for panel in ("a", "b") for model in P["models"] for N in P[f"N_{panel}"]]
+
+
+def _cost(panel: str, model: str, N: int) -> float:
+    """A rough relative training time: panel (b) trains longest, the Transformer least, the GRU most, larger N longer."""
+    return (10 if panel == "b" else 1) * {"transformer": 1, "ffn": 2, "rnn": 4}[model] * N

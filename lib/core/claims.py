@@ -1,0 +1,81 @@
+"""Claims as declarative rows: what a theorem or the paper predicts, the statistic that measures it, the verdict.
+
+A chapter's page module lists its rows as data. Each `Row` names its kind, its source and the rule it is held
+to, and points at a `measure` function that computes this run's value (and the paper's, where it has one) from
+the page's results. `evaluate` applies every row; nothing in a verdict is typed by hand.
+
+Two kinds, shown as two tables:
+
+- `check`: an implementation check, an exact identity or construction that only a bug can break;
+- `claim`: an empirical prediction that a run could refute: a theorem's, a number of the paper, or a
+  hypothesis of this book (the row's `source` says which).
+
+    >>> row = Row("1-order", "claim", "Figure 1 (paper)", "FFN > RNN > TR at N=12", "FFN > RNN > TR",
+    ...           lambda table: Verdict("118k > 70k > 16k", True, paper="120k > 71k > 17k"))
+    >>> to_markdown(evaluate([row], table), "claim")
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lib.core.tables import markdown_table
+
+KINDS = {"check": "implementation check", "claim": "claim"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a row's statistic measured on this run. `where` says on which part of the run (e.g. the grid of N),
+    and is appended to the statement; `paper` is the same statistic on the paper's numbers, where it has any."""
+    measured: str
+    passed: bool
+    paper: str = "n/a"
+    where: str = ""
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    kind: str                                  # "check" or "claim" (see KINDS)
+    source: str                                # the theorem, the paper's figure or number, or "hypothesis (this book)"
+    statement: str
+    expected: str                              # the rule, in words
+    measure: Callable[..., Verdict | None]     # the statistic; None: this run has nothing to measure it on
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+
+
+def evaluate(rows: list[Row], *data) -> list[dict]:
+    """Apply each row's statistic to the page's data; rows this run cannot measure are left out."""
+    ids = [r.id for r in rows]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"claim ids repeat: {sorted(i for i in ids if ids.count(i) > 1)}")
+    out = []
+    for row in rows:
+        v = row.measure(*data)
+        if v is None:
+            continue
+        out.append({"id": row.id, "kind": row.kind, "source": row.source,
+                    "statement": f"{row.statement} ({v.where})" if v.where else row.statement,
+                    "expected": row.expected, "paper": v.paper, "measured": v.measured, "passed": bool(v.passed)})
+    return out
+
+
+def to_markdown(rows: list[dict], kind: str | None = None) -> str:
+    """The page's table of one kind of row (all rows if kind is None)."""
+    rows = [r for r in rows if kind is None or r["kind"] == kind]
+    if not rows:
+        return f"This run has no {KINDS.get(kind, 'claim')} rows."
+    return markdown_table(["id", "statement", "source", "expected", "paper", "measured", "result"],
+                          [[c[k] for k in ("id", "statement", "source", "expected", "paper", "measured")]
+                           + ["**pass**" if c["passed"] else "**FAIL**"] for c in rows])
+
+
+def tally(rows: list[dict], kind: str | None = None) -> tuple[int, int]:
+    """(passed, failed) among the rows of one kind (all rows if kind is None)."""
+    rows = [r for r in rows if kind is None or r.get("kind", "claim") == kind]
+    passed = sum(bool(r["passed"]) for r in rows)
+    return passed, len(rows) - passed

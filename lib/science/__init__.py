@@ -1,0 +1,3 @@
+"""The science the chapters compute with: task generators (`qstr`), batched models (`models`), the batched
+training engine (`engine`), explicit constructions (`a2`, `turing`, `tm_transformer`), statistics (`stats`) and
+numerics (`numerics`). A chapter's lib hash covers every module here that its compute.py imports."""
