@@ -4,20 +4,24 @@ VENV    ?= .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 
-.PHONY: book test setup build bench clean
+.PHONY: book test lint setup build bench clean
 book: $(STAMP)
 	$(PY) -m lib book --profile $(PROFILE)
 	@echo "open _build/html/index.html"
 
 test: $(STAMP)
+	$(VENV)/bin/ruff check .
 	$(PY) -m pytest tests -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
 
 setup: $(STAMP)
 
 $(STAMP): requirements.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
-	$(PY) -c "import torch, papermill, jupytext, jupyter_book" && touch $(STAMP)
+	$(PY) -c "import torch, papermill, jupytext, jupyter_book" && $(VENV)/bin/ruff --version >/dev/null && touch $(STAMP)
 
 build: $(STAMP)
 	$(PY) -m lib build

@@ -17,6 +17,7 @@ import argparse
 import math
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -72,7 +73,8 @@ def main():
     device = "cuda" if torch.cuda.is_available() else "cpu"
     full = args.full or device == "cuda"
     if full:   # Figure 1: 1STR at N=12 (check every 10) and simple-1STR at N=33 (every 100), 5 seeds, 5,000 test prompts
-        configs = [(m, 12, False, 10) for m in ("transformer", "rnn", "ffn")] + [(m, 33, True, 100) for m in ("transformer", "rnn", "ffn")]
+        models = ("transformer", "rnn", "ffn")
+        configs = [(m, 12, False, 10) for m in models] + [(m, 33, True, 100) for m in models]
         R, n_test, steps = 5, 5000, args.steps or 500
     else:      # CPU: small models of panel (a), 5 seeds, 1,000 test prompts
         configs = [("transformer", 6, False, 10), ("ffn", 6, False, 10)]
@@ -86,8 +88,8 @@ def main():
         tests = [task.sample(R, n_test, gen, simple=True)] + ([] if simple else [task.sample(R, n_test, gen)])
         cfg = engine.TrainConfig(check_every=k)
         engine_runs(name, task, R, 2 * k, cfg, tests, device)  # warm-up (allocator, kernels)
-        t_loop = timed(lambda: per_run_loop(name, task, R, steps, cfg, tests, device), device)
-        t_eng = timed(lambda: engine_runs(name, task, R, steps, cfg, tests, device), device)
+        t_loop = timed(partial(per_run_loop, name, task, R, steps, cfg, tests, device), device)
+        t_eng = timed(partial(engine_runs, name, task, R, steps, cfg, tests, device), device)
         samples = R * steps * cfg.batch_size
         tot_loop, tot_eng = tot_loop + t_loop, tot_eng + t_eng
         label = f"{name} N={N} {'simple' if simple else '1STR'} k={k}"

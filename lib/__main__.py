@@ -10,6 +10,8 @@
     python -m lib compute CHAPTER [--profile P] [--jobs J]  the chapter's computation through lib alone (no
                                                          Jupyter; for a GPU machine), stored for a later `run` to
                                                          render; J worker processes share the sweep
+    python -m lib new NAME [--title T]                   a working chapter skeleton (source, compute, page,
+                                                         profiles, test, toc line)
 
 Bad input exits with status 2 and one line on stderr; a failing chapter exits 1 and shows its traceback.
 """
@@ -51,15 +53,32 @@ def main(argv=None) -> int:
             p.add_argument("--jobs", default="1", metavar="J",
                            help="worker processes sharing the sweep (default 1; on a GPU 8 keeps it busy)")
     sub.add_parser("build", help="build the HTML book from the executed chapters (no execution)")
+    new = sub.add_parser("new", help="write a working chapter skeleton that follows the chapter contract")
+    new.add_argument("name", help="the chapter's name: lowercase letters, digits and underscores")
+    new.add_argument("--title", default=None, help="the chapter's title (default: from the name)")
     args = ap.parse_args(argv)
 
     # runner imports no Jupyter package at module level: `compute` works on a machine with torch and numpy only
-    from lib.core.runner import (ChapterFailed, build_book, compute_chapter, in_dependency_order, paper_results_exist,
-                                 run_chapter, toc_chapters)
+    from lib.core.runner import (
+        ChapterFailed,
+        build_book,
+        compute_chapter,
+        in_dependency_order,
+        paper_results_exist,
+        run_chapter,
+        toc_chapters,
+    )
 
     try:
         if args.cmd == "list":
             _list()
+            return 0
+        if args.cmd == "new":
+            from lib.core.scaffold import new_chapter
+
+            for path in new_chapter(args.name, args.title):
+                print(f"wrote {path.relative_to(params_mod.ROOT)}")
+            print(f"next: python -m lib run {args.name}  (then replace the stand-in experiment)")
             return 0
         if args.cmd == "compute":
             if not args.jobs.isdigit() or int(args.jobs) < 1:

@@ -1,14 +1,11 @@
-"""lib.core.claims and the sample-complexity chapter's summary, slopes and claims (which must be able to fail)."""
+"""lib.core.claims: declarative rows, their evaluation, kinds, tables and tallies."""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
 
-from lib.chapters.sample_complexity import compute as sc
-from lib.chapters.sample_complexity import page as page
-from lib.core.claims import Claim, tally, to_markdown
+from lib.core.claims import Row, Verdict, evaluate, tally, to_markdown
+
 
 # ---------------------------------------------------------------------------------------------- rendering
 def result_cell(line: str) -> str:
@@ -19,113 +16,39 @@ def result_cell(line: str) -> str:
 
 
 
-def test_to_markdown_marks_and_escapes():
-    claims = [Claim("c1", "a | b", "x > y", "1 | 2", "3", True),
-              {"id": "c2", "statement": "s", "expected": "e", "paper": "p", "measured": "m", "passed": False}]
-    md = to_markdown(claims)
+def row(i, passed, kind="claim", measured="3"):
+    return Row(i, kind, "Theorem 1", "a | b", "x > y", lambda data: Verdict(measured, passed, paper="1 | 2"))
+
+
+def test_to_markdown_marks_escapes_and_splits_kinds():
+    rows = evaluate([row("c1", True), row("c2", False), row("k1", True, kind="check")], None)
+    md = to_markdown(rows, "claim")
     lines = md.splitlines()
     assert len(lines) == 4
-    assert lines[0].startswith("| claim | statement |") and set(lines[1]) <= set("|-")
+    assert lines[0].startswith("| id | statement | source |") and set(lines[1]) <= set("|-")
     assert "a \\| b" in lines[2] and "1 \\| 2" in lines[2] and result_cell(lines[2]) == "pass"
     assert lines[3].startswith("| c2 |") and result_cell(lines[3]) == "fail"
-    # Escaping keeps every row at the header's seven column separators.
-    assert all(line.replace("\\|", "").count("|") == 7 for line in lines)
+    # Escaping keeps every row at the header's eight column separators.
+    assert all(line.replace("\\|", "").count("|") == 8 for line in lines)
+    assert [line.split("|")[1].strip() for line in to_markdown(rows, "check").splitlines()[2:]] == ["k1"]
+    assert "no implementation check" in to_markdown([r for r in rows if r["kind"] == "claim"], "check")
+
+
+def test_evaluate_rows():
+    rows = evaluate([row("a", True), Row("b", "claim", "s", "t", "e", lambda data: None),
+                     Row("c", "check", "s", "t", "e", lambda data: Verdict(f"{data}", data == 2, where="N=[2]"))], 2)
+    assert [r["id"] for r in rows] == ["a", "c"]                     # a row with nothing to measure is left out
+    assert rows[1] == {"id": "c", "kind": "check", "source": "s", "statement": "t (N=[2])", "expected": "e",
+                       "paper": "n/a", "measured": "2", "passed": True}
+    with pytest.raises(ValueError, match="kind must be one of check, claim"):
+        Row("x", "identity", "s", "t", "e", lambda: None)
+    with pytest.raises(ValueError, match="repeat"):
+        evaluate([row("a", True), row("a", False)], None)
 
 
 def test_tally():
-    rows = [{"passed": True}, {"passed": False}, {"passed": True}, {"passed": np.bool_(False)}]
+    rows = [{"passed": True, "kind": "claim"}, {"passed": False, "kind": "claim"}, {"passed": True, "kind": "check"},
+            {"passed": np.bool_(False), "kind": "check"}]
     assert tally(rows) == (2, 2)
+    assert tally(rows, "claim") == (1, 1) and tally(rows, "check") == (1, 1)
     assert tally([]) == (0, 0)
-    assert tally([Claim("x", "", "", "", "", True).as_dict()]) == (1, 0)
-
-
-# ----------------------------------------------------------------------------------------------- slopes
-def test_loglog_slope_recovers_power():
-    N = np.array([2, 4, 8, 16])
-    assert page.loglog_slope(N, N ** 2) == pytest.approx(2.0)
-    assert page.loglog_slope(N, 5 * N ** 0.5) == pytest.approx(0.5)
-
-
-def test_loglog_slope_ignores_nan_and_needs_two_points():
-    N = [2, 4, 8, 16]
-    assert page.loglog_slope(N, [4, np.nan, 64, 256]) == pytest.approx(2.0)
-    assert page.loglog_slope(N, [4, 16, 0, 256]) == pytest.approx(2.0)  # non-positive values are dropped too
-    assert math.isnan(page.loglog_slope(N, [4, np.nan, np.nan, np.nan]))
-
-
-# ------------------------------------------------------------------------------------------------ claims
-MODELS = ("transformer", "rnn", "ffn")
-P = {"models": list(MODELS), "N_a": page.PAPER_MEANS["a"]["N"], "N_b": page.PAPER_MEANS["b"]["N"]}
-
-
-def fake_records(means_a: dict, means_b: dict, task_factor: dict) -> dict:
-    """Records as sample_complexity.run returns them: three seeds at mean*0.9, mean*1.1 and one censored (None)."""
-    records = {}
-    for panel, means in (("a", means_a), ("b", means_b)):
-        tests = list(sc.PANELS[panel]["tests"])
-        for model in MODELS:
-            for N, m in zip(page.PAPER_MEANS[panel]["N"], means[model]):
-                per_test = [m if t == "authors" or panel == "b" else m * task_factor[model] for t in tests]
-                samples = [[v * 0.9 for v in per_test], [v * 1.1 for v in per_test], [None] * len(tests)]
-                records[(panel, model, N)] = {"result": {"tests": tests, "samples": samples}}
-    return records
-
-
-PAPER_TASK_FACTOR = {"transformer": 1.0, "rnn": 1.5, "ffn": 2.2}
-
-
-def paper_like():
-    return fake_records(page.PAPER_MEANS["a"], page.PAPER_MEANS["b"], PAPER_TASK_FACTOR)
-
-
-def test_summarize_table():
-    table = page.summarize(P, paper_like())
-    assert set(table) == {"a", "b"} and set(table["a"]["ffn"]) == {"authors", "task"} and set(table["b"]["ffn"]) == {"task"}
-    entry = table["a"]["ffn"]["authors"]
-    assert entry["N"] == page.PAPER_MEANS["a"]["N"]
-    assert entry["runs"].shape == (6, 3)
-    np.testing.assert_allclose(entry["mean"], page.PAPER_MEANS["a"]["ffn"])  # the censored seed is left out
-    assert entry["censored"].tolist() == [1] * 6
-    np.testing.assert_allclose(table["a"]["ffn"]["task"]["mean"], 2.2 * np.array(page.PAPER_MEANS["a"]["ffn"]))
-
-
-def test_claims_pass_on_paper_like_numbers():
-    claims = page.claims(P, page.summarize(P, paper_like()))
-    ids = [c.id for c in claims]
-    assert len(ids) == len(set(ids)) >= 8
-    # Every family of the reading guide's claims is checked on the paper's full grid.
-    for prefix in ("1-", "2-", "3-", "4-", "test-protocol", "paper-means-N12", "paper-means-N33"):
-        assert any(i.startswith(prefix) for i in ids), (prefix, ids)
-    failed = [c for c in claims if not c.passed]
-    assert not failed, to_markdown(failed)
-    assert all(isinstance(c.passed, bool) for c in claims)
-    assert all("nan" not in c.measured.lower() for c in claims)
-
-
-def test_claims_fail_when_ordering_is_reversed():
-    """Transformer and FFN numbers swapped (and the test-protocol factors with them): the hierarchy is reversed."""
-    a, b = page.PAPER_MEANS["a"], page.PAPER_MEANS["b"]
-    swap = lambda means: {**means, "transformer": means["ffn"], "ffn": means["transformer"]}
-    records = fake_records(swap(a), swap(b), {"transformer": 2.2, "rnn": 1.5, "ffn": 1.0})
-    claims = page.claims(P, page.summarize(P, records))
-    assert all(isinstance(c.passed, bool) for c in claims)
-    by_id = {c.id: c for c in claims}
-    must_fail = [i for i in by_id if i.startswith(("1-", "2-", "4-", "test-protocol", "paper-means"))]
-    assert len(must_fail) >= 6
-    for i in must_fail:
-        assert by_id[i].passed is False, i
-    assert by_id["3-small-N"].passed is True  # at N=2 every model is still cheap: not every claim flips
-    rows = to_markdown(claims).splitlines()[2:]
-    marks = [result_cell(r) for r in rows]
-    assert marks.count("fail") == sum(not c.passed for c in claims) >= len(must_fail)
-    assert marks.count("pass") == sum(c.passed for c in claims) >= 1
-
-
-def test_claims_off_grid_are_omitted_not_faked():
-    """A grid without N=12 or the panel (b) points gives fewer claims, never a claim on missing numbers."""
-    records = {k: v for k, v in paper_like().items() if k[0] == "a" and k[2] <= 8}
-    claims = page.claims(P, page.summarize(P, records))
-    ids = [c.id for c in claims]
-    assert claims and "2-growth-4-12" not in ids and "paper-means-N12" not in ids and "paper-means-N33" not in ids
-    assert not any(i.startswith("4-") for i in ids)
-    assert all("nan" not in c.measured.lower() for c in claims)

@@ -1,4 +1,5 @@
-"""`python -m lib compute --jobs J`: J worker processes share one sweep and store the same numbers as one process."""
+"""`python -m lib compute --jobs J`: J worker processes (lib.core.sweep.collect) share one sweep and store the same
+numbers as one process."""
 import json
 import os
 import subprocess
@@ -28,9 +29,11 @@ def test_jobs_store_the_same_numbers_as_one_process(tmp_path):
     one, two = _compute(tmp_path / "one"), _compute(tmp_path / "two", "--jobs", "2")
     assert one.returncode == 0, one.stderr
     assert two.returncode == 0, two.stderr
-    assert two.stdout.count("[worker ") == 6  # every point computed once, by one of the workers
+    assert two.stdout.count(" computed in ") == 6 and "[6/6]" in two.stdout  # every point computed once
     assert _points(tmp_path / "one") == _points(tmp_path / "two") and len(_points(tmp_path / "one")) == 6
-    assert not list((tmp_path / "two" / "sample_complexity" / "quick").glob(".claims-*"))  # claims cleaned up
+    again = _compute(tmp_path / "two", "--jobs", "2")                    # a rerun loads every point
+    assert again.returncode == 0 and " computed in " not in again.stdout
+    assert "6 of 6 points loaded" in again.stdout
     comp = json.loads((tmp_path / "two" / "sample_complexity" / "quick" / "compute.json").read_text())
     assert comp["jobs"] == 2
 

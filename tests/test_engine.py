@@ -110,7 +110,7 @@ def per_run_adamw(init, r, batches, cfg):
 
 def assert_run_equals(final, r, expected):
     for k, v in expected.items():
-        torch.testing.assert_close(final[k][r], v, atol=1e-5, rtol=0, msg=lambda m: f"run {r} {k}: {m}")
+        torch.testing.assert_close(final[k][r], v, atol=1e-5, rtol=0, msg=lambda m, k=k: f"run {r} {k}: {m}")
 
 
 def test_equivalent_to_per_run_adamw():

@@ -1,15 +1,25 @@
-"""lib.core.store: atomic writes, the point store's round trip, keys, NaN handling and staleness."""
+"""lib.core.store and lib.core.sweep: atomic writes, the point store's round trip, keys, NaN handling, staleness,
+and the one sweep runner (collect)."""
 from __future__ import annotations
 
 import ast
 import json
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 import lib.core.store as store
 from lib.core import params
-from lib.core.store import Store, atomic_write, is_stale, key_of, lib_hash
+from lib.core.store import MissingResult, Store, atomic_write, is_stale, key_of, lib_hash, spec_dict
+from lib.core.sweep import Point, collect, nest
+
+
+@dataclass(frozen=True)
+class Spec:
+    N: int
+    model: str = "ffn"
+    lr: float = 0.001
 
 
 def test_atomic_write_replaces_and_leaves_no_temp_files(tmp_path):
@@ -38,17 +48,17 @@ def test_failed_atomic_write_keeps_old_file(tmp_path, monkeypatch):
 
 def test_store_put_get_round_trip(tmp_path):
     s = Store("chap", "prof", root=tmp_path)
-    spec = {"N": 4, "model": "ffn", "lr": 0.001}
+    spec = Spec(4)
     assert s.get(spec) is None
     result = {"samples": np.array([[640.0, np.nan], [1280.0, 320.0]]), "n": np.int64(3), "ok": np.bool_(True)}
     env = {"commit": "abc", "lib_hash": lib_hash()}
     record = s.put(spec, result, env)
     assert record == s.get(spec)
-    assert record["spec"] == spec and record["commit"] == "abc"
+    assert record["spec"] == {"point": "Spec", "N": 4, "model": "ffn", "lr": 0.001} and record["commit"] == "abc"
     assert record["result"] == {"samples": [[640.0, None], [1280.0, 320.0]], "n": 3, "ok": True}
-    assert s.get({**spec, "N": 5}) is None
+    assert s.get(Spec(5)) is None
     files = list((tmp_path / "chap" / "prof" / "points").iterdir())
-    assert [f.name for f in files] == [f"{key_of(spec)}.json"]
+    assert [f.name for f in files] == [f"{key_of(spec_dict(spec))}.json"]
 
 
 def test_store_write_read(tmp_path):
@@ -95,17 +105,32 @@ def test_lib_hash_is_stable():
 
 def test_lib_hash_covers_what_a_chapter_imports():
     mods = store.lib_modules("sample_complexity")
-    assert {"sample_complexity", "engine", "models", "qstr", "stats"} <= set(mods)
-    # other chapters and code that never changes a number (store, claims, plotting) do not make results stale
-    assert not {"head_lower_bound", "ffn_span", "store", "claims", "plotting", "chapter"} & set(mods)
-    # nor does what a page shows (lib/<chapter>_page.py: tables, claims, figures), nor another chapter's page
-    for chapter in ("sample_complexity", "ffn_span", "rnn_norm_growth"):
-        assert not [m for m in store.lib_modules(chapter) if m.endswith("_page")], chapter
-    assert "sample_complexity" not in store.lib_modules("ffn_span")       # it only reads that chapter's results
+    assert {"lib/chapters/sample_complexity/compute.py", "lib/science/engine.py", "lib/science/models.py",
+            "lib/science/qstr.py", "lib/science/stats.py"} <= set(mods)
+    # other chapters, pages and lib/core (store, sweep, claims, plotting: no number) do not make results stale
+    assert all(m.startswith(("lib/science/", "lib/chapters/sample_complexity/compute.py")) for m in mods), mods
+    for chapter in params.chapters():
+        assert not [m for m in store.lib_modules(chapter) if m.startswith("lib/core") or m.endswith("page.py")], chapter
+    assert not [m for m in store.lib_modules("ffn_span") if "sample_complexity" in m]  # it only reads its results
     rnn = store.lib_modules("rnn_norm_growth")       # it computes with Eq. A.2 (lib.science.a2), not with head_lower_bound
-    assert "a2" in rnn and "head_lower_bound" not in rnn
+    assert "lib/science/a2.py" in rnn and not [m for m in rnn if "head_lower_bound" in m]
     assert lib_hash("sample_complexity") != lib_hash("head_lower_bound") != lib_hash()
     assert is_stale({"lib_hash": lib_hash("ffn_span")}, "ffn_span") is False
+
+
+def test_lib_hash_follows_an_edit_of_what_the_chapter_imports(tmp_path, monkeypatch):
+    """A copy of lib in which one science module changes: the hash of a chapter that imports it changes, the hash of
+    a chapter that does not import it stays."""
+    import shutil
+
+    root = tmp_path / "repo"
+    shutil.copytree(store.ROOT / "lib", root / "lib", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(store, "ROOT", root)
+    before = {c: lib_hash(c) for c in ("sample_complexity", "turing_simulation")}
+    with open(root / "lib" / "science" / "qstr.py", "a") as f:
+        f.write("\n# an edit\n")
+    assert lib_hash("sample_complexity") != before["sample_complexity"]
+    assert lib_hash("turing_simulation") == before["turing_simulation"]
 
 
 def test_commit_override(monkeypatch):
@@ -113,46 +138,82 @@ def test_commit_override(monkeypatch):
     assert store.git_commit() == "abc1234567"
 
 
-def test_claimed_points_are_left_to_their_worker(tmp_path):
-    a, b = (Store("ch", "quick", root=tmp_path, stored_only=False) for _ in range(2))
-    a.claims = b.claims = tmp_path / "claims"
-    a.claims.mkdir()
-    rec, done = a.load_or_compute({"N": 1}, lambda: {"v": 1}, {})
-    assert done and rec["result"] == {"v": 1} and a.n_computed == 1
-    assert b.load_or_compute({"N": 2}, lambda: {"v": 2}, {})[1]       # unclaimed: b computes it
-    assert b.load_or_compute({"N": 1}, lambda: 1 / 0, {})[0]["result"] == {"v": 1}   # stored: loaded
-    (a.claims / key_of({"N": 3})).touch()                                             # claimed by a third worker
-    assert b.load_or_compute({"N": 3}, lambda: 1 / 0, {}) == (None, False) and b.n_computed == 1
+# --------------------------------------------------------------------------------------------- the sweep
+def square(spec: Spec, device: str) -> dict:
+    return {"x": spec.N ** 2, "device": device}
 
 
-def test_load_or_compute_computes_once_then_loads(tmp_path):
-    store = Store("ch", "quick", root=tmp_path, stored_only=False)
-    calls = []
-    rec, computed = store.load_or_compute({"N": 3}, lambda: calls.append(1) or {"x": 1.5}, {"commit": "c"})
-    assert computed and rec["result"] == {"x": 1.5}
-    rec2, computed2 = store.load_or_compute({"N": 3}, lambda: calls.append(1) or {"x": 9}, {"commit": "c"})
-    assert not computed2 and rec2 == rec and len(calls) == 1
+def boom(spec: Spec, device: str) -> dict:
+    raise AssertionError("computed, but the point was stored")
+
+
+def test_collect_computes_once_then_loads_and_nests(tmp_path):
+    s = Store("ch", "quick", root=tmp_path, stored_only=False)
+    pts = [Point(("grid", n), Spec(n), square, cost=n) for n in (2, 3)] + [Point(("single",), Spec(7), square)]
+    lines = []
+    out = collect(pts, s, "cpu", log=lines.append)
+    assert out["grid"][3]["result"]["x"] == 9 and out["single"]["result"]["x"] == 49
+    assert sum("computed" in line for line in lines) == 3 and "[1/3] grid 3" in lines[0]   # costliest first
+    again = collect([Point(p.label, p.spec, boom) for p in pts], s, "cpu", log=None)
+    assert again == out and s.used == [out["grid"][2], out["grid"][3], out["single"]]
+    forced = collect(pts[:1], s, "cpu", force=True, log=None)
+    assert forced["grid"][2]["result"]["x"] == 4
+    assert len(list((tmp_path / "ch" / "quick" / "points").iterdir())) == 3
+
+
+def test_collect_computes_equal_specs_once(tmp_path):
+    s = Store("ch", "quick", root=tmp_path, stored_only=False)
+    lines = []
+    out = collect([Point(("a",), Spec(2), square), Point(("b",), Spec(2), square)], s, "cpu", log=lines.append)
+    assert out["a"] == out["b"] and len(lines) == 1
 
 
 def test_stored_only_never_computes(tmp_path, monkeypatch):
-    from lib.core.store import MissingResult
-
     monkeypatch.setenv("BOOK_STORED_ONLY", "1")
-    store = Store("ch", "paper", root=tmp_path)
-    assert store.stored_only
+    s = Store("ch", "paper", root=tmp_path)
+    assert s.stored_only
     with pytest.raises(MissingResult, match="python -m lib compute ch --profile paper"):
-        store.load_or_compute({"N": 3}, lambda: pytest.fail("computed"), {})
+        collect([Point(("a",), Spec(3), boom)], s, "cpu", log=None)
+
+
+def test_points_take_frozen_specs_and_module_level_runs():
+    @dataclass
+    class Loose:
+        N: int
+
+    with pytest.raises(TypeError, match="frozen dataclass"):
+        Point(("a",), Loose(1), square)
+    with pytest.raises(TypeError, match="frozen dataclass"):
+        Point(("a",), {"N": 1}, square)
+    P = {"N": 1, "secret": 2}
+    with pytest.raises(TypeError, match="module-level"):
+        Point(("a",), Spec(1), lambda spec, device: {"x": P["secret"]})
+
+    def closure(spec, device):
+        return {"x": P["secret"]}
+
+    with pytest.raises(TypeError, match="module-level"):
+        Point(("a",), Spec(1), closure)
+    with pytest.raises(ValueError, match="share a label"):
+        collect([Point(("a",), Spec(1), square), Point(("a",), Spec(2), square)], Store("ch", "q", root="/nonexistent"),
+                "cpu")
+
+
+def test_nest():
+    assert nest([(("a", 1), "x"), (("a", 2), "y"), (("b",), "z"), ((("p", "m", 4),), "w")]) == {
+        "a": {1: "x", 2: "y"}, "b": "z", ("p", "m", 4): "w"}
 
 
 @pytest.mark.parametrize("chapter", params.chapters())
 def test_page_module_is_outside_the_chapter_hash(chapter):
-    """lib/<chapter>_page.py (tables, claims, figures) exists, is in no chapter's hash, and no computation imports
-    it: rewording a claim or restyling a figure leaves stored results current."""
-    assert (store.ROOT / "lib" / f"{chapter}_page.py").is_file()
-    assert chapter in store.lib_modules(chapter)
-    assert not [m for m in store.lib_modules(chapter) if m.endswith("_page")]
-    for module in store.lib_modules(chapter):
-        tree = ast.parse((store.ROOT / "lib" / f"{module}.py").read_text())
+    """lib/chapters/<chapter>/page.py (tables, claims, figures) exists, is in no chapter's hash, and no computation
+    imports it: rewording a claim or restyling a figure leaves stored results current."""
+    assert (store.ROOT / "lib" / "chapters" / chapter / "page.py").is_file()
+    mods = store.lib_modules(chapter)
+    assert f"lib/chapters/{chapter}/compute.py" in mods
+    for module in mods:
+        tree = ast.parse((store.ROOT / module).read_text())
         names = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-        names += [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
-        assert not [m for m in names if m.endswith("_page")], module
+        names += [f"{n.module}.{a.name}" if isinstance(n, ast.ImportFrom) else a.name
+                  for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
+        assert not [m for m in names if m.endswith("page") or ".page." in m], module

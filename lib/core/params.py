@@ -94,7 +94,8 @@ def parse_schema(cell: str) -> dict[str, Param]:
         is_list = isinstance(default, list)
         elems = default if is_list else [default]
         if not elems or len({type(e) for e in elems}) != 1 or type(elems[0]) not in (bool, int, float, str):
-            raise ParamError(f"parameters cell: {name}: default must be a bool, int, float, str or a non-empty list of one of them")
+            raise ParamError(f"parameters cell: {name}: default must be a bool, int, float, str or a non-empty list of one "
+                             "of them")
         schema[name] = Param(name, default, type(elems[0]), is_list, constraint.strip(), help_.strip())
     return schema
 

@@ -138,7 +138,7 @@ def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None
     prov = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 2), "jobs": jobs,
             "seeds": {k: v for k, v in values.items() if "seed" in k}, "params": values, **environment(device, chapter)}
     write_json(store.dir / "compute.json", prov)
-    log(f"{chapter}: computed in {prov['wall_s']} s on {prov['device']} -> {store.dir}")
+    log(f"{chapter}: finished in {prov['wall_s']} s on {prov['device']} -> {store.dir}")
     return store.dir
 
 
@@ -184,7 +184,8 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
                              "results": str(Path(results_root()) / chapter / profile), "stored_only": stored_only}
     target = out_dir / f"{chapter}.ipynb"
     atomic_write(target, nbformat.writes(done))
-    log(f"{chapter}: executed in {done.metadata['book']['wall_s']} s -> {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}")
+    shown = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
+    log(f"{chapter}: executed in {done.metadata['book']['wall_s']} s -> {shown}")
     return target
 
 

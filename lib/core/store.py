@@ -3,7 +3,8 @@
 A sweep point (one configuration, all its seeds) is stored under a key that hashes exactly the parameters it
 depends on, so a rerun with the same parameters loads it in milliseconds, an interrupted sweep resumes from the
 points that finished, and a changed parameter recomputes only what it touches. Every point records the commit and
-a hash of the `lib` code the chapter computes with; `is_stale` tells a page which points came from other code than the current one.
+a hash of the `lib` code the chapter computes with; `is_stale` tells a page which points came from other code than
+the current one.
 
     >>> store = Store("sample_complexity", "quick"); store.get(spec) is None
 """

@@ -94,7 +94,8 @@ def trainable(params: Params) -> list[torch.Tensor]:
 
 def _optimizer(params: list[torch.Tensor], cfg: TrainConfig):
     fused = params[0].is_cuda  # one kernel for all tensors on the GPU; foreach on the CPU
-    return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay, fused=fused or None, foreach=None if fused else True)
+    return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay, fused=fused or None,
+                             foreach=None if fused else True)
 
 
 def _compact(params: Params, opt, keep: torch.Tensor, cfg: TrainConfig):

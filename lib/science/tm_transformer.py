@@ -282,7 +282,8 @@ def attend(q, k, v, k0, v0, mask=None, beta=None, tol=1e-6, stats=None):
         if stats is not None:
             below = s.masked_fill(s >= top - tol, float("-inf")).max(-1).values
             gap = (top[..., 0] - below)
-            stats["gap"] = min(stats.get("gap", math.inf), float(gap[torch.isfinite(gap)].min()) if torch.isfinite(gap).any() else math.inf)
+            finite = gap[torch.isfinite(gap)]
+            stats["gap"] = min(stats.get("gap", math.inf), float(finite.min()) if finite.numel() else math.inf)
     else:
         wts = torch.softmax(beta.to(s.dtype).view(-1, *([1] * (s.dim() - 1))) * s, -1)
     vals = torch.cat([v0[:, None, None, :].expand(*v.shape[:2], 1, v.shape[-1]), v], -2)

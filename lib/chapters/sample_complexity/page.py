@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 import torch
 
-from lib.science import qstr
 from lib.core.claims import Row, Verdict, evaluate
+from lib.science import qstr
 from lib.science.stats import loglog_slope
 
 LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}

@@ -1,0 +1,170 @@
+"""The chapter contract (lib/chapters/__init__.py), checked for every chapter, and `python -m lib new`, whose
+skeleton must meet it, run, build and pass its own test."""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lib.core import claims, params, runner
+from lib.core.store import ROOT, key_of, lib_modules, spec_dict
+from lib.core.sweep import Point
+
+CHAPTERS = params.chapters()
+
+
+def _module(chapter: str, part: str):
+    import importlib
+
+    return importlib.import_module(f"lib.chapters.{chapter}.{part}")
+
+
+def test_every_chapter_is_in_the_toc_and_every_toc_chapter_has_a_source():
+    assert sorted(runner.toc_chapters()) == CHAPTERS
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_files(chapter):
+    for rel in (f"book/chapters/{chapter}.md", f"lib/chapters/{chapter}/__init__.py",
+                f"lib/chapters/{chapter}/compute.py", f"lib/chapters/{chapter}/page.py",
+                f"parameters/{chapter}/quick.yaml", f"parameters/{chapter}/paper.yaml", f"tests/test_{chapter}.py"):
+        assert (ROOT / rel).is_file(), rel
+    for profile in ("quick", "paper"):
+        assert params.resolve(chapter, profile)["profile"] == profile
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_cross_chapter_reads_are_declared(chapter):
+    """A page that reads another chapter's store says so in READS; the runner then runs that chapter first."""
+    reads = runner.reads(chapter)
+    assert isinstance(reads, tuple) and set(reads) <= set(CHAPTERS) - {chapter}
+    page = (ROOT / "lib" / "chapters" / chapter / "page.py").read_text()
+    for other in CHAPTERS:
+        if other != chapter and f'Store("{other}"' in page:
+            assert other in reads, f"{chapter}'s page reads {other}'s store without declaring it in READS"
+    order = runner.in_dependency_order(list(reversed(CHAPTERS)))
+    assert all(order.index(dep) < order.index(chapter) for dep in reads)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_points_are_specs_and_module_level_runs(chapter):
+    """A point's computation sees its spec and the device only: the spec is a frozen dataclass (its fields are the
+    store key), and its run is a module-level function of (spec, device) (Point rejects closures and lambdas), so
+    it cannot read a parameter that is not in its spec."""
+    compute = _module(chapter, "compute")
+    points = compute.points(params.resolve(chapter, "quick"))
+    assert points and all(isinstance(p, Point) for p in points)
+    assert len({p.label for p in points}) == len(points)
+    for p in points:
+        assert dataclasses.is_dataclass(p.spec) and type(p.spec).__dataclass_params__.frozen
+        assert spec_dict(p.spec) == {"point": type(p.spec).__name__, **dataclasses.asdict(p.spec)}
+        hash(p.spec)                                                      # every field is a value, not a list
+        assert list(inspect.signature(p.run).parameters)[:2] == ["spec", "device"], p.run
+        assert p.run.__module__.startswith(("lib.chapters.", "lib.science.")) and "<" not in p.run.__qualname__
+        assert not [d for d in (p.run.__defaults__ or ()) if isinstance(d, dict)], p.run
+    # Points of equal specs share their stored result; other points have other keys.
+    assert len({key_of(spec_dict(p.spec)) for p in points}) == len({p.spec for p in points})
+    # The module keeps no parameters in globals that a run function could read instead of its spec.
+    tree = ast.parse((ROOT / "lib" / "chapters" / chapter / "compute.py").read_text())
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Global)], "compute.py assigns globals"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_page_declares_claims_with_kinds_and_sources(chapter):
+    rows = _module(chapter, "page").ROWS
+    assert rows and all(isinstance(r, claims.Row) for r in rows)
+    assert len({r.id for r in rows}) == len(rows)
+    assert all(r.kind in claims.KINDS and r.source.strip() and r.statement.strip() for r in rows)
+    assert any(r.kind == "claim" for r in rows), "a chapter with no empirical claim tests nothing the paper predicts"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_page_is_outside_the_hash_and_the_source_follows_the_contract(chapter):
+    assert f"lib/chapters/{chapter}/page.py" not in lib_modules(chapter)
+    source = (ROOT / "book" / "chapters" / f"{chapter}.md").read_text()
+    for needle in ("prf:theorem", f'Chapter("{chapter}", globals())', "ch.collect(", "ch.finish(", "check.claims",
+                   "check.provenance"):
+        assert needle in source, f"{chapter}.md: {needle!r} missing"
+
+
+def test_unknown_kind_is_refused():
+    with pytest.raises(ValueError, match="kind"):
+        claims.Row("x", "identity", "s", "t", "e", lambda: None)
+
+
+# ------------------------------------------------------------------------------------------ python -m lib new
+def _copy_repo(root: Path) -> None:
+    for name in ("_config.yml", "_toc.yml", "pyproject.toml"):
+        shutil.copy(ROOT / name, root / name)
+    for name in ("lib", "book", "parameters", "tests"):
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("executed", "__pycache__", ".*"))
+
+
+def _lib(root: Path, *args, env=None):
+    return subprocess.run([sys.executable, "-m", "lib", *args], cwd=root, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "BOOK_RESULTS": str(root / "results"), **(env or {})})
+
+
+def test_new_refuses_bad_and_existing_names(tmp_path):
+    _copy_repo(tmp_path)
+    before = (tmp_path / "_toc.yml").read_text()
+    for name in ("../evil", "Bad", "x", CHAPTERS[0]):
+        out = _lib(tmp_path, "new", name)
+        assert out.returncode == 2 and out.stderr.count("\n") == 1 and "new:" in out.stderr, (name, out.stderr)
+    assert (tmp_path / "_toc.yml").read_text() == before
+
+
+@pytest.mark.e2e
+def test_new_chapter_runs_builds_and_meets_the_contract(tmp_path):
+    """The skeleton of `python -m lib new` in a copy of the repository: it runs, its page builds, its own test and the
+    contract tests pass on it."""
+    _copy_repo(tmp_path)
+    out = _lib(tmp_path, "new", "demo_theorem", "--title", "A demo theorem")
+    assert out.returncode == 0, out.stderr
+    toc = yaml.safe_load((tmp_path / "_toc.yml").read_text())
+    assert {"caption": "A demo theorem", "chapters": [{"file": "book/executed/demo_theorem"}]} in toc["parts"]
+    run = _lib(tmp_path, "run", "demo_theorem")
+    assert run.returncode == 0, run.stderr[-3000:]
+    # Build a book of the new chapter alone (the others are not executed in this copy).
+    toc["parts"] = [p for p in toc["parts"] if p["caption"] in ("A demo theorem", "About this build")]
+    (tmp_path / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
+    build = _lib(tmp_path, "build")
+    assert build.returncode == 0, (build.stdout + build.stderr)[-3000:]
+    html = (tmp_path / "_build" / "html" / "book" / "executed" / "demo_theorem.html").read_text()
+    assert "<strong>pass</strong>" in html and "Traceback" not in html and "A demo theorem" in html
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_demo_theorem.py",
+                            "tests/test_contract.py", "-k", "demo_theorem or test_chapter_files"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert tests.returncode == 0, tests.stdout[-3000:]
+
+
+def test_pyproject_lists_what_lib_imports():
+    """Every third-party package that lib imports is a dependency in pyproject.toml (and every dependency is used)."""
+    import re
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    declared = {re.split(r"[<>=!\s\[]", d, maxsplit=1)[0].lower().replace("_", "-") for d in deps}
+    imported = set()
+    for path in (ROOT / "lib").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = imported - set(sys.stdlib_module_names) - {"lib"}
+    dists = packages_distributions()
+    needed = {dists[m][0].lower().replace("_", "-") for m in third_party}
+    assert needed <= declared, f"imported but not in pyproject.toml: {sorted(needed - declared)}"
+    # Build-time dependencies that no module imports: the book's Sphinx extensions, MathJax files, the kernel.
+    build_only = {"jupyter-book", "sphinx-proof", "sphinxcontrib-bibtex", "django-static-mathjax", "ipykernel"}
+    assert declared - needed <= build_only, f"declared but never imported: {sorted(declared - needed - build_only)}"

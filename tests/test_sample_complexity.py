@@ -1,0 +1,122 @@
+"""The sample-complexity chapter: its summary, slopes and claims (which must be able to fail), and its points."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from lib.chapters.sample_complexity import compute as sc
+from lib.chapters.sample_complexity import page
+from lib.core import params
+from lib.core.claims import to_markdown
+from lib.core.store import key_of, spec_dict
+
+
+def result_cell(line: str) -> str:
+    """'pass' or 'fail' from a claim row's last cell, whatever its decoration (emoji, bold, case)."""
+    cell = line.rstrip().rstrip("|").rsplit("|", 1)[1].lower()
+    assert ("pass" in cell) != ("fail" in cell), line
+    return "pass" if "pass" in cell else "fail"
+
+
+def test_a_point_key_follows_its_own_width_only():
+    """Each model's point carries its own width: the FFN's key changes with ffn_width, not with rnn_hidden."""
+    P = params.resolve("sample_complexity", "quick")
+    key = lambda P, model: key_of(spec_dict(sc.point_spec(P, "a", model, 4)))
+    assert key({**P, "ffn_width": 7}, "ffn") != key(P, "ffn") == key({**P, "rnn_hidden": 7}, "ffn")
+    assert key({**P, "rnn_hidden": 7}, "rnn") != key(P, "rnn") == key({**P, "mlp_width": 7}, "rnn")
+    assert key({**P, "threshold_b": 0.5}, "ffn") == key(P, "ffn")        # panel (a) reads threshold_a only
+
+
+# ----------------------------------------------------------------------------------------------- slopes
+def test_loglog_slope_recovers_power():
+    N = np.array([2, 4, 8, 16])
+    assert page.loglog_slope(N, N ** 2) == pytest.approx(2.0)
+    assert page.loglog_slope(N, 5 * N ** 0.5) == pytest.approx(0.5)
+
+
+def test_loglog_slope_ignores_nan_and_needs_two_points():
+    N = [2, 4, 8, 16]
+    assert page.loglog_slope(N, [4, np.nan, 64, 256]) == pytest.approx(2.0)
+    assert page.loglog_slope(N, [4, 16, 0, 256]) == pytest.approx(2.0)  # non-positive values are dropped too
+    assert math.isnan(page.loglog_slope(N, [4, np.nan, np.nan, np.nan]))
+
+
+# ------------------------------------------------------------------------------------------------ claims
+MODELS = ("transformer", "rnn", "ffn")
+P = {"models": list(MODELS), "N_a": page.PAPER_MEANS["a"]["N"], "N_b": page.PAPER_MEANS["b"]["N"]}
+
+
+def fake_records(means_a: dict, means_b: dict, task_factor: dict) -> dict:
+    """Records as sample_complexity.run returns them: three seeds at mean*0.9, mean*1.1 and one censored (None)."""
+    records = {}
+    for panel, means in (("a", means_a), ("b", means_b)):
+        tests = list(sc.PANELS[panel]["tests"])
+        for model in MODELS:
+            for N, m in zip(page.PAPER_MEANS[panel]["N"], means[model]):
+                per_test = [m if t == "authors" or panel == "b" else m * task_factor[model] for t in tests]
+                samples = [[v * 0.9 for v in per_test], [v * 1.1 for v in per_test], [None] * len(tests)]
+                records[(panel, model, N)] = {"result": {"tests": tests, "samples": samples}}
+    return records
+
+
+PAPER_TASK_FACTOR = {"transformer": 1.0, "rnn": 1.5, "ffn": 2.2}
+
+
+def paper_like():
+    return fake_records(page.PAPER_MEANS["a"], page.PAPER_MEANS["b"], PAPER_TASK_FACTOR)
+
+
+def test_summarize_table():
+    table = page.summarize(P, paper_like())
+    assert set(table) == {"a", "b"} and set(table["a"]["ffn"]) == {"authors", "task"} and set(table["b"]["ffn"]) == {"task"}
+    entry = table["a"]["ffn"]["authors"]
+    assert entry["N"] == page.PAPER_MEANS["a"]["N"]
+    assert entry["runs"].shape == (6, 3)
+    np.testing.assert_allclose(entry["mean"], page.PAPER_MEANS["a"]["ffn"])  # the censored seed is left out
+    assert entry["censored"].tolist() == [1] * 6
+    np.testing.assert_allclose(table["a"]["ffn"]["task"]["mean"], 2.2 * np.array(page.PAPER_MEANS["a"]["ffn"]))
+
+
+def test_claims_pass_on_paper_like_numbers():
+    claims = page.claims(P, page.summarize(P, paper_like()))
+    ids = [c["id"] for c in claims]
+    assert len(ids) == len(set(ids)) >= 8
+    assert {c["kind"] for c in claims} == {"claim"} and all(c["source"] for c in claims)
+    # Every family of the reading guide's claims is checked on the paper's full grid.
+    for prefix in ("1-", "2-", "3-", "4-", "test-protocol", "paper-means-N12", "paper-means-N33"):
+        assert any(i.startswith(prefix) for i in ids), (prefix, ids)
+    failed = [c for c in claims if not c["passed"]]
+    assert not failed, to_markdown(failed)
+    assert all(isinstance(c["passed"], bool) for c in claims)
+    assert all("nan" not in c["measured"].lower() for c in claims)
+
+
+def test_claims_fail_when_ordering_is_reversed():
+    """Transformer and FFN numbers swapped (and the test-protocol factors with them): the hierarchy is reversed."""
+    a, b = page.PAPER_MEANS["a"], page.PAPER_MEANS["b"]
+    swap = lambda means: {**means, "transformer": means["ffn"], "ffn": means["transformer"]}
+    records = fake_records(swap(a), swap(b), {"transformer": 2.2, "rnn": 1.5, "ffn": 1.0})
+    claims = page.claims(P, page.summarize(P, records))
+    assert all(isinstance(c["passed"], bool) for c in claims)
+    by_id = {c["id"]: c for c in claims}
+    must_fail = [i for i in by_id if i.startswith(("1-", "2-", "4-", "test-protocol", "paper-means"))]
+    assert len(must_fail) >= 6
+    for i in must_fail:
+        assert by_id[i]["passed"] is False, i
+    assert by_id["3-small-N"]["passed"] is True  # at N=2 every model is still cheap: not every claim flips
+    rows = to_markdown(claims, "claim").splitlines()[2:]
+    marks = [result_cell(r) for r in rows]
+    assert marks.count("fail") == sum(not c["passed"] for c in claims) >= len(must_fail)
+    assert marks.count("pass") == sum(c["passed"] for c in claims) >= 1
+
+
+def test_claims_off_grid_are_omitted_not_faked():
+    """A grid without N=12 or the panel (b) points gives fewer claims, never a claim on missing numbers."""
+    records = {k: v for k, v in paper_like().items() if k[0] == "a" and k[2] <= 8}
+    claims = page.claims(P, page.summarize(P, records))
+    ids = [c["id"] for c in claims]
+    assert claims and "2-growth-4-12" not in ids and "paper-means-N12" not in ids and "paper-means-N33" not in ids
+    assert not any(i.startswith("4-") for i in ids)
+    assert all("nan" not in c["measured"].lower() for c in claims)
