@@ -18,6 +18,8 @@ Bad input exits with status 2 and one line on stderr; a failing chapter exits 1 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 
 from lib.core import params as params_mod
@@ -34,9 +36,27 @@ def _list() -> None:
             print(f"  {p.name:<16} {str(p.default):<28} {p.form:<30} {p.help}")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, except that a usage error is one line on stderr (and exit status 2), like every other bad input."""
+
+    def error(self, message):
+        sys.stderr.write(f"error: {params_mod.ParamError(message)} (see: {self.prog} --help)\n")
+        sys.exit(2)
+
+
+def jobs_count(text: str) -> int:
+    """--jobs: a whole number in ASCII digits from 1 to the machine's cores (more workers than cores only slow
+    every one of them down, and each holds its own copy of torch)."""
+    cores = os.cpu_count() or 1
+    if not re.fullmatch(r"[0-9]{1,4}", text or "") or not 1 <= int(text) <= cores:
+        raise params_mod.ParamError(f"--jobs: expected a whole number from 1 to {cores} (the cores here), "
+                                    f"got {params_mod.shown(text)}")
+    return int(text)
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lib", description="Run and build the companion book.")
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    ap = _Parser(prog="python -m lib", description="Run and build the companion book.")
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     sub.add_parser("list", help="chapters, profiles and their parameters")
     helps = {"run": "execute chapters", "book": "run every chapter, then build",
              "compute": "a chapter's computation without Jupyter, stored for `run` to render"}
@@ -81,14 +101,13 @@ def main(argv=None) -> int:
             print(f"next: python -m lib run {args.name}  (then replace the stand-in experiment)")
             return 0
         if args.cmd == "compute":
-            if not args.jobs.isdigit() or int(args.jobs) < 1:
-                raise params_mod.ParamError(f"--jobs: expected a whole number >= 1, got {args.jobs!r}")
+            jobs = jobs_count(args.jobs)
             overrides = params_mod.parse_overrides(args.set)
             chapters = toc_chapters() if args.chapter == "all" else [args.chapter]
             for chapter in chapters:
                 params_mod.resolve(chapter, args.profile, overrides)
             for chapter in in_dependency_order(chapters):
-                compute_chapter(chapter, args.profile, overrides, force=args.force, jobs=int(args.jobs))
+                compute_chapter(chapter, args.profile, overrides, force=args.force, jobs=jobs)
             return 0
 
         if args.cmd in ("run", "book"):

@@ -176,9 +176,10 @@ def test_top_level_list(pdir):
                    needles=("bad.yaml", "mapping", "list"))
 
 
-def test_empty_file_means_defaults(pdir):
-    P = resolve("sample_complexity", bad_profile(pdir, "# nothing\n"))
-    assert P["n_seeds"] == params.load_schema("sample_complexity")["n_seeds"].default and P["profile"] == "bad"
+def test_empty_or_comment_only_profile_is_refused(pdir):
+    """It would silently run the schema's defaults, the paper's scale."""
+    for text in ("", "# nothing\n", "\n\n"):
+        one_line_error(resolve, "sample_complexity", bad_profile(pdir, text), needles=("bad.yaml", "no parameters"))
 
 
 def test_unknown_key(pdir):

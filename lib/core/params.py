@@ -30,8 +30,28 @@ PARAMS_DIR = ROOT / "parameters"
 RESERVED = ("profile",)  # set by the runner from the profile's file name, never by a file
 
 
+MAX_MESSAGE = 400        # characters of an error message: a megabyte-long value is cut, never printed whole
+MAX_INT = 2 ** 53        # every int parameter is below this (exact as a float, and in JSON)
+MAX_PROFILE_BYTES = 64 * 1024   # a profile is a few dozen lines; a larger file is refused before it is parsed
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")   # chapter and profile names: never a path
+
+
 class ParamError(ValueError):
-    """A bad parameter, file, chapter or profile. str(err) is the one-line message shown to the user."""
+    """A bad parameter, file, chapter or profile. str(err) is the one-line message shown to the user: newlines in
+    it (a name or a value that holds one) are escaped, and it is cut at MAX_MESSAGE characters."""
+
+    def __init__(self, message: str):
+        message = str(message).replace("\r", "\\r").replace("\n", "\\n").replace("\0", "\\0")
+        if len(message) > MAX_MESSAGE:
+            tail = f" ... ({len(message):,} characters in all)"
+            message = message[:MAX_MESSAGE - len(tail)] + tail
+        super().__init__(message)
+
+
+def shown(value, limit: int = 80) -> str:
+    """A value as an error message quotes it: its repr, on one line, cut at `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 5] + " ...)"
 
 
 @dataclass(frozen=True)
@@ -56,10 +76,10 @@ def chapters() -> list[str]:
 
 
 def chapter_source(chapter: str) -> Path:
-    path = CHAPTERS_DIR / f"{chapter}.md"
-    if not path.is_file():
-        raise ParamError(f"unknown chapter '{chapter}'; chapters: {', '.join(chapters()) or 'none'}")
-    return path
+    """book/chapters/<chapter>.md of a chapter that exists; a name that is a path ('../intro') is no chapter."""
+    if not isinstance(chapter, str) or chapter not in chapters():
+        raise ParamError(f"unknown chapter {shown(chapter)}; chapters: {', '.join(chapters()) or 'none'}")
+    return CHAPTERS_DIR / f"{chapter}.md"
 
 
 def profiles(chapter: str) -> list[str]:
@@ -133,18 +153,15 @@ def _coerce(value, p: Param):
         return value if isinstance(value, bool) else None
     if isinstance(value, bool):
         return None
-    if p.type is int:
-        if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
+    if p.type is int:   # whole numbers below 2**53: exact as floats and in JSON (1e300 is no count of anything)
         if isinstance(value, str):
             try:
-                f = float(value)
+                value = float(value)
             except ValueError:
                 return None
-            return int(f) if f.is_integer() else None
-        return None
+        if isinstance(value, float) and value.is_integer() and abs(value) < MAX_INT:
+            return int(value)
+        return value if isinstance(value, int) and abs(value) < MAX_INT else None
     if p.type is float:
         try:
             f = float(value) if isinstance(value, (int, float, str)) else None
@@ -155,9 +172,10 @@ def _coerce(value, p: Param):
 
 
 def check_value(p: Param, value, where: str):
-    """The validated value for one key, or ParamError naming `where`, the key and the expected form."""
-    def fail(got):
-        raise ParamError(f"{where}: {p.name}: expected {p.form}, got {got!r}")
+    """The validated value for one key, or ParamError naming `where`, the key and the expected form. A list has no
+    repeated element, and a list of numbers is strictly increasing or strictly decreasing (a sweep grid)."""
+    def fail(got, why=""):
+        raise ParamError(f"{where}: {p.name}: expected {p.form}{why}, got {shown(got)}")
 
     if p.is_list:
         if not isinstance(value, list) or not value:
@@ -166,13 +184,24 @@ def check_value(p: Param, value, where: str):
         for v in value:
             c = _coerce(v, p)
             if c is None or not _satisfies(c, p.constraint):
-                fail(value)
+                fail(value, " below 2^53" if p.type is int and _huge(v) else "")
             out.append(c)
+        if len(set(out)) != len(out):
+            fail(value, ", without repeats")
+        if p.type in (int, float) and out not in (sorted(out), sorted(out, reverse=True)):
+            fail(value, ", in increasing (or decreasing) order")
         return out
     c = _coerce(value, p)
     if c is None or not _satisfies(c, p.constraint):
-        fail(value)
+        fail(value, " below 2^53" if p.type is int and _huge(value) else "")
     return c
+
+
+def _huge(value) -> bool:
+    try:
+        return abs(float(value)) >= MAX_INT
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def check_device(value: str, where: str) -> None:
@@ -198,6 +227,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         seen = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, str):   # a list or mapping as a key is unhashable: say so before Python does
+                raise yaml.constructor.ConstructorError(None, None, f"key {shown(key, 40)}: expected a parameter name",
+                                                        key_node.start_mark)
             if key in seen:
                 raise yaml.constructor.ConstructorError(None, None, f"key {key!r} given twice", key_node.start_mark)
             seen.add(key)
@@ -205,20 +237,41 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 
 def read_profile(chapter: str, profile: str) -> tuple[dict, str]:
+    """The profile file's mapping. Refused, in one line: a profile name that is not a plain name (a path would
+    read, and later write, outside parameters/ and results/), a missing, oversized, non-UTF-8, NUL-holding or
+    malformed file, a key that is not a name, and a file with no parameters at all (it would silently run the
+    schema's defaults, which are the paper's scale)."""
+    chapter_source(chapter)
+    if not isinstance(profile, str) or not NAME.match(profile):
+        raise ParamError(f"--profile {shown(profile)}: expected a profile name (letters, digits, _ and -), one of "
+                         f"{', '.join(profiles(chapter)) or 'none'}")
     path = PARAMS_DIR / chapter / f"{profile}.yaml"
     where = _relative(path)
     if not path.is_file():
         raise ParamError(f"{where}: no such profile; profiles of {chapter}: {', '.join(profiles(chapter)) or 'none'}")
+    raw = path.open("rb").read(MAX_PROFILE_BYTES + 1)
+    if len(raw) > MAX_PROFILE_BYTES:
+        raise ParamError(f"{where}: larger than {MAX_PROFILE_BYTES // 1024} KiB; expected a few 'key: value' lines")
+    if b"\0" in raw:
+        raise ParamError(f"{where}: holds a NUL byte at offset {raw.find(0)}; expected a text file of 'key: value' lines")
     try:
-        data = yaml.load(path.read_text(), Loader=_UniqueKeyLoader)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ParamError(f"{where}: not valid UTF-8 (byte {err.start}); expected a text file of 'key: value' lines") from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f" at line {mark.line + 1}" if mark else ""
-        raise ParamError(f"{where}: malformed YAML{line}: {getattr(err, 'problem', err)}") from None
+        raise ParamError(f"{where}: malformed YAML{line}: {getattr(err, 'problem', None) or type(err).__name__}") from None
     if data is None:
-        data = {}
+        raise ParamError(f"{where}: no parameters; expected 'key: value' lines (an empty profile would run the "
+                         "schema's defaults, the paper's scale)")
     if not isinstance(data, dict):
         raise ParamError(f"{where}: expected a mapping of 'key: value' lines, got {type(data).__name__}")
+    for key in data:
+        if not isinstance(key, str):
+            raise ParamError(f"{where}: key {shown(key)}: expected a parameter name")
     return data, where
 
 
@@ -227,11 +280,13 @@ def parse_overrides(items: list[str]) -> dict:
     for item in items or []:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
-            raise ParamError(f"--set {item}: expected key=value (value in YAML, e.g. N_grid=[2,4] or lr=1e-3)")
+            raise ParamError(f"--set {shown(item)}: expected key=value (value in YAML, e.g. N_grid=[2,4] or lr=1e-3)")
+        if len(item) > 10_000 or "\0" in item:
+            raise ParamError(f"--set {shown(item)}: expected a short key=value without NUL characters")
         try:
             out[key.strip()] = yaml.safe_load(raw)
         except yaml.YAMLError:
-            raise ParamError(f"--set {item}: value is not valid YAML") from None
+            raise ParamError(f"--set {shown(item)}: value is not valid YAML") from None
     return out
 
 
@@ -257,13 +312,15 @@ def resolve(chapter: str, profile: str, overrides: dict | None = None) -> dict:
             if key in RESERVED:
                 raise ParamError(f"{source}: {key}: reserved, set from the profile's file name")
             if key not in schema:
-                raise ParamError(f"{source}: {key}: unknown key; known keys: {', '.join(k for k in schema if k not in RESERVED)}")
+                name = key if isinstance(key, str) and key.isidentifier() else shown(key)
+                raise ParamError(f"{source}: {name}: unknown key; known keys: "
+                                 f"{', '.join(k for k in schema if k not in RESERVED)}")
             params[key] = check_value(schema[key], value, source)
             source_of[key] = source
     if "device" in params:
         check_device(params["device"], source_of.get("device", where))
     for key, expected in _cross_checks(chapter, params):
-        raise ParamError(f"{source_of.get(key, where)}: {key}: expected {expected}, got {params[key]!r}")
+        raise ParamError(f"{source_of.get(key, where)}: {key}: expected {expected}, got {shown(params[key])}")
     if "profile" in schema:
         params["profile"] = profile
     return params

@@ -24,9 +24,15 @@ import yaml
 
 from lib.core import params as params_mod
 from lib.core.claims import tally
-from lib.core.store import ROOT, atomic_write, read_json, results_root
+from lib.core.store import ROOT, atomic_write, clean_temps, read_json, results_root
 
 EXECUTED = ROOT / "book" / "executed"
+
+
+def executed_root() -> Path:
+    """Where `run` writes executed notebooks: $BOOK_EXECUTED (tests point it at a temporary directory) or
+    book/executed."""
+    return Path(os.environ.get("BOOK_EXECUTED", EXECUTED))
 
 
 # papermill re-infers the parameters cell to warn about unknown keys; params.resolve() has already rejected them,
@@ -154,13 +160,20 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     import papermill as pm
 
     values = params_mod.resolve(chapter, profile, overrides)  # every check before anything runs
-    out_dir = Path(out_dir or EXECUTED)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = Path(out_dir or executed_root())
     nb = jupytext.read(params_mod.chapter_source(chapter))
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    src = out_dir / f".{chapter}.source.ipynb"
-    tmp = out_dir / f".{chapter}.running.ipynb"
-    nbformat.write(nb, src)
+    # Working copies carry this process's pid: a concurrent run of the same chapter has its own, and clean_temps
+    # removes those of a killed run.
+    src = out_dir / f".{chapter}.source.{os.getpid()}.ipynb.tmp"
+    tmp = out_dir / f".{chapter}.running.{os.getpid()}.ipynb.tmp"
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        clean_temps(out_dir)
+        nbformat.write(nb, src)
+    except OSError as err:
+        raise ChapterFailed(f"chapter {chapter} failed: cannot write in {out_dir}: {err.strerror or err}; the last "
+                            "good notebook and every stored result are unchanged") from None
     t0 = time.perf_counter()
     log(f"running {chapter} with profile {profile}{' (stored results only)' if stored_only else ''} ...")
     try:
@@ -183,7 +196,11 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     done.metadata["book"] = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 1),
                              "results": str(Path(results_root()) / chapter / profile), "stored_only": stored_only}
     target = out_dir / f"{chapter}.ipynb"
-    atomic_write(target, nbformat.writes(done))
+    try:
+        atomic_write(target, nbformat.writes(done))
+    except OSError as err:
+        raise ChapterFailed(f"chapter {chapter} failed: cannot write {target}: {err.strerror or err}; the last good "
+                            "notebook is unchanged") from None
     shown = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
     log(f"{chapter}: executed in {done.metadata['book']['wall_s']} s -> {shown}")
     return target

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -34,7 +35,9 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     """Write to a temporary file in the same directory, then rename: readers see the old file or the new one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # The writer's pid is in the name, so a later run can tell a temporary file left by a killed writer (clean_temps
+    # removes it) from one that a concurrent writer is still filling.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data.encode() if isinstance(data, str) else data)
@@ -43,6 +46,31 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+_TEMP = re.compile(r"^\..+\.(\d+)\.[^.]+\.tmp$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:   # someone else's process: alive
+        return True
+    return True
+
+
+def clean_temps(directory: Path) -> int:
+    """Remove the temporary files of atomic_write that a killed writer left in `directory` (their pid is gone);
+    those of a live writer stay. Returns how many were removed."""
+    removed = 0
+    for path in Path(directory).glob(".*.tmp") if Path(directory).is_dir() else []:
+        m = _TEMP.match(path.name)
+        if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def _jsonable(x):

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lib.core.store import MissingResult, Store, environment, key_of, spec_dict
+from lib.core.store import MissingResult, Store, clean_temps, environment, key_of, spec_dict
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,8 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
     if records:
         log(f"{store.chapter}: {len(records)} of {len(points)} points loaded from {store.dir}")
     env = environment(device, store.chapter) if todo else None
+    if todo:
+        clean_temps(store.dir / "points")      # what a killed run left half-written
     order = sorted(todo.values(), key=lambda group: -group[0].cost)
     t0, done = time.perf_counter(), 0
 

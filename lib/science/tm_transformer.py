@@ -78,7 +78,9 @@ class Net:
         return self.params["h0"].shape[0]
 
     def with_params(self, params: dict) -> "Net":
-        return Net(self.tm, self.T, self.c0, self.m_max, self.lay, params, self.correction, self.d, self.H, self.dk)
+        net = Net(self.tm, self.T, self.c0, self.m_max, self.lay, params, self.correction, self.d, self.H, self.dk)
+        net._checked = self.__dict__.setdefault("_checked", set())   # inputs checked once for every copy
+        return net
 
     def replicate(self, R: int) -> "Net":
         return self.with_params({k: v.expand(R, *v.shape[1:]).clone() for k, v in self.params.items()})
@@ -109,8 +111,13 @@ def _attn(dk: int, w: int):
 
 def build(tm: turing.TM, T: int, m_max: int = 32, c0: int | None = None, correction: bool = True,
           dtype=torch.float64, device="cpu") -> Net:
-    """The construction for machine tm, horizon T and inputs of length <= m_max (R = 1)."""
-    c0 = tm.offset(T) if c0 is None else c0
+    """The construction for machine tm, horizon T and inputs of length <= m_max (R = 1). The machine and the
+    horizon are checked as the interpreter checks them (turing.validate, turing.check_run)."""
+    turing.validate(tm)
+    c0 = tm.offset(T) if c0 is None and turing._whole(T) else c0
+    turing.check_run(tm, [], T, c0)
+    if not turing._whole(m_max) or m_max < 0:
+        raise turing.TMError(f"{tm.name}: m_max: expected a whole number >= 0, got {m_max!r}")
     P = n_bits(turing.max_position(tm, T, m_max, c0))
     K, A = tm.n_states + 1, tm.n_sym
     lay = Layout(K, A, P)
@@ -253,13 +260,29 @@ def positions(net: Net, idx, dtype, device) -> torch.Tensor:
     return out
 
 
+def _check_inputs(net: Net, xs) -> None:
+    """The interpreter's checks of each input (symbols, and the head staying on the tape for T steps), so that the
+    Transformer never writes into a neighbouring field or wraps the head round: the same error on both sides.
+    Inputs are checked once per net; with c0 >= T the head cannot reach cell -1 and only the symbols are checked."""
+    seen = net.__dict__.setdefault("_checked", set())
+    for x in xs:
+        key = tuple(int(s) if turing._whole(s) else s for s in x)
+        if key in seen:
+            continue
+        turing.check_run(net.tm, list(x), net.T, net.c0)
+        if net.c0 < net.T:
+            turing.run(net.tm, list(x), net.T, net.c0)
+        seen.add(key)
+
+
 def encode_inputs(net: Net, xs) -> torch.Tensor:
     """Encoder tokens E[:, x_j] + beta(j) of the left-padded inputs [blank]^c0 x, j = 1..c0+m: (R, B, c0+m, w).
     All inputs of one call have the same length m."""
     p = net.params
     m = len(xs[0])
     if any(len(x) != m for x in xs) or m > net.m_max:
-        raise ValueError(f"inputs must share one length <= m_max={net.m_max}")
+        raise turing.TMError(f"{net.tm.name}: inputs must share one length <= m_max={net.m_max}")
+    _check_inputs(net, xs)
     toks = torch.tensor([[0] * net.c0 + list(x) for x in xs], device=p["E"].device)        # (B, Me)
     emb = p["E"].transpose(1, 2)[:, toks]                                                    # (R, B, Me, w)
     return emb + positions(net, range(1, net.c0 + m + 1), emb.dtype, emb.device)

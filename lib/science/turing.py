@@ -18,6 +18,11 @@ import numpy as np
 L, R = -1, +1
 
 
+class TMError(ValueError):
+    """A machine, input or horizon outside what the interpreter and the Transformer both define: raised, with one
+    line naming the machine and what is wrong, by `validate` and `check_run` on both sides."""
+
+
 @dataclass
 class TM:
     """A machine: states 0..k-1, `accept` and `reject` among them (terminal), alphabet 0..n_sym-1 (0 = blank),
@@ -31,6 +36,9 @@ class TM:
     reject: tuple = ()
     two_way: bool = False
     state_names: list = field(default_factory=list)
+
+    def __post_init__(self):
+        validate(self)
 
     @property
     def terminal(self) -> tuple:
@@ -69,12 +77,63 @@ class Trace:
     m: int
 
 
+def _whole(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def validate(tm: TM) -> TM:
+    """Check a machine's definition (both the interpreter and tm_transformer.build call this): whole-number sizes,
+    init, accept and reject among the states, no state both accepting and rejecting, and for every non-terminal
+    state and every symbol a transition (z', u, q) with z' a state, u a symbol and q = -1 or +1 (no stay)."""
+    name = tm.name
+    if not _whole(tm.n_states) or tm.n_states < 1:
+        raise TMError(f"{name}: n_states: expected a whole number >= 1, got {tm.n_states!r}")
+    if not _whole(tm.n_sym) or tm.n_sym < 2:
+        raise TMError(f"{name}: n_sym: expected a whole number >= 2 (the blank and one symbol), got {tm.n_sym!r}")
+    for what, states in (("init", (tm.init,)), ("accept", tm.accept), ("reject", tm.reject)):
+        bad = [z for z in states if not _whole(z) or not 0 <= z < tm.n_states]
+        if bad:
+            raise TMError(f"{name}: {what}: expected states in 0..{tm.n_states - 1}, got {bad[0]!r}")
+    both = sorted(set(tm.accept) & set(tm.reject))
+    if both:
+        raise TMError(f"{name}: state {both[0]} is both accepting and rejecting; expected disjoint accept and reject")
+    terminal = set(tm.accept) | set(tm.reject)
+    for z in range(tm.n_states):
+        if z in terminal:
+            continue
+        row = tm.delta.get(z) if isinstance(tm.delta, dict) else None
+        if not isinstance(row, dict) or sorted(row) != list(range(tm.n_sym)):
+            raise TMError(f"{name}: delta[{z}]: expected a transition for each symbol 0..{tm.n_sym - 1}, got "
+                          f"{sorted(row) if isinstance(row, dict) else row!r}")
+        for a, rule in row.items():
+            ok = isinstance(rule, (tuple, list)) and len(rule) == 3
+            z2, u, q = rule if ok else (None, None, None)
+            if not (ok and _whole(z2) and 0 <= z2 < tm.n_states and _whole(u) and 0 <= u < tm.n_sym
+                    and _whole(q) and q in (L, R)):
+                raise TMError(f"{name}: delta[{z}][{a}] = {rule!r}: expected (state in 0..{tm.n_states - 1}, "
+                              f"symbol in 0..{tm.n_sym - 1}, move -1 or +1)")
+    return tm
+
+
+def check_run(tm: TM, x, T, c0) -> None:
+    """Check one run's input and horizon: T a whole number >= 0, c0 a whole number >= 0, input symbols in
+    1..n_sym-1 (0 is the blank, which an input cannot hold)."""
+    if not _whole(T) or T < 0:
+        raise TMError(f"{tm.name}: T: expected a whole number of steps >= 0, got {T!r}")
+    if not _whole(c0) or c0 < 0:
+        raise TMError(f"{tm.name}: c0: expected a whole number of blank cells >= 0, got {c0!r}")
+    bad = [s for s in x if not _whole(s) or not 1 <= s < tm.n_sym]
+    if bad:
+        raise TMError(f"{tm.name}: input symbol {bad[0]!r}: expected symbols in 1..{tm.n_sym - 1} (0 is the blank)")
+
+
 def run(tm: TM, x, T: int, c0: int | None = None) -> Trace:
-    """Run tm on input x (symbols 1..n_sym-1) for T steps; the guide's conventions (module docstring)."""
+    """Run tm on input x (symbols 1..n_sym-1) for T steps; the guide's conventions (module docstring). A head that
+    moves left of cell 0 is an error (TMError), never a wrap-around."""
+    validate(tm)
+    c0 = tm.offset(T) if c0 is None and _whole(T) else c0
+    check_run(tm, list(x), T, c0)
     x = [int(s) for s in x]
-    c0 = tm.offset(T) if c0 is None else c0
-    if any(not 0 <= s < tm.n_sym for s in x):
-        raise ValueError(f"{tm.name}: input symbols must lie in 0..{tm.n_sym - 1}, got {x}")
     tape = {c0 + 1 + j: s for j, s in enumerate(x)}
     z, l = tm.init, c0 + 1
     zs, as_, ls, us, wls = [z], [tape.get(l, 0)], [l], [0], [c0]
@@ -88,7 +147,8 @@ def run(tm: TM, x, T: int, c0: int | None = None) -> Trace:
         wls.append(l)
         l = l + q
         if l < 0:
-            raise ValueError(f"{tm.name}: the head left the tape (cell -1) at step {i}; use a larger c0")
+            raise TMError(f"{tm.name}: the head moves left of cell 0 at step {i} (input {x}, c0 = {c0}); expected a "
+                          "machine that stays on the tape, or a larger c0")
         if halt_step < 0 and z in tm.terminal:
             halt_step = i
         zs.append(z); as_.append(tape.get(l, 0)); ls.append(l); us.append(u); last.append(writer.get(l, -1))
