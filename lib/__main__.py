@@ -88,6 +88,7 @@ def main(argv=None) -> int:
         run_chapter,
         toc_chapters,
     )
+    from lib.core.sweep import progress
 
     try:
         if args.cmd == "list":
@@ -107,7 +108,8 @@ def main(argv=None) -> int:
             for chapter in chapters:
                 params_mod.resolve(chapter, args.profile, overrides)
             for chapter in in_dependency_order(chapters):
-                compute_chapter(chapter, args.profile, overrides, force=args.force, jobs=jobs)
+                compute_chapter(chapter, args.profile, overrides, force=args.force, jobs=jobs,
+                                log=progress(sys.stdout))
             return 0
 
         if args.cmd in ("run", "book"):

@@ -71,7 +71,7 @@ def test_html_pages_have_figures_claims_and_no_traceback(book):
     for chapter in CHAPTERS:
         text = (html / "book" / "executed" / f"{chapter}.html").read_text()
         assert len(re.findall(r"<img [^>]*src=\"[^\"]+\.png\"", text)) >= 2, f"{chapter}: figures missing"
-        verdicts = "<strong>pass</strong>" in text or "<strong>FAIL</strong>" in text
+        verdicts = "✓ pass</span>" in text or "✗ FAIL</span>" in text
         assert "Claim check" in text and verdicts, f"{chapter}: claim table missing"
         assert "Provenance" in text and "quick" in text
         assert re.search(r"\d+ (stored|sweep) points, \d+ s of \w+ in all, computed on", text), f"{chapter}: run summary missing"

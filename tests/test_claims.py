@@ -9,8 +9,8 @@ from lib.core.claims import Row, Verdict, evaluate, tally, to_markdown
 
 # ---------------------------------------------------------------------------------------------- rendering
 def result_cell(line: str) -> str:
-    """'pass' or 'fail' from a claim row's last cell, whatever its decoration (emoji, bold, case)."""
-    cell = line.rstrip().rstrip("|").rsplit("|", 1)[1].lower()
+    """'pass' or 'fail' from a claim row's first cell (the verdict), whatever its decoration (badge, symbol, case)."""
+    cell = line.split("|")[1].lower()
     assert ("pass" in cell) != ("fail" in cell), line
     return "pass" if "pass" in cell else "fail"
 
@@ -25,12 +25,13 @@ def test_to_markdown_marks_escapes_and_splits_kinds():
     md = to_markdown(rows, "claim")
     lines = md.splitlines()
     assert len(lines) == 4
-    assert lines[0].startswith("| id | statement | source |") and set(lines[1]) <= set("|-")
+    assert lines[0].startswith("| result | id | statement | source |") and set(lines[1]) <= set("|-")
     assert "a \\| b" in lines[2] and "1 \\| 2" in lines[2] and result_cell(lines[2]) == "pass"
-    assert lines[3].startswith("| c2 |") and result_cell(lines[3]) == "fail"
+    assert lines[3].split("|")[2].strip() == "c2" and result_cell(lines[3]) == "fail"
     # Escaping keeps every row at the header's eight column separators.
     assert all(line.replace("\\|", "").count("|") == 8 for line in lines)
-    assert [line.split("|")[1].strip() for line in to_markdown(rows, "check").splitlines()[2:]] == ["k1"]
+    assert [line.split("|")[2].strip() for line in to_markdown(rows, "check").splitlines()[2:]] == ["k1"]
+    assert "{bdg-success}`✓ pass`" in md and "{bdg-danger}`✗ FAIL`" in md     # colour, symbol and word
     assert "no implementation check" in to_markdown([r for r in rows if r["kind"] == "claim"], "check")
 
 

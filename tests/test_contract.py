@@ -139,7 +139,7 @@ def test_new_chapter_runs_builds_and_meets_the_contract(tmp_path):
     build = _lib(tmp_path, "build")
     assert build.returncode == 0, (build.stdout + build.stderr)[-3000:]
     html = (tmp_path / "_build" / "html" / "book" / "executed" / "demo_theorem.html").read_text()
-    assert "<strong>pass</strong>" in html and "Traceback" not in html and "A demo theorem" in html
+    assert "✓ pass</span>" in html and "Traceback" not in html and "A demo theorem" in html
     tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_demo_theorem.py",
                             "tests/test_contract.py", "-k", "demo_theorem or test_chapter_files"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=600)
@@ -149,8 +149,9 @@ def test_new_chapter_runs_builds_and_meets_the_contract(tmp_path):
 def test_pyproject_lists_what_lib_imports():
     """Every third-party package that lib imports is a dependency in pyproject.toml (and every dependency is used)."""
     import re
-    import tomllib
     from importlib.metadata import packages_distributions
+
+    import tomllib
 
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     declared = {re.split(r"[<>=!\s\[]", d, maxsplit=1)[0].lower().replace("_", "-") for d in deps}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.core import params, runner
+from lib.core import params
 from lib.core.store import ROOT, atomic_write, clean_temps
 from lib.science import tm_transformer as tt
 from lib.science import turing as tu
@@ -217,3 +217,17 @@ def test_bad_runs_are_the_same_error_on_both_sides(side):
 def test_the_catalogue_and_random_machines_are_valid():
     for tm in [*tu.catalogue().values(), *(tu.random_tm(s) for s in range(20))]:
         assert tu.validate(tm) is tm
+
+
+# ------------------------------------------------------------------------------------ sizes no machine holds
+@pytest.mark.parametrize("setting, needles", [
+    ("N_a=[1000000000]", ("N_a", "GiB", "the test sets")),
+    ("ffn_width=1e8", ("ffn_width", "GiB", "weights")),
+    ("n_test=1e15", ("n_test", "GiB")),
+    ("n_test=1e18", ("n_test", "below 2^53")),
+    ("n_seeds=1e300", ("n_seeds", "below 2^53")),
+    ("rnn_hidden=1000000", ("rnn_hidden", "GiB")),
+])
+def test_sizes_that_do_not_fit_are_refused_before_anything_runs(sandbox, setting, needles):
+    assert_refused(sandbox, cli(sandbox, "run", CHAPTER, "--set", setting), *needles)
+    assert_refused(sandbox, cli(sandbox, "compute", CHAPTER, "--profile", "quick", "--set", setting), *needles)

@@ -14,8 +14,8 @@ from lib.core.store import key_of, spec_dict
 
 
 def result_cell(line: str) -> str:
-    """'pass' or 'fail' from a claim row's last cell, whatever its decoration (emoji, bold, case)."""
-    cell = line.rstrip().rstrip("|").rsplit("|", 1)[1].lower()
+    """'pass' or 'fail' from a claim row's first cell (the verdict), whatever its decoration (badge, symbol, case)."""
+    cell = line.split("|")[1].lower()
     assert ("pass" in cell) != ("fail" in cell), line
     return "pass" if "pass" in cell else "fail"
 

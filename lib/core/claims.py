@@ -65,13 +65,19 @@ def evaluate(rows: list[Row], *data) -> list[dict]:
 
 
 def to_markdown(rows: list[dict], kind: str | None = None) -> str:
-    """The page's table of one kind of row (all rows if kind is None)."""
+    """The page's table of one kind of row (all rows if kind is None), the verdict first."""
     rows = [r for r in rows if kind is None or r["kind"] == kind]
     if not rows:
         return f"This run has no {KINDS.get(kind, 'claim')} rows."
-    return markdown_table(["id", "statement", "source", "expected", "paper", "measured", "result"],
-                          [[c[k] for k in ("id", "statement", "source", "expected", "paper", "measured")]
-                           + ["**pass**" if c["passed"] else "**FAIL**"] for c in rows])
+    return markdown_table(["result", "id", "statement", "source", "expected", "paper", "measured"],
+                          [[verdict(c["passed"])] + [c[k] for k in ("id", "statement", "source", "expected", "paper",
+                                                                     "measured")] for c in rows])
+
+
+def verdict(passed: bool) -> str:
+    """The verdict cell: first in its row (in view on a phone), a symbol and a word, green or red (sphinx-design's
+    badges)."""
+    return "{bdg-success}`✓ pass`" if passed else "{bdg-danger}`✗ FAIL`"
 
 
 def tally(rows: list[dict], kind: str | None = None) -> tuple[int, int]:

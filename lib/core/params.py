@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -301,6 +302,37 @@ def _cross_checks(chapter: str, params: dict) -> list[tuple[str, str]]:
     return module.check_params(params) if hasattr(module, "check_params") else []
 
 
+def memory_of(device: str) -> tuple[float, str]:
+    """(bytes, name) of the memory a run on `device` can use: the GPU's total memory, or the machine's RAM."""
+    if device in ("auto", "cuda"):
+        import torch
+
+        if torch.cuda.is_available():
+            return float(torch.cuda.mem_get_info()[1]), torch.cuda.get_device_name()
+    try:
+        with open("/proc/meminfo") as f:
+            total = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemTotal:"))
+    except (OSError, StopIteration, ValueError):
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return float(total), "this machine's memory"
+
+
+def _footprint_checks(chapter: str, params: dict, source_of: dict, where: str) -> None:
+    """Refuse, before anything is allocated, a sweep whose biggest point cannot fit the device: the chapter's
+    `footprint(P)` estimates its largest allocations, each named by the parameters that set it."""
+    import importlib
+
+    module = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    if not hasattr(module, "footprint"):
+        return
+    avail, name = memory_of(params.get("device", "auto"))
+    for keys, size, what in module.footprint(params):
+        if size > avail:
+            sources = [source_of.get(k.strip(), where) for k in keys.split(",")]
+            raise ParamError(f"{'--set' if '--set' in sources else sources[0]}: {keys}: {what} would need about {size / 2**30:,.3g} GiB, "
+                             f"more than the {avail / 2**30:,.3g} GiB of {name}; expected smaller values")
+
+
 def resolve(chapter: str, profile: str, overrides: dict | None = None) -> dict:
     """Defaults < profile file < overrides, every key checked. Returns a plain dict, `profile` included."""
     schema = load_schema(chapter)
@@ -321,6 +353,8 @@ def resolve(chapter: str, profile: str, overrides: dict | None = None) -> dict:
         check_device(params["device"], source_of.get("device", where))
     for key, expected in _cross_checks(chapter, params):
         raise ParamError(f"{source_of.get(key, where)}: {key}: expected {expected}, got {shown(params[key])}")
+    if (ROOT / "lib" / "chapters" / chapter / "compute.py").is_file():
+        _footprint_checks(chapter, params, source_of, where)
     if "profile" in schema:
         params["profile"] = profile
     return params

@@ -165,8 +165,8 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     # Working copies carry this process's pid: a concurrent run of the same chapter has its own, and clean_temps
     # removes those of a killed run.
-    src = out_dir / f".{chapter}.source.{os.getpid()}.ipynb.tmp"
-    tmp = out_dir / f".{chapter}.running.{os.getpid()}.ipynb.tmp"
+    src = out_dir / f".{chapter}.{os.getpid()}.source.tmp.ipynb"
+    tmp = out_dir / f".{chapter}.{os.getpid()}.running.tmp.ipynb"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         clean_temps(out_dir)
@@ -177,9 +177,12 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     t0 = time.perf_counter()
     log(f"running {chapter} with profile {profile}{' (stored results only)' if stored_only else ''} ...")
     try:
-        with _kernel_env(BOOK_FORCE="1" if force else "0", BOOK_STORED_ONLY="1" if stored_only else "0"):
+        with _kernel_env(BOOK_FORCE="1" if force else "0", BOOK_STORED_ONLY="1" if stored_only else "0",
+                         BOOK_PROGRESS="1"):
+            # The kernel logs errors only: its warning that local TCP sockets are unencrypted is noise on one machine.
             pm.execute_notebook(str(src), str(tmp), parameters=values, cwd=str(ROOT), kernel_name="python3",
-                                progress_bar=False, log_output=False)
+                                progress_bar=False, log_output=False,
+                                extra_arguments=["--IPKernelApp.log_level=ERROR"])
         done = nbformat.read(tmp, as_version=4)
     except pm.PapermillExecutionError as err:
         raise ChapterFailed(f"chapter {chapter} failed in cell {err.exec_count}: {err.ename}: {err.evalue}\n"

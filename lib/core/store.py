@@ -48,7 +48,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
         raise
 
 
-_TEMP = re.compile(r"^\..+\.(\d+)\.[^.]+\.tmp$")
+_TEMP = re.compile(r"^\..+\.(\d+)\.[^.]+\.tmp(\.ipynb)?$")   # .<name>.<pid>.<random>.tmp[.ipynb]
 
 
 def _alive(pid: int) -> bool:
@@ -65,7 +65,7 @@ def clean_temps(directory: Path) -> int:
     """Remove the temporary files of atomic_write that a killed writer left in `directory` (their pid is gone);
     those of a live writer stay. Returns how many were removed."""
     removed = 0
-    for path in Path(directory).glob(".*.tmp") if Path(directory).is_dir() else []:
+    for path in Path(directory).glob(".*.tmp*") if Path(directory).is_dir() else []:
         m = _TEMP.match(path.name)
         if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
             path.unlink(missing_ok=True)

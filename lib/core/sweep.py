@@ -78,6 +78,24 @@ def run_point(point: Point, device: str) -> dict:
     return result
 
 
+def progress(stream=None) -> Callable[[str], None]:
+    """A `log` for collect: on an interactive terminal one line that updates in place (until the last point),
+    elsewhere one line per point."""
+    import re
+    import sys
+
+    stream = stream or sys.__stderr__
+    tty = stream.isatty()
+
+    def log(line: str) -> None:
+        m = re.search(r"\[(\d+)/(\d+)\]", line)
+        running = m is not None and m.group(1) != m.group(2)
+        stream.write(f"\r\x1b[K{line}" + ("" if running else "\n") if tty else line + "\n")
+        stream.flush()
+
+    return log
+
+
 def _worker_init(threads: int) -> None:
     import torch
 
@@ -113,16 +131,19 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
     if todo:
         clean_temps(store.dir / "points")      # what a killed run left half-written
     order = sorted(todo.values(), key=lambda group: -group[0].cost)
-    t0, done = time.perf_counter(), 0
+    t0, done, cost_left = time.perf_counter(), 0, sum(g[0].cost for g in order)
+    cost_done = 0.0
 
     def finish(group, result):
-        nonlocal done
+        nonlocal done, cost_done
         record = store.put(group[0].spec, result, env)
         for p in group:
             records[p.label] = record
-        done += 1
+        done, cost_done = done + 1, cost_done + group[0].cost
+        elapsed = time.perf_counter() - t0
+        eta = elapsed * (cost_left - cost_done) / cost_done if cost_done else float("nan")   # costs are relative
         log(f"{store.chapter}: [{done}/{len(order)}] {group[0].name} computed in {result['wall_s']:.1f} s "
-            f"({time.perf_counter() - t0:.0f} s elapsed)")
+            f"({elapsed:.0f} s elapsed, about {eta:.0f} s left)")
 
     if jobs <= 1 or len(order) <= 1:
         for group in order:

@@ -85,6 +85,28 @@ def points(P: dict) -> list[Point]:
             for panel in ("a", "b") for model in P["models"] for N in P[f"N_{panel}"]]
 
 
+def footprint(P: dict) -> list[tuple[str, float, str]]:
+    """The biggest point's largest allocations in bytes (float32), each with the parameters that set it: the test
+    sets, a training step's activations, and each model's weights with their gradient and AdamW state.
+    lib.core.params refuses a profile whose point cannot fit the device's memory."""
+    R, B, f = P["n_seeds"], P["batch_size"], 4
+    N = max(P["N_a"] + P["N_b"])
+    D = P["d"] + 2 * qstr.embed_dim_rule(N, P["d_e_rule"])
+    grid = "N_a" if N in P["N_a"] else "N_b"
+    out = [(f"n_test, n_seeds, {grid}", 2 * R * P["n_test"] * N * (D + 1) * f, "the test sets"),
+           (f"batch_size, n_seeds, {grid}", R * min(B, 1000) * N * D * f * 16, "a training step")]
+    weights = {"ffn": ("ffn_width", N * D * N * P["d"] + N * P["d"] * P["ffn_width"] + P["ffn_width"] * N),
+               "rnn": ("rnn_hidden", 6 * (D + P["rnn_hidden"] + 2) * P["rnn_hidden"]),
+               "transformer": ("mlp_width", 4 * D * D + 2 * D * P["mlp_width"])}
+    for model in P["models"]:
+        key, n = weights[model]
+        out.append((f"{key}, n_seeds, {grid}", 4 * R * n * f, f"the {model}'s weights and AdamW state"))
+    if "rnn" in P["models"]:
+        out.append((f"rnn_hidden, batch_size, {grid}", R * min(B, 1000) * N * P["rnn_hidden"] * 2 * 8 * f,
+                    "the GRU's states over a sequence"))
+    return out
+
+
 def _cost(panel: str, model: str, N: int) -> float:
     """A rough relative training time: panel (b) trains longest, the Transformer least, the GRU most, larger N longer."""
     return (10 if panel == "b" else 1) * {"transformer": 1, "ffn": 2, "rnn": 4}[model] * N
