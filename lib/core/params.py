@@ -329,8 +329,9 @@ def _footprint_checks(chapter: str, params: dict, source_of: dict, where: str) -
     for keys, size, what in module.footprint(params):
         if size > avail:
             sources = [source_of.get(k.strip(), where) for k in keys.split(",")]
-            raise ParamError(f"{'--set' if '--set' in sources else sources[0]}: {keys}: {what} would need about {size / 2**30:,.3g} GiB, "
-                             f"more than the {avail / 2**30:,.3g} GiB of {name}; expected smaller values")
+            source = "--set" if "--set" in sources else sources[0]
+            raise ParamError(f"{source}: {keys}: {what} would need about {size / 2**30:,.3g} GiB, more than the "
+                             f"{avail / 2**30:,.3g} GiB of {name}; expected smaller values")
 
 
 def resolve(chapter: str, profile: str, overrides: dict | None = None) -> dict:
