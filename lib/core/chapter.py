@@ -15,7 +15,7 @@ from typing import NamedTuple
 from lib.core import params as params_mod
 from lib.core.claims import tally, to_markdown
 from lib.core.store import Store, environment, is_stale, key_of, summary_line
-from lib.core.sweep import Point, collect, progress
+from lib.core.sweep import Point, collect
 
 
 def resolve_device(device: str) -> str:
@@ -61,10 +61,13 @@ class Chapter:
 
     def collect(self, points: list[Point]) -> dict:
         """Every sweep point of this page, through the one sweep runner (lib.core.sweep.collect)."""
-        # The kernel's own stderr is the terminal of `python -m lib run` (which sets BOOK_PROGRESS): progress shows
-        # there, not on the page.
-        log = progress() if os.environ.get("BOOK_PROGRESS") == "1" else None
-        return collect(points, self.store, self.device, force=self.force, log=log)
+        # `python -m lib run` names a file in BOOK_PROGRESS and shows what is appended to it on its terminal: the
+        # kernel's own output would land on the page.
+        path = os.environ.get("BOOK_PROGRESS")
+        if not path:
+            return collect(points, self.store, self.device, force=self.force, log=None)
+        with open(path, "a", buffering=1) as stream:
+            return collect(points, self.store, self.device, force=self.force, log=lambda line: print(line, file=stream))
 
     def glue(self, **values) -> None:
         """Name numbers for the prose: `{glue:text}`name:,.0f`` in the chapter's markdown shows the value this run

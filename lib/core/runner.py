@@ -87,6 +87,43 @@ def _kernel_env(**values: str):
                 os.environ[k] = v
 
 
+@contextmanager
+def _relay(path: Path, log):
+    """Show the sweep's progress lines, which the chapter's kernel appends to `path`, while the notebook runs (a
+    thread polls the file; the last lines are shown when the block ends)."""
+    import threading
+
+    from lib.core.sweep import progress
+
+    show = progress(sys.stderr) if log is print else log
+    stop, offset = threading.Event(), 0
+
+    def drain():
+        nonlocal offset
+        try:
+            with open(path) as f:
+                f.seek(offset)
+                lines = f.readlines()
+                offset = f.tell()
+        except FileNotFoundError:
+            return
+        for line in lines:
+            show(line.rstrip("\n"))
+
+    def poll():
+        while not stop.wait(0.5):
+            drain()
+
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        drain()
+
+
 def paper_results_exist(chapter: str) -> bool:
     """Committed paper-profile results: `python -m lib book` renders them instead of the quick profile."""
     return (Path(results_root()) / chapter / "paper" / "claims.json").is_file()
@@ -167,6 +204,7 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     # removes those of a killed run.
     src = out_dir / f".{chapter}.{os.getpid()}.source.tmp.ipynb"
     tmp = out_dir / f".{chapter}.{os.getpid()}.running.tmp.ipynb"
+    progress_file = out_dir / f".{chapter}.{os.getpid()}.progress.tmp"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         clean_temps(out_dir)
@@ -178,7 +216,7 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     log(f"running {chapter} with profile {profile}{' (stored results only)' if stored_only else ''} ...")
     try:
         with _kernel_env(BOOK_FORCE="1" if force else "0", BOOK_STORED_ONLY="1" if stored_only else "0",
-                         BOOK_PROGRESS="1"):
+                         BOOK_PROGRESS=str(progress_file)), _relay(progress_file, log):
             # The kernel logs errors only: its warning that local TCP sockets are unencrypted is noise on one machine.
             pm.execute_notebook(str(src), str(tmp), parameters=values, cwd=str(ROOT), kernel_name="python3",
                                 progress_bar=False, log_output=False,
@@ -193,8 +231,8 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     except Exception as err:  # the kernel died, could not start, ...
         raise ChapterFailed(f"chapter {chapter} failed: {type(err).__name__}: {err}") from None
     finally:
-        src.unlink(missing_ok=True)
-        tmp.unlink(missing_ok=True)
+        for path in (src, tmp, progress_file):
+            path.unlink(missing_ok=True)
     _hide_parameter_cells(done)
     done.metadata["book"] = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 1),
                              "results": str(Path(results_root()) / chapter / profile), "stored_only": stored_only}

@@ -1,0 +1,26 @@
+"""Sphinx tweaks of the book's HTML (loaded by _config.yml as a local extension).
+
+- The book runs no live kernel, so sphinx-thebe's scripts (which Jupyter Book always loads, and which declare
+  THEBE_JS_URL twice on every page: a console error) are left out of the pages.
+- The theme's colour mode is set ("light"): left empty, the theme logs a console error on every first visit.
+- The book's stylesheet (book/_static/book.css) is added to every page.
+"""
+from __future__ import annotations
+
+
+def _is_thebe(script) -> bool:
+    name = str(getattr(script, "filename", script) or "")
+    body = str((getattr(script, "attributes", None) or {}).get("body", ""))
+    return "thebe" in name.lower() or "THEBE_JS_URL" in body
+
+
+def _page(app, pagename, templatename, context, doctree):
+    if "script_files" in context:
+        context["script_files"] = [s for s in context["script_files"] if not _is_thebe(s)]
+    context["default_mode"] = "light"    # the template's data-mode; sphinx-book-theme has no option for it
+
+
+def setup(app):
+    app.connect("html-page-context", _page, priority=900)
+    app.add_css_file("book.css")
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
