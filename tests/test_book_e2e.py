@@ -26,7 +26,7 @@ def book(tmp_path_factory):
     root = tmp_path_factory.mktemp("book")
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(ROOT / name, root / name)
-    shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed", "chapters"))
+    shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed"))   # sources: downloads
     results = root / "results"
     old = os.environ.get("BOOK_RESULTS")
     os.environ["BOOK_RESULTS"] = str(results)

@@ -4,8 +4,11 @@
   THEBE_JS_URL twice on every page: a console error) are left out of the pages.
 - The theme's colour mode is set ("light"): left empty, the theme logs a console error on every first visit.
 - The book's stylesheet (book/_static/book.css) is added to every page.
+- A figure's image gets its caption as alt text, where it has none but a file name (myst-nb's outputs have none).
 """
 from __future__ import annotations
+
+from docutils import nodes
 
 
 def _is_thebe(script) -> bool:
@@ -20,7 +23,18 @@ def _page(app, pagename, templatename, context, doctree):
     context["default_mode"] = "light"    # the template's data-mode; sphinx-book-theme has no option for it
 
 
+def _alt_from_captions(app, doctree, docname):
+    for figure in doctree.findall(nodes.figure):
+        caption = next(iter(figure.findall(nodes.caption)), None)
+        if caption is None:
+            continue
+        for image in figure.findall(nodes.image):
+            if not image.get("alt") or image["alt"] == image.get("uri") or "/" in image["alt"]:
+                image["alt"] = " ".join(caption.astext().split())
+
+
 def setup(app):
     app.connect("html-page-context", _page, priority=900)
+    app.connect("doctree-resolved", _alt_from_captions)
     app.add_css_file("book.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -78,7 +78,8 @@ class Chapter:
             glue(name, plain(value), display=False)
 
     def profile_note(self):
-        """An admonition that says which profile the page shows and where its numbers were computed."""
+        """An admonition that says which profile the page shows, where its numbers were computed, and how a reader
+        re-runs the chapter (the command, and the chapter's source to download)."""
         from IPython.display import Markdown
 
         src = self.stored or self.computed
@@ -86,13 +87,17 @@ class Chapter:
             text = (f"This page shows **paper-profile** results, computed on {src['device']} (torch {src['torch']}, "
                     f"commit `{src['commit']}`) and stored in `results/{self.name}/paper/`; this build rendered them "
                     "without recomputing anything.")
-            return Markdown(f"```{{note}}\n{text}\n```")
-        if self.profile == "quick":
-            text = ("This page shows the **quick** profile: the paper's experiment at a scale a 2-core CPU runs in about "
-                    "two minutes. The claim check below says which claims depend on scale; the `paper` profile runs the paper's "
-                    f"scale on a GPU (`python -m lib compute {self.name} --profile paper`).")
-            return Markdown(f"```{{note}}\n{text}\n```")
-        return Markdown(f"This page ran the `{self.profile}` profile.")
+        elif self.profile == "quick":
+            text = ("This page shows the **quick** profile: the paper's experiment at a scale a 2-core CPU runs in a "
+                    "few minutes. The claim check says which claims depend on scale; the `paper` profile runs the "
+                    f"paper's scale on a GPU (`python -m lib compute {self.name} --profile paper`).")
+        else:
+            text = f"This page ran the `{self.profile}` profile."
+        rerun = (f"**Re-run it** from a checkout of the book's repository: `make setup`, then `.venv/bin/python -m lib "
+                 f"run {self.name} --profile {self.profile}` (add `--set key=value` to change a parameter of the table "
+                 f"below). The chapter's source: {{download}}`{self.name}.md <../chapters/{self.name}.md>`; the executed "
+                 "notebook: the download button at the top of the page.")
+        return Markdown(f"```{{note}}\n{text}\n\n{rerun}\n```")
 
     def run_summary(self, noun: str = "stored points", work: str = "computation", detail: str = ""):
         """One line: the points this page loaded or computed (the store's `used`), their compute time, and the

@@ -25,6 +25,7 @@ import yaml
 from lib.core import params as params_mod
 from lib.core.claims import tally
 from lib.core.store import ROOT, atomic_write, clean_temps, read_json, results_root
+from lib.core.tables import markdown_table
 
 EXECUTED = ROOT / "book" / "executed"
 
@@ -248,29 +249,50 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
 
 
 # -------------------------------------------------------------------------------------------- the book
-def report_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
-    """The execution-report page: for each chapter, what produced the page the reader sees."""
-    lines = ["# Execution report", "",
-             "Every chapter page of this build was executed by `python -m lib run`; this table is generated from the "
-             "provenance each run wrote (`results/<chapter>/<profile>/provenance.json`) and its claims.", "",
-             "| chapter | profile | wall time | device | torch | commit | lib | checks passed | checks failed "
-             "| claims passed | claims failed |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+def _runs(chapters: list[str], executed_dir: Path) -> list[dict]:
+    """What produced each chapter's page: its notebook's run metadata, its provenance and its claim rows."""
+    out = []
     for chapter in chapters:
-        nb = json.loads((executed_dir / f"{chapter}.ipynb").read_text())
-        meta = nb["metadata"]["book"]
+        meta = json.loads((executed_dir / f"{chapter}.ipynb").read_text())["metadata"]["book"]
         results = Path(meta["results"])
-        prov = read_json(results / "provenance.json") if (results / "provenance.json").is_file() else {}
-        claims = read_json(results / "claims.json") if (results / "claims.json").is_file() else []
-        checks_ok, checks_bad = tally(claims, "check")
-        passed, failed = tally(claims, "claim")
-        profile = meta["profile"] + (" (stored results)" if meta.get("stored_only") else "")
-        lines.append(f"| [{chapter}]({chapter}.ipynb) | {profile} | {meta['wall_s']} s | {prov.get('device', '?')} | "
-                     f"{prov.get('torch', '?')} | `{prov.get('commit', '?')}` | `{prov.get('lib_hash', '?')}` | {checks_ok} | "
-                     f"{checks_bad} | {passed} | {failed} |")
-    lines += ["", "Wall time is the papermill execution of the whole notebook (kernel start included); results loaded "
-              "from the store take seconds, trained ones take what their sweep took."]
-    return "\n".join(lines) + "\n"
+        out.append({"chapter": chapter, "meta": meta,
+                    "prov": read_json(results / "provenance.json") if (results / "provenance.json").is_file() else {},
+                    "claims": read_json(results / "claims.json") if (results / "claims.json").is_file() else []})
+    return out
+
+
+def _counts(claims: list[dict], kind: str) -> str:
+    """'✓ 5 · ✗ 2' for a kind of row, or a dash where the chapter has none."""
+    ok, bad = tally(claims, kind)
+    return "—" if ok + bad == 0 else f"✓ {ok} · ✗ {bad}" if bad else f"✓ {ok}"
+
+
+def report_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
+    """The execution-report page: for each chapter, its verdicts first, then what produced the page."""
+    rows = []
+    for r in _runs(chapters, executed_dir):
+        meta, prov = r["meta"], r["prov"]
+        rows.append([f"[{r['chapter']}]({r['chapter']}.ipynb)", _counts(r["claims"], "check"), _counts(r["claims"], "claim"),
+                     meta["profile"] + (" (stored results)" if meta.get("stored_only") else ""), f"{meta['wall_s']} s",
+                     prov.get("device", "?"), prov.get("torch", "?"), f"`{prov.get('commit', '?')}`",
+                     f"`{prov.get('lib_hash', '?')}`"])
+    return "\n".join([
+        "# Execution report", "",
+        "Every chapter page of this build was executed by `python -m lib run`; this table is generated from the "
+        "provenance each run wrote (`results/<chapter>/<profile>/provenance.json`) and its claim rows "
+        "(implementation checks and claims, passed ✓ and failed ✗).", "",
+        markdown_table(["chapter", "implementation checks", "claims", "profile", "wall time", "device", "torch",
+                        "commit", "lib"], rows), "",
+        "Wall time is the papermill execution of the whole notebook (kernel start included); results loaded from the "
+        "store take seconds, trained ones take what their sweep took."]) + "\n"
+
+
+def summary_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
+    """The intro page's summary: each chapter, the profile its page shows and its verdict counts."""
+    rows = [[f"[{r['chapter'].replace('_', ' ')}](executed/{r['chapter']}.ipynb)",
+             r["meta"]["profile"] + (" (stored results)" if r["meta"].get("stored_only") else ""),
+             _counts(r["claims"], "check"), _counts(r["claims"], "claim")] for r in _runs(chapters, executed_dir)]
+    return markdown_table(["chapter", "profile", "implementation checks", "claims"], rows) + "\n"
 
 
 MATHJAX_PARTS = ("tex-mml-chtml.js", "output/chtml", "input", "ui", "a11y", "sre")  # the one component we load
@@ -308,6 +330,7 @@ def build_book(root: Path = ROOT, log=print) -> Path:
     if missing:
         raise ChapterFailed(f"not executed yet: {', '.join(missing)}; run: python -m lib run {missing[0]} --profile quick")
     atomic_write(executed / "report.md", report_markdown(chapters, executed))
+    atomic_write(executed / "summary.md", summary_markdown(chapters, executed))   # included by book/intro.md
     vendor_mathjax(root)
     jb = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(jb if jb.exists() else "jupyter-book"), "build", str(root), "--warningiserror", "--keep-going"]
