@@ -1,5 +1,6 @@
-"""End to end: every chapter in _toc.yml executes with its quick profile (once, into a temporary directory), the
-book builds once from those notebooks, and the checks below read what they produced.
+"""End to end: every chapter in _toc.yml executes with its quick profile (once, into a temporary directory: the
+`book` fixture of conftest.py), the book builds once from those notebooks, and the checks below read what they
+produced.
 
 Marked `e2e`: `pytest -m "not e2e"` runs the unit tests alone.
 """
@@ -18,27 +19,6 @@ from lib.core.store import ROOT, read_json
 
 pytestmark = pytest.mark.e2e
 CHAPTERS = runner.toc_chapters()
-
-
-@pytest.fixture(scope="session")
-def book(tmp_path_factory):
-    """A copy of the book's skeleton in a temporary root, its chapters executed there, the HTML built there."""
-    root = tmp_path_factory.mktemp("book")
-    for name in ("_config.yml", "_toc.yml"):
-        shutil.copy(ROOT / name, root / name)
-    shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed"))   # sources: downloads
-    results = root / "results"
-    old = os.environ.get("BOOK_RESULTS")
-    os.environ["BOOK_RESULTS"] = str(results)
-    try:
-        notebooks = {c: runner.run_chapter(c, "quick", out_dir=root / "book" / "executed") for c in CHAPTERS}
-    finally:
-        if old is None:
-            os.environ.pop("BOOK_RESULTS")
-        else:
-            os.environ["BOOK_RESULTS"] = old
-    index = runner.build_book(root)
-    return {"root": root, "results": results, "notebooks": notebooks, "html": index.parent}
 
 
 def test_every_chapter_executed_without_errors(book):

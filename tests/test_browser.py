@@ -1,0 +1,95 @@
+"""The book as a reader meets it: every page in headless Chromium (Debian's chromium and chromium-driver, driven by
+selenium), offline, at 1280 and 390 px wide. Each claim verdict is in view without scrolling sideways, no display
+equation runs off the column, the console logs no error, and every image has alt text that says something.
+
+Skipped, with a message, where Chromium or its driver is missing (.ci/run installs them)."""
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+WIDTHS = (1280, 390)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (CHROMIUM and DRIVER):
+        pytest.skip("no headless Chromium here: apt-get install chromium chromium-driver")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"):
+        opts.add_argument(flag)
+    opts.binary_location = CHROMIUM
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    yield driver
+    driver.quit()
+
+
+def pages(book) -> list:
+    html = book["html"]
+    return sorted(p for p in html.rglob("*.html") if "_static" not in p.parts and p.name not in ("genindex.html",
+                                                                                                  "search.html"))
+
+
+# Measured in the page: the document's width against the window's, every verdict badge's box, every display
+# equation's box against the article's, every image's alt text.
+PROBE = """
+const W = window.innerWidth, article = document.querySelector('.bd-article') || document.body;
+const right = article.getBoundingClientRect().right;
+const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; };
+return {
+  scroll: document.documentElement.scrollWidth, width: W,
+  verdicts: [...document.querySelectorAll('table .sd-badge')].map(e => [e.textContent, ...box(e)]),
+  equations: [...document.querySelectorAll('mjx-container[display="true"]')].map(e =>
+      [e.textContent.slice(0, 60), ...box(e), right]),
+  images: [...document.querySelectorAll('article img, .bd-article img')].map(e => [e.getAttribute('src'), e.alt]),
+};
+"""
+
+
+def load(driver, page, width):
+    driver.set_window_size(width, 1000)
+    driver.get(page.as_uri())
+    for _ in range(100):   # MathJax typesets after load
+        if driver.execute_script("return !window.MathJax || !MathJax.startup || MathJax.startup.document.state() >= 10"
+                                 " || document.querySelectorAll('mjx-container').length > 0"):
+            break
+        time.sleep(0.1)
+    driver.execute_script("return window.MathJax && MathJax.startup && MathJax.startup.promise")
+    time.sleep(0.3)
+    return driver.execute_script(PROBE)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_pages_in_a_browser(book, browser, width):
+    problems, n_verdicts, n_pages = [], 0, 0
+    browser.get_log("browser")                                  # start from an empty console log
+    for page in pages(book):
+        n_pages += 1
+        name = page.relative_to(book["html"])
+        m = load(browser, page, width)
+        errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        problems += [f"{name}: console error: {e[:200]}" for e in errors]
+        if m["scroll"] > m["width"] + 1:
+            problems.append(f"{name}: the page scrolls sideways ({m['scroll']} > {m['width']} px)")
+        for text, left, right in m["verdicts"]:
+            n_verdicts += 1
+            if left < 0 or right > m["width"]:
+                problems.append(f"{name}: verdict '{text}' outside the window ({left:.0f}..{right:.0f} px)")
+        for text, _left, right, column in m["equations"]:
+            if right > column + 1 or right > m["width"]:
+                problems.append(f"{name}: display equation runs off the column: {text!r}")
+        for src, alt in m["images"]:
+            words = (alt or "").split()
+            if len(words) < 3 or any(w.endswith((".png", ".svg", ".jpg")) for w in words):
+                problems.append(f"{name}: image {src} has no meaningful alt text ({alt!r})")
+    assert n_pages >= 5 and n_verdicts > 0
+    assert not problems, "\n".join(problems[:40])
