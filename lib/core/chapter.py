@@ -16,6 +16,7 @@ from lib.core import params as params_mod
 from lib.core.claims import tally, to_markdown
 from lib.core.store import Store, environment, is_stale, key_of, summary_line
 from lib.core.sweep import Point, collect
+from lib.core.tables import markdown_table
 
 
 def resolve_device(device: str) -> str:
@@ -111,10 +112,8 @@ class Chapter:
         from IPython.display import Markdown
 
         schema = params_mod.load_schema(self.name)
-        rows = ["| parameter | value | meaning |", "|---|---|---|"]
-        for k, v in self.params.items():
-            rows.append(f"| `{k}` | `{v}` | {schema[k].help} |")
-        return Markdown("\n".join(rows))
+        return Markdown(markdown_table(["parameter", "value", "meaning"],
+                                       [[f"`{k}`", f"`{v}`", schema[k].help] for k, v in self.params.items()]))
 
     def finish(self, rows: list[dict], extra: dict | None = None) -> ClaimCheck:
         """Write claims.json and provenance.json for this run (a stored-only render writes nothing); return the
