@@ -1,5 +1,6 @@
-"""lib.chapters.ffn_span.compute: the span projection, the visible fraction's closed form, the oracle, the rotation of prompts, GD's
-exact off-span decay and rotation equivariance, samples-to-threshold, and one tiny compute through the store."""
+"""lib.chapters.ffn_span: the span projection, the visible fraction's closed form, the oracle, the rotation of prompts, GD's
+exact off-span decay and rotation equivariance, samples-to-threshold, the specs, and one tiny collect through the
+store."""
 from __future__ import annotations
 
 import copy
@@ -11,9 +12,10 @@ import torch
 
 from lib.chapters.ffn_span import compute as fs
 from lib.chapters.ffn_span import page as page
+from lib.core.store import Store, key_of, spec_dict
+from lib.core.sweep import collect
 from lib.science import models
 from lib.science.qstr import QSTR
-from lib.core.store import Store
 
 
 def gen(seed=0):
@@ -176,7 +178,8 @@ def test_n_values_and_bands():
 def test_standard_error_of_all_values_and_along_an_axis():
     from lib.science.stats import standard_error
     x = np.array([[1.0, 3.0, 5.0], [2.0, 2.0, 2.0]])
-    assert standard_error(x[0]) == pytest.approx(2.0 / math.sqrt(3)) and standard_error(torch.tensor(x[0])) == standard_error(x[0])
+    assert standard_error(x[0]) == pytest.approx(2.0 / math.sqrt(3))
+    assert standard_error(torch.tensor(x[0])) == standard_error(x[0])
     np.testing.assert_allclose(standard_error(x, 1), [2.0 / math.sqrt(3), 0.0])
     np.testing.assert_allclose(standard_error(x, 0), np.abs(x[0] - x[1]) / 2)   # two values: |a - b| / 2
 
@@ -199,35 +202,54 @@ TINY = dict(profile="unit", device="cpu", seed=0, task_seed=42, d=2, N_grid=[2, 
             tr_batch=4, mlp_width=8, threshold=0.8, n_draws=5)
 
 
+def key(spec) -> str:
+    return key_of(spec_dict(spec))
+
+
+def test_specs_hold_what_their_runs_read():
+    """A point's store key changes with a parameter its run reads and with no other."""
+    keys = lambda P: {p.label: key_of(spec_dict(p.spec)) for p in fs.points(P)}
+    base = keys(TINY)
+    assert list(base) == [("span",), ("visibility", 2), ("visibility", 3), ("ffn", (2, False)), ("ffn", (3, False)),
+                          ("ffn", (3, True)), ("transformer",)]
+    differs = lambda **kw: {label for label, k in keys({**TINY, **kw}).items() if k != base[label]}
+    assert differs(tr_lr=0.5) == {("transformer",)}
+    assert differs(adamw_lr=0.5) == {("span",)}
+    assert differs(n_draws=7) == {("visibility", 2), ("visibility", 3)}
+    assert differs(threshold=0.5) == differs(device="cuda") == set()        # page-only and run-time parameters
+    assert fs.visibility_spec({**TINY, "n_test": 5000}, 2).n_test == 1000   # capped: the draws dominate the error
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    """One tiny compute into a temporary results root, shared by the tests below, then the same compute again."""
+    """One tiny collect into a temporary results root, shared by the tests below, then the same collect again."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("BOOK_RESULTS", str(tmp_path_factory.mktemp("results")))
         store = Store("ffn_span", "unit", stored_only=False)
         lines, again = [], []
-        results = fs.compute(TINY, store, "cpu", log=lines.append)
-        rerun = fs.compute(TINY, store, "cpu", log=again.append)
-    return {"lines": lines, "again": again, "results": results, "rerun": rerun}
+        results = collect(fs.points(TINY), store, "cpu", log=lines.append)
+        rerun = collect(fs.points(TINY), store, "cpu", log=again.append)
+        ref = page.adamw_reference("unit")      # no stored sample_complexity run of that profile: said, not raised
+    return {"lines": lines, "again": again, "results": results, "rerun": rerun, "ref": ref}
 
 
 def test_compute_stores_every_point_and_reruns_load(tiny):
     first, second = tiny["results"], tiny["rerun"]
     assert len(tiny["lines"]) == 7 and all("computed" in line for line in tiny["lines"])  # span, 2 visibility, 3 ffn, TR
-    assert all("loaded" in line for line in tiny["again"])
-    ref = page.adamw_reference("unit")      # no stored sample_complexity run of that profile: said, not raised
+    assert len(tiny["again"]) == 1 and "7 of 7 points loaded" in tiny["again"][0]
+    ref = tiny["ref"]
     assert not ref["available"] and "sample_complexity" in ref["why"]
     assert second["ffn"][(3, True)]["result"] == first["ffn"][(3, True)]["result"]
     rows = page.claims(TINY, second)
-    assert {c.id for c in rows} >= {"8a-decay-law", "8-oracle", "8b-ffn-above-line", "8c-slope", "rotation-ffn"}
-    assert all(isinstance(c.passed, bool) for c in rows)
+    assert {c["id"] for c in rows} >= {"8a-decay-law", "8-oracle", "8b-ffn-above-line", "8c-slope", "rotation-ffn"}
+    assert all(isinstance(c["passed"], bool) and c["kind"] in ("check", "claim") and c["source"] for c in rows)
     assert np.array(second["ffn"][(2, False)]["result"]["test_mse"], dtype=float).shape == (3, 2)
 
 
 def test_claim_fails_when_the_ffn_beats_the_line(tiny):
-    """Claims are computed, so they can fail: an FFN below 1 - n/(Nd) fails claim 8b."""
+    """Claims are computed, so they can fail: an FFN below 1 - n/(Nd) fails row 8b."""
     results = copy.deepcopy(tiny["results"])
     for rec in results["ffn"].values():
         rec["result"]["test_mse"] = (np.array(rec["result"]["test_mse"], dtype=float) * 0 + 0.01).tolist()
-    verdict = {c.id: c.passed for c in page.claims(TINY, results)}
+    verdict = {c["id"]: c["passed"] for c in page.claims(TINY, results)}
     assert verdict["8b-ffn-above-line"] is False

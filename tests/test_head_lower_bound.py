@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-import lib.chapters.head_lower_bound.compute as hl
-import lib.chapters.head_lower_bound.page as page
-from lib.science import a2, engine, models, qstr
+from lib.chapters.head_lower_bound import compute as hl
+from lib.chapters.head_lower_bound import page
 from lib.core import params
+from lib.core.store import key_of, spec_dict
+from lib.science import a2, engine, models, qstr
 
 
 def test_lower_bound_data_generator():
@@ -91,9 +92,9 @@ def test_a2_model_attends_where_the_formula_says():
 
 
 def test_alpha_star_falls_out_of_the_bisection():
-    P = {"p21_q": 1, "fig2_d": 10, "off_target": 0.01, "encoding": "code", "a2_N": [64, 256, 1024], "a2_targets": 64, "a2_draws": 1, "a2_statistic": "mean",
-         "d_e_rule": "floor", "task_seed": 0}
-    out = hl.construction(P)
+    P = {"p21_q": 1, "fig2_d": 10, "off_target": 0.01, "encoding": "code", "a2_N": [64, 256, 1024], "a2_targets": 64,
+         "a2_draws": 1, "a2_statistic": "mean", "d_e_rule": "floor", "task_seed": 0}
+    out = hl.run_construction(hl.construction_spec(P), "cpu")
     for N, a_star in zip(out["N"], out["alpha_star"]):
         E = a2.codes(0, N, qstr.embed_dim_rule(N))
         assert float(a2.off_target(E, a_star, 1.0, 64)[0].mean()) <= 0.01 + 1e-9
@@ -160,3 +161,40 @@ def test_a_repeated_code_ruins_its_target_but_not_the_median():
     mass, _ = a2.off_target(E, 200.0, 1.0)
     assert mass[0] >= 0.5 - 1e-9 and mass[1] >= 0.5 - 1e-9
     assert float(mass.median()) < 1e-6
+
+
+# --------------------------------------------------------------------------------------------- store keys
+def _changed(value):
+    """Another value of a parameter's type (the key only has to see that it differs)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 1
+    if isinstance(value, str):
+        return value + "-other"
+    return list(value) + [value[-1] + 1]
+
+
+def _keys_read(make) -> set[str]:
+    """The parameters whose change changes the store key of the spec that make(P) builds."""
+    P = params.resolve("head_lower_bound", "quick")
+    base = key_of(spec_dict(make(P)))
+    return {k for k in P if key_of(spec_dict(make({**P, k: _changed(P[k])}))) != base}
+
+
+def test_calculator_key_sees_exactly_what_it_reads():
+    """The calculator's key once left out calc_width (a changed width loaded the old result); now its spec holds
+    exactly the parameters it reads, and no other change reaches its key."""
+    assert _keys_read(hl.calculator_spec) == {"p21_q", "calc_samples", "seed", "calc_width", "calc_steps", "lr"}
+
+
+def test_construction_key_sees_exactly_what_it_reads():
+    assert _keys_read(hl.construction_spec) == {"p21_q", "fig2_d", "off_target", "encoding", "a2_statistic", "a2_N",
+                                                "d_e_rule", "task_seed", "a2_draws", "a2_targets"}
+
+
+def test_points_fill_the_results_the_page_reads():
+    P = params.resolve("head_lower_bound", "quick")
+    labels = {p.label for p in hl.points(P)}
+    assert labels == {("calculator",), ("construction",), ("figure2",), *((s,) for s in hl.SETTINGS),
+                      *(("scaling", N) for N in P["scale_N"])}

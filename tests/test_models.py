@@ -95,7 +95,7 @@ def test_gradients_match_reference(model):
     expected = grads_in_batched_layout(refs)
     assert set(expected) == set(p)
     for k in p:
-        torch.testing.assert_close(p[k].grad, expected[k], atol=1e-5, rtol=0, msg=lambda m: f"{k}: {m}")
+        torch.testing.assert_close(p[k].grad, expected[k], atol=1e-5, rtol=0, msg=lambda m, k=k: f"{k}: {m}")
 
 
 def test_ffn_gradient_explicit_names():
@@ -125,3 +125,12 @@ def test_n_params_counts_one_run(model):
     p = model.init(R, torch.Generator().manual_seed(0))
     ref = models.reference(model)
     assert models.n_params(p) == sum(t.numel() for t in ref.parameters())
+
+
+def test_birnn_with_a_full_mask_is_bigru():
+    """BiRNN's GRU cell at full width is BiGRU (its narrower runs and Elman cell: tests/test_rnn_norm_growth.py)."""
+    m = models.BiRNN(D=7, hidden=5, cell="gru")
+    p = m.init(3, torch.Generator().manual_seed(4))
+    ref = {k.replace("rnn.", "gru."): v for k, v in p.items() if not k.startswith("buf.")}
+    z = torch.randn(3, 4, 6, 7, generator=torch.Generator().manual_seed(5))
+    torch.testing.assert_close(m.forward(p, z), models.BiGRU(7, 5).forward(ref, z))

@@ -1,19 +1,24 @@
-"""lib.chapters.rnn_norm_growth.compute: the accumulator's exactness and its recurrence, the gadget and the dead-zone rectifier, the
-drift of the biased transition, the width mask (a masked run is a narrower network), the replay of Phi, the
-critical width, the participation ratio, Thm 9's memoriser (Lemmas 37-38, through BiRNN) and its claims, and one
-tiny compute through the store."""
+"""lib.science.rnn_constructions, models.BiRNN and lib.chapters.rnn_norm_growth: the accumulator's exactness and its
+recurrence, the gadget and the dead-zone rectifier, the drift of the biased transition, the width mask (a masked run
+is a narrower network), the replay of Phi, the critical width, the participation ratio, Thm 9's memoriser (Lemmas
+37-38, through BiRNN) and its claims, the specs, and one tiny sweep through the store."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 import torch
 
-from lib.science import models
 from lib.chapters.rnn_norm_growth import compute as rg
-from lib.chapters.rnn_norm_growth import page as page
-from lib.core.store import Store
+from lib.chapters.rnn_norm_growth import page
+from lib.core import params
+from lib.core.claims import evaluate
+from lib.core.store import Store, key_of, spec_dict
+from lib.core.sweep import collect
+from lib.science import rnn_constructions as rc
+from lib.science.models import BiRNN
 
 
 def gen(seed=0):
@@ -24,21 +29,21 @@ def gen(seed=0):
 # --------------------------------------------------------------------------------------------- gadgets
 def test_dead_zone_is_exactly_zero_inside_and_shifted_outside():
     x = torch.tensor([-3.0, -0.5, -0.25, 0.0, 0.1, 0.5, 2.0])
-    torch.testing.assert_close(rg.dead_zone(x, 0.5), torch.tensor([-2.5, 0.0, 0.0, 0.0, 0.0, 0.0, 1.5]))
+    torch.testing.assert_close(rc.dead_zone(x, 0.5), torch.tensor([-2.5, 0.0, 0.0, 0.0, 0.0, 0.0, 1.5]))
 
 
 def test_gate_multiplies_by_the_indicator_exactly():
     x = torch.randn(1000, generator=gen()) * 2                                 # |x| <= 12 = B here
-    assert torch.equal(rg.gate(x, torch.zeros(1000), 12.0), x)                 # off = 0: x exactly
+    assert torch.equal(rc.gate(x, torch.zeros(1000), 12.0), x)                 # off = 0: x exactly
     for off in (1.0, 1.5, 7.0):
-        assert torch.equal(rg.gate(x, torch.full((1000,), off), 12.0), torch.zeros(1000))
+        assert torch.equal(rc.gate(x, torch.full((1000,), off), 12.0), torch.zeros(1000))
 
 
 def test_transition_is_x_times_the_match_indicator():
-    task = rg.construction_task(N=12, d=3, q=2, simple=False, task_seed=1)
+    task = rc.construction_task(N=12, d=3, q=2, simple=False, task_seed=1)
     X, T = task.draw(1, 50, gen(1))
     z = task.encode(X, T)[0]
-    psi = rg.transition(z, 2, 3, task.d_e, 12.0).view(50, 12, 2, 3)
+    psi = rc.transition(z, 2, 3, task.d_e, 12.0).view(50, 12, 2, 3)
     for b in range(5):
         for i in range(12):
             for l in range(2):
@@ -47,55 +52,46 @@ def test_transition_is_x_times_the_match_indicator():
 
 
 def test_distinct_codes():
-    E = rg.distinct_codes(16, 4, gen(2))                                         # all 16 corners: must be a permutation
+    E = rc.distinct_codes(16, 4, gen(2))                                         # all 16 corners: must be a permutation
     assert len(torch.unique(E, dim=0)) == 16
     with pytest.raises(ValueError):
-        rg.distinct_codes(17, 4, gen(2))
+        rc.distinct_codes(17, 4, gen(2))
 
 
 # ---------------------------------------------------------------------------------------- accumulator
 def test_accumulate_is_the_recurrence():
     psi = torch.randn(3, 9, 4, generator=gen(3)).double()
     for bias, rect in ((0.0, None), (0.01, None), (0.01, 0.01)):
-        for a, b in zip(rg.accumulate(psi, bias, rect), rg.recurrent_accumulate(psi, bias, rect)):
+        for a, b in zip(rc.accumulate(psi, bias, rect), rc.recurrent_accumulate(psi, bias, rect)):
             torch.testing.assert_close(a, b)
 
 
 @pytest.mark.parametrize("N", [10, 1000, 10000])
 def test_accumulator_is_exact_on_simple_qstr(N):
     q, d = 2, 3
-    task = rg.construction_task(N=N, d=d, q=q, simple=True, task_seed=0)
+    task = rc.construction_task(N=N, d=d, q=q, simple=True, task_seed=0)
     X, T = task.draw(1, 4, gen(N))
     z, y = task.encode(X, T)[0], task.labels(X, T)[0]
-    fwd, bwd, own = rg.accumulate(rg.transition(z, q, d, task.d_e, 12.0))
+    fwd, bwd, own = rc.accumulate(rc.transition(z, q, d, task.d_e, 12.0))
     state = fwd + bwd + own
     want = X[0][torch.arange(4)[:, None], T[0, :, 0]].flatten(-2)             # (x_t1, x_t2) of each prompt
     assert torch.equal(state, want[:, None].expand_as(state))
-    assert float((rg.readout(state, task.u, q) - y).abs().max()) < 1e-5
+    assert float((rc.readout(state, task.u, q) - y).abs().max()) < 1e-5
 
 
 def test_biased_transition_drifts_linearly_and_the_rectifier_stops_it():
-    spec = {"kind": "construction", "N": [10, 100, 1000], "q": 2, "d": 3, "B": 12.0, "eps": 1e-2, "prompts": 4,
-            "seed": 0, "task_seed": 0}
+    spec = rg.ConstructionPoint(N=(10, 100, 1000), q=2, d=3, B=12.0, eps=1e-2, prompts=4, seed=0, task_seed=0)
     out = rg.run_construction(spec, "cpu")
-    beta = spec["eps"] / (2 * math.sqrt(3))
+    beta = spec.eps / (2 * math.sqrt(3))
     # the bias is summed over all N positions of both directions: N beta on every coordinate of the q d
-    np.testing.assert_allclose(out["err_plain"], np.array(spec["N"]) * beta * math.sqrt(6), rtol=1e-6)
-    assert max(out["err_rect"]) <= math.sqrt(2) * spec["eps"]
+    np.testing.assert_allclose(out["err_plain"], np.array(spec.N) * beta * math.sqrt(6), rtol=1e-6)
+    assert max(out["err_rect"]) <= math.sqrt(2) * spec.eps
     assert max(out["mse_simple"]) < 1e-10 and min(out["mse_full"]) > 0.9
 
 
 # ----------------------------------------------------------------------------------------------- BiRNN
-def test_full_mask_gru_is_lib_bigru():
-    m = rg.BiRNN(D=7, hidden=5, cell="gru")
-    p = m.init(3, gen(4))
-    ref = {k.replace("rnn.", "gru."): v for k, v in p.items() if not k.startswith("buf.")}
-    z = torch.randn(3, 4, 6, 7, generator=gen(5))
-    torch.testing.assert_close(m.forward(p, z), models.BiGRU(7, 5).forward(ref, z))
-
-
 def test_gru_states_match_torch_gru():
-    m = rg.BiRNN(D=4, hidden=3, cell="gru")
+    m = BiRNN(D=4, hidden=3, cell="gru")
     p = m.init(1, gen(6))
     g = torch.nn.GRU(4, 3, batch_first=True, bidirectional=True)
     with torch.no_grad():
@@ -103,7 +99,7 @@ def test_gru_states_match_torch_gru():
             getattr(g, f"{name}_l0").copy_(p[f"rnn.{k}"][0, 0])
             getattr(g, f"{name}_l0_reverse").copy_(p[f"rnn.{k}"][0, 1])
     z = torch.randn(1, 2, 5, 4, generator=gen(7))
-    hs = rg.BiRNN.states(p, z)
+    hs = BiRNN.states(p, z)
     out = g(z[0])[0]
     torch.testing.assert_close(torch.cat([hs[0, 0], hs[0, 1]], -1), out)
 
@@ -111,7 +107,7 @@ def test_gru_states_match_torch_gru():
 @pytest.mark.parametrize("cell", ["gru", "elman"])
 def test_masked_run_is_the_narrower_network(cell):
     """A width-2 run inside a width-5 batch gives the same outputs as the width-2 network (the sliced weights)."""
-    wide = rg.BiRNN(D=6, hidden=5, cell=cell, m=8)
+    wide = BiRNN(D=6, hidden=5, cell=cell, m=8)
     p = wide.init(2, gen(8), widths=[2, 5])
     G = 3 if cell == "gru" else 1
     rows = torch.cat([torch.arange(g * 5, g * 5 + 2) for g in range(G)])
@@ -124,72 +120,72 @@ def test_masked_run_is_the_narrower_network(cell):
     else:
         narrow |= {"rd.U": p["rd.U"][:1, :, cols], **{k: p[k][:1] for k in ("rd.Wy", "rd.b", "rd.w2", "rd.b2")}}
     z = torch.randn(2, 3, 5, 6, generator=gen(9))
-    torch.testing.assert_close(rg.BiRNN.forward(p, z)[:1], rg.BiRNN.forward(narrow, z[:1]))
+    torch.testing.assert_close(BiRNN.forward(p, z)[:1], BiRNN.forward(narrow, z[:1]))
     # and the masked units get no gradient
     q = {k: v.clone().requires_grad_(not k.startswith("buf.")) for k, v in p.items()}
-    rg.BiRNN.forward(q, z)[0].sum().backward()
+    BiRNN.forward(q, z)[0].sum().backward()
     assert float(q["rnn.w_hh"].grad[0, :, :, 2:].abs().max()) == 0.0
 
 
 def test_elman_pre_states_do_not_see_position_j():
-    m = rg.BiRNN(D=5, hidden=4, cell="elman", m=8)
+    m = BiRNN(D=5, hidden=4, cell="elman", m=8)
     p = m.init(1, gen(10))
     z = torch.randn(1, 2, 6, 5, generator=gen(11))
     z2 = z.clone()
     z2[:, :, 3] = torch.randn(1, 2, 5, generator=gen(12))
-    torch.testing.assert_close(rg.BiRNN.pre_states(p, z)[:, :, 3], rg.BiRNN.pre_states(p, z2)[:, :, 3])
-    assert torch.equal(rg.BiRNN.pre_states(p, z)[:, :, 0, :4], torch.zeros(1, 2, 4))   # nothing before position 0
+    torch.testing.assert_close(BiRNN.pre_states(p, z)[:, :, 3], BiRNN.pre_states(p, z2)[:, :, 3])
+    assert torch.equal(BiRNN.pre_states(p, z)[:, :, 0, :4], torch.zeros(1, 2, 4))   # nothing before position 0
 
 
 def test_replay_phi_is_the_network_with_t_j_replaced():
     from lib.science.qstr import QSTR
 
     task = QSTR(N=6, d=3, task_seed=3)
-    m = rg.BiRNN(D=task.D, hidden=4, cell="elman", m=8)
+    m = BiRNN(D=task.D, hidden=4, cell="elman", m=8)
     p = m.init(2, gen(13))
     X, T = task.draw(2, 5, gen(14))
     z = task.encode(X, T)
     j = 2
-    s = rg.BiRNN.pre_states(p, z)[:, :, j]
+    s = BiRNN.pre_states(p, z)[:, :, j]
     phi = rg.replay_phi(p, task, s, z[:, :, j], j)
     for col, k in enumerate([k for k in range(6) if k != j]):
         T2 = T.clone()
         T2[:, :, j] = k
-        torch.testing.assert_close(phi[..., col], rg.BiRNN.forward(p, task.encode(X, T2))[:, :, j])
+        torch.testing.assert_close(phi[..., col], BiRNN.forward(p, task.encode(X, T2))[:, :, j])
 
 
 def test_lipschitz_terms_bound_the_state_sensitivity():
-    m = rg.BiRNN(D=5, hidden=4, cell="elman", m=8)
+    m = BiRNN(D=5, hidden=4, cell="elman", m=8)
     p = m.init(1, gen(15), widths=[3])
     s = torch.randn(1, 50, 8, generator=gen(16)) * torch.cat([p["buf.mask"], p["buf.mask"]], 1)[:, None]
     lt = rg.lipschitz_terms(p, s)
     assert float(lt["r_h"]) == pytest.approx(float(s.norm(dim=-1).max()), rel=1e-6)
     z = torch.randn(1, 50, 5, generator=gen(17))
     s2 = s + 1e-3 * torch.randn(1, 50, 8, generator=gen(18)) * torch.cat([p["buf.mask"]] * 2, 1)[:, None]
-    dy = (rg.BiRNN.read(p, s, z) - rg.BiRNN.read(p, s2, z)).abs()
+    dy = (BiRNN.read(p, s, z) - BiRNN.read(p, s2, z)).abs()
     assert bool((dy <= float(lt["L"] * lt["U_op"]) * (s - s2).norm(dim=-1) + 1e-6).all())
 
 
 # ------------------------------------------------------------------------------ Thm 9: the memoriser
 def test_forward_at_is_forward_at_one_position_per_prompt():
     for cell in ("gru", "elman"):
-        m = rg.BiRNN(D=5, hidden=4, cell=cell, m=8)
+        m = BiRNN(D=5, hidden=4, cell=cell, m=8)
         p = m.init(2, gen(20))
         z = torch.randn(2, 7, 6, 5, generator=gen(21))
         j = torch.randint(0, 6, (7,), generator=gen(22))
-        torch.testing.assert_close(rg.BiRNN.forward_at(p, z, j), rg.BiRNN.forward(p, z)[:, torch.arange(7), j])
+        torch.testing.assert_close(BiRNN.forward_at(p, z, j), BiRNN.forward(p, z)[:, torch.arange(7), j])
 
 
 @pytest.mark.parametrize("n", [1, 2, 50])
 def test_lemma38_interpolant_is_exact_with_the_lemmas_norm(n):
     z, y = torch.randn(n, generator=gen(23)).double() * 2, torch.randn(n, generator=gen(24)).double()
-    net = rg.relu_interpolant(z, y)
-    torch.testing.assert_close(rg.interpolant(net, z), y, rtol=0, atol=1e-9)
+    net = rc.relu_interpolant(z, y)
+    torch.testing.assert_close(rc.interpolant(net, z), y, rtol=0, atol=1e-9)
     assert net["norm_sq"] == pytest.approx(float(net["a"].square().sum() + net["w"].square().sum() + net["b"].square().sum()))
     # rescaling by alpha changes the norm, never the function
     unscaled = {"a": net["a"] / net["alpha"], "w": net["w"] * net["alpha"], "b": net["b"] * net["alpha"]}
     t = torch.linspace(-6, 6, 101, dtype=torch.float64)
-    torch.testing.assert_close(rg.interpolant(unscaled, t), rg.interpolant(net, t))
+    torch.testing.assert_close(rc.interpolant(unscaled, t), rc.interpolant(net, t))
     # (C.16) with the constants of the proof: ||a'||^2 <= 19 ||y||^2 / eps^2 and n + ||b'||^2 <= 3 (n + ||z||^2)
     bound = 22 * float(y.norm() * (n + z.square().sum()).sqrt()) / net["eps"]
     assert net["norm_sq_balanced"] <= net["norm_sq"] <= bound
@@ -197,12 +193,12 @@ def test_lemma38_interpolant_is_exact_with_the_lemmas_norm(n):
 
 def test_lemma37_direction_meets_the_event():
     x = torch.randn(200, 4, generator=gen(25)).double()
-    v, z, gap, tries, event = rg.lemma37_direction(x, gen(26))
+    v, z, gap, tries, event = rc.lemma37_direction(x, gen(26))
     assert event and float(v.norm()) == pytest.approx(1.0)
     assert gap >= math.sqrt(math.pi) / (3 * 200 ** 2) and float(z.square().sum()) <= 3 * 200
     torch.testing.assert_close(z, x @ v)
     x[1] = x[0]                                                               # two equal tokens: no v separates them
-    assert rg.lemma37_direction(x, gen(26), tries=3)[3:] == (3, False)
+    assert rc.lemma37_direction(x, gen(26), tries=3)[3:] == (3, False)
 
 
 def test_memoriser_through_birnn_reproduces_its_labels():
@@ -213,24 +209,24 @@ def test_memoriser_through_birnn_reproduces_its_labels():
     j = torch.randint(0, 6, (30,), generator=gen(28))
     b = torch.arange(30)
     x, y = X[0, b, j].double(), task.labels(X, T)[0, b, j].double()
-    v, z, *_ = rg.lemma37_direction(x, gen(29))
-    net = rg.relu_interpolant(z, y)
-    p = rg.memoriser_params(v, net, task.D)
-    out = rg.BiRNN.forward(p, task.encode(X, T).double())[0]                  # every position of every prompt
+    v, z, *_ = rc.lemma37_direction(x, gen(29))
+    net = rc.relu_interpolant(z, y)
+    p = rc.memoriser_params(v, net, task.D)
+    out = BiRNN.forward(p, task.encode(X, T).double())[0]                  # every position of every prompt
     torch.testing.assert_close(out[b, j], y, rtol=0, atol=1e-9)
     assert float(rg.param_norm_sq(p)) == pytest.approx(net["norm_sq"], rel=1e-12)
     X2 = X.clone()
     X2[..., 0, :] += 1.0                                                      # the memoriser reads x_j alone
-    torch.testing.assert_close(rg.BiRNN.forward(p, task.encode(X2, T).double())[0, :, 1:], out[:, 1:])
+    torch.testing.assert_close(BiRNN.forward(p, task.encode(X2, T).double())[0, :, 1:], out[:, 1:])
 
 
 def test_memoriser_claims_pass_on_the_construction_and_fail_on_bad_input():
-    spec = {"kind": "memoriser", "n": [4, 8, 16, 32], "draws": 3, "d": 3, "N": 5, "n_test": 200, "seed": 0, "task_seed": 1}
+    spec = rg.MemoriserPoint(n=(4, 8, 16, 32), draws=3, d=3, N=5, n_test=200, seed=0, task_seed=1)
     r = rg.run_memoriser(spec, "cpu")
     assert max(map(max, r["train_err"])) < 1e-9 and min(map(min, r["test_mse"])) > 0.9
     P = {"d": 3, "memo_draws": 3}
-    n = np.array(spec["n"], float)[:, None]
-    check = lambda **kw: {c.id: c.passed for c in page.memoriser_claims(P, {"memoriser": {"result": {**r, **kw}}})}
+    n = np.array(spec.n, float)[:, None]
+    check = lambda **kw: {c["id"]: c["passed"] for c in evaluate(page.MEMORISER_ROWS, P, {"memoriser": {"result": {**r, **kw}}})}
     assert check(theta_sq=(n ** 3 * [1, 2, 3]).tolist())["thm9-memoriser-slope"]
     assert not check(theta_sq=(n ** 2 * [1, 2, 3]).tolist())["thm9-memoriser-slope"]
     assert check()["thm9-memoriser-exact"]
@@ -259,21 +255,51 @@ def test_check_params():
     assert keys == ["phase_N", "widths", "construction_N", "memo_n"]
 
 
-def test_compute_stores_and_reloads(tmp_path):
-    P = {"profile": "test", "seed": 0, "task_seed": 42, "d": 2, "q": 1, "gadget_B": 12.0, "eps": 1e-3,
-         "construction_N": [10, 20], "construction_prompts": 2, "archs": ["gru", "elman"], "phase_N": [3, 4],
-         "widths": [2, 4], "n_seeds": 1, "lr": 1e-2, "weight_decay": 0.01, "batch_size": 8, "check_every": 5,
-         "max_samples": 80, "n_test": 16, "threshold": 0.3, "readout_width": 8, "packing_prompts": 10,
-         "a2_N": [4, 16], "off_target": 0.05, "memo_n": [4, 8], "memo_draws": 2}
+TINY = {"profile": "test", "seed": 0, "task_seed": 42, "d": 2, "q": 1, "gadget_B": 12.0, "eps": 1e-3,
+        "construction_N": [10, 20], "construction_prompts": 2, "archs": ["gru", "elman"], "phase_N": [3, 4],
+        "widths": [2, 4], "n_seeds": 1, "lr": 1e-2, "weight_decay": 0.01, "batch_size": 8, "check_every": 5,
+        "max_samples": 80, "n_test": 16, "threshold": 0.3, "readout_width": 8, "packing_prompts": 10,
+        "a2_N": [4, 16], "off_target": 0.05, "memo_n": [4, 8], "memo_draws": 2}
+
+
+def test_points_nest_as_the_page_reads_them():
+    points = rg.points(params.resolve("rnn_norm_growth", "quick"))
+    labels = {p.label for p in points}
+    assert {("construction",), ("a2",), ("memoriser",), ("phase", ("elman", "1str", 8))} <= labels
+    assert all(p.threads == 1 for p in points)
+    # the most expensive training points are scheduled first
+    phase = sorted((p for p in points if p.label[0] == "phase"), key=lambda p: -p.cost)
+    assert phase[0].label == ("phase", ("gru", "1str", 8))
+
+
+def test_specs_hold_what_their_runs_read():
+    """A parameter a point reads changes its store key; one it does not read leaves it."""
+    def keys(P):
+        specs = {"construction": rg.construction_spec(P), "memoriser": rg.memoriser_spec(P),
+                 "phase": rg.phase_spec(P, "elman", "1str", 4), "a2": rg.a2_spec(P)}
+        return {k: key_of(spec_dict(v)) for k, v in specs.items()}
+
+    base = keys(TINY)
+    changed = {"eps": 1e-2, "phase_N": [3, 5], "packing_prompts": 11, "off_target": 0.02, "task_seed": 1,
+               "memo_draws": 3, "archs": ["elman"]}
+    expected = {"eps": {"construction"}, "phase_N": {"memoriser"}, "packing_prompts": {"phase"}, "off_target": {"a2"},
+                "task_seed": {"construction", "memoriser", "phase", "a2"}, "memo_draws": {"memoriser"}, "archs": set()}
+    for param, value in changed.items():
+        now = keys({**TINY, param: value})
+        assert {k for k in base if base[k] != now[k]} == expected[param], param
+    assert dataclasses.asdict(rg.phase_spec(TINY, "gru", "simple", 3))["widths"] == (2, 4)
+
+
+def test_sweep_stores_and_reloads(tmp_path):
     store = Store("rnn_norm_growth", "test", root=tmp_path)
-    res = rg.compute(P, store, "cpu", log=lambda line: None)
-    assert store.n_computed == 3 + 8
+    res = collect(rg.points(TINY), store, "cpu", log=None)
     again = Store("rnn_norm_growth", "test", root=tmp_path)
-    res2 = rg.compute(P, again, "cpu", log=lambda line: None)
-    assert again.n_computed == 0
-    c1, c2 = page.claims(P, res), page.claims(P, res2)
-    assert [c.as_dict() for c in c1] == [c.as_dict() for c in c2]
-    assert {c.id for c in c1} >= {"9-exact", "9-drift", "10a-width-1str-gru", "10b-norm", "10c-separation",
-                                  "thm9-memoriser-exact", "thm9-memoriser-slope", "thm9-lemma37"}
-    cx = page.crossover_table(P, res)
+    lines = []
+    res2 = collect(rg.points(TINY), again, "cpu", log=lines.append)
+    assert not [line for line in lines if "computed" in line]
+    c1, c2 = page.claims(TINY, res), page.claims(TINY, res2)
+    assert c1 == c2 and all(c["kind"] in ("check", "claim") and c["source"] for c in c1)
+    assert {c["id"] for c in c1} >= {"9-exact", "9-drift", "10a-width-1str-gru", "10b-norm", "10c-separation",
+                                     "thm9-memoriser-exact", "thm9-memoriser-slope", "thm9-lemma37"}
+    cx = page.crossover_table(TINY, res)
     assert len(cx["N"]) == 2 and cx["n_bound"].shape == (2,)

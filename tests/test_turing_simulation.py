@@ -1,6 +1,7 @@
-"""lib.science.turing, lib.science.tm_transformer, lib.chapters.turing_simulation.compute: the interpreter and its catalogue, each layer's contract
-on its own (transition on every (z, a), the +-1 adder on every position, the binary search against the
-interpreter's last-write table, the select truth table), end-to-end traces, sizes, the toy margins."""
+"""lib.science.turing, lib.science.tm_transformer, lib.chapters.turing_simulation: the interpreter and its catalogue,
+each layer's contract on its own (transition on every (z, a), the +-1 adder on every position, the binary search
+against the interpreter's last-write table, the select truth table), end-to-end traces, sizes, the toy margins, the
+specs and points, and one tiny sweep through the store."""
 from __future__ import annotations
 
 import math
@@ -9,11 +10,13 @@ import numpy as np
 import pytest
 import torch
 
+from lib.chapters.turing_simulation import compute as ts
+from lib.chapters.turing_simulation import margins, page
+from lib.core import params
+from lib.core.store import Store, key_of, spec_dict
+from lib.core.sweep import collect
 from lib.science import tm_transformer as tt
 from lib.science import turing as tu
-from lib.chapters.turing_simulation import compute as ts
-from lib.chapters.turing_simulation import page as page
-
 
 
 def state_vec(net, **fields):
@@ -70,7 +73,7 @@ def test_palindrome_parity_increment_answers():
     assert tu.run(cat["parity"], [2, 1, 2], 10).accepted and not tu.run(cat["parity"], [2, 1], 10).accepted
     tr = tu.run(cat["increment"], [2, 2, 1, 2, 2], 40)   # 11011 + 1 = 11100
     assert [tr.tape[tr.c0 + 1 + j] for j in range(5)] == [2, 2, 2, 1, 1]
-    with pytest.raises(ValueError, match="left the tape"):
+    with pytest.raises(ValueError, match="left of cell 0"):
         tu.run(cat["bb2"], [], T=10, c0=0)
 
 
@@ -146,8 +149,9 @@ def test_catalogue_traces_rollout_and_teacher_forced(name):
 
 
 def test_random_machines_exact_and_classifier():
-    res = ts.run_exact({"machines": [f"random{s}" for s in range(6)], "T": 32, "n_inputs": 2, "seed": 1,
-                        "rollout_T_max": 32, "chunk": 64, "P": {"random_k_max": 8, "random_sym_max": 5}}, "cpu")
+    spec = ts.ExactPoint(machines=tuple(f"random{s}" for s in range(6)), T=32, n_inputs=2, seed=1, rollout=True,
+                         chunk=64, k_max=8, sym_max=5)
+    res = ts.run_exact(spec, "cpu")
     for m in res["machines"].values():
         assert m["tf_mismatch"] == m["ro_mismatch"] == m["nonbinary"] == m["lookup_bad"] == m["cls_bad"] == 0
         assert m["tf_bit_exact"] and m["ro_bit_exact"] and m["gap"] >= 1 and m["tape_bad"] == 0
@@ -177,17 +181,17 @@ def test_softmax_converges_to_hardmax_and_perturbation_breaks_without_correction
     # structured attack: scaling the transition output by 0.9 is erased with correction, fatal without
     for corr, broken in ((True, False), (False, True)):
         n = tt.build(tm, T, correction=corr)
-        d = ts._structured_direction(n)
-        fail = ts._fail_scales(n, [d], np.array([[0.1]]), [[]], [tr])
+        d = margins.structured_direction(n)
+        fail = margins.fail_scales(n, [d], np.array([[0.1]]), [[]], [tr])
         assert bool(fail[0, 0]) == broken
 
 
 def test_smallest_failing_finds_a_threshold():
     thr = np.array([1e-6, 0.3, 5.0])
     fail = lambda g: g >= thr[:, None]
-    got = ts.smallest_failing(fail, 1e-12, 10.0, 12, 3, 3)
+    got = margins.smallest_failing(fail, 1e-12, 10.0, 12, 3, 3)
     assert np.all(got >= thr) and np.all(got <= thr * 1.05)
-    assert ts.smallest_failing(lambda g: np.zeros_like(g, bool), 1e-3, 1.0, 8, 2, 1)[0] == math.inf
+    assert margins.smallest_failing(lambda g: np.zeros_like(g, bool), 1e-3, 1.0, 8, 2, 1)[0] == math.inf
 
 
 # --------------------------------------------------------------------------------------------- sizes, toy
@@ -203,8 +207,8 @@ def test_sizes_follow_the_formulas():
 
 def test_toy_margins():
     d = np.array([1, 2, 8])
-    np.testing.assert_allclose([ts.rho_product_numeric(int(k), 3, 0) for k in d], ts.rho_product_formula(d), rtol=1e-6)
-    r = ts.rho_rounded_dp([1, 2, 16], grid=1001)
+    np.testing.assert_allclose([margins.rho_product_numeric(int(k), 3, 0) for k in d], margins.rho_product_formula(d), rtol=1e-6)
+    r = margins.rho_rounded_dp([1, 2, 16], grid=1001)
     assert r[0] == pytest.approx(0.5) and np.all(r > 1 / 3) and r[1] < 0.5
     # the d = 2 value by a direct search over the intermediate level q: (1 - 0.5/q)^2 + ((2 - q)/3)^2
     q = np.linspace(0.5, 1, 200001)
@@ -225,3 +229,50 @@ def test_a_radius_nothing_corrupts_is_read_back_as_inf():
     rec = {"result": {"T": 16, "t_struct": None, "struct_l2": 0.5, "r_random": [1.0, None], "alpha": 1.0, "p": 10, "w": 5}}
     a = page.robust_arrays({"robust": {(16, True): rec}}, True)
     assert np.isinf(a["t"][0]) and np.isinf(a["r"][0, 1]) and a["r"][0, 0] == 1.0
+
+
+# ----------------------------------------------------------------------------------------------- points
+TINY = {"profile": "test", "seed": 0, "machines": ["parity", "bb2"], "T_list": [8, 16], "n_random": 2,
+        "random_k_max": 3, "random_sym_max": 3, "n_inputs": 1, "rollout_T_max": 8, "tf_chunk": 64,
+        "show_machine": "bb2", "show_T": 8, "size_machine": "palindrome", "size_log2T": [4, 8, 12],
+        "robust_machine": "counter", "robust_T": [8, 16], "n_directions": 1, "grid_points": 4,
+        "softmax_machine": "counter", "softmax_T": [8, 16], "beta_max": 20.0, "precision_T": 8,
+        "n_precision_random": 1, "collision_log2T": [4, 9], "toy_depths": [1, 2, 4, 8], "toy_restarts": 1}
+
+
+def test_points_nest_as_the_page_reads_them():
+    P = params.resolve("turing_simulation", "quick")
+    points = ts.points(P)
+    labels = {p.label for p in points}
+    assert {("exact", ("bb4", 256)), ("random", 16), ("anatomy",), ("sizes",), ("robust", (128, False)),
+            ("softmax", (16, True)), ("precision",), ("toy",)} <= labels
+    assert len(labels) == len(P["T_list"]) * (len(P["machines"]) + 1) + 2 * (len(P["robust_T"]) + len(P["softmax_T"])) + 4
+    assert all(p.threads == 1 for p in points)
+
+
+def test_specs_hold_what_their_runs_read():
+    """The random-machine bounds reach the points that build random machines, and no other; the rollout horizon
+    reaches an exact point as whether it rolls out."""
+    key = lambda spec: key_of(spec_dict(spec))
+    catalogue, random = ts.exact_spec(TINY, ["parity"], 16), ts.exact_spec(TINY, ts.random_names(TINY), 16)
+    assert catalogue.k_max is None and random.k_max == 3 and ts.precision_spec(TINY).sym_max == 3
+    bigger = {**TINY, "random_k_max": 4, "random_sym_max": 4}
+    assert key(ts.exact_spec(bigger, ["parity"], 16)) == key(catalogue)
+    assert key(ts.exact_spec(bigger, ts.random_names(bigger), 16)) != key(random)
+    assert key(ts.precision_spec(bigger)) != key(ts.precision_spec(TINY))
+    assert not ts.exact_spec({**TINY, "rollout_T_max": 9}, ["parity"], 16).rollout
+    assert key(ts.exact_spec({**TINY, "rollout_T_max": 9}, ["parity"], 16)) == key(catalogue)   # T = 16 > both
+    assert ts.exact_spec({**TINY, "rollout_T_max": 16}, ["parity"], 16).rollout
+
+
+def test_sweep_stores_and_reloads(tmp_path):
+    store = Store("turing_simulation", "test", root=tmp_path)
+    res = collect(ts.points(TINY), store, "cpu", log=None)
+    lines = []
+    res2 = collect(ts.points(TINY), Store("turing_simulation", "test", root=tmp_path), "cpu", log=lines.append)
+    assert not [line for line in lines if "computed" in line]
+    c1, c2 = page.claims(TINY, res), page.claims(TINY, res2)
+    assert c1 == c2 and [c["id"] for c in c1] == [r.id for r in page.ROWS]
+    # the exact rows hold on any machine and horizon (2-lookup also asks for a cell overwritten 10 times)
+    assert all(c["passed"] for c in c1 if c["id"] in ("1-exact", "3-binary", "3-gap", "4-depth-width", "10-toy-rounded"))
+    assert len(page.exact_table(res).splitlines()) == 2 + len(TINY["T_list"]) * (len(TINY["machines"]) + 1)

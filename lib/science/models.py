@@ -119,6 +119,85 @@ class BiGRU:
         return blinear(hs, p["out.w"], p["out.b"]).squeeze(-1)
 
 
+@dataclass
+class BiRNN:
+    """A bidirectional one-layer RNN with a per-run width: R runs share the widest shape `hidden`, and run r uses
+    only its first widths[r] hidden units (the mask "buf.mask" zeroes the others after every step, so they never
+    reach the output and get no gradient: run r is exactly a width-widths[r] network).
+
+    cell "gru": torch's GRU cell, read out as the authors' BGRU does, Linear(2H, 1) on the states after position i
+    (with a full mask, this is BiGRU, same parameter names). cell "elman": h' = tanh(W_ih z + W_hh h + b), read
+    out as in the theory's lower bound (seed 000, Sec. 5.2, Thm 9): y_j = w_2 relu(U s_j + W_y z_j + b_1) + b_2 on
+    the states s_j = (h->_(j-1), h<-_(j+1)) *before* position j, which do not depend on t_j. Initialisation is
+    PyTorch's for each run's own width.
+
+        >>> m = BiRNN(D=7, hidden=8, cell="elman", m=16); p = m.init(4, torch.Generator().manual_seed(0), widths=[2, 4, 8, 8])
+        >>> m.forward(p, torch.randn(4, 3, 5, 7)).shape   # (4, 3, 5)
+    """
+
+    D: int
+    hidden: int
+    cell: str = "gru"
+    m: int = 64            # width of the Elman readout
+
+    def init(self, R: int, gen: torch.Generator, device="cpu", widths: list[int] | None = None) -> Params:
+        H, D = self.hidden, self.D
+        w = torch.tensor(widths if widths is not None else [H] * R, device=device, dtype=torch.float32)
+        if int(w.max()) > H:
+            raise ValueError(f"widths must be at most hidden={H}, got {widths}")
+        bound = (1 / w.sqrt()).view(R, 1, 1, 1)
+        G = 3 if self.cell == "gru" else 1
+        uni = lambda shape, b: (torch.rand(shape, generator=gen, device=device) * 2 - 1) * b
+        p = {"rnn.w_ih": uni((R, 2, G * H, D), bound), "rnn.w_hh": uni((R, 2, G * H, H), bound),
+             "rnn.b_ih": uni((R, 2, G * H), bound[..., 0]), "rnn.b_hh": uni((R, 2, G * H), bound[..., 0])}
+        if self.cell == "gru":
+            b = (1 / (2 * w).sqrt()).view(R, 1, 1)
+            p |= {"out.w": uni((R, 1, 2 * H), b), "out.b": uni((R, 1), b[..., 0])}
+        else:
+            b = (1 / (2 * w + D).sqrt()).view(R, 1, 1)
+            b2 = 1 / math.sqrt(self.m)
+            p |= {"rd.U": uni((R, self.m, 2 * H), b), "rd.Wy": uni((R, self.m, D), b), "rd.b": uni((R, self.m), b[..., 0]),
+                  "rd.w2": uni((R, 1, self.m), b2), "rd.b2": uni((R, 1), b2)}
+        p["buf.mask"] = (torch.arange(H, device=device)[None] < w[:, None]).float()     # (R, H)
+        return p
+
+    @staticmethod
+    def states(p: Params, z: torch.Tensor) -> torch.Tensor:
+        """Hidden states after every position, (R, 2, B, N, H): [:, 0] forward, [:, 1] backward (in sequence order)."""
+        return bidirectional_states(z, p["rnn.w_ih"], p["rnn.w_hh"], p["rnn.b_ih"], p["rnn.b_hh"], p["buf.mask"])
+
+    @staticmethod
+    def pre_states(p: Params, z: torch.Tensor) -> torch.Tensor:
+        """s_j = (h->_(j-1), h<-_(j+1)), (R, B, N, 2H): the states before position j, zero at the ends."""
+        hs = BiRNN.states(p, z)
+        fwd = torch.nn.functional.pad(hs[:, 0, :, :-1], (0, 0, 1, 0))
+        bwd = torch.nn.functional.pad(hs[:, 1, :, 1:], (0, 0, 0, 1))
+        return torch.cat([fwd, bwd], -1)
+
+    @staticmethod
+    def read(p: Params, s: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+        """The Elman readout f_y(U s + W_y z + b): s (R, ..., 2H), z (R, ..., D) -> (R, ...)."""
+        a = blinear(s, p["rd.U"], p["rd.b"]) + blinear(z, p["rd.Wy"], torch.zeros_like(p["rd.b"]))
+        return blinear(torch.relu(a), p["rd.w2"], p["rd.b2"]).squeeze(-1)
+
+    @staticmethod
+    def forward(p: Params, z: torch.Tensor) -> torch.Tensor:
+        if "rd.U" in p:
+            return BiRNN.read(p, BiRNN.pre_states(p, z), z)
+        hs = BiRNN.states(p, z)
+        return blinear(torch.cat([hs[:, 0], hs[:, 1]], -1), p["out.w"], p["out.b"]).squeeze(-1)
+
+    @staticmethod
+    def forward_at(p: Params, z: torch.Tensor, j: torch.Tensor) -> torch.Tensor:
+        """forward(p, z)[:, b, j[b]] for every prompt b: z (R, B, N, D), j (B,) -> (R, B), the outputs the
+        point-wise loss reads. The Elman readout is position-wise, so it is evaluated at those positions alone: a
+        width-m readout on B prompts costs B m D instead of B N m D."""
+        b = torch.arange(z.shape[1], device=z.device)
+        if "rd.U" in p:
+            return BiRNN.read(p, BiRNN.pre_states(p, z)[:, b, j], z[:, b, j])
+        return BiRNN.forward(p, z)[:, b, j]
+
+
 def bidirectional_states(z, w_ih, w_hh, b_ih, b_hh, mask: torch.Tensor | None = None):
     """Hidden states (R, 2, B, N, H) of R one-layer bidirectional RNNs after every position, in sequence order
     ([:, 0] forward, [:, 1] backward). Weights (R, 2, G*H, D), (R, 2, G*H, H), (R, 2, G*H) twice; the shapes say
@@ -276,7 +355,8 @@ def stack(modules: list[nn.Module]) -> Params:
         if isinstance(m, RefTransformer):
             return {"attn.in_w": s["attn.in_proj_weight"], "attn.in_b": s["attn.in_proj_bias"],
                     "attn.out.w": s["attn.out_proj.weight"], "attn.out.b": s["attn.out_proj.bias"],
-                    "mlp.0.w": s["mlp.0.weight"], "mlp.0.b": s["mlp.0.bias"], "mlp.2.w": s["mlp.2.weight"], "mlp.2.b": s["mlp.2.bias"]}
+                    "mlp.0.w": s["mlp.0.weight"], "mlp.0.b": s["mlp.0.bias"],
+                    "mlp.2.w": s["mlp.2.weight"], "mlp.2.b": s["mlp.2.bias"]}
         if isinstance(m, RefFFN):
             return {f"l{i}.{t[0]}": s[f"layers.{i}.{t}"] for i in range(len(m.layers)) for t in ("weight", "bias")}
         two = lambda name: torch.stack([s[f"rnn.{name}_l0"], s[f"rnn.{name}_l0_reverse"]])

@@ -1,7 +1,7 @@
 """Theorem 6 of seed 000 (Appendix B): a network whose first layer is fully connected on the flattened tokens
 needs about N*d samples to learn simple-1STR, because that layer only ever sees the span of its training inputs.
 
-Four measurements, each a stored point (see `compute`):
+Four measurements, each a stored point (see `points`):
 
 - span: one training set, full-batch GD with L2 and AdamW from the same start; the off-span energy
   ||W_x (I - V^T V)||_F^2 of the first layer's token columns W_x, relative to the span of the n training inputs
@@ -16,19 +16,21 @@ Four measurements, each a stored point (see `compute`):
 This module is the computation only: what the page shows of the results (tables, claims, figures) is
 lib.chapters.ffn_span.page, which no computation imports, so editing it leaves the stored points current.
 
-    >>> results = compute(P, Store("ffn_span", "quick"), device="cpu")
+    >>> results = collect(points(P), Store("ffn_span", "quick"), "cpu")   # lib.core.sweep.collect
 """
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import torch
 
+from lib.core.sweep import Point
 from lib.science import engine, models, qstr
 from lib.science.stats import generator
-from lib.core.store import Store, environment
 
 LAW_FLOOR = 1e-6  # the decay law is checked while (1 - lr l2)^(2t) >= this (see run_ffn)
 
@@ -95,6 +97,12 @@ def off_span_energy(Wx: torch.Tensor, P: torch.Tensor) -> torch.Tensor:
     down to ~1e-14 of ||W_x||^2 are resolved (subtracting squared norms would stop at ~1e-7)."""
     W = Wx.double()
     return (W - W @ P).pow(2).flatten(1).sum(1)
+
+
+def layer_energies(params: models.Params, cols: torch.Tensor, P: torch.Tensor) -> torch.Tensor:
+    """(R, 2): the token columns' off-span energy and total energy ||W_x||_F^2, what training records."""
+    Wx = params["l0.w"][:, :, cols]
+    return torch.stack([off_span_energy(Wx, P), Wx.double().pow(2).flatten(1).sum(1)], 1)
 
 
 def visible_fraction(P: torch.Tensor, U: torch.Tensor, N: int) -> torch.Tensor:
@@ -186,55 +194,81 @@ def bands(ns: list[int], small: int = 64) -> list[list[int]]:
 
 
 # ------------------------------------------------------------------------------------------ sweep points
-def span_spec(P: dict) -> dict:
+@dataclass(frozen=True)
+class SpanPoint:
+    """GD and AdamW from the same start on one training set (the span figure and row 8a-adamw)."""
+    N: int                     # sequence length
+    n: int                     # training prompts, below N*d
+    d: int                     # token dimension
+    seed: int                  # seed of the directions u, prompts and initialisations
+    task_seed: int             # seed of the position codes
+    n_seeds: int               # runs, each with its own u, training set and initialisation
+    ffn_width: int             # second hidden width of the FFN
+    steps: int                 # full-batch steps of each optimiser
+    every: int                 # steps between measurements of the off-span energy
+    gd_lr: float               # GD learning rate
+    gd_l2: float               # GD's L2 penalty lambda
+    adamw_lr: float            # AdamW learning rate
+    adamw_weight_decay: float  # AdamW decoupled weight decay
+
+
+def span_spec(P: dict) -> SpanPoint:
     N = P["span_N"]
     n = min(n_values(N, P["d"], [P["span_n_over_Nd"]])[0], N * P["d"] - 1)   # below Nd, or nothing is off the span
-    return {"kind": "span", "N": N, "n": n, "d": P["d"],
-            "seed": P["seed"], "task_seed": P["task_seed"], "n_seeds": P["n_seeds"], "ffn_width": P["ffn_width"],
-            "steps": P["gd_steps"], "every": P["record_every"], "gd_lr": P["gd_lr"], "gd_l2": P["gd_l2"],
-            "adamw_lr": P["adamw_lr"], "adamw_weight_decay": P["adamw_weight_decay"]}
+    return SpanPoint(N=N, n=n, d=P["d"], seed=P["seed"], task_seed=P["task_seed"], n_seeds=P["n_seeds"],
+                     ffn_width=P["ffn_width"], steps=P["gd_steps"], every=P["record_every"], gd_lr=P["gd_lr"],
+                     gd_l2=P["gd_l2"], adamw_lr=P["adamw_lr"], adamw_weight_decay=P["adamw_weight_decay"])
 
 
-def run_span(spec: dict, device: str) -> dict:
+def run_span(spec: SpanPoint, device: str) -> dict:
     """GD and AdamW on the same training sets from the same initialisations; off-span energy along the way."""
     t0 = time.perf_counter()
-    N, d, n, S = spec["N"], spec["d"], spec["n"], spec["n_seeds"]
-    task = qstr.QSTR(N=N, d=d, simple=True, task_seed=spec["task_seed"], device=device)
-    model = models.FFN(N, task.D, (N * d, spec["ffn_width"]))
-    gen = generator(spec["seed"], "span", N, n, device=device)
+    N, d, n, S = spec.N, spec.d, spec.n, spec.n_seeds
+    task = qstr.QSTR(N=N, d=d, simple=True, task_seed=spec.task_seed, device=device)
+    model = models.FFN(N, task.D, (N * d, spec.ffn_width))
+    gen = generator(spec.seed, "span", N, n, device=device)
     U = unit_vectors(S, d, gen, device)
     z, y, x, _ = simple_1str(task, U, n, gen)
     init = ffn_init(model, S, gen, device)
     ns = torch.full((S,), n)
     P = span_projector(x, ns)
     cols = x_columns(N, task.D, d).to(device)
-    watch = lambda p: torch.stack([off_span_energy(p["l0.w"][:, :, cols], P),
-                                   p["l0.w"][:, :, cols].double().pow(2).flatten(1).sum(1)], 1)
+    watch = partial(layer_energies, cols=cols, P=P)
     out = {"N": N, "n": n, "Nd": N * d}
-    for opt, lr, l2 in (("gd", spec["gd_lr"], spec["gd_l2"]), ("adamw", spec["adamw_lr"], spec["adamw_weight_decay"])):
-        _, steps, rec = train_full_batch(model.forward, init, z, y, ns, spec["steps"], opt, lr, l2, watch, spec["every"])
+    for opt, lr, l2 in (("gd", spec.gd_lr, spec.gd_l2), ("adamw", spec.adamw_lr, spec.adamw_weight_decay)):
+        _, steps, rec = train_full_batch(model.forward, init, z, y, ns, spec.steps, opt, lr, l2, watch, spec.every)
         out["steps"] = steps
         out[opt] = {"off": rec[:, :, 0].numpy(), "total": rec[:, :, 1].numpy()}   # (T, S) each
     out["wall_s"] = time.perf_counter() - t0
     return out
 
 
-def visibility_spec(P: dict, N: int) -> dict:
-    ns = [n for n in n_values(N, P["d"], P["n_over_Nd"]) if n < N * P["d"]]   # the theorem's range
-    return {"kind": "visibility", "N": N, "d": P["d"], "n": ns, "draws": P["n_draws"],
-            # Test prompts per draw, at most 1000: the Monte-Carlo error is dominated by the draws of (V, u).
-            "n_test": min(P["n_test"], 1000), "seed": P["seed"]}
+@dataclass(frozen=True)
+class VisibilityPoint:
+    """The visible fraction and the oracle's risk at one N, by Monte Carlo over training sets and u."""
+    N: int                     # sequence length
+    d: int                     # token dimension
+    n: tuple[int, ...]         # training-set sizes, all below N*d (the theorem's range)
+    draws: int                 # independent (training set, u) per n
+    n_test: int                # test prompts per draw
+    seed: int                  # seed of every draw
 
 
-def run_visibility(spec: dict, device: str) -> dict:
+def visibility_spec(P: dict, N: int) -> VisibilityPoint:
+    ns = tuple(n for n in n_values(N, P["d"], P["n_over_Nd"]) if n < N * P["d"])   # the theorem's range
+    # Test prompts per draw, at most 1000: the Monte-Carlo error is dominated by the draws of (V, u).
+    return VisibilityPoint(N=N, d=P["d"], n=ns, draws=P["n_draws"], n_test=min(P["n_test"], 1000), seed=P["seed"])
+
+
+def run_visibility(spec: VisibilityPoint, device: str) -> dict:
     """nu(n) and the oracle's test MSE for `draws` independent (training set, u), each on its own test prompts.
 
     Only Gaussian tokens enter here (no network, no position codes): the oracle sees t directly."""
     t0 = time.perf_counter()
-    N, d, K, M = spec["N"], spec["d"], spec["draws"], spec["n_test"]
-    gen = generator(spec["seed"], "visibility", N, device=device)
+    N, d, K, M = spec.N, spec.d, spec.draws, spec.n_test
+    gen = generator(spec.seed, "visibility", N, device=device)
     nu, risk = [], []
-    for n in spec["n"]:
+    for n in spec.n:
         x = torch.randn(K, n, N * d, generator=gen, device=device)
         U = unit_vectors(K, d, gen, device)
         P = span_projector(x, torch.full((K,), n))
@@ -244,53 +278,69 @@ def run_visibility(spec: dict, device: str) -> dict:
         y = torch.einsum("kmd,kd->km", xt.view(K, M, N, d)[rows, cols, t], U).double()
         nu.append(visible_fraction(P, U, N).cpu().numpy())
         risk.append((oracle_predict(P, U, xt, t, N) - y).pow(2).mean(1).cpu().numpy())
-    return {"N": N, "Nd": N * d, "n": spec["n"], "nu": np.array(nu), "oracle_mse": np.array(risk),
+    return {"N": N, "Nd": N * d, "n": spec.n, "nu": np.array(nu), "oracle_mse": np.array(risk),
             "wall_s": time.perf_counter() - t0}
 
 
-def ffn_spec(P: dict, N: int, rotated: bool) -> dict:
-    return {"kind": "ffn", "N": N, "rotated": rotated, "d": P["d"], "n": n_values(N, P["d"], P["n_over_Nd"]),
-            "seed": P["seed"], "task_seed": P["task_seed"], "n_seeds": P["n_seeds"], "n_test": P["n_test"],
-            "ffn_width": P["ffn_width"], "steps": P["gd_steps"], "every": P["record_every"], "gd_lr": P["gd_lr"],
-            "gd_l2": P["gd_l2"]}
+@dataclass(frozen=True)
+class FFNPoint:
+    """GD-trained FFNs at one N for every n of the grid, on plain or rotated prompts."""
+    N: int                     # sequence length
+    rotated: bool              # tokens rotated by a Haar Q in O(Nd), one per run
+    d: int                     # token dimension
+    n: tuple[int, ...]         # training-set sizes
+    seed: int                  # seed of the directions u, prompts, initialisations and rotations
+    task_seed: int             # seed of the position codes
+    n_seeds: int               # runs per n, each with its own u, training set and initialisation
+    n_test: int                # test prompts per run
+    ffn_width: int             # second hidden width of the FFN
+    steps: int                 # full-batch GD steps
+    every: int                 # steps between measurements of the off-span energy
+    gd_lr: float               # GD learning rate
+    gd_l2: float               # GD's L2 penalty lambda
 
 
-def run_ffn(spec: dict, device: str) -> dict:
+def ffn_spec(P: dict, N: int, rotated: bool) -> FFNPoint:
+    return FFNPoint(N=N, rotated=rotated, d=P["d"], n=tuple(n_values(N, P["d"], P["n_over_Nd"])), seed=P["seed"],
+                    task_seed=P["task_seed"], n_seeds=P["n_seeds"], n_test=P["n_test"], ffn_width=P["ffn_width"],
+                    steps=P["gd_steps"], every=P["record_every"], gd_lr=P["gd_lr"], gd_l2=P["gd_l2"])
+
+
+def run_ffn(spec: FFNPoint, device: str) -> dict:
     """GD-trained FFNs for every n of the grid, n_seeds runs each, in bands of similar n (see `bands`).
 
     The rotated point draws the same directions, prompts and initialisations as the plain one (its generator
     does not depend on `rotated`) and only adds the rotations, from a generator of their own: run r of the two
     points differs in nothing but Q, so their difference is measured with common random numbers."""
     t0 = time.perf_counter()
-    N, d, S, ns = spec["N"], spec["d"], spec["n_seeds"], spec["n"]
-    task = qstr.QSTR(N=N, d=d, simple=True, task_seed=spec["task_seed"], device=device)
-    model = models.FFN(N, task.D, (N * d, spec["ffn_width"]))
+    N, d, S, ns = spec.N, spec.d, spec.n_seeds, spec.n
+    task = qstr.QSTR(N=N, d=d, simple=True, task_seed=spec.task_seed, device=device)
+    model = models.FFN(N, task.D, (N * d, spec.ffn_width))
     cols = x_columns(N, task.D, d).to(device)
-    decay = (1 - spec["gd_lr"] * spec["gd_l2"]) ** 2
+    decay = (1 - spec.gd_lr * spec.gd_l2) ** 2
     keys = ("test_mse", "oracle_mse", "nu", "rho0", "rho", "w_ratio", "law_dev", "residual", "train_loss")
     out = {k: np.full((len(ns), S), np.nan) for k in keys}
     for band in bands(ns):
         # Generators per band, so the numbers of one n depend on the grid's bands, not on the order of the loop.
-        gen = generator(spec["seed"], "ffn", N, band, device=device)
+        gen = generator(spec.seed, "ffn", N, band, device=device)
         n_run = torch.tensor([n for n in band for _ in range(S)])
         R = len(n_run)
         U = unit_vectors(R, d, gen, device)
         Q = None
-        if spec["rotated"]:
-            Q = haar_orthogonal(R, N * d, generator(spec["seed"], "rotation", N, band, device=device), device)
+        if spec.rotated:
+            Q = haar_orthogonal(R, N * d, generator(spec.seed, "rotation", N, band, device=device), device)
         z, y, x, _ = simple_1str(task, U, max(band), gen, Q)
-        zt, yt, xt, tt = simple_1str(task, U, spec["n_test"], gen, Q)
+        zt, yt, xt, tt = simple_1str(task, U, spec.n_test, gen, Q)
         init = ffn_init(model, R, gen, device)
         # The span and the oracle live in the coordinates the network sees, Qx when rotated: the label is then
         # <Q P_t u, Qx>, the oracle's direction is Q P_t u, and nu is the visible part of that direction.
         Qd = torch.eye(N * d, dtype=torch.float64, device=device).expand(R, -1, -1) if Q is None else Q.double()
         Pj = span_projector(x @ Qd.transpose(1, 2).to(x.dtype), n_run)
         g = _target_directions(U, tt, N, Qd)                       # (R, n_test, Nd)
-        watch = lambda p: torch.stack([off_span_energy(p["l0.w"][:, :, cols], Pj),
-                                       p["l0.w"][:, :, cols].double().pow(2).flatten(1).sum(1)], 1)
-        params, steps, rec = train_full_batch(model.forward, init, z, y, n_run, spec["steps"], "gd", spec["gd_lr"],
-                                              spec["gd_l2"], watch, spec["every"])
-        loss, res = first_layer_residual(model.forward, params, z, y, n_run, spec["gd_l2"])
+        watch = partial(layer_energies, cols=cols, P=Pj)
+        params, steps, rec = train_full_batch(model.forward, init, z, y, n_run, spec.steps, "gd", spec.gd_lr,
+                                              spec.gd_l2, watch, spec.every)
+        loss, res = first_layer_residual(model.forward, params, z, y, n_run, spec.gd_l2)
         with torch.no_grad():
             test = engine.evaluate(model.forward, params, [(zt, yt)])[:, 0].cpu().numpy()
             oracle = torch.einsum("rbk,rbk->rb", xt.double() @ Qd.transpose(1, 2) @ Pj, g)   # <Q P_t u, V^T V Qx>
@@ -312,7 +362,7 @@ def run_ffn(spec: dict, device: str) -> dict:
                 out["rho0"][i], out["rho"][i] = off[0, sl] / total[0, sl], off[-1, sl] / total[-1, sl]
                 out["w_ratio"][i] = total[-1, sl] / total[0, sl]
                 out["law_dev"][i] = law_dev[sl]
-    return {"N": N, "Nd": N * d, "n": ns, "rotated": spec["rotated"], **out, "wall_s": time.perf_counter() - t0}
+    return {"N": N, "Nd": N * d, "n": ns, "rotated": spec.rotated, **out, "wall_s": time.perf_counter() - t0}
 
 
 def _target_directions(U, t, N, Q):
@@ -335,30 +385,47 @@ def _visible(Pj, U, N, Q):
     return torch.einsum("rtk,rkl,rtl->r", g, Pj, g) / N
 
 
-def transformer_spec(P: dict) -> dict:
+@dataclass(frozen=True)
+class TransformerPoint:
+    """One-layer Transformers, plain and rotated twins, at N_rotation for every n of the grid."""
+    N: int                     # sequence length
+    d: int                     # token dimension
+    n: tuple[int, ...]         # training-set sizes
+    seed: int                  # seed of the directions u, rotations, prompts and initialisations
+    task_seed: int             # seed of the position codes
+    tr_seeds: int              # runs per n and per arm (plain, rotated)
+    n_test: int                # test prompts per run
+    lr: float                  # AdamW learning rate
+    weight_decay: float        # AdamW decoupled weight decay
+    steps: int                 # AdamW steps
+    batch: int                 # minibatch size, drawn from the n training prompts
+    mlp_width: int             # width of the Transformer's MLP
+
+
+def transformer_spec(P: dict) -> TransformerPoint:
     N = P["N_rotation"]
-    return {"kind": "transformer", "N": N, "d": P["d"], "n": n_values(N, P["d"], P["n_over_Nd"]), "seed": P["seed"],
-            "task_seed": P["task_seed"], "tr_seeds": P["tr_seeds"], "n_test": P["n_test"], "lr": P["tr_lr"],
-            "weight_decay": P["adamw_weight_decay"], "steps": P["tr_steps"], "batch": P["tr_batch"],
-            "mlp_width": P["mlp_width"]}
+    return TransformerPoint(N=N, d=P["d"], n=tuple(n_values(N, P["d"], P["n_over_Nd"])), seed=P["seed"],
+                            task_seed=P["task_seed"], tr_seeds=P["tr_seeds"], n_test=P["n_test"], lr=P["tr_lr"],
+                            weight_decay=P["adamw_weight_decay"], steps=P["tr_steps"], batch=P["tr_batch"],
+                            mlp_width=P["mlp_width"])
 
 
-def run_transformer(spec: dict, device: str) -> dict:
+def run_transformer(spec: TransformerPoint, device: str) -> dict:
     """One-layer Transformers trained with AdamW on minibatches of a fixed training set of n prompts, every n of
     the grid, through lib.science.engine. Each plain run has a rotated twin with the same direction u, prompts, test
     prompts and initialisation, and its tokens rotated: 2 x len(n) x tr_seeds runs as one batch."""
     t0 = time.perf_counter()
-    N, d, S, ns = spec["N"], spec["d"], spec["tr_seeds"], spec["n"]
-    task = qstr.QSTR(N=N, d=d, simple=True, task_seed=spec["task_seed"], device=device)
-    gen = generator(spec["seed"], "transformer", N, device=device)
+    N, d, S, ns = spec.N, spec.d, spec.tr_seeds, spec.n
+    task = qstr.QSTR(N=N, d=d, simple=True, task_seed=spec.task_seed, device=device)
+    gen = generator(spec.seed, "transformer", N, device=device)
     R0 = len(ns) * S
     n_run = torch.tensor([n for n in ns for _ in range(S)] * 2, device=device)
     U = unit_vectors(R0, d, gen, device)
     Q = haar_orthogonal(R0, N * d, gen, device)
     state = gen.get_state()
-    plain = simple_1str(task, U, max(ns), gen)[:2], simple_1str(task, U, spec["n_test"], gen)[:2]
+    plain = simple_1str(task, U, max(ns), gen)[:2], simple_1str(task, U, spec.n_test, gen)[:2]
     gen.set_state(state)   # the twins: the same draws again, tokens rotated
-    rot = simple_1str(task, U, max(ns), gen, Q)[:2], simple_1str(task, U, spec["n_test"], gen, Q)[:2]
+    rot = simple_1str(task, U, max(ns), gen, Q)[:2], simple_1str(task, U, spec.n_test, gen, Q)[:2]
     (z, y), test = [[torch.cat([a, b]) for a, b in zip(p, r)] for p, r in zip(plain, rot)]
     R, rows = 2 * R0, torch.arange(2 * R0, device=device)[:, None]
 
@@ -367,34 +434,24 @@ def run_transformer(spec: dict, device: str) -> dict:
         idx = (torch.rand(R, batch, generator=g, device=device) * n_run[:, None]).long()
         return z[rows, idx], y[rows, idx]
 
-    model = models.Transformer(task.D, spec["mlp_width"])
+    model = models.Transformer(task.D, spec.mlp_width)
     init = {k: torch.cat([v, v]) for k, v in model.init(R0, gen, device).items()}
-    cfg = engine.TrainConfig(lr=spec["lr"], weight_decay=spec["weight_decay"], batch_size=spec["batch"],
-                             check_every=spec["steps"], max_samples=spec["steps"] * spec["batch"])
+    cfg = engine.TrainConfig(lr=spec.lr, weight_decay=spec.weight_decay, batch_size=spec.batch,
+                             check_every=spec.steps, max_samples=spec.steps * spec.batch)
     runs = engine.train_to_threshold(model.forward, init, sample, [tuple(test)], [-math.inf], cfg, gen)
     final = runs.curves[-1, :, 0].reshape(2, len(ns), S)
     return {"N": N, "Nd": N * d, "n": ns, "test_mse": final[0], "test_mse_rotated": final[1],
             "wall_s": time.perf_counter() - t0}
 
 
-# --------------------------------------------------------------------------------------------- compute
-def compute(P: dict, store: Store, device: str, force: bool = False, log=print) -> dict:
-    """Every point of the chapter, loaded from the store when present, else computed and stored at once."""
-    env = environment(device, store.chapter)
-    out = {"visibility": {}, "ffn": {}}
-
-    def get(spec, fn, label):
-        record, done = store.load_or_compute(spec, lambda: fn(spec, device), env, force)
-        log(f"{label:<28} " + (f"computed in {record['result']['wall_s']:6.1f} s" if done else "loaded from the store"))
-        return record
-
-    out["span"] = get(span_spec(P), run_span, f"span N={P['span_N']}")
-    for N in P["N_grid"]:
-        out["visibility"][N] = get(visibility_spec(P, N), run_visibility, f"visibility N={N}")
-    for N in sorted(set(P["N_grid"]) | {P["N_rotation"]}):
-        out["ffn"][(N, False)] = get(ffn_spec(P, N, False), run_ffn, f"ffn N={N}")
-    out["ffn"][(P["N_rotation"], True)] = get(ffn_spec(P, P["N_rotation"], True), run_ffn,
-                                               f"ffn N={P['N_rotation']} rotated")
-    out["transformer"] = get(transformer_spec(P), run_transformer, f"transformer N={P['N_rotation']}")
-    return out
-
+# ---------------------------------------------------------------------------------------------- points
+def points(P: dict) -> list[Point]:
+    """Every point of the chapter: results["span"], results["visibility"][N], results["ffn"][(N, rotated)] and
+    results["transformer"]. Cost: training steps, the FFN sweeps (many runs of n up to 16 N d) first."""
+    N_rot = P["N_rotation"]
+    ffn = [(N, False) for N in sorted(set(P["N_grid"]) | {N_rot})] + [(N_rot, True)]
+    return ([Point(("span",), span_spec(P), run_span, cost=P["gd_steps"])]
+            + [Point(("visibility", N), visibility_spec(P, N), run_visibility, cost=1) for N in P["N_grid"]]
+            + [Point(("ffn", key), ffn_spec(P, *key), run_ffn, cost=2 * P["gd_steps"] * (1 + key[0] / 4))
+               for key in ffn]
+            + [Point(("transformer",), transformer_spec(P), run_transformer, cost=P["tr_steps"])])

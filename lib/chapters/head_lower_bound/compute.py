@@ -1,6 +1,6 @@
 """Seed 000, Prop. 3/21, Thm 4 and Eq. A.2: a one-layer Transformer needs as many heads as relevant tokens.
 
-Five computations, each stored as one result (`compute` runs them all, loading what the store holds):
+Five computations, each a stored point (see `points`):
 
 - `calculator`: the Bayes risk of predicting y = (|x|^2 - m)/sqrt(m), x ~ N(0, I_m), from A x is 2(m - rank A)/m;
   checked by Monte Carlo with the exact Bayes predictor and by a fitted MLP regressor that cannot beat it.
@@ -9,26 +9,28 @@ Five computations, each stored as one result (`compute` runs them all, loading w
   positions i >= N/2 (with its Monte-Carlo standard error) and the singular values of the attention onto keys 0..q-1.
 - `construction`: the A.2 weights (head h: alpha I from the query's w_{t_h} slot to the key's own w_j slot): the
   off-target attention mass and retrieval error against alpha and N, and alpha*(N) for a fixed off-target mass.
-- `scaling`: samples-to-threshold against N on qSTR for H = q (reaches it) and H < q (censored).
+- `scaling` (one per N): samples-to-threshold on qSTR for H = q (reaches it) and H < q (censored).
 - `figure2`: the authors' Figure 2 setup (fixed dataset, epochs, AdamW, weight decay 0.2) and |W_Q^T W_K| (the page
   reads its diagonal statistics).
 
-What the page shows (claims, tables, notes, figures) is in lib.chapters.head_lower_bound.page, which reads these results
-and is not part of this chapter's lib hash.
+This module is the computation only: what the page shows (claims, tables, notes, figures) is in
+lib.chapters.head_lower_bound.page, which reads these results and is not part of this chapter's lib hash.
 
-    >>> results = compute(params, Store("head_lower_bound", "quick"), device="cpu")
+    >>> results = collect(points(P), Store("head_lower_bound", "quick"), "cpu")   # lib.core.sweep.collect
 """
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import torch
 
+from lib.core.sweep import Point
 from lib.science import a2, engine, models, qstr
 from lib.science.stats import generator, standard_error
-from lib.core.store import Store, environment
 
 
 def check_params(P: dict) -> list[tuple[str, str]]:
@@ -61,11 +63,27 @@ def bayes_predict(A: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     return ((px.pow(2).sum(-1) - rows.shape[0]) / math.sqrt(m)).to(x.dtype)
 
 
-def calculator(P: dict, device: str) -> dict:
+@dataclass(frozen=True)
+class CalculatorPoint:
+    """The Bayes-risk calculator: everything its numbers depend on."""
+    q: int           # relevant tokens (the dimension m of x); A has H = 0..q rows
+    n: int           # Monte-Carlo samples, and test samples of the MLP regressor
+    seed: int        # seed of A, x, the regressor's initialisation, data and test set
+    width: int       # width of the regressor's two hidden layers
+    steps: int       # training steps of the regressor (batches of 256)
+    lr: float        # AdamW learning rate of the regressor
+
+
+def calculator_spec(P: dict) -> CalculatorPoint:
+    return CalculatorPoint(q=P["p21_q"], n=P["calc_samples"], seed=P["seed"], width=P["calc_width"],
+                           steps=P["calc_steps"], lr=P["lr"])
+
+
+def run_calculator(spec: CalculatorPoint, device: str) -> dict:
     """For A = a random H x q Gaussian matrix (H = 0..q): the formula, the exact Bayes predictor's Monte-Carlo risk,
     and the test MSE of an MLP regressor fitted to y from A x (all ranks in one batch)."""
-    q, n, gen = P["p21_q"], P["calc_samples"], generator(P["seed"], "calculator", "x", device=device)
-    As = [torch.randn(H, q, generator=generator(P["seed"], "calculator", "A", H)) for H in range(q + 1)]
+    q, n, gen = spec.q, spec.n, generator(spec.seed, "calculator", "x", device=device)
+    As = [torch.randn(H, q, generator=generator(spec.seed, "calculator", "A", H)) for H in range(q + 1)]
     x = torch.randn(n, q, generator=gen, device=device)
     y = (x.pow(2).sum(-1) - q) / math.sqrt(q)
     bayes = [(y - bayes_predict(A.to(device), x)).pow(2) for A in As]
@@ -76,12 +94,13 @@ def calculator(P: dict, device: str) -> dict:
         xs = torch.randn(R, B, q, generator=g, device=device)
         return (xs @ feats[:R].transpose(1, 2)).unsqueeze(2), ((xs.pow(2).sum(-1) - q) / math.sqrt(q)).unsqueeze(2)
 
-    model = models.FFN(N=1, D=q, hidden=(P["calc_width"], P["calc_width"]))
-    test = sample(len(As), n, generator(P["seed"], "calculator", "test", device=device))
-    cfg = engine.TrainConfig(lr=P["lr"], weight_decay=0.0, batch_size=256, check_every=P["calc_steps"],
-                             max_samples=P["calc_steps"] * 256)
-    runs = engine.train_to_threshold(model.forward, model.init(len(As), generator(P["seed"], "calculator", "init"), device), sample,
-                                     [test], [-math.inf], cfg, generator(P["seed"], "calculator", "data", device=device))
+    model = models.FFN(N=1, D=q, hidden=(spec.width, spec.width))
+    test = sample(len(As), n, generator(spec.seed, "calculator", "test", device=device))
+    cfg = engine.TrainConfig(lr=spec.lr, weight_decay=0.0, batch_size=256, check_every=spec.steps,
+                             max_samples=spec.steps * 256)
+    runs = engine.train_to_threshold(model.forward, model.init(len(As), generator(spec.seed, "calculator", "init"), device),
+                                     sample, [test], [-math.inf], cfg,
+                                     generator(spec.seed, "calculator", "data", device=device))
     params = {k: v.to(device) for k, v in runs.params.items()}
     with torch.no_grad():
         fit = (model.forward(params, test[0]) - test[1]).pow(2).squeeze(-1)   # (R, n)
@@ -98,19 +117,45 @@ SETTINGS = {  # name -> (which parameters, link, W_QK restricted to the block-di
 }
 
 
-def setting_task(spec: dict, device="cpu") -> tuple[qstr.QSTR, torch.Tensor | None, list[int]]:
-    """The task, the W_QK mask and the head counts of one H sweep, from its spec (see heads_spec)."""
-    setting = spec["setting"]
-    _, link, block = SETTINGS[setting]
-    q, d = spec["q"], spec["d"]
-    task = qstr.QSTR(N=spec["N"], d=d, q=q, link=link, lower_bound=True, encoding=spec["encoding"],
-                     d_e_rule=spec["d_e_rule"], task_seed=spec["task_seed"], device=device)
+@dataclass(frozen=True)
+class HeadsPoint:
+    """One H sweep (every head count and seed in one batch): everything its numbers depend on."""
+    setting: str      # prop21, prop3 or control (see SETTINGS: the link and the W_QK mask)
+    N: int            # sequence length
+    q: int            # relevant tokens per output
+    d: int            # token dimension
+    encoding: str     # code or paper (with the sqrt(d/q) factor)
+    d_e_rule: str     # floor (the code) or ceil (the caption) of 5 ln N
+    task_seed: int    # seed of the position codes and of u
+    seed: int         # seed of initialisations, data stream and test sets
+    n_seeds: int      # runs per head count
+    steps: int        # online AdamW steps
+    batch_size: int   # fresh prompts per step
+    lr: float         # AdamW learning rate
+    mlp_width: int    # width of the ReLU network after the attention
+    n_test: int       # fresh test prompts for the final error
+
+
+def heads_spec(P: dict, setting: str) -> HeadsPoint:
+    key = SETTINGS[setting][0]
+    return HeadsPoint(setting=setting, N=P["N"], q=P[f"{key}_q"], d=P[f"{key}_d"], encoding=P["encoding"],
+                      d_e_rule=P["d_e_rule"], task_seed=P["task_seed"], seed=P["seed"], n_seeds=P["n_seeds"],
+                      steps=P["steps"], batch_size=P["batch_size"], lr=P["lr"], mlp_width=P["mlp_width"],
+                      n_test=P["n_test"])
+
+
+def setting_task(spec: HeadsPoint, device="cpu") -> tuple[qstr.QSTR, torch.Tensor | None, list[int]]:
+    """The task, the W_QK mask and the head counts of one H sweep."""
+    _, link, block = SETTINGS[spec.setting]
+    q, d = spec.q, spec.d
+    task = qstr.QSTR(N=spec.N, d=d, q=q, link=link, lower_bound=True, encoding=spec.encoding,
+                     d_e_rule=spec.d_e_rule, task_seed=spec.task_seed, device=device)
     mask = None
     if block:  # no data-to-position cross terms (Prop. 21)
         mask = torch.zeros(task.D, task.D)
         mask[:d, :d] = 1
         mask[d:, d:] = 1
-    heads = list(range(1, q + 2)) if setting != "control" else [1, q]
+    heads = list(range(1, q + 2)) if spec.setting != "control" else [1, q]
     return task, mask, heads
 
 
@@ -123,35 +168,27 @@ def lower_bound(setting: str, H: int, q: int, d: int) -> float:
     return max(0.0, 1 - H * (q + d) / (q * d))
 
 
-def heads_spec(P: dict, setting: str) -> dict:
-    key = SETTINGS[setting][0]
-    return {"what": "heads", "setting": setting, "N": P["N"], "q": P[f"{key}_q"], "d": P[f"{key}_d"],
-            "encoding": P["encoding"], "d_e_rule": P["d_e_rule"], "task_seed": P["task_seed"], "seed": P["seed"],
-            "n_seeds": P["n_seeds"], "steps": P["steps"], "batch_size": P["batch_size"], "lr": P["lr"],
-            "mlp_width": P["mlp_width"], "n_test": P["n_test"]}
-
-
-def train_heads(spec: dict, device: str) -> dict:
+def run_heads(spec: HeadsPoint, device: str) -> dict:
     t0 = time.perf_counter()
     task, mask, heads = setting_task(spec, device)
     q, d, half = task.q, task.d, task.N // 2
     var = 2.0 if task.link == "square" else 1.0           # Var(y_i) on the positions i >= N/2
-    run_heads = [H for H in heads for _ in range(spec["n_seeds"])]
-    model = models.MergedAttention(D=task.D, H=max(heads), m=spec["mlp_width"], qk_mask=mask)
-    params = model.init(len(run_heads), generator(spec["seed"], spec["setting"], "init"), device, heads=run_heads)
-    gen = generator(spec["seed"], spec["setting"], "data", device=device)
-    test_small = task.sample(len(run_heads), 1000, generator(spec["seed"], spec["setting"], "check", device=device))
+    per_run = [H for H in heads for _ in range(spec.n_seeds)]
+    model = models.MergedAttention(D=task.D, H=max(heads), m=spec.mlp_width, qk_mask=mask)
+    params = model.init(len(per_run), generator(spec.seed, spec.setting, "init"), device, heads=per_run)
+    gen = generator(spec.seed, spec.setting, "data", device=device)
+    test_small = task.sample(len(per_run), 1000, generator(spec.seed, spec.setting, "check", device=device))
 
     def upper_fvu(pred, y):  # the bound's quantity: error on the positions i >= N/2, over Var(y_i)
         return (pred - y)[..., half:].pow(2).flatten(1).mean(1) / var
 
-    cfg = engine.TrainConfig(lr=spec["lr"], weight_decay=0.0, batch_size=spec["batch_size"],
-                             check_every=max(1, spec["steps"] // 20), max_samples=spec["steps"] * spec["batch_size"])
+    cfg = engine.TrainConfig(lr=spec.lr, weight_decay=0.0, batch_size=spec.batch_size,
+                             check_every=max(1, spec.steps // 20), max_samples=spec.steps * spec.batch_size)
     runs = engine.train_to_threshold(model.forward, params, task.sample, [test_small], [-math.inf], cfg, gen,
                                      metric=upper_fvu)
     p = {k: v.to(device) for k, v in runs.params.items()}
     # Final error on a large fresh test set, per prompt, so the page can give a standard error.
-    X, T = task.draw(len(run_heads), spec["n_test"], generator(spec["seed"], spec["setting"], "test", device=device))
+    X, T = task.draw(len(per_run), spec.n_test, generator(spec.seed, spec.setting, "test", device=device))
     z, y = task.encode(X, T), task.labels(X, T)
     with torch.no_grad():
         pred = torch.cat([model.forward(p, z[:, i:i + 2000]) for i in range(0, z.shape[1], 2000)], 1)
@@ -161,11 +198,11 @@ def train_heads(spec: dict, device: str) -> dict:
     # Attention of each live head from the query positions i >= N/2 onto the relevant keys 0..q-1: A (H x q).
     A = attn[:, :, :, half:, :q]                                                     # (R, B, H, N/2, q)
     svals = []
-    for r, H in enumerate(run_heads):
+    for r, H in enumerate(per_run):
         s = torch.linalg.svdvals(A[r, :, :H].permute(0, 2, 1, 3).reshape(-1, H, q).double())   # (B*N/2, min(H,q))
         s = torch.cat([s, s.new_zeros(s.shape[0], q - s.shape[1])], 1) if s.shape[1] < q else s
         svals.append(s.median(0).values.tolist())
-    return {"heads": run_heads, "bound": [lower_bound(spec["setting"], H, q, d) for H in run_heads],
+    return {"heads": per_run, "bound": [lower_bound(spec.setting, H, q, d) for H in per_run],
             "fvu": per_prompt.mean(1).tolist(), "fvu_se": [standard_error(v) for v in per_prompt],
             "mse_all": full.mean(1).tolist(), "mse_all_se": [standard_error(v) for v in full],
             "svals": svals, "D": task.D, "d_e": task.d_e, "n_params": models.n_params(runs.params),
@@ -173,81 +210,146 @@ def train_heads(spec: dict, device: str) -> dict:
 
 
 # --------------------------------------------------------------------------------------- the A.2 construction
-def construction(P: dict) -> dict:
-    """Off-target mass and retrieval error against alpha, and alpha*(N), over every target of `a2_draws`
-    independent draws of the codes, summarised by `a2_statistic`. The median target is the default: the mean is
-    dominated by the few targets whose code nearly repeats another one (overlap near 1), which Assumption 3
-    (overlaps <= 1/2) rules out but random codes with d_e = floor(5 ln N) do not, so it jumps from one N to the
-    next (at N = 16 a draw with two equal codes has mean mass >= 1/32 at every alpha)."""
-    q, d, target = P["p21_q"], P["fig2_d"], P["off_target"]
-    scale = d / q if P["encoding"] == "paper" else 1.0
+@dataclass(frozen=True)
+class ConstructionPoint:
+    """The A.2 sweep over alpha and N: everything its numbers depend on."""
+    q: int                  # heads = relevant tokens (sets the paper encoding's d/q scale)
+    d: int                  # token dimension (the same d as Figure 2)
+    off_target: float       # off-target attention mass that defines alpha*
+    encoding: str           # code (scale 1) or paper (scores times d/q)
+    statistic: str          # median or mean: summary of the mass over targets and draws
+    N: tuple[int, ...]      # sequence lengths
+    d_e_rule: str           # floor or ceil of 5 ln N
+    task_seed: int          # seed of the position-code draws
+    draws: int              # independent draws of the codes per N
+    targets: int            # target positions per draw (all of them when >= N)
+
+
+def construction_spec(P: dict) -> ConstructionPoint:
+    return ConstructionPoint(q=P["p21_q"], d=P["fig2_d"], off_target=P["off_target"], encoding=P["encoding"],
+                             statistic=P["a2_statistic"], N=tuple(P["a2_N"]), d_e_rule=P["d_e_rule"],
+                             task_seed=P["task_seed"], draws=P["a2_draws"], targets=P["a2_targets"])
+
+
+def run_construction(spec: ConstructionPoint, device: str) -> dict:
+    """Off-target mass and retrieval error against alpha, and alpha*(N), over every target of `draws` independent
+    draws of the codes, summarised by `statistic` (exact, on the CPU: `device` is not used). The median target is
+    the default: the mean is dominated by the few targets whose code nearly repeats another one (overlap near 1),
+    which Assumption 3 (overlaps <= 1/2) rules out but random codes with d_e = floor(5 ln N) do not, so it jumps
+    from one N to the next (at N = 16 a draw with two equal codes has mean mass >= 1/32 at every alpha)."""
+    scale = spec.d / spec.q if spec.encoding == "paper" else 1.0
     alphas = np.geomspace(0.5, 100, 30) / scale
-    reduce = torch.median if P["a2_statistic"] == "median" else torch.mean
-    out = {"N": P["a2_N"], "alpha": alphas.tolist(), "scale": scale, "mass": [], "err": [], "alpha_star": [], "d_e": []}
-    for N in P["a2_N"]:
-        d_e = qstr.embed_dim_rule(N, P["d_e_rule"])
-        grams = a2.overlaps(P["task_seed"], N, d_e, P["a2_draws"], P["a2_targets"])
-        stats = lambda alpha: a2.pooled(grams, alpha, scale, reduce)      # over every target of every draw
-        curve = [stats(a) for a in alphas]
+    reduce = torch.median if spec.statistic == "median" else torch.mean
+    out = {"N": list(spec.N), "alpha": alphas.tolist(), "scale": scale, "mass": [], "err": [], "alpha_star": [],
+           "d_e": []}
+    for N in spec.N:
+        d_e = qstr.embed_dim_rule(N, spec.d_e_rule)
+        grams = a2.overlaps(spec.task_seed, N, d_e, spec.draws, spec.targets)
+        curve = [a2.pooled(grams, a, scale, reduce) for a in alphas]       # over every target of every draw
         out["mass"].append([m for m, _ in curve])
         out["err"].append([e for _, e in curve])
-        out["alpha_star"].append(a2.alpha_star(lambda a: stats(a)[0], target))
+        out["alpha_star"].append(a2.alpha_star(partial(_pooled_mass, grams, scale, reduce), spec.off_target))
         out["d_e"].append(d_e)
-    out["fit"] = a2.log_fit(P["a2_N"], out["alpha_star"])
+    out["fit"] = a2.log_fit(list(spec.N), out["alpha_star"])
     return out
 
 
+def _pooled_mass(grams: list[torch.Tensor], scale: float, reduce, alpha: float) -> float:
+    """The pooled off-target mass at one alpha (what alpha_star bisects)."""
+    return a2.pooled(grams, alpha, scale, reduce)[0]
+
+
 # ------------------------------------------------------------------------------ samples-to-threshold against N
-def scaling_spec(P: dict, N: int) -> dict:
-    return {"what": "scaling", "N": N, "q": P["scale_q"], "d": P["scale_d"], "heads": [1, P["scale_q"]],
-            "encoding": P["encoding"], "d_e_rule": P["d_e_rule"], "task_seed": P["task_seed"], "seed": P["seed"],
-            "n_seeds": P["n_seeds"], "threshold": P["scale_threshold"], "check_every": P["scale_check_every"],
-            "max_samples": P["scale_max_samples"], "batch_size": P["batch_size"], "lr": P["lr"],
-            "mlp_width": P["mlp_width"]}
+@dataclass(frozen=True)
+class ScalingPoint:
+    """One N of the samples-to-threshold sweep, H = 1 and H = q with all seeds in one batch."""
+    N: int              # sequence length
+    q: int              # relevant tokens per output (the H = q runs)
+    d: int              # token dimension
+    encoding: str       # code or paper
+    d_e_rule: str       # floor or ceil of 5 ln N
+    task_seed: int      # seed of the position codes
+    seed: int           # seed of initialisations, data stream and check set
+    n_seeds: int        # runs per head count
+    threshold: float    # unexplained-variance threshold
+    check_every: int    # steps between test evaluations
+    max_samples: int    # cap: a run still above the threshold there is censored
+    batch_size: int     # fresh prompts per step
+    lr: float           # AdamW learning rate
+    mlp_width: int      # width of the ReLU network after the attention
 
 
-def train_scaling(spec: dict, device: str) -> dict:
+def scaling_spec(P: dict, N: int) -> ScalingPoint:
+    return ScalingPoint(N=N, q=P["scale_q"], d=P["scale_d"], encoding=P["encoding"], d_e_rule=P["d_e_rule"],
+                        task_seed=P["task_seed"], seed=P["seed"], n_seeds=P["n_seeds"], threshold=P["scale_threshold"],
+                        check_every=P["scale_check_every"], max_samples=P["scale_max_samples"],
+                        batch_size=P["batch_size"], lr=P["lr"], mlp_width=P["mlp_width"])
+
+
+def run_scaling(spec: ScalingPoint, device: str) -> dict:
     """qSTR with the square link (every position reads q random tokens): H = 1 and H = q in one batch."""
     t0 = time.perf_counter()
-    task = qstr.QSTR(N=spec["N"], d=spec["d"], q=spec["q"], link="square", encoding=spec["encoding"],
-                     d_e_rule=spec["d_e_rule"], task_seed=spec["task_seed"], device=device)
-    run_heads = [H for H in spec["heads"] for _ in range(spec["n_seeds"])]
-    model = models.MergedAttention(D=task.D, H=max(spec["heads"]), m=spec["mlp_width"])
-    params = model.init(len(run_heads), generator(spec["seed"], "scaling", "init", spec["N"]), device, heads=run_heads)
-    test = task.sample(len(run_heads), 1000, generator(spec["seed"], "scaling", "check", spec["N"], device=device))
-    fvu = lambda pred, y: (pred - y).pow(2).flatten(1).mean(1) / 2.0   # Var(y_i) = 2 on qSTR with this link
-    cfg = engine.TrainConfig(lr=spec["lr"], weight_decay=0.0, batch_size=spec["batch_size"],
-                             check_every=spec["check_every"], max_samples=spec["max_samples"])
-    runs = engine.train_to_threshold(model.forward, params, task.sample, [test], [spec["threshold"]], cfg,
-                                     generator(spec["seed"], "scaling", "data", spec["N"], device=device), metric=fvu)
+    task = qstr.QSTR(N=spec.N, d=spec.d, q=spec.q, link="square", encoding=spec.encoding,
+                     d_e_rule=spec.d_e_rule, task_seed=spec.task_seed, device=device)
+    heads = [1, spec.q]
+    per_run = [H for H in heads for _ in range(spec.n_seeds)]
+    model = models.MergedAttention(D=task.D, H=max(heads), m=spec.mlp_width)
+    params = model.init(len(per_run), generator(spec.seed, "scaling", "init", spec.N), device, heads=per_run)
+    test = task.sample(len(per_run), 1000, generator(spec.seed, "scaling", "check", spec.N, device=device))
+
+    def fvu(pred, y):   # Var(y_i) = 2 on qSTR with this link
+        return (pred - y).pow(2).flatten(1).mean(1) / 2.0
+
+    cfg = engine.TrainConfig(lr=spec.lr, weight_decay=0.0, batch_size=spec.batch_size,
+                             check_every=spec.check_every, max_samples=spec.max_samples)
+    runs = engine.train_to_threshold(model.forward, params, task.sample, [test], [spec.threshold], cfg,
+                                     generator(spec.seed, "scaling", "data", spec.N, device=device), metric=fvu)
     final = np.nanmin(runs.curves[:, :, 0], axis=0)  # best checked error of each run
-    return {"heads": run_heads, "samples": runs.samples[:, 0], "best_fvu": final, "wall_s": time.perf_counter() - t0}
+    return {"heads": per_run, "samples": runs.samples[:, 0], "best_fvu": final, "wall_s": time.perf_counter() - t0}
 
 
 # ------------------------------------------------------------------------------------------------ Figure 2
-def figure2_spec(P: dict) -> dict:
-    return {"what": "figure2", "N": P["fig2_N"], "d": P["fig2_d"], "simple": P["fig2_task"] == "simple",
-            "n_train": P["fig2_train"], "epochs": P["fig2_epochs"], "stop_loss": P["fig2_stop_loss"],
-            "lr": P["fig2_lr"], "weight_decay": P["fig2_weight_decay"], "batch_size": 64, "mlp_width": 100,
-            "d_e_rule": P["d_e_rule"], "task_seed": P["task_seed"], "seed": P["seed"]}
+@dataclass(frozen=True)
+class Figure2Point:
+    """The authors' attention_weights.py run: everything its numbers depend on."""
+    N: int               # sequence length
+    d: int               # token dimension
+    simple: bool         # simple-1STR (the authors' code) or 1STR (their caption)
+    n_train: int         # size of the fixed training set
+    epochs: int          # at most this many shuffled epochs
+    stop_loss: float     # stop once an epoch's mean training loss is below this
+    lr: float            # AdamW learning rate
+    weight_decay: float  # AdamW weight decay
+    batch_size: int      # the script's batch size (64)
+    mlp_width: int       # the script's MLP width (100)
+    d_e_rule: str        # floor or ceil of 5 ln N
+    task_seed: int       # seed of u and the position codes
+    seed: int            # seed of the data, initialisation, shuffles and test set
 
 
-def train_figure2(spec: dict, device: str) -> dict:
+def figure2_spec(P: dict) -> Figure2Point:
+    return Figure2Point(N=P["fig2_N"], d=P["fig2_d"], simple=P["fig2_task"] == "simple", n_train=P["fig2_train"],
+                        epochs=P["fig2_epochs"], stop_loss=P["fig2_stop_loss"], lr=P["fig2_lr"],
+                        weight_decay=P["fig2_weight_decay"], batch_size=64, mlp_width=100, d_e_rule=P["d_e_rule"],
+                        task_seed=P["task_seed"], seed=P["seed"])
+
+
+def run_figure2(spec: Figure2Point, device: str) -> dict:
     """The authors' attention_weights.py: one Transformer (torch MHA, one head) trained on a fixed dataset for up to
     `epochs` shuffled epochs, stopping once an epoch's mean training loss is below `stop_loss`."""
     t0 = time.perf_counter()
-    task = qstr.QSTR(N=spec["N"], d=spec["d"], simple=spec["simple"], d_e_rule=spec["d_e_rule"],
-                     task_seed=spec["task_seed"], device=device)
-    gen = generator(spec["seed"], "figure2", "data", device=device)
-    X, T = task.draw(1, spec["n_train"], gen)                # the fixed training set (tokens and indices only)
-    model = models.Transformer(task.D, spec["mlp_width"])
-    p = {k: v.requires_grad_() for k, v in model.init(1, generator(spec["seed"], "figure2", "init"), device).items()}
-    opt = torch.optim.AdamW(list(p.values()), lr=spec["lr"], weight_decay=spec["weight_decay"])
-    losses, B = [], spec["batch_size"]
-    for epoch in range(spec["epochs"]):
-        order = torch.randperm(spec["n_train"], generator=gen, device=device)
+    task = qstr.QSTR(N=spec.N, d=spec.d, simple=spec.simple, d_e_rule=spec.d_e_rule, task_seed=spec.task_seed,
+                     device=device)
+    gen = generator(spec.seed, "figure2", "data", device=device)
+    X, T = task.draw(1, spec.n_train, gen)                # the fixed training set (tokens and indices only)
+    model = models.Transformer(task.D, spec.mlp_width)
+    p = {k: v.requires_grad_() for k, v in model.init(1, generator(spec.seed, "figure2", "init"), device).items()}
+    opt = torch.optim.AdamW(list(p.values()), lr=spec.lr, weight_decay=spec.weight_decay)
+    losses, B = [], spec.batch_size
+    for _ in range(spec.epochs):
+        order = torch.randperm(spec.n_train, generator=gen, device=device)
         total = torch.zeros((), device=device)   # summed on the device: no host sync per step
-        for i in range(0, spec["n_train"], B):
+        for i in range(0, spec.n_train, B):
             idx = order[i:i + B]
             xb, tb = X[:, idx], T[:, idx]
             loss = (model.forward(p, task.encode(xb, tb)) - task.labels(xb, tb)).pow(2).mean()
@@ -255,43 +357,71 @@ def train_figure2(spec: dict, device: str) -> dict:
             loss.backward()
             opt.step()
             total += loss.detach() * len(idx)
-        losses.append(total.item() / spec["n_train"])
-        if losses[-1] < spec["stop_loss"]:
+        losses.append(total.item() / spec.n_train)
+        if losses[-1] < spec.stop_loss:
             break
     D = task.D
     w = p["attn.in_w"][0].detach()
     M = (w[:D].T @ w[D:2 * D]).cpu().numpy()                 # W_Q^T W_K: rows query features, columns key features
-    Xt, Tt = task.draw(1, 2000, generator(spec["seed"], "figure2", "test", device=device))
+    Xt, Tt = task.draw(1, 2000, generator(spec.seed, "figure2", "test", device=device))
     with torch.no_grad():
         test = float((model.forward(p, task.encode(Xt, Tt)) - task.labels(Xt, Tt)).pow(2).mean())
     return {"M": M, "d_e": task.d_e, "D": D, "epoch_loss": losses, "test_mse": test, "wall_s": time.perf_counter() - t0}
 
 
 # ------------------------------------------------------------------------------------------------- the sweep
-def compute(P: dict, store: Store, device: str, force: bool = False, log=print) -> dict:
-    """Every result of the chapter, each loaded from the store when present, else computed and stored at once."""
-    env = environment(device, store.chapter)
-    out = {}
+def points(P: dict) -> list[Point]:
+    """Every result of the chapter: results["calculator"], results[setting] for each of SETTINGS,
+    results["construction"], results["scaling"][N] for each N of scale_N, and results["figure2"]."""
+    return ([Point(("calculator",), calculator_spec(P), run_calculator, cost=_cost(P, "calculator"))]
+            + [Point((s,), heads_spec(P, s), run_heads, cost=_cost(P, s)) for s in SETTINGS]
+            + [Point(("construction",), construction_spec(P), run_construction, cost=_cost(P, "construction"))]
+            + [Point(("scaling", N), scaling_spec(P, N), run_scaling, cost=_cost(P, "scaling", N)) for N in P["scale_N"]]
+            + [Point(("figure2",), figure2_spec(P), run_figure2, cost=_cost(P, "figure2"))])
 
-    def get(name, spec, fn):
-        record, fresh = store.load_or_compute(spec, fn, env, force)
-        log(f"{name}: " + ("computed" if fresh else "loaded from the store"))
-        out[name] = record
-        return record
 
-    get("calculator", {"what": "calculator", "q": P["p21_q"], "seed": P["seed"], "n": P["calc_samples"],
-                       "steps": P["calc_steps"], "width": P["calc_width"], "lr": P["lr"]},
-        lambda: calculator(P, device))
-    for setting in SETTINGS:
-        spec = heads_spec(P, setting)
-        get(setting, spec, lambda: train_heads(spec, device))
-    get("construction", {"what": "construction", "q": P["p21_q"], "d": P["fig2_d"], "N": P["a2_N"], "rows": P["a2_targets"], "draws": P["a2_draws"],
-                         "statistic": P["a2_statistic"],
-                         "off_target": P["off_target"], "encoding": P["encoding"], "d_e_rule": P["d_e_rule"],
-                         "task_seed": P["task_seed"]}, lambda: construction(P))
-    for N in P["scale_N"]:
-        spec = scaling_spec(P, N)
-        get(f"scaling/{N}", spec, lambda: train_scaling(spec, device))
-    spec = figure2_spec(P)
-    get("figure2", spec, lambda: train_figure2(spec, device))
+def _cost(P: dict, what: str, N: int | None = None) -> float:
+    """A rough relative time, so the longest points start first: prompts x positions x features that training
+    processes (the censored H = 1 scaling runs go to the cap), in millions."""
+    size = lambda n, q, d: n * (d + (q + 1) * qstr.embed_dim_rule(n, P["d_e_rule"]))   # positions x features
+    if what in SETTINGS:
+        key = SETTINGS[what][0]
+        q = P[f"{key}_q"]
+        runs = P["n_seeds"] * (2 if what == "control" else q + 1)
+        return P["steps"] * P["batch_size"] * runs * size(P["N"], q, P[f"{key}_d"]) / 1e6
+    if what == "scaling":
+        return P["scale_max_samples"] * 2 * P["n_seeds"] * size(N, P["scale_q"], P["scale_d"]) / 1e6
+    if what == "figure2":
+        return P["fig2_epochs"] * P["fig2_train"] * size(P["fig2_N"], 1, P["fig2_d"]) / 1e6
+    if what == "calculator":
+        return P["calc_steps"] * 256 * (P["p21_q"] + 1) * P["calc_width"] / 1e6
+    # the construction: draws x targets x keys at about 70 alphas (the sweep and the bisection) per N, one softmax
+    # each: about a hundredth of what training spends per element
+    return sum(P["a2_draws"] * min(P["a2_targets"], n) * n * 70 for n in P["a2_N"]) / 1e8
+
+
+def footprint(P: dict) -> list[tuple[str, float, str]]:
+    """The largest allocations of the biggest points in bytes, each with the parameters that set it (lib.core.params
+    refuses a profile whose point cannot fit the device): test sets and a training step of the H sweeps, the
+    calculator's samples, the A.2 Gram matrices, the scaling runs' test sets and Figure 2's training set."""
+    f = 4
+    width = lambda n, q, d: d + (q + 1) * qstr.embed_dim_rule(n, P["d_e_rule"])       # features D of a position
+    out = []
+    for key in ("p21", "p3"):
+        q, d, N = P[f"{key}_q"], P[f"{key}_d"], P["N"]
+        R = P["n_seeds"] * (q + 1)
+        out += [(f"n_test, n_seeds, N, {key}_d", R * P["n_test"] * N * (d + width(N, q, d) + 2) * f,
+                 "the H sweep's test set (tokens, encoded prompts, labels)"),
+                (f"batch_size, n_seeds, N, mlp_width, {key}_d",
+                 8 * R * P["batch_size"] * N * (width(N, q, d) + P["mlp_width"] + (q + 1) * N) * f, "a training step")]
+    out.append(("calc_samples, p21_q, calc_width",
+                (P["p21_q"] + 3) * P["calc_samples"] * (P["p21_q"] + P["calc_width"]) * f, "the calculator's samples"))
+    N = max(P["a2_N"])
+    out.append(("a2_N, a2_targets, a2_draws", 3 * P["a2_draws"] * min(P["a2_targets"], N) * N * 8, "the A.2 Gram matrices"))
+    N = max(P["scale_N"])
+    out.append(("scale_N, n_seeds",
+                2 * P["n_seeds"] * (1000 + 8 * P["batch_size"]) * N * width(N, P["scale_q"], P["scale_d"]) * f,
+                "a scaling run's test set and step"))
+    out.append(("fig2_train, fig2_N, fig2_d", 2 * P["fig2_train"] * P["fig2_N"] * (P["fig2_d"] + 1) * f,
+                "Figure 2's training set"))
     return out

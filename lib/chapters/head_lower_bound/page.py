@@ -1,8 +1,9 @@
-"""What the head_lower_bound page shows, read from the results `lib.chapters.head_lower_bound.compute.compute` returns: the Figure 2
-statistics, the claim check, the tables and notes, and the figures. Nothing here computes a stored number, so
-editing it leaves the chapter's stored results current (lib.core.store leaves *_page modules out of the lib hash).
+"""What the head_lower_bound page shows from the results of `lib.core.sweep.collect(compute.points(P), ...)`: the
+Figure 2 statistics, the claim check (`ROWS`), the tables, the numbers its prose quotes, and the figures. Nothing
+here computes a stored number, and no computation imports it, so editing it leaves the chapter's stored results
+current.
 
-    >>> page.claims(P, results)
+    >>> page.claims(P, results)   # evaluate(ROWS, P, results)
 """
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import math
 
 import numpy as np
 
-from lib.science import a2
-from lib.core.claims import Claim
 from lib.chapters.head_lower_bound.compute import SETTINGS, lower_bound
+from lib.core.claims import Row, Verdict, evaluate
+from lib.core.tables import markdown_table
+from lib.science import a2
 from lib.science.stats import loglog_slope
+
 
 # ------------------------------------------------------------------------------------------------ Figure 2
 def figure2_stats(M: np.ndarray, d: int, d_e: int) -> dict:
@@ -37,6 +40,10 @@ def figure2_stats(M: np.ndarray, d: int, d_e: int) -> dict:
 PAPER_FIG2 = {"diag_mean": 36.0, "off_median": 5.0, "top_on_diag": "23 of 23", "ratio": "6-7x"}
 
 
+def _result(results: dict, name: str) -> dict:
+    return results[name]["result"]
+
+
 def _runs(res: dict, H=None):
     rows = zip(res["heads"], res["bound"], res["fvu"], res["fvu_se"], res["svals"])
     return [r for r in rows if H is None or r[0] == H]
@@ -52,121 +59,189 @@ def scaling_table(P: dict, results: dict) -> dict:
     for H in (1, P["scale_q"]):
         rows = []
         for N in P["scale_N"]:
-            r = results[f"scaling/{N}"]["result"]
+            r = results["scaling"][N]["result"]
             rows.append([s for h, s in zip(r["heads"], r["samples"]) if h == H])
         arr = np.array(rows, dtype=float)
         out[H] = {"N": list(P["scale_N"]), "samples": arr, "mean": arr.mean(1)}  # NaN where a run is censored
     return out
 
 
-def claims(P: dict, results: dict) -> list[Claim]:
-    R = {k: v["result"] for k, v in results.items()}
-    out = []
-    c = R["calculator"]
+def _formula(c: dict) -> str:
+    return ", ".join(f"{f:.3f}" for f in c["formula"])
+
+
+def _calc_bayes(P, results):
+    c = _result(results, "calculator")
     dev = [abs(b - f) / max(se, 1e-12) if f > 0 else abs(b) for b, f, se in zip(c["bayes"], c["formula"], c["bayes_se"])]
-    out.append(Claim("calc-bayes", "The exact Bayes predictor from A x has risk 2(q - rank A)/q (Monte Carlo, every rank)",
-                     "within 3 standard errors", ", ".join(f"{f:.3f}" for f in c["formula"]),
-                     ", ".join(f"{b:.3f}±{s:.3f}" for b, s in zip(c["bayes"], c["bayes_se"])), max(dev) <= 3))
-    ok = all(m >= f - 3 * s for m, f, s in zip(c["mlp"], c["formula"], c["mlp_se"]))
-    out.append(Claim("calc-mlp", "A fitted MLP regressor of y from A x does not beat the Bayes risk", "MSE ≥ 2(q - rank)/q - 3 se",
-                     ", ".join(f"{f:.3f}" for f in c["formula"]), ", ".join(f"{m:.3f}" for m in c["mlp"]), ok))
+    return Verdict(", ".join(f"{b:.3f}±{s:.3f}" for b, s in zip(c["bayes"], c["bayes_se"])), max(dev) <= 3,
+                   paper=_formula(c))
 
+
+def _calc_mlp(P, results):
+    c = _result(results, "calculator")
+    return Verdict(", ".join(f"{m:.3f}" for m in c["mlp"]),
+                   all(m >= f - 3 * s for m, f, s in zip(c["mlp"], c["formula"], c["mlp_se"])), paper=_formula(c))
+
+
+def _floor_prop21(P, results):
     q = P["p21_q"]
-    p21 = R["prop21"]
-    below = [(H, b, f, s) for H, b, f, s, _ in _runs(p21) if H < q]
-    out.append(Claim("5-floor-prop21", f"Prop. 21 (d = {P['p21_d']}, block-diagonal W_QK, q = {q}): no trained model with H < q "
-                     "beats 1 - H/q on the positions i ≥ N/2", "FVU ≥ 1 - H/q - 3 se, every run",
-                     " / ".join(f"{max(0, 1 - H / q):.2f}" for H in range(1, q)),
-                     " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in below),
-                     all(f >= b - 3 * s for _, b, f, s in below)))
-    best_q = min(f for H, _, f, _, _ in _runs(p21, q))
-    out.append(Claim("5-reach-prop21", "With H = q heads a trained model gets the same data right", "best FVU at H = q ≤ 0.05",
-                     "0 (Thm 4: H = q suffices)", f"{best_q:.3f}", best_q <= 0.05))
-    ranks = [(H, _rank(sv)) for H, _, _, _, sv in _runs(p21)]
-    out.append(Claim("6-rank", "Attention from a query i ≥ N/2 onto the q relevant keys has rank ≤ H (its H rows are all "
-                     "the prediction can see of them)", "numerical rank (σ > 1e-3) ≤ min(H, q)", "rank ≤ H",
-                     ", ".join(f"H={H}: {r}" for H, r in ranks), all(r <= min(H, q) for H, r in ranks)))
-    full = [(f, _rank(sv)) for H, _, f, _, sv in _runs(p21, q)]
-    f_best, r_best = min(full)
-    out.append(Claim("6-rank-full", "The best H = q model uses all q directions", "rank q", str(q), str(r_best), r_best == q))
+    below = [(H, b, f, s) for H, b, f, s, _ in _runs(_result(results, "prop21")) if H < q]
+    return Verdict(" / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in below),
+                   all(f >= b - 3 * s for _, b, f, s in below),
+                   paper=" / ".join(f"{max(0, 1 - H / q):.2f}" for H in range(1, q)), where=f"d = {P['p21_d']}, q = {q}")
 
-    p3 = R["prop3"]
-    q3, d3 = P["p3_q"], P["p3_d"]
-    rows = [(H, b, f, s) for H, b, f, s, _ in _runs(p3) if b > 0]
-    out.append(Claim("7-floor-prop3", f"Prop. 3 (d = {d3}, q = {q3}, unrestricted W_QK): no trained model beats "
-                     "1 - H(q+d)/(qd)", "FVU ≥ bound - 3 se, every run with a non-vacuous bound",
-                     " / ".join(f"H={H}: {b:.2f}" for H, b in sorted({(H, b) for H, b, _, _ in rows})) or "vacuous",
-                     " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in rows) or "-",
-                     bool(rows) and all(f >= b - 3 * s for _, b, f, s in rows)))
-    ctl = min(f for H, _, f, _, _ in _runs(R["control"], 1))
-    sq1 = min(f for H, _, f, _, _ in _runs(p21, 1))
-    out.append(Claim("control-one-head", "Sparse averaging (a linear link) needs one head: H = 1 gets it right where the "
-                     "square link is stuck at 1 - 1/q", "FVU(mean, H=1) ≤ 0.05 and FVU(square, H=1) ≥ 1 - 1/q - 3 se",
-                     f"0 / {1 - 1 / q:.2f}", f"{ctl:.3f} / {sq1:.3f}", ctl <= 0.05 and out[2].passed))
 
-    con = R["construction"]
-    out.append(Claim("11-alpha-logN", f"A.2: α needed for off-target mass ≤ {P['off_target']} ({P['a2_statistic']} target) "
-                     "grows linearly in log N "
-                     f"(N = {min(con['N'])}..{max(con['N'])})", "linear fit against ln N with R² ≥ 0.95 and slope > 0",
-                     "α ∝ log N (Lemma 11)", f"slope {con['fit']['slope']:.2f} per ln N, R² = {con['fit']['r2']:.3f}",
-                     con["fit"]["r2"] >= 0.95 and con["fit"]["slope"] > 0))
+def _reach_prop21(P, results):
+    best_q = min(f for H, _, f, _, _ in _runs(_result(results, "prop21"), P["p21_q"]))
+    return Verdict(f"{best_q:.3f}", best_q <= 0.05, paper="0 (Thm 4: H = q suffices)")
 
+
+def _rank_le_heads(P, results):
+    q = P["p21_q"]
+    ranks = [(H, _rank(sv)) for H, _, _, _, sv in _runs(_result(results, "prop21"))]
+    return Verdict(", ".join(f"H={H}: {r}" for H, r in ranks), all(r <= min(H, q) for H, r in ranks), paper="rank ≤ H")
+
+
+def _rank_full(P, results):
+    q = P["p21_q"]
+    _, r_best = min((f, _rank(sv)) for H, _, f, _, sv in _runs(_result(results, "prop21"), q))
+    return Verdict(str(r_best), r_best == q, paper=str(q))
+
+
+def _floor_prop3(P, results):
+    rows = [(H, b, f, s) for H, b, f, s, _ in _runs(_result(results, "prop3")) if b > 0]
+    return Verdict(" / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in rows) or "-",
+                   bool(rows) and all(f >= b - 3 * s for _, b, f, s in rows),
+                   paper=" / ".join(f"H={H}: {b:.2f}" for H, b in sorted({(H, b) for H, b, _, _ in rows})) or "vacuous",
+                   where=f"d = {P['p3_d']}, q = {P['p3_q']}")
+
+
+def _control(P, results):
+    q = P["p21_q"]
+    ctl = min(f for H, _, f, _, _ in _runs(_result(results, "control"), 1))
+    sq1 = min(f for H, _, f, _, _ in _runs(_result(results, "prop21"), 1))
+    return Verdict(f"{ctl:.3f} / {sq1:.3f}", ctl <= 0.05 and _floor_prop21(P, results).passed,
+                   paper=f"0 / {1 - 1 / q:.2f}")
+
+
+def _alpha_log_n(P, results):
+    con = _result(results, "construction")
+    fit = con["fit"]
+    return Verdict(f"slope {fit['slope']:.2f} per ln N, R² = {fit['r2']:.3f}", fit["r2"] >= 0.95 and fit["slope"] > 0,
+                   paper="α ∝ log N (Lemma 11)", where=f"off-target mass ≤ {P['off_target']}, {P['a2_statistic']} "
+                   f"target, N = {min(con['N'])}..{max(con['N'])}")
+
+
+def _scaling(P, results):
     tab = scaling_table(P, results)
     hq, h1 = tab[P["scale_q"]], tab[1]
     reached = not np.isnan(hq["samples"]).any()
     never = np.isnan(h1["samples"]).all()
     slope = loglog_slope(hq["N"], hq["mean"]) if reached else float("nan")
-    out.append(Claim("4-scaling", f"qSTR, q = {P['scale_q']}: H = q reaches FVU {P['scale_threshold']} at every N with a "
-                     "sub-linear cost in N; H = 1 never does", "every H = q run crosses, slope < 1; every H = 1 run censored",
-                     "slope ≈ 0 (polylog N, Thm 4)", f"slope {slope:.2f}; H=1 censored {int(np.isnan(h1['samples']).sum())}/"
-                     f"{h1['samples'].size}", reached and never and slope < 1))
+    return Verdict(f"slope {slope:.2f}; H=1 censored {int(np.isnan(h1['samples']).sum())}/{h1['samples'].size}",
+                   reached and never and slope < 1, paper="slope ≈ 0 (polylog N, Thm 4)",
+                   where=f"q = {P['scale_q']}, threshold {P['scale_threshold']}")
 
-    f2 = R["figure2"]
-    st = figure2_stats(np.array(f2["M"]), P["fig2_d"], f2["d_e"])
-    need = math.ceil(20 / 23 * f2["d_e"])
-    out.append(Claim("fig2-diagonal", "Fig. 2: the A.2 diagonal stands out of its block", "diagonal mean ≥ 3 × block off-diagonal median",
-                     f"{PAPER_FIG2['diag_mean']:.0f} vs {PAPER_FIG2['off_median']:.0f} ({PAPER_FIG2['ratio']})",
-                     f"{st['diag_mean']:.1f} vs {st['off_median']:.2f} ({st['diag_mean'] / max(st['off_median'], 1e-12):.1f}×)",
-                     st["diag_mean"] >= 3 * st["off_median"]))
-    out.append(Claim("fig2-outside", "Fig. 2: everything outside the A.2 block is near zero", "diagonal mean ≥ 5 × median outside the block",
-                     "outside ≤ 5 (rendering floor)", f"{st['diag_mean']:.1f} vs {st['outside_median']:.3f}",
-                     st["diag_mean"] >= 5 * st["outside_median"]))
-    out.append(Claim("fig2-top", f"Fig. 2: the {f2['d_e']} largest entries lie on the A.2 diagonal", f"≥ {need} of {f2['d_e']} (20 of 23 scaled)",
-                     PAPER_FIG2["top_on_diag"], f"{st['top_on_diag']} of {f2['d_e']}", st["top_on_diag"] >= need))
-    out.append(Claim("fig2-sign", "Fig. 2: the diagonal is positive, as A.2 (α > 0) says", "≥ 90% of the diagonal entries > 0",
-                     "not visible (|·| plotted)", f"{100 * st['positive']:.0f}% positive", st["positive"] >= 0.9))
-    return out
 
+def _figure2(P, results):
+    f2 = _result(results, "figure2")
+    return f2, figure2_stats(np.array(f2["M"]), P["fig2_d"], f2["d_e"])
+
+
+def _fig2_diagonal(P, results):
+    _, st = _figure2(P, results)
+    return Verdict(f"{st['diag_mean']:.1f} vs {st['off_median']:.2f} "
+                   f"({st['diag_mean'] / max(st['off_median'], 1e-12):.1f}×)", st["diag_mean"] >= 3 * st["off_median"],
+                   paper=f"{PAPER_FIG2['diag_mean']:.0f} vs {PAPER_FIG2['off_median']:.0f} ({PAPER_FIG2['ratio']})")
+
+
+def _fig2_outside(P, results):
+    _, st = _figure2(P, results)
+    return Verdict(f"{st['diag_mean']:.1f} vs {st['outside_median']:.3f}", st["diag_mean"] >= 5 * st["outside_median"],
+                   paper="outside ≤ 5 (rendering floor)")
+
+
+def _fig2_top(P, results):
+    f2, st = _figure2(P, results)
+    need = math.ceil(20 / 23 * f2["d_e"])     # the guide's 20 of 23, scaled to this run's d_e
+    return Verdict(f"{st['top_on_diag']} of {f2['d_e']}", st["top_on_diag"] >= need, paper=PAPER_FIG2["top_on_diag"],
+                   where=f"d_e = {f2['d_e']}: at least {need}")
+
+
+def _fig2_sign(P, results):
+    _, st = _figure2(P, results)
+    return Verdict(f"{100 * st['positive']:.0f}% positive", st["positive"] >= 0.9, paper="not visible (|·| plotted)")
+
+
+FIG2 = "Figure 2 (paper)"
+# The mechanism (calculator, floors, ranks) only a bug can break: checks. What training or random codes could
+# refute (a model reaching zero error, the log N fit, the scaling, Figure 2's pattern): claims.
+ROWS = [
+    Row("calc-bayes", "check", "Prop. 21 (proof, Lemma 40)",
+        "The exact Bayes predictor from A x has risk 2(q - rank A)/q (Monte Carlo, every rank)",
+        "within 3 standard errors", _calc_bayes),
+    Row("calc-mlp", "check", "Prop. 21 (proof, Lemma 40)", "A fitted MLP regressor of y from A x does not beat the Bayes risk",
+        "MSE ≥ 2(q - rank)/q - 3 se", _calc_mlp),
+    Row("5-floor-prop21", "check", "Prop. 21",
+        "Prop. 21, block-diagonal W_QK: no trained model with H < q beats 1 - H/q on the positions i ≥ N/2",
+        "FVU ≥ 1 - H/q - 3 se, every run", _floor_prop21),
+    Row("5-reach-prop21", "claim", "Theorem 4", "With H = q heads a trained model gets the same data right",
+        "best FVU at H = q ≤ 0.05", _reach_prop21),
+    Row("6-rank", "check", "Prop. 21 (proof)",
+        "Attention from a query i ≥ N/2 onto the q relevant keys has rank ≤ H (its H rows are all the prediction can "
+        "see of them)", "numerical rank (σ > 1e-3) ≤ min(H, q)", _rank_le_heads),
+    Row("6-rank-full", "claim", "Prop. 21 (proof)", "The best H = q model uses all q directions", "rank q", _rank_full),
+    Row("7-floor-prop3", "check", "Prop. 3", "Prop. 3, unrestricted W_QK: no trained model beats 1 - H(q+d)/(qd)",
+        "FVU ≥ bound - 3 se, every run with a non-vacuous bound", _floor_prop3),
+    Row("control-one-head", "claim", "hypothesis (this book)",
+        "Sparse averaging (a linear link) needs one head: H = 1 gets it right where the square link is stuck at 1 - 1/q",
+        "FVU(mean, H=1) ≤ 0.05 and FVU(square, H=1) ≥ 1 - 1/q - 3 se", _control),
+    Row("11-alpha-logN", "claim", "Lemma 11 (Eq. A.2)", "A.2: the α needed for a fixed off-target mass grows linearly in log N",
+        "linear fit against ln N with R² ≥ 0.95 and slope > 0", _alpha_log_n),
+    Row("4-scaling", "claim", "Theorem 4; Prop. 3",
+        "qSTR: H = q reaches the FVU threshold at every N with a sub-linear cost in N; H = 1 never does",
+        "every H = q run crosses, slope < 1; every H = 1 run censored", _scaling),
+    Row("fig2-diagonal", "claim", FIG2, "Fig. 2: the A.2 diagonal stands out of its block",
+        "diagonal mean ≥ 3 × block off-diagonal median", _fig2_diagonal),
+    Row("fig2-outside", "claim", FIG2, "Fig. 2: everything outside the A.2 block is near zero",
+        "diagonal mean ≥ 5 × median outside the block", _fig2_outside),
+    Row("fig2-top", "claim", FIG2, "Fig. 2: the d_e largest entries lie on the A.2 diagonal",
+        "≥ ⌈20 d_e / 23⌉ of d_e (20 of 23 scaled)", _fig2_top),
+    Row("fig2-sign", "claim", "Eq. A.2", "Fig. 2: the diagonal is positive, as A.2 (α > 0) says",
+        "≥ 90% of the diagonal entries > 0", _fig2_sign),
+]
+
+
+def claims(P: dict, results: dict) -> list[dict]:
+    """Every row of ROWS, evaluated on this run's results."""
+    return evaluate(ROWS, P, results)
 
 
 # ------------------------------------------------------------------------------------------ tables and notes
 def heads_table(results: dict) -> str:
-    rows = ["| setting | H | floor | measured (± se) | average over all positions |", "|---|---|---|---|---|"]
+    rows = []
     for setting in SETTINGS:
         r = results[setting]["result"]
         for H, b, f, s, m in zip(r["heads"], r["bound"], r["fvu"], r["fvu_se"], r["mse_all"]):
-            rows.append(f"| {setting} | {H} | {b:.3f} | {f:.3f} ± {s:.3f} | {m:.3f} |")
-    return "\n".join(rows)
+            rows.append([setting, H, f"{b:.3f}", f"{f:.3f} ± {s:.3f}", f"{m:.3f}"])
+    return markdown_table(["setting", "H", "floor", "measured (± se)", "average over all positions"], rows)
 
 
-def scaling_note(P: dict, results: dict) -> str:
+def h1_best(P: dict, results: dict) -> str:
+    """The best unexplained variance the H = 1 runs reached, per N of the scaling sweep ("N: value, ...")."""
     best = []
     for N in P["scale_N"]:
-        r = results[f"scaling/{N}"]["result"]
+        r = results["scaling"][N]["result"]
         best.append(f"{N}: {min(f for h, f in zip(r['heads'], r['best_fvu']) if h == 1):.2f}")
-    return (f"Best unexplained variance reached by the $H=1$ runs, per $N$: {', '.join(best)} "
-            f"(threshold {P['scale_threshold']}).")
+    return ", ".join(best)
 
 
-def figure2_note(P: dict, results: dict) -> str:
-    f2 = results["figure2"]["result"]
-    st = figure2_stats(np.array(f2["M"]), P["fig2_d"], f2["d_e"])
-    return (f"Training: {len(f2['epoch_loss'])} epochs, last epoch's mean loss {f2['epoch_loss'][-1]:.3f} "
-            f"(stop below {P['fig2_stop_loss']}), test MSE {f2['test_mse']:.3f}. The diagonal of the A.2 block averages "
-            f"{st['diag_mean']:.1f}; the rest of the block has median {st['off_median']:.2f}, the rest of the matrix "
-            f"{st['outside_median']:.3f}; {st['top_on_diag']} of the {f2['d_e']} largest entries lie on the diagonal; "
-            f"the correlation of the matrix with the template is {st['corr']:.2f} (the paper's figure: about 0.87, "
-            "read from its pixels).")
+def figure2_numbers(P: dict, results: dict) -> dict:
+    """The numbers the Figure 2 paragraph quotes (for Chapter.glue): training, and the A.2 block statistics."""
+    f2, st = _figure2(P, results)
+    return {"f2_epochs": len(f2["epoch_loss"]), "f2_loss": f2["epoch_loss"][-1], "f2_test": f2["test_mse"],
+            "f2_diag": st["diag_mean"], "f2_off": st["off_median"], "f2_outside": st["outside_median"],
+            "f2_top": st["top_on_diag"], "f2_de": f2["d_e"], "f2_corr": st["corr"]}
 
 
 # ----------------------------------------------------------------------------------------------------- plots
@@ -177,7 +252,8 @@ def plot_calculator(results: dict):
     fig, ax = figure(width=4.8, height=3.4)
     r = np.array(c["rank"])
     ax.plot(r, c["formula"], "k-", label="2(q - rank A)/q")
-    ax.errorbar(r - 0.06, c["bayes"], yerr=np.array(c["bayes_se"]) * 2, fmt="o", color="#66c2a5", label="Bayes predictor (Monte Carlo)")
+    ax.errorbar(r - 0.06, c["bayes"], yerr=np.array(c["bayes_se"]) * 2, fmt="o", color="#66c2a5",
+                label="Bayes predictor (Monte Carlo)")
     ax.errorbar(r + 0.06, c["mlp"], yerr=np.array(c["mlp_se"]) * 2, fmt="s", color="#8da0cb", label="fitted MLP regressor")
     ax.set(xlabel="rank of A (= number of heads H)", ylabel="test MSE", xticks=r)
     ax.legend()

@@ -1,7 +1,8 @@
 """Theorem 4.1 of Wei, Chen, Ma (statistically meaningful approximation of Turing machines by Transformers), made
-computable: the explicit construction of lib.science.tm_transformer run against the interpreter of lib.science.turing.
+computable: the explicit construction of lib.science.tm_transformer run against the interpreter of
+lib.science.turing.
 
-Stored points (see `compute`), each holding exactly the parameters it depends on:
+Points (see `points`), each a frozen spec of exactly the parameters it depends on:
 
 - exact (one per catalogue machine and T; one per T for the random machines): the teacher-forced parallel check
   and, for T <= rollout_T_max, the real autoregressive rollout; decoded traces, bit-exactness, the lookup fields
@@ -14,36 +15,52 @@ Stored points (see `compute`), each holding exactly the parameters it depends on
 - precision: float16 / bfloat16 rollouts, and collisions of scalar position codes.
 - toy: the all-layer margin of Claim 3.5's product network with and without rounding.
 
-This module is the computation only: what the page shows of the results (tables, claims, figures) is
-lib.chapters.turing_simulation.page, which no computation imports, so editing it leaves the stored points current.
+The margin searches and Claim 3.5's margins are in margins.py beside this module. This module is the computation
+only: what the page shows of the results (tables, claims, figures) is lib.chapters.turing_simulation.page (and
+figures.py), which no computation imports, so editing it leaves the stored points current.
 
-    >>> results = compute(P, Store("turing_simulation", "quick"), device="cpu")
+    >>> results = collect(points(P), Store("turing_simulation", "quick"), "cpu")
 """
 from __future__ import annotations
 
 import math
-import time
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from lib.science import engine
+from lib.chapters.turing_simulation.margins import (
+    fail_scales,
+    rho_product_formula,
+    rho_product_numeric,
+    rho_rounded_dp,
+    smallest_failing,
+    structured_direction,
+    unit_direction,
+)
+from lib.core.sweep import Point
 from lib.science import tm_transformer as tt
 from lib.science import turing as tu
 from lib.science.stats import seed_of
-from lib.core.store import Store, environment
 
 DTYPES = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
-def machine(name: str, P: dict) -> tu.TM:
+def machine(name: str, k_max: int | None = None, sym_max: int | None = None) -> tu.TM:
+    """A catalogue machine, or random<seed> with at most k_max working states and sym_max symbols."""
     if name.startswith("random"):
-        return tu.random_tm(int(name[6:]), (2, P["random_k_max"]), (2, P["random_sym_max"]))
+        return tu.random_tm(int(name[6:]), (2, k_max), (2, sym_max))
     return tu.catalogue()[name]
 
 
 def random_names(P: dict) -> list[str]:
     return [f"random{seed_of(P['seed'], 'random-tm', j) % 10**9}" for j in range(P["n_random"])]
+
+
+def _random_bounds(P: dict, names) -> dict:
+    """The random-machine bounds, for a point that holds a random machine (None otherwise: not read)."""
+    rand = any(n.startswith("random") for n in names)
+    return {"k_max": P["random_k_max"] if rand else None, "sym_max": P["random_sym_max"] if rand else None}
 
 
 def _inputs(tm, T, n, seed):
@@ -67,7 +84,25 @@ def check_params(P: dict) -> list[tuple[str, str]]:
 
 
 # ------------------------------------------------------------------------------------------ exact simulation
-def check_machine(tm: tu.TM, T: int, xs, device, rollout_T_max: int, chunk: int) -> dict:
+@dataclass(frozen=True)
+class ExactPoint:
+    """The exact-simulation checks of some machines at one horizon."""
+    machines: tuple[str, ...]  # catalogue names or random<seed>
+    T: int                     # horizon
+    n_inputs: int              # inputs per machine
+    seed: int                  # seed of the inputs
+    rollout: bool              # whether the real autoregressive rollout is checked too (T <= rollout_T_max)
+    chunk: int                 # query chunk of the teacher-forced check
+    k_max: int | None          # most working states of a random machine (None: no random machine here)
+    sym_max: int | None        # largest alphabet of a random machine (None: no random machine here)
+
+
+def exact_spec(P: dict, names: list[str], T: int) -> ExactPoint:
+    return ExactPoint(machines=tuple(names), T=T, n_inputs=P["n_inputs"], seed=P["seed"], rollout=T <= P["rollout_T_max"],
+                      chunk=P["tf_chunk"], **_random_bounds(P, names))
+
+
+def check_machine(tm: tu.TM, T: int, xs, device, rollout: bool, chunk: int) -> dict:
     """Every check of the guide's section 5 (items 1-3, 6) for one machine, horizon and input set."""
     traces = [tu.run(tm, x, T) for x in xs]
     net = tt.build(tm, T, device=device)
@@ -106,43 +141,39 @@ def check_machine(tm: tu.TM, T: int, xs, device, rollout_T_max: int, chunk: int)
            "halted": int(halted.sum()), "cls_bad": int((cls[halted] != want[halted]).sum()),
            "steps_interp": [tr.halt_step for tr in traces], "ones_interp": [tr.ones for tr in traces],
            "steps_tf": steps, "ones_tf": ones, "tape_bad": int(sum(not t for t in tape_ok)),
-           "rollout": T <= rollout_T_max, "ro_mismatch": 0, "ro_bit_exact": True}
-    if T <= rollout_T_max:
+           "rollout": rollout, "ro_mismatch": 0, "ro_bit_exact": True}
+    if rollout:
         ro = tt.rollout(net, xs)
         res["ro_mismatch"] = int(tt.mismatches(net, ro, traces).sum())
         res["ro_bit_exact"] = bool((ro[0] == ref).all())
     return res
 
 
-def run_exact(spec: dict, device: str) -> dict:
-    t0 = time.perf_counter()
-    P = spec["P"]
+def run_exact(spec: ExactPoint, device: str) -> dict:
     out = {}
-    for name in spec["machines"]:
-        tm = machine(name, P)
-        xs = _inputs(tm, spec["T"], spec["n_inputs"], spec["seed"])
-        out[name] = check_machine(tm, spec["T"], xs, device, spec["rollout_T_max"], spec["chunk"])
+    for name in spec.machines:
+        tm = machine(name, spec.k_max, spec.sym_max)
+        xs = _inputs(tm, spec.T, spec.n_inputs, spec.seed)
+        out[name] = check_machine(tm, spec.T, xs, device, spec.rollout, spec.chunk)
         if name.startswith("random"):
             out[name].update(k=tm.n_states - 2, n_sym=tm.n_sym)
-    return {"machines": out, "wall_s": time.perf_counter() - t0}
-
-
-def _exact_P(P):
-    return {k: P[k] for k in ("random_k_max", "random_sym_max")}
-
-
-def exact_spec(P, names, T, kind):
-    return {"kind": kind, "machines": names, "T": T, "n_inputs": P["n_inputs"], "seed": P["seed"],
-            "rollout_T_max": P["rollout_T_max"], "chunk": P["tf_chunk"], "P": _exact_P(P)}
+    return {"machines": out}
 
 
 # -------------------------------------------------------------------------------------------------- anatomy
-def run_anatomy(spec: dict, device: str) -> dict:
+@dataclass(frozen=True)
+class AnatomyPoint:
+    """One run of the shown machine, layer by layer."""
+    machine: str               # catalogue name
+    T: int                     # horizon
+    seed: int                  # seed of the input
+
+
+def run_anatomy(spec: AnatomyPoint, device: str) -> dict:
     """One run of the shown machine: every layer's stream at one step, the fetch attention, both space-time
     diagrams (the interpreter's tape and the tape read back from the transformer's writes)."""
-    t0 = time.perf_counter()
-    tm, T = tu.catalogue()[spec["machine"]], spec["T"]
-    xs = _inputs(tm, T, 1, spec["seed"])
+    tm, T = tu.catalogue()[spec.machine], spec.T
+    xs = _inputs(tm, T, 1, spec.seed)
     tr = tu.run(tm, xs[0], T)
     net = tt.build(tm, T, device=device)
     tf = tt.teacher_forced(net, xs, tt.reference_outputs(net, [tr]), hidden=True, keep_attn_layer=net.d - 1)
@@ -170,237 +201,176 @@ def run_anatomy(spec: dict, device: str) -> dict:
             "attn": tf["attn"][0, 0].double().cpu().numpy(), "lo": lo, "hi": hi,
             "head_interp": tr.l, "head_tf": dec["l"][0, 0], "state_interp": tr.z, "state_tf": dec["z"][0, 0],
             "tape_interp": spacetime(tr.wl, tr.u),
-            "tape_tf": spacetime(tt.unbits(l1[:, sl["pos2"]]), l1[:, sl["sym2"]].argmax(-1)),
-            "wall_s": time.perf_counter() - t0}
+            "tape_tf": spacetime(tt.unbits(l1[:, sl["pos2"]]), l1[:, sl["sym2"]].argmax(-1))}
 
 
 # ---------------------------------------------------------------------------------------------------- sizes
-def run_sizes(spec: dict, device: str) -> dict:
-    t0 = time.perf_counter()
-    tm = tu.catalogue()[spec["machine"]]
+@dataclass(frozen=True)
+class SizesPoint:
+    """The construction's size for every T = 2^e (built, not run)."""
+    machine: str               # catalogue name
+    log2T: tuple[int, ...]     # exponents e
+
+
+def run_sizes(spec: SizesPoint, device: str) -> dict:
+    tm = tu.catalogue()[spec.machine]
     rows = [dict(T=2 ** e, **tt.size(tt.build(tm, 2 ** e, correction=corr))) | {"correction": corr}
-            for e in spec["log2T"] for corr in (True, False)]
-    return {"rows": rows, "k": tm.n_states, "A": tm.n_sym, "wall_s": time.perf_counter() - t0}
+            for e in spec.log2T for corr in (True, False)]
+    return {"rows": rows, "k": tm.n_states, "A": tm.n_sym}
 
 
 # ----------------------------------------------------------------------------------------------- robustness
-def _unit_direction(net: tt.Net, gen: torch.Generator) -> dict:
-    d = {k: torch.randn(v.shape, generator=gen, dtype=torch.float64).to(v) for k, v in net.params.items()}
-    norm = math.sqrt(sum(float(v.double().pow(2).sum()) for v in d.values()))
-    return {k: v / norm for k, v in d.items()}
+@dataclass(frozen=True)
+class RobustPoint:
+    """The smallest corrupting perturbation of one machine's construction at one horizon."""
+    machine: str               # catalogue name
+    T: int                     # horizon
+    correction: bool           # with the rounding correction layers
+    n_directions: int          # random unit directions (besides the structured one)
+    grid: int                  # grid points per refinement round
+    seed: int                  # seed of the input and the directions
 
 
-def _structured_direction(net: tt.Net) -> dict:
-    """W2 of the transition layer scaled by (1 - t): the direction -W2^(1) (its t is reported, not its norm)."""
-    d = {k: torch.zeros_like(v) for k, v in net.params.items()}
-    d["W2"][:, 0] = -net.params["W2"][:, 0]
-    return d
-
-
-def _fail_scales(net, dirs, scales, xs, traces, beta=None):
-    """Run len(dirs) * len(scales) perturbed copies at once; (len(dirs), len(scales)) True where the trace fails."""
-    D, G = len(dirs), scales.shape[1]
-    rep = net.replicate(D * G)
-    s = torch.as_tensor(scales.reshape(-1), dtype=torch.float64)
-    params = {}
-    for k, v in rep.params.items():
-        delta = torch.stack([dirs[i][k][0] for i in range(D) for _ in range(G)])
-        params[k] = v + s.view(-1, *([1] * (v.dim() - 1))).to(v) * delta
-    out = tt.rollout(rep.with_params(params), xs, beta=beta)
-    return (tt.first_mismatch(net, out, traces) <= net.T).reshape(D, G)
-
-
-def smallest_failing(fail, lo, hi, G, rounds, D):
-    """Per direction, the smallest scale in [lo, hi] whose perturbation fails: a log grid over [lo, hi], then
-    `rounds - 1` log grids between the last passing and the first failing point. fail(scales (D, G)) -> bool (D, G).
-    Returns (D,): the first failing scale found, inf where nothing up to hi fails, lo where lo already fails."""
-    res = np.full(D, math.inf)
-    a, b = np.full(D, float(lo)), np.full(D, float(hi))
-    active = np.ones(D, bool)
-    for r in range(rounds):
-        if not active.any():
-            break
-        grid = np.exp(np.linspace(np.log(a), np.log(b), G).T)
-        f = fail(grid)
-        for i in np.flatnonzero(active):
-            if not f[i].any():                 # r == 0: nothing fails (res stays inf); later: b failed before (kept)
-                active[i] = False
-                continue
-            k = int(f[i].argmax())
-            res[i] = grid[i, k]
-            if k == 0:
-                active[i] = False
-            else:
-                a[i], b[i] = grid[i, k - 1], grid[i, k]
-        a, b = np.where(active, a, lo), np.where(active, b, hi)
-    return res
-
-
-def run_robust(spec: dict, device: str) -> dict:
-    t0 = time.perf_counter()
-    tm, T = tu.catalogue()[spec["machine"]], spec["T"]
-    xs = _inputs(tm, T, 1, spec["seed"])
+def run_robust(spec: RobustPoint, device: str) -> dict:
+    tm, T = tu.catalogue()[spec.machine], spec.T
+    xs = _inputs(tm, T, 1, spec.seed)
     traces = [tu.run(tm, x, T) for x in xs]
-    net = tt.build(tm, T, correction=spec["correction"], device=device)
-    gen = torch.Generator().manual_seed(seed_of(spec["seed"], "directions", T, spec["correction"]))
-    dirs = [_structured_direction(net)] + [_unit_direction(net, gen) for _ in range(spec["n_directions"])]
-    radius = smallest_failing(lambda g: _fail_scales(net, dirs, g, xs, traces), 1e-17, 10.0, spec["grid"], 3, len(dirs))
+    net = tt.build(tm, T, correction=spec.correction, device=device)
+    gen = torch.Generator().manual_seed(seed_of(spec.seed, "directions", T, spec.correction))
+    dirs = [structured_direction(net)] + [unit_direction(net, gen) for _ in range(spec.n_directions)]
+    radius = smallest_failing(lambda g: fail_scales(net, dirs, g, xs, traces), 1e-17, 10.0, spec.grid, 3, len(dirs))
     struct_norm = math.sqrt(float(net.params["W2"][0, 0].double().pow(2).sum()))
     size = tt.size(net)
     return {"T": T, "t_struct": radius[0], "struct_l2": radius[0] * struct_norm, "r_random": radius[1:],
-            "alpha": size["l1"], "p": size["p"], "w": size["w"], "d": size["d"], "wall_s": time.perf_counter() - t0}
+            "alpha": size["l1"], "p": size["p"], "w": size["w"], "d": size["d"]}
 
 
-def run_softmax(spec: dict, device: str) -> dict:
+@dataclass(frozen=True)
+class SoftmaxPoint:
+    """The smallest exact inverse temperature of one machine's construction at one horizon."""
+    machine: str               # catalogue name
+    T: int                     # horizon
+    correction: bool           # with the rounding correction layers
+    beta_max: float            # largest inverse temperature tried
+    grid: int                  # grid points per refinement round
+    seed: int                  # seed of the input
+
+
+def run_softmax(spec: SoftmaxPoint, device: str) -> dict:
     """beta*: the smallest inverse temperature on a grid over [0.5, beta_max] from which every larger grid value
     gives an exact decoded trace, refined between the grid points either side."""
-    t0 = time.perf_counter()
-    tm, T = tu.catalogue()[spec["machine"]], spec["T"]
-    xs = _inputs(tm, T, 1, spec["seed"])
+    tm, T = tu.catalogue()[spec.machine], spec.T
+    xs = _inputs(tm, T, 1, spec.seed)
     traces = [tu.run(tm, x, T) for x in xs]
-    net = tt.build(tm, T, correction=spec["correction"], device=device)
+    net = tt.build(tm, T, correction=spec.correction, device=device)
 
     def ok(betas):
         rep = net.replicate(len(betas))
         out = tt.rollout(rep, xs, beta=torch.as_tensor(betas, dtype=torch.float64, device=device))
         return tt.first_mismatch(net, out, traces) > T
 
-    grid = np.exp(np.linspace(np.log(0.5), np.log(spec["beta_max"]), spec["grid"]))
+    grid = np.exp(np.linspace(np.log(0.5), np.log(spec.beta_max), spec.grid))
     good = ok(grid)
     tail = np.flip(np.logical_and.accumulate(np.flip(good)))     # good here and at every larger grid value
     if not tail.any():
-        return {"T": T, "beta_star": math.inf, "wall_s": time.perf_counter() - t0}
+        return {"T": T, "beta_star": math.inf}
     k = int(tail.argmax())
     if k == 0:
-        return {"T": T, "beta_star": float(grid[0]), "wall_s": time.perf_counter() - t0}
-    fine = np.linspace(grid[k - 1], grid[k], spec["grid"])
+        return {"T": T, "beta_star": float(grid[0])}
+    fine = np.linspace(grid[k - 1], grid[k], spec.grid)
     g2 = ok(fine)
     tail2 = np.flip(np.logical_and.accumulate(np.flip(g2)))
-    return {"T": T, "beta_star": float(fine[int(tail2.argmax())]), "wall_s": time.perf_counter() - t0}
+    return {"T": T, "beta_star": float(fine[int(tail2.argmax())])}
 
 
 # ------------------------------------------------------------------------------------------------ precision
-def run_precision(spec: dict, device: str) -> dict:
+@dataclass(frozen=True)
+class PrecisionPoint:
+    """Low-precision rollouts of some machines, and collisions of scalar position codes."""
+    machines: tuple[str, ...]          # catalogue names or random<seed>
+    T: int                             # horizon of the rollouts
+    dtypes: tuple[str, ...]            # low-precision dtypes
+    seed: int                          # seed of the inputs
+    collision_log2T: tuple[int, ...]   # log2 T of the scalar-code collision count
+    k_max: int | None                  # most working states of a random machine (None: no random machine here)
+    sym_max: int | None                # largest alphabet of a random machine (None: no random machine here)
+
+
+def precision_spec(P: dict) -> PrecisionPoint:
+    names = [P["robust_machine"]] + random_names(P)[:P["n_precision_random"]]
+    return PrecisionPoint(machines=tuple(names), T=P["precision_T"], dtypes=("float16", "bfloat16"), seed=P["seed"],
+                          collision_log2T=tuple(P["collision_log2T"]), **_random_bounds(P, names))
+
+
+def run_precision(spec: PrecisionPoint, device: str) -> dict:
     """Hard-max rollouts (and the teacher-forced check) in each low-precision dtype, compared bit for bit with the
     interpreter's encoded trace; and the distinct values of the scalar codes i/T and 1/i, i = 1..T."""
-    t0 = time.perf_counter()
-    P = spec["P"]
-    T = spec["T"]
+    T = spec.T
     runs = {}
-    for name in spec["machines"]:
-        tm = machine(name, P)
-        xs = _inputs(tm, T, 1, spec["seed"])
+    for name in spec.machines:
+        tm = machine(name, spec.k_max, spec.sym_max)
+        xs = _inputs(tm, T, 1, spec.seed)
         traces = [tu.run(tm, x, T) for x in xs]
-        for dt in spec["dtypes"]:
+        for dt in spec.dtypes:
             net = tt.build(tm, T, device=device).to(dtype=DTYPES[dt])
             ref = tt.reference_outputs(net, traces)
             ro = tt.rollout(net, xs, tol=0.0)
             runs[f"{name}/{dt}"] = {"mismatch": int(tt.mismatches(net, ro, traces).sum()),
                                     "bit_exact": bool((ro[0] == ref).all())}
     coll = {}
-    for dt in spec["dtypes"]:
+    for dt in spec.dtypes:
         rows = []
-        for e in spec["collision_log2T"]:
+        for e in spec.collision_log2T:
             n = 2 ** e
             i = torch.arange(1, n + 1, dtype=torch.float64)
             rows.append({"T": n, "i/T": int(torch.unique((i / n).to(DTYPES[dt])).numel()),
                          "1/i": int(torch.unique((1 / i).to(DTYPES[dt])).numel()),
                          "Bin": n})                              # Bin(i) is a bit vector: distinct by construction
         coll[dt] = rows
-    return {"runs": runs, "collisions": coll, "wall_s": time.perf_counter() - t0}
+    return {"runs": runs, "collisions": coll}
 
 
 # ------------------------------------------------------------------------------------------------------ toy
-def rho_product_formula(d):
-    """rho of f = (prod W_i) x - 1/2 at W_i = 1, x = 1: the uniform perturbation with (1 - delta)^d = 1/2."""
-    d = np.asarray(d, float)
-    return np.sqrt(d) * (1 - 2 ** (-1 / d))
+@dataclass(frozen=True)
+class ToyPoint:
+    """Claim 3.5's margins at every depth."""
+    depths: tuple[int, ...]    # depths d
+    restarts: int              # SLSQP random starts per depth
+    seed: int                  # seed of the starts
 
 
-def rho_product_numeric(d: int, restarts: int, seed: int) -> float:
-    """min ||delta||_2 s.t. prod(1 + delta_i) <= 1/2, by SLSQP from random starts (log form of the constraint)."""
-    from scipy.optimize import minimize
-
-    rng = np.random.default_rng(seed_of(seed, "toy", d))
-    best = math.inf
-    for _ in range(restarts):
-        x0 = -rng.uniform(0.0, 0.9, d) * (1 if d == 1 else rng.uniform(0.2, 1.0))
-        r = minimize(lambda v: float(v @ v), x0, jac=lambda v: 2 * v, method="SLSQP",
-                     bounds=[(-0.999, 1.0)] * d,
-                     constraints=[{"type": "ineq", "fun": lambda v: -math.log(2) - np.log1p(v).sum(),
-                                   "jac": lambda v: -1 / (1 + v)}], options={"maxiter": 500, "ftol": 1e-14})
-        if r.success and np.prod(1 + r.x) <= 0.5 + 1e-9:
-            best = min(best, math.sqrt(float(r.x @ r.x)))
-    return best
-
-
-def rho_rounded_dp(depths, grid: int = 2001) -> np.ndarray:
-    """rho of round(W_d round(... round(W_1 x))) - 1/2 (round frozen), exactly up to a grid on [0, 1], by dynamic
-    programming over layers: c_k(r) = the least squared perturbation of W_1..W_k that makes layer k's output
-    <= r. Layer k outputs <= r iff W_k q <= s(r) = (r + 1)/3 for its input q, which costs max(0, 1 - s/q)^2
-    (free when q <= s; round(z) <= r also holds for every z <= 1/3 when r >= 0). rho^2 = c_d(1/2)."""
-    r = np.linspace(0.0, 1.0, grid)
-    s = (r + 1) / 3
-    q = r[None, :]
-    step = np.maximum(0.0, 1 - s[:, None] / np.maximum(q, 1e-300)) ** 2          # (r, q)
-    c = np.where(r >= 1, 0.0, np.inf)                                            # layer 0: x = 1 exactly
-    half = int(np.argmin(np.abs(r - 0.5)))
-    out, depths = {}, sorted(set(int(x) for x in depths))
-    for k in range(1, max(depths) + 1):
-        c_new = (step + c[None, :]).min(1)
-        converged = np.array_equal(c_new, c)       # c_k stops changing: every deeper layer gives the same value
-        c = c_new
-        for dd in depths:
-            if dd == k or (converged and dd > k):
-                out[dd] = math.sqrt(c[half])
-        if converged:
-            break
-    return np.array([out[k] for k in depths])
-
-
-def run_toy(spec: dict, device: str) -> dict:
-    t0 = time.perf_counter()
-    ds = spec["depths"]
+def run_toy(spec: ToyPoint, device: str) -> dict:
+    ds = list(spec.depths)
     return {"depths": ds, "formula": rho_product_formula(ds),
-            "numeric": [rho_product_numeric(d, spec["restarts"], spec["seed"]) for d in ds],
-            "rounded": rho_rounded_dp(ds), "wall_s": time.perf_counter() - t0}
+            "numeric": [rho_product_numeric(d, spec.restarts, spec.seed) for d in ds], "rounded": rho_rounded_dp(ds)}
 
 
-# ---------------------------------------------------------------------------------------------------- compute
-def compute(P: dict, store: Store, device: str, force: bool = False, log=print) -> dict:
-    """Every point of the chapter, loaded from the store when present, else computed and stored at once."""
-    env = environment(device, store.chapter)
-    out = {"exact": {}, "random": {}, "robust": {}, "softmax": {}}
-
-    def get(spec, fn, label):
-        record, done = store.load_or_compute(spec, lambda: fn(spec, device), env, force)
-        if record is not None:
-            log(f"{label:<32} " + (f"computed in {record['result']['wall_s']:6.1f} s" if done else "loaded"))
-        return record
-
-    with engine.one_cpu_thread(device):  # every tensor here is small: one thread avoids waking others
-        for T in P["T_list"]:
-            for name in P["machines"]:
-                out["exact"][(name, T)] = get(exact_spec(P, [name], T, "exact"), run_exact, f"exact {name} T={T}")
-            out["random"][T] = get(exact_spec(P, random_names(P), T, "random"), run_exact,
-                                   f"exact {P['n_random']} random T={T}")
-        out["anatomy"] = get({"kind": "anatomy", "machine": P["show_machine"], "T": P["show_T"], "seed": P["seed"]},
-                             run_anatomy, "anatomy")
-        out["sizes"] = get({"kind": "sizes", "machine": P["size_machine"], "log2T": P["size_log2T"]}, run_sizes, "sizes")
-        for corr in (True, False):
-            for T in P["robust_T"]:
-                out["robust"][(T, corr)] = get({"kind": "robust", "machine": P["robust_machine"], "T": T,
-                                                "correction": corr, "n_directions": P["n_directions"],
-                                                "grid": P["grid_points"], "seed": P["seed"]},
-                                               run_robust, f"robust T={T} correction={corr}")
-            for T in P["softmax_T"]:
-                out["softmax"][(T, corr)] = get({"kind": "softmax", "machine": P["softmax_machine"], "T": T,
-                                                 "correction": corr, "beta_max": P["beta_max"],
-                                                 "grid": P["grid_points"], "seed": P["seed"]},
-                                                run_softmax, f"softmax T={T} correction={corr}")
-        out["precision"] = get({"kind": "precision", "machines": [P["robust_machine"]] + random_names(P)[:P["n_precision_random"]],
-                                "T": P["precision_T"], "dtypes": ["float16", "bfloat16"], "seed": P["seed"],
-                                "collision_log2T": P["collision_log2T"], "P": _exact_P(P)}, run_precision, "precision")
-        out["toy"] = get({"kind": "toy", "depths": P["toy_depths"], "restarts": P["toy_restarts"], "seed": P["seed"]},
-                         run_toy, "toy")
-    return out
+# ---------------------------------------------------------------------------------------------------- points
+def points(P: dict) -> list[Point]:
+    """Every point: results["exact"][(name, T)], ["random"][T], ["anatomy"], ["sizes"], ["robust"][(T, correction)],
+    ["softmax"][(T, correction)], ["precision"] and ["toy"]. Costs are rough machine-steps (rollouts cost more than
+    teacher-forced checks). Every tensor here is small: one torch thread per point."""
+    rand = random_names(P)
+    exact = [(("exact", (name, T)), exact_spec(P, [name], T)) for T in P["T_list"] for name in P["machines"]]
+    exact += [(("random", T), exact_spec(P, rand, T)) for T in P["T_list"]]
+    out = [Point(label, spec, run_exact, cost=len(spec.machines) * spec.n_inputs * spec.T * (4 if spec.rollout else 1) / 100,
+                 threads=1) for label, spec in exact]
+    for corr in (True, False):
+        out += [Point(("robust", (T, corr)), RobustPoint(machine=P["robust_machine"], T=T, correction=corr,
+                                                         n_directions=P["n_directions"], grid=P["grid_points"],
+                                                         seed=P["seed"]),
+                      run_robust, cost=(P["n_directions"] + 1) * P["grid_points"] * T / 50, threads=1)
+                for T in P["robust_T"]]
+        out += [Point(("softmax", (T, corr)), SoftmaxPoint(machine=P["softmax_machine"], T=T, correction=corr,
+                                                           beta_max=P["beta_max"], grid=P["grid_points"], seed=P["seed"]),
+                      run_softmax, cost=2 * P["grid_points"] * T / 50, threads=1)
+                for T in P["softmax_T"]]
+    precision = precision_spec(P)
+    return out + [
+        Point(("anatomy",), AnatomyPoint(machine=P["show_machine"], T=P["show_T"], seed=P["seed"]), run_anatomy,
+              cost=P["show_T"] / 10, threads=1),
+        Point(("sizes",), SizesPoint(machine=P["size_machine"], log2T=tuple(P["size_log2T"])), run_sizes, threads=1),
+        Point(("precision",), precision, run_precision,
+              cost=len(precision.machines) * len(precision.dtypes) * precision.T / 10, threads=1),
+        Point(("toy",), ToyPoint(depths=tuple(P["toy_depths"]), restarts=P["toy_restarts"], seed=P["seed"]), run_toy,
+              threads=1)]
