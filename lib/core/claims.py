@@ -27,11 +27,13 @@ KINDS = {"check": "implementation check", "claim": "claim"}
 @dataclass(frozen=True)
 class Verdict:
     """What a row's statistic measured on this run. `where` says on which part of the run (e.g. the grid of N),
-    and is appended to the statement; `paper` is the same statistic on the paper's numbers, where it has any."""
+    and is appended to the statement; `paper` is the same statistic on the paper's numbers, where it has any;
+    `expected`, where given, is the row's rule with this run's numbers in it."""
     measured: str
     passed: bool
     paper: str = "n/a"
     where: str = ""
+    expected: str = ""       # the rule with this run's numbers in it, where it quotes a parameter; "": the row's own
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def evaluate(rows: list[Row], *data) -> list[dict]:
             continue
         out.append({"id": row.id, "kind": row.kind, "source": row.source,
                     "statement": f"{row.statement} ({v.where})" if v.where else row.statement,
-                    "expected": row.expected, "paper": v.paper, "measured": v.measured, "passed": bool(v.passed)})
+                    "expected": v.expected or row.expected, "paper": v.paper, "measured": v.measured, "passed": bool(v.passed)})
     return out
 
 

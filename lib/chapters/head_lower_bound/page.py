@@ -165,7 +165,7 @@ def _fig2_top(P, results):
     f2, st = _figure2(P, results)
     need = math.ceil(20 / 23 * f2["d_e"])     # the guide's 20 of 23, scaled to this run's d_e
     return Verdict(f"{st['top_on_diag']} of {f2['d_e']}", st["top_on_diag"] >= need, paper=PAPER_FIG2["top_on_diag"],
-                   where=f"d_e = {f2['d_e']}: at least {need}")
+                   where=f"d_e = {f2['d_e']}", expected=f"≥ {need} of {f2['d_e']} (20 of 23 scaled)")
 
 
 def _fig2_sign(P, results):

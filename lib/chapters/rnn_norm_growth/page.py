@@ -159,7 +159,7 @@ def _rectified(P, results):
     c = results["construction"]["result"]
     rect, bound = np.array(c["err_rect"], float), math.sqrt(P["q"]) * P["eps"]
     return Verdict(f"max {rect.max():.3g} (N={c['N'][int(np.argmax(rect))]})", bool(rect.max() <= bound),
-                   paper="App. C.2 / Prop. 26: exact zero off target", where=f"sqrt(q) eps = {bound:.3g}")
+                   paper="App. C.2 / Prop. 26: exact zero off target", expected=f"max error <= sqrt(q) eps = {bound:.3g}")
 
 
 def _fails_qstr(P, results):
