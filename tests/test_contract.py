@@ -78,6 +78,18 @@ def test_points_are_specs_and_module_level_runs(chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
+def test_footprint_names_parameters_and_grows_with_them(chapter):
+    """footprint(P): the biggest point's allocations, each named by schema parameters; the paper profile needs at
+    least as much as the quick one (validation refuses what the device cannot hold: tests/test_hostile_input.py)."""
+    compute, schema = _module(chapter, "compute"), params.load_schema(chapter)
+    quick, paper = (compute.footprint(params.resolve(chapter, p)) for p in ("quick", "paper"))
+    assert quick and len(quick) == len(paper)
+    for keys, size, what in quick:
+        assert {k.strip() for k in keys.split(",")} <= set(schema) and size > 0 and what
+    assert max(s for _, s, _ in paper) >= max(s for _, s, _ in quick)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_page_declares_claims_with_kinds_and_sources(chapter):
     rows = _module(chapter, "page").ROWS
     assert rows and all(isinstance(r, claims.Row) for r in rows)

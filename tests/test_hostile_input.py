@@ -231,3 +231,14 @@ def test_the_catalogue_and_random_machines_are_valid():
 def test_sizes_that_do_not_fit_are_refused_before_anything_runs(sandbox, setting, needles):
     assert_refused(sandbox, cli(sandbox, "run", CHAPTER, "--set", setting), *needles)
     assert_refused(sandbox, cli(sandbox, "compute", CHAPTER, "--profile", "quick", "--set", setting), *needles)
+
+
+@pytest.mark.parametrize("chapter, setting, needle", [
+    ("ffn_span", "ffn_width=1e9", "ffn_width"),
+    ("head_lower_bound", "n_test=1e12", "n_test"),
+    ("rnn_norm_growth", "widths=[2, 4, 1000000]", "widths"),
+    ("rpe_decay", "train_S=[256, 100000000]", "train_S"),
+    ("turing_simulation", "T_list=[16, 10000000]", "T_list"),
+])
+def test_every_chapter_refuses_what_its_device_cannot_hold(sandbox, chapter, setting, needle):
+    assert_refused(sandbox, cli(sandbox, "compute", chapter, "--profile", "quick", "--set", setting), needle, "GiB")

@@ -11,8 +11,10 @@ new NAME` writes a skeleton that meets it):
 - `lib/chapters/<name>/compute.py`: what the numbers depend on, and nothing else. Point specs are frozen
   dataclasses (typed fields, one line of meaning each); each point's computation is a module-level
   `run_*(spec, device) -> dict` that sees its spec only; `points(P) -> list[lib.core.sweep.Point]` lists the
-  experiment; `check_params(P) -> [(key, expected)]` (optional) checks constraints between parameters. Its code,
-  and the lib.science modules it imports, make the chapter's lib hash.
+  experiment; `check_params(P) -> [(key, expected)]` (optional) checks constraints between parameters;
+  `footprint(P) -> [(keys, bytes, what)]` estimates the biggest point's largest allocations, so that validation
+  refuses sizes the device cannot hold. Its code, and the lib.science modules it imports, make the chapter's lib
+  hash.
 - `lib/chapters/<name>/page.py`: what the page shows from the results: tables, figures and `ROWS`, the claim
   check as declarative `lib.core.claims.Row`s (kind `check` or `claim`, with a source); `claims(...)` evaluates
   them. No computation imports it, so editing it leaves stored results current.

@@ -455,3 +455,24 @@ def points(P: dict) -> list[Point]:
             + [Point(("ffn", key), ffn_spec(P, *key), run_ffn, cost=2 * P["gd_steps"] * (1 + key[0] / 4))
                for key in ffn]
             + [Point(("transformer",), transformer_spec(P), run_transformer, cost=P["tr_steps"])])
+
+
+def footprint(P: dict) -> list[tuple[str, float, str]]:
+    """The biggest points' largest allocations in bytes, each with the parameters that set it (lib.core.params refuses
+    a profile whose point cannot fit the device): the GD runs' training and test sets, span projectors and FFN
+    weights, the visibility draws, and the Transformers' data. Upper bounds: every n of the grid counted in one band."""
+    N, d = max([*P["N_grid"], P["N_rotation"]]), P["d"]
+    Nd, D = N * d, d + 2 * qstr.embed_dim_rule(N, "floor")
+    n_max = max(n_values(N, d, P["n_over_Nd"]))
+    R = P["n_seeds"] * len(P["n_over_Nd"])
+    grid = "N_grid, N_rotation, n_over_Nd"
+    n_vis = max([n for n in n_values(N, d, P["n_over_Nd"]) if n < Nd], default=1)     # visibility: n < N d only
+    return [(f"n_seeds, {grid}", R * (n_max * (N * D + Nd + 1) + 2 * Nd * Nd * 2) * 4,
+             "the GD runs' training sets and projectors"),
+            (f"n_test, n_seeds, {grid}", R * P["n_test"] * (N * D + 3 * Nd) * 4, "the GD runs' test sets"),
+            (f"ffn_width, n_seeds, {grid}", 4 * R * (N * D * Nd + Nd * P["ffn_width"] + P["ffn_width"] * N) * 4,
+             "the FFNs' weights, gradients and states"),
+            (f"n_draws, {grid}", P["n_draws"] * (n_vis * Nd + 4 * Nd * Nd + 3 * min(P["n_test"], 1000) * Nd) * 4,
+             "the visibility draws and projectors"),
+            (f"tr_seeds, n_test, {grid}", 2 * P["tr_seeds"] * len(P["n_over_Nd"]) * (n_max + P["n_test"]) * N * (D + 1) * 4,
+             "the Transformers' training and test sets")]

@@ -343,3 +343,23 @@ def points(P: dict) -> list[Point]:
     return one + [Point(("phase", (arch, task, N)), phase_spec(P, arch, task, N), run_phase, threads=1,
                         cost=N * (2 if arch == "gru" else 1) * (2 if task == "1str" else 1))
                   for N in P["phase_N"] for arch in P["archs"] for task in TASKS]
+
+
+def footprint(P: dict) -> list[tuple[str, float, str]]:
+    """The biggest points' largest allocations in bytes, each with the parameters that set it (lib.core.params refuses
+    a profile whose point cannot fit the device): the phase runs' test sets, weights and a training step's states,
+    the A.2 Gram matrices, and the memoriser's prompts and units."""
+    N, H = max(P["phase_N"]), max(P["widths"])
+    D = P["d"] + 2 * qstr.embed_dim_rule(N)
+    R = P["n_seeds"] * len(P["widths"])
+    step = R * P["batch_size"] * N * (D + 2 * 4 * H + P["readout_width"]) * 4 * 4     # inputs, gates, readout, grads
+    NA, n = max(P["a2_N"]), max(P["memo_n"])
+    return [("n_test, n_seeds, widths, phase_N", R * P["n_test"] * N * (D + 1) * 4, "the phase runs' test sets"),
+            ("widths, n_seeds, readout_width", 4 * R * (2 * 3 * (D + H + 2) * H + P["readout_width"] * (2 * H + D)) * 4,
+             "the RNNs' weights, gradients and AdamW state"),
+            ("batch_size, widths, n_seeds, phase_N", step, "a training step's states"),
+            ("packing_prompts, widths, phase_N", P["n_seeds"] * P["packing_prompts"] * N * (D + 2 * H) * 8,
+             "the packing geometry's prompts and states"),
+            ("a2_N", 3 * 4 * NA * NA * 8, "the A.2 Gram matrices"),
+            ("memo_n, memo_draws", 8 * n * (N * D + 4 * P["d"]) * 8 + 8 * P["n_test"] * N * D * 8,
+             "the memoriser's prompts and units")]

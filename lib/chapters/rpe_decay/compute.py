@@ -416,3 +416,14 @@ def points(P: dict) -> list[Point]:
             out.append(Point(("train", (kernel_name(k), int(S))), spec, run_train, threads=1,
                              cost=spec.steps * 2 * len(spec.H) * spec.seeds * spec.batch * spec.S / 2e7))
     return out
+
+
+def footprint(P: dict) -> list[tuple[str, float, str]]:
+    """The training points' largest allocations in bytes, with the parameters that set them (lib.core.params refuses
+    a profile whose point cannot fit the device): a step's sequences and their FFTs, the test sequences, the kernels.
+    The fits sum long windows on a grid of at most EXACT_MAX distances, so their size does not grow with the window."""
+    S, H = max(P["train_S"]), max(P["train_H"])
+    R = 2 * len(P["train_H"]) * P["train_seeds"]
+    return [("train_batch, train_S, train_H, train_seeds", R * P["train_batch"] * 2 * S * 4 * 8, "a training step"),
+            ("train_n_test, train_S, train_H, train_seeds", R * P["train_n_test"] * 2 * S * 4 * 4, "the test sequences"),
+            ("train_H, train_S, train_seeds", R * H * S * 4 * 8, "the runs' kernels and their gradients")]

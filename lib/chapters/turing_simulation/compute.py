@@ -80,6 +80,8 @@ def check_params(P: dict) -> list[tuple[str, str]]:
         vals = P[key] if isinstance(P[key], list) else [P[key]]
         if any(v < 4 for v in vals):
             bad.append((key, "horizons T >= 4"))
+    if P["n_random"] < 1:   # the page's tables and claims summarise the random machines
+        bad.append(("n_random", "at least 1 random machine"))
     return bad
 
 
@@ -374,3 +376,30 @@ def points(P: dict) -> list[Point]:
               cost=len(precision.machines) * len(precision.dtypes) * precision.T / 10, threads=1),
         Point(("toy",), ToyPoint(depths=tuple(P["toy_depths"]), restarts=P["toy_restarts"], seed=P["seed"]), run_toy,
               threads=1)]
+
+
+def footprint(P: dict) -> list[tuple[str, float, str]]:
+    """The largest allocations of the biggest points in bytes (float64), each with the parameters that set it
+    (lib.core.params refuses a profile whose point cannot fit the device): the teacher-forced check's attention
+    scores and hidden states, the rollout's caches, and the batched perturbed copies of the robustness and softmax
+    searches. The construction's width w = K + 4A + 4P + 5 and depth P + 4 grow with log T (tm_transformer.Layout)."""
+    def width(T):
+        bits = math.ceil(math.log2(2 * T + 2))
+        return P["random_k_max"] + 3 + 4 * P["random_sym_max"] + 4 * bits + 5, bits + 4
+
+    out = []
+    T = max(P["T_list"])
+    w, depth = width(T)
+    scores = lambda T: 2 * min(P["tf_chunk"], T + 1) * (T + 2)                  # one query chunk's scores
+    out.append(("T_list, n_inputs, tf_chunk", P["n_inputs"] * (scores(T) + 3 * (T + 1) * w * depth) * 8,
+                "the teacher-forced check's scores and states"))
+    Tr = min(T, P["rollout_T_max"])
+    out.append(("rollout_T_max, n_inputs", P["n_inputs"] * 2 * depth * (Tr + 1) * (2 * w) * 8,
+                "the rollout's key and value caches"))
+    for key, runs in (("robust_T", P["grid_points"] * (P["n_directions"] + 1)), ("softmax_T", P["grid_points"])):
+        T = max(P[key])
+        w, depth = width(T)
+        out.append((f"{key}, grid_points" + (", n_directions" if key == "robust_T" else ""),
+                    runs * (scores(T) + 3 * (T + 1) * w * depth + 4 * w * w * depth) * 8,
+                    f"the batched copies of the {key.split('_')[0]} search"))
+    return out
