@@ -301,6 +301,6 @@ def test_gap_summary_names_the_run_furthest_from_its_floor():
                                                  "test_mse": [4e-6, 3e-4], "l1": [0.1, 0.2],
                                                  "p": [[0.05, 0.5], [1.001, 1.02]]}}}}
     text = page.gap_summary(results)
-    assert "log RPE, H = 2, S = 64" in text and "(1.001, 1.020)" in text and "(1.300, 1.400)" in text
+    assert "log RPE, $H$ = 2, $S$ = 64" in text and "(1.001, 1.020)" in text and "(1.300, 1.400)" in text
     assert "(1.200, -1.000)" in text and "opposite signs" in text and f"{3e-4 / (0.003 ** 2 / 3):.0f}x" in text
     assert page.gap_summary({"fit": {}, "train": {}}) == ""

@@ -218,7 +218,7 @@ def test_toy_margins():
 def test_check_params_names_bad_machines():
     P = {"machines": ["parity", "nope"], "show_machine": "bb4", "size_machine": "palindrome",
          "robust_machine": "counter", "softmax_machine": "x", "T_list": [16], "robust_T": [2], "softmax_T": [16],
-         "precision_T": 16}
+         "precision_T": 16, "n_random": 1}
     keys = [k for k, _ in ts.check_params(P)]
     assert keys == ["machines", "softmax_machine", "robust_T"]
 

@@ -55,8 +55,8 @@ def risk_table(P: dict, results: dict, table: dict) -> str:
         ok = in_span(results["ffn"][(N, False)])
         rows += [[N, e["Nd"], n, f"{1 - n / e['Nd']:.3f}", f"{e['oracle'][i]:.3f}", f"{e['mean'][i]:.3f} ± {e['se'][i]:.3f}",
                   f"{int(ok[i].sum())} of {ok.shape[1]}"] for i, n in enumerate(e["n"]) if n < e["Nd"]]
-    return markdown_table(["N", "N d", "n", "1 - n/(Nd)", "oracle (same test prompts)", "GD-trained FFN",
-                           "runs in the span (rho <= 1e-6 or W = 0)"], rows)
+    return markdown_table(["$N$", "$Nd$", "$n$", "$1-n/(Nd)$", "oracle (same test prompts)", "GD-trained FFN",
+                           r"runs in the span ($\rho \le 10^{-6}$ or $\mathbf W = 0$)"], rows)
 
 
 def span_ok(results: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -68,7 +68,7 @@ def span_ok(results: dict) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ------------------------------------------------------------------------------------------------- claims
-# Claim 8 of the reading guide (section 6): (a) the span property under GD and not under AdamW, the visible
+# The steps of Theorem 6's proof (App. B): (a) the span property under GD and not under AdamW, the visible
 # fraction and the oracle at 1 - n/(Nd), (b) the trained FFN on or above that line, (c) the slope in N, and the
 # rotation test. Each measure takes (P, results); every tolerance is stated in the row, every number comes from
 # this run's points. Rows about n < Nd are left out when the grid has no such n.
@@ -78,7 +78,7 @@ def _decay_law(P: dict, results: dict) -> Verdict | None:
     if not len(dev):
         return None
     return Verdict(f"max deviation {dev.max():.1e}", bool(dev.max() <= 0.01),
-                   paper="App. B: every gradient lies in span{x^(i)}", where=f"{len(dev)} runs")
+                   paper=r"App. B: every gradient lies in $\operatorname{span}\{\mathbf x^{(i)}\}$", where=f"{len(dev)} runs")
 
 
 def _span(P: dict, results: dict) -> Verdict | None:
@@ -90,11 +90,15 @@ def _span(P: dict, results: dict) -> Verdict | None:
         return None
     res = np.concatenate([result_array(r, "residual").ravel() for (N, rot), r in results["ffn"].items() if not rot])
     live, T = rho[~dead], P["gd_steps"]
-    return Verdict((f"max rho {live.max():.1e} over {len(live)} runs" if len(live) else "no run with a nonzero W")
-                   + (f", and {dead.sum()} runs whose first layer decayed to 0 (W = 0 is in the span)" if dead.any() else "")
-                   + f"; stationarity residual ||grad_W L + l2 W||/||l2 W||: median {np.median(res):.2f}",
-                   bool(len(live) and live.max() <= 1e-6), paper="App. B: rows of W in span{x^(i)} at a stationary point",
-                   where=f"after {T} GD steps, (1 - lr l2)^(2T) = {(1 - P['gd_lr'] * P['gd_l2']) ** (2 * T):.1e}")
+    residual = r"$\lVert\nabla_{\mathbf W}\hat{\mathcal L}+\lambda\mathbf W\rVert_F/\lVert\lambda\mathbf W\rVert_F$"
+    none = r"no run with a nonzero $\mathbf W$"
+    return Verdict((rf"max $\rho$ = {live.max():.1e} over {len(live)} runs" if len(live) else none)
+                   + (rf", and {dead.sum()} runs whose first layer decayed to 0 ($\mathbf W = 0$ is in the span)"
+                      if dead.any() else "")
+                   + f"; stationarity residual {residual}: median {np.median(res):.2f}",
+                   bool(len(live) and live.max() <= 1e-6),
+                   paper=r"App. B: rows of $\mathbf W$ in $\operatorname{span}\{\mathbf x^{(i)}\}$ at a stationary point",
+                   where=rf"after {T} GD steps, $(1-\eta\lambda)^{{2T}}$ = {(1 - P['gd_lr'] * P['gd_l2']) ** (2 * T):.1e}")
 
 
 def _adamw(P: dict, results: dict) -> Verdict:
@@ -102,9 +106,9 @@ def _adamw(P: dict, results: dict) -> Verdict:
     gd_rho = np.array(sp["gd"]["off"], float) / np.array(sp["gd"]["total"], float)
     ad_rho = np.array(sp["adamw"]["off"], float) / np.array(sp["adamw"]["total"], float)
     keep = ad_rho[-1] / ad_rho[0]
-    return Verdict(f"AdamW rho_T/rho_0 min {keep.min():.2f}; GD rho_T max {gd_rho[-1].max():.1e}",
+    return Verdict(f"AdamW $\\rho_T/\\rho_0$ min {keep.min():.2f}; GD $\\rho_T$ max {gd_rho[-1].max():.1e}",
                    bool(keep.min() >= 0.1 and gd_rho[-1].max() <= 1e-6),
-                   paper="derived (guide 4.3): Adam is not rotation-equivariant", where=f"N={sp['N']}, n={sp['n']}")
+                   paper="derived (this book): Adam is not rotation-equivariant", where=f"$N={sp['N']}$, $n={sp['n']}$")
 
 
 def _monte_carlo(which: str, paper: str):
@@ -120,7 +124,8 @@ def _monte_carlo(which: str, paper: str):
         if not zs:
             return None
         zmax = max(zs, key=lambda r: abs(r[0]))
-        return Verdict(f"max |z| = {abs(zmax[0]):.1f} (N={zmax[1]}, n={zmax[2]})", bool(abs(zmax[0]) <= 4), paper=paper,
+        return Verdict(rf"max $\lvert z\rvert$ = {abs(zmax[0]):.1f} ($N={zmax[1]}$, $n={zmax[2]}$)", bool(abs(zmax[0]) <= 4),
+                       paper=paper,
                        where=f"N in {P['N_grid']}, {len(zs)} points, {P['n_draws']} draws each")
     return measure
 
@@ -138,7 +143,8 @@ def _above_line(P: dict, results: dict) -> Verdict | None:
                           for (N, rot), r in results["ffn"].items() if not rot])
     return Verdict(f"smallest margin {worst[1]:+.3f} ({worst[0]:+.1f} SE) at N={worst[2]}, n={worst[3]}; "
                    f"FFN - oracle on the same test prompts, per run: min {gap.min():+.3f}", bool(worst[0] >= -3),
-                   paper="Thm 6: inf_A sup_u R >= 1 - n/(Nd)", where=f"{P['n_seeds']} random u, {len(margins)} points")
+                   paper=r"Thm 6: $\inf_A \sup_{\mathbf u} R \ge 1-n/(Nd)$",
+                   where=f"{P['n_seeds']} random $\\mathbf u$, {len(margins)} points")
 
 
 def _slope(P: dict, results: dict) -> Verdict:
@@ -150,7 +156,7 @@ def _slope(P: dict, results: dict) -> Verdict:
     found = [N for N, v in zip(Ns, nstar) if np.isfinite(v)]
     return Verdict(f"slope {slope:.2f}; n* = " + ", ".join(f"{v:,.0f}" for v in nstar if np.isfinite(v))
                    + (f"; not reached at N={[N for N in Ns if N not in found]}" if len(found) < len(Ns) else ""),
-                   bool(len(found) >= 2 and slope >= 0.9), paper=f"Thm 6: n* >= (1 - {P['threshold']}) N d, slope 1",
+                   bool(len(found) >= 2 and slope >= 0.9), paper=f"Thm 6: $n^* \\ge (1-{P['threshold']})\\,Nd$, slope 1",
                    where=f"test MSE < {P['threshold']}, N={found}")
 
 
@@ -173,7 +179,7 @@ def _rotation_ffn(P: dict, results: dict) -> Verdict:
     k = int(np.argmax(np.abs(z_n)))
     return Verdict(f"z = {z_pool:+.1f} (mean difference {diff.mean():+.3f}); largest per n: {z_n[k]:+.1f} "
                    f"at n={results['ffn'][(N, False)]['result']['n'][k]} ({a.mean(1)[k]:.3f} vs {b.mean(1)[k]:.3f})",
-                   bool(abs(z_pool) <= 3), paper="derived (guide 3.3): GD is rotation-equivariant",
+                   bool(abs(z_pool) <= 3), paper="derived (App. B): GD is rotation-equivariant",
                    where=f"N={N}, {len(se)} values of n, {a.shape[1]} paired runs each")
 
 
@@ -183,7 +189,7 @@ def _rotation_transformer(P: dict, results: dict) -> Verdict:
     ta, tb = np.array(tr["test_mse"], float), np.array(tr["test_mse_rotated"], float)
     return Verdict(f"TR {ta[-1].mean():.3f} plain, {tb[-1].mean():.3f} rotated (the GD-trained FFN: {a.mean(1)[-1]:.3f} "
                    f"plain, {b.mean(1)[-1]:.3f} rotated)", bool(tb[-1].mean() - ta[-1].mean() >= 0.5),
-                   paper="derived (guide 3.3): the Transformer collapses", where=f"N={P['N_rotation']}, n={tr['n'][-1]}")
+                   paper="derived (this book): the Transformer collapses", where=f"N={P['N_rotation']}, n={tr['n'][-1]}")
 
 
 APP_B = "Appendix B (proof of Theorem 6)"
@@ -191,28 +197,30 @@ APP_B = "Appendix B (proof of Theorem 6)"
 # and GD's rotation equivariance are checks: only a bug (or a 4-sigma draw) fails them. What a run could refute is a
 # claim: AdamW leaving the span, the slope of n* in N, and the Transformer's collapse under rotation.
 ROWS = [
-    Row("8a-decay-law", "check", APP_B, "Full-batch GD + L2: the first layer's off-span energy ||W(I - V^T V)||^2 "
-        f"follows (1 - lr l2)^(2t) at every recorded step down to {LAW_FLOOR:g} of its start, in every run with n < Nd",
-        "max relative deviation <= 1%", _decay_law),
+    Row("8a-decay-law", "check", APP_B, "Full-batch GD + L2: the first layer's off-span energy "
+        r"$\lVert\mathbf W(\mathbf I-\mathbf V^\top\mathbf V)\rVert_F^2$ follows $(1-\eta\lambda)^{2t}$ at every recorded step "
+        f"down to {LAW_FLOOR:g} of its start, in every run with $n < Nd$", "max relative deviation ≤ 1%", _decay_law),
     Row("8a-span", "check", APP_B,
-        "The off-span fraction rho of the first layer is at most 1e-6 in every run with n < Nd",
-        "max rho <= 1e-6", _span),
-    Row("8a-adamw", "claim", "hypothesis (this book), reading guide 3.3",
-        "AdamW on the same data does not keep W in the span: its off-span fraction stays within a factor 10 of where "
-        "it started, while GD's falls below 1e-6", "AdamW rho_T / rho_0 >= 0.1 in every run", _adamw),
-    Row("8-visible", "check", APP_B, "the visible fraction nu(n) = E||V P_t u||^2 equals n/(Nd) within Monte-Carlo "
-        "error, at every N and n < Nd", "max |z| <= 4", _monte_carlo("nu", "App. B: E_{u,t} = n/(Nd)")),
-    Row("8-oracle", "check", "Theorem 6 (App. B)", "the risk of the oracle E[y | Vx, t, u] equals 1 - n/(Nd) within "
-        "Monte-Carlo error, at every N and n < Nd", "max |z| <= 4", _monte_carlo("oracle_mse", "Thm 6: 1 - n/(Nd)")),
-    Row("8b-ffn-above-line", "check", "Theorem 6", "GD-trained FFN, averaged over random u: test MSE >= 1 - n/(Nd) "
-        "for every n < Nd", "mean - (1 - n/Nd) >= -3 SE everywhere", _above_line),
+        r"The off-span fraction $\rho$ of the first layer is at most $10^{-6}$ in every run with $n < Nd$",
+        r"max $\rho \le 10^{-6}$", _span),
+    Row("8a-adamw", "claim", "hypothesis (this book), from App. B",
+        r"AdamW on the same data does not keep $\mathbf W$ in the span: its off-span fraction stays within a factor 10 of "
+        r"where it started, while GD's falls below $10^{-6}$", r"AdamW $\rho_T/\rho_0 \ge 0.1$ in every run", _adamw),
+    Row("8-visible", "check", APP_B, r"the visible fraction $\nu(n)=\mathbb E\lVert\mathbf V\mathbf P_t\mathbf u\rVert^2$ "
+        "equals $n/(Nd)$ within Monte-Carlo error, at every $N$ and $n < Nd$", r"max $\lvert z\rvert \le 4$",
+        _monte_carlo("nu", r"App. B: $\mathbb E_{\mathbf u,t}\,\nu = n/(Nd)$")),
+    Row("8-oracle", "check", "Theorem 6 (App. B)", r"the risk of the oracle $\mathbb E[y \mid \mathbf V\mathbf x, t, \mathbf u]$ "
+        "equals $1-n/(Nd)$ within Monte-Carlo error, at every $N$ and $n < Nd$", r"max $\lvert z\rvert \le 4$",
+        _monte_carlo("oracle_mse", "Thm 6: $1-n/(Nd)$")),
+    Row("8b-ffn-above-line", "check", "Theorem 6", r"GD-trained FFN, averaged over random $\mathbf u$: test MSE ≥ $1-n/(Nd)$ "
+        "for every $n < Nd$", r"mean $-\,(1-n/(Nd)) \ge -3$ SE everywhere", _above_line),
     Row("8c-slope", "claim", "Theorem 6", "GD-trained FFN: log-log slope of the samples to reach the "
-        "test-MSE threshold against N", "slope >= 0.9", _slope),
-    Row("rotation-ffn", "check", APP_B, "Rotating the tokens by a random Q in O(Nd) leaves the GD-trained FFN's "
-        "learning curve unchanged in distribution", "|z| <= 3, paired differences pooled over n", _rotation_ffn),
-    Row("rotation-transformer", "claim", "hypothesis (this book), reading guide 3.3", "The same rotation breaks the "
-        "Transformer: at the largest n its test MSE on rotated prompts is at least 0.5 above its test MSE on plain ones",
-        "TR rotated - TR plain >= 0.5", _rotation_transformer),
+        "test-MSE threshold against $N$", "slope ≥ 0.9", _slope),
+    Row("rotation-ffn", "check", APP_B, r"Rotating the tokens by a random $\mathbf Q\in O(Nd)$ leaves the GD-trained FFN's "
+        "learning curve unchanged in distribution", r"$\lvert z\rvert \le 3$, paired differences pooled over $n$", _rotation_ffn),
+    Row("rotation-transformer", "claim", "hypothesis (this book), from App. B", "The same rotation breaks the "
+        "Transformer: at the largest $n$ its test MSE on rotated prompts is at least 0.5 above its test MSE on plain ones",
+        "TR rotated − TR plain ≥ 0.5", _rotation_transformer),
 ]
 
 
@@ -228,7 +236,7 @@ def plot_span(P: dict, results: dict):
 
     sp = results["span"]["result"]
     steps = np.array(sp["steps"], float)
-    fig, axes = figure(2, 1, width=4.4, height=3.4)
+    fig, axes = figure(2, 1, width=3.9, height=3.3)
     pred = (1 - P["gd_lr"] * P["gd_l2"]) ** (2 * steps)
     for opt in ("gd", "adamw"):
         off, total = np.array(sp[opt]["off"], float), np.array(sp[opt]["total"], float)
@@ -236,14 +244,17 @@ def plot_span(P: dict, results: dict):
             lab = LABELS[opt] if r == 0 else None
             axes[0, 0].plot(steps, off[:, r] / off[0, r], color=COLORS[opt], lw=1.2, label=lab)
             axes[0, 1].plot(steps, off[:, r] / total[:, r], color=COLORS[opt], lw=1.2, label=lab)
-    axes[0, 0].plot(steps, pred, "--", color="k", lw=1, label=f"(1 - lr l2)^(2t), lr l2 = {P['gd_lr'] * P['gd_l2']:g}")
-    axes[0, 1].axhline(1e-6, color="k", ls=":", lw=0.8, label="1e-6")
-    axes[0, 0].set(yscale="log", xlabel="GD / AdamW step t", ylabel="off-span energy / its value at t = 0",
-                   title=f"N={sp['N']}, n={sp['n']} < Nd={sp['Nd']}")
-    axes[0, 1].set(yscale="log", xlabel="step t", ylabel="rho = ||W(I - V^T V)||^2 / ||W||^2",
+    axes[0, 0].plot(steps, pred, "--", color="k", lw=1,
+                    label=rf"prediction $(1-\eta\lambda)^{{2t}}$, $\eta\lambda = {P['gd_lr'] * P['gd_l2']:g}$")
+    axes[0, 1].axhline(1e-6, color="k", ls=":", lw=0.8, label=r"$\rho = 10^{-6}$")
+    axes[0, 0].set(yscale="log", xlabel="GD / AdamW step $t$", ylabel="off-span energy / its value at $t = 0$",
+                   title=f"$N={sp['N']}$, $n={sp['n']} < Nd={sp['Nd']}$")
+    axes[0, 1].set(yscale="log", xlabel="step $t$", ylabel=r"$\rho = \|W(I - V^\top V)\|_F^2 \,/\, \|W\|_F^2$",
                    title="off-span fraction of the first layer")
-    for ax in axes[0]:
-        ax.legend(fontsize=7)
+    # one legend for both panels, below them (the lines fill the axes)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    h1, l1 = axes[0, 1].get_legend_handles_labels()
+    fig.legend(handles + h1[-1:], labels + l1[-1:], loc="outside lower center", ncols=2, fontsize=9)
     return fig
 
 
@@ -254,7 +265,7 @@ def plot_visibility(P: dict, results: dict, table: dict):
 
     from lib.core.plotting import figure
 
-    fig, axes = figure(2, 1, width=4.6, height=4.2)
+    fig, axes = figure(2, 1, width=3.9, height=3.6)
     cmap = plt.get_cmap("viridis")
     Ns = sorted(results["visibility"])
     for k, N in enumerate(Ns):
@@ -265,20 +276,21 @@ def plot_visibility(P: dict, results: dict, table: dict):
         Nd = N * P["d"]
         axes[0, 0].plot([0, Nd], [0, 1], color=col, lw=0.8)
         axes[0, 0].errorbar(n, nu.mean(1), 2 * standard_error(nu, 1), fmt="o", color=col, ms=4,
-                            label=f"N={N} (Nd={Nd})")
+                            label=f"$N={N}$ ($Nd={Nd}$)")
         axes[0, 1].errorbar(n / Nd, risk.mean(1), 2 * standard_error(risk, 1), fmt="x", color=col, ms=6)
         e = table[N]
-        axes[0, 1].errorbar(np.array(e["n"], float) / Nd, e["mean"], 2 * e["se"], fmt="s-", color=col, ms=4, lw=1,
-                            label=f"FFN (GD), N={N}")
+        axes[0, 1].errorbar(np.array(e["n"], float) / Nd, e["mean"], 2 * e["se"], fmt="s-", color=col, ms=4, lw=1)
     lo, hi = min(P["n_over_Nd"]) / 1.5, max(max(P["n_over_Nd"]), 1) * 1.5
     x = np.geomspace(lo, 1, 60)
-    axes[0, 1].plot(np.r_[x, hi], np.r_[1 - x, 0], "k--", lw=1, label="1 - n/(Nd) (Thm 6)")
-    axes[0, 1].plot([], [], "x", color="gray", label="oracle E[y | Vx, t, u]")
-    axes[0, 1].axhline(P["threshold"], color="gray", ls=":", lw=0.8)
-    axes[0, 0].set(xlabel="n (training prompts)", ylabel="nu(n) = E ||V P_t u||^2", title="visible fraction of the target")
-    axes[0, 1].set(xscale="log", xlim=(lo, hi), xlabel="n / (N d)", ylabel="test MSE", title="risk against the Theorem 6 line")
-    axes[0, 0].legend(fontsize=7)
-    axes[0, 1].legend(fontsize=7, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    axes[0, 1].plot(np.r_[x, hi], np.r_[1 - x, 0], "k--", lw=1, label="$1 - n/(Nd)$ (Thm 6)")
+    # the colours are the N of the left panel's legend; here one grey entry per kind of point
+    axes[0, 1].plot([], [], "s-", color="gray", ms=4, lw=1, label="FFN (GD), mean ± 2 SE")
+    axes[0, 1].plot([], [], "x", color="gray", label=r"oracle $E[y \mid Vx, t, u]$")
+    axes[0, 1].axhline(P["threshold"], color="gray", ls=":", lw=0.8, label="threshold")
+    axes[0, 0].set(xlabel="$n$ (training prompts)", ylabel=r"$\nu(n) = E\,\|V P_t u\|^2$", title="visible fraction of the target")
+    axes[0, 1].set(xscale="log", xlim=(lo, hi), xlabel="$n / (Nd)$", ylabel="test MSE", title="risk against the Theorem 6 line")
+    axes[0, 0].legend(fontsize=9, loc="lower right")
+    axes[0, 1].legend(fontsize=9, ncols=2, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
 
 
@@ -292,18 +304,21 @@ def plot_rotation(P: dict, results: dict):
         rec = results["ffn"][(N, rot)]
         mse = result_array(rec, "test_mse")
         ax.errorbar(rec["result"]["n"], mse.mean(1), 2 * standard_error(mse, 1), fmt="s" + style,
-                    color=COLORS["ffn"], ms=4, lw=1.2, capsize=2, label=f"FFN (GD + L2){', rotated Qx' if rot else ''}")
+                    color=COLORS["ffn"], ms=4, lw=1.2, capsize=2, label=f"FFN (GD + L2){', rotated $Qx$' if rot else ''}")
     tr = results["transformer"]["result"]
     n = np.array(tr["n"], float)
-    for key, style, lab in (("test_mse", "-", ""), ("test_mse_rotated", "--", ", rotated Qx")):
+    for key, style, lab in (("test_mse", "-", ""), ("test_mse_rotated", "--", ", rotated $Qx$")):
         mse = np.array(tr[key], float)   # (len(n), runs): few runs, so every run is drawn
         ax.plot(n, mse.mean(1), "^" + style, color=COLORS["transformer"], ms=5, lw=1.2, label=f"Transformer (AdamW){lab}")
         ax.plot(np.repeat(n, mse.shape[1]), mse.ravel(), "^", color=COLORS["transformer"], ms=3, alpha=0.35)
     Nd = N * P["d"]
     x = np.geomspace(min(n) / 1.2, Nd, 50)
-    ax.plot(x, 1 - x / Nd, "k:", lw=1, label="1 - n/(Nd)")
-    ax.set(xscale="log", xlabel="n (training prompts)", ylabel="test MSE", title=f"rotation test, N={N}, d={P['d']}")
-    ax.legend(fontsize=7, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+    ax.plot(x, 1 - x / Nd, "k:", lw=1, label="$1 - n/(Nd)$")
+    ax.set(xscale="log", xlabel="$n$ (training prompts)", ylabel="test MSE", title=f"rotation test, $N={N}$, $d={P['d']}$")
+    handles, labels = ax.get_legend_handles_labels()   # FFN first, then the Transformer, then the line: one column each
+    order = sorted(range(len(labels)), key=lambda i: (not labels[i].startswith("FFN"), labels[i].startswith("$"), labels[i]))
+    ax.legend([handles[i] for i in order], [labels[i] for i in order], fontsize=9, ncols=3, loc="upper center",
+              bbox_to_anchor=(0.5, -0.16))
     return fig
 
 
@@ -312,23 +327,24 @@ def plot_samples(P: dict, table: dict, ref: dict):
     (right, from adamw_reference)."""
     from lib.core.plotting import COLORS, figure
 
-    fig, axes = figure(2, 1, width=4.6, height=3.6)
+    fig, axes = figure(2, 1, width=3.9, height=4.0)
     Ns = np.array(sorted(table), float)
     nstar = np.array([table[int(N)]["nstar"] for N in Ns])
     _fit(axes[0, 0], Ns, nstar, COLORS["ffn"], "FFN, full-batch GD + L2")
-    axes[0, 0].plot(Ns, (1 - P["threshold"]) * Ns * P["d"], "k--", lw=1, label=f"Thm 6 bound (1 - {P['threshold']}) N d")
-    axes[0, 0].set(title=f"this chapter: test MSE < {P['threshold']}, d={P['d']}")
+    axes[0, 0].plot(Ns, (1 - P["threshold"]) * Ns * P["d"], "k--", lw=1, label=f"Thm 6 bound $(1 - {P['threshold']})\\,Nd$")
+    axes[0, 0].set(title=f"this chapter: test MSE < {P['threshold']}, $d={P['d']}$")
     if ref["available"]:
         Nr = np.array(ref["N"], float)
         _fit(axes[0, 1], Nr, np.array(ref["mean"], float), COLORS["adamw"], "FFN, online AdamW (Figure 1b)")
-        axes[0, 1].plot(Nr, (1 - ref["threshold"]) * Nr * ref["d"], "k--", lw=1, label=f"(1 - {ref['threshold']}) N d")
-        axes[0, 1].set(title=f"sample_complexity: test MSE < {ref['threshold']}, d={ref['d']}")
+        axes[0, 1].plot(Nr, (1 - ref["threshold"]) * Nr * ref["d"], "k--", lw=1, label=f"$(1 - {ref['threshold']})\\,Nd$")
+        axes[0, 1].set(title=f"sample_complexity: test MSE < {ref['threshold']}, $d={ref['d']}$")
     else:
         axes[0, 1].text(0.5, 0.5, "no stored sample_complexity run", ha="center", va="center", transform=axes[0, 1].transAxes)
         axes[0, 1].set(title="sample_complexity (not available)", xticks=[], yticks=[])
     for ax in axes[0]:
-        ax.set(xlabel="N (sequence length)", ylabel="n (training prompts)")
-        ax.legend(fontsize=7, loc="upper left")
+        ax.set(xlabel="$N$ (sequence length)", ylabel="$n$ (training prompts)")
+        ax.title.set_fontsize(10)
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
 
 
@@ -350,10 +366,10 @@ def samples_table(P: dict, table: dict, ref: dict) -> str:
     rows = [[N, e["Nd"], f"{e['nstar']:,.0f}", f"{e['nstar'] / e['Nd']:.1f}", f"{(1 - P['threshold']) * e['Nd']:.1f}"]
             if np.isfinite(e["nstar"]) else [N, e["Nd"], f"not reached by n = {e['n'][-1]:,}", "", ""]
             for N, e in table.items()]
-    out = markdown_table(["N", "N d", "GD FFN: n*", "n* / (N d)", "Thm 6 bound (1 - threshold) N d"], rows)
+    out = markdown_table(["$N$", "$Nd$", "GD FFN: $n^*$", "$n^*/(Nd)$", r"Thm 6 bound $(1-\varepsilon)Nd$"], rows)
     if ref["available"]:
         out += "\n\n" + markdown_table(
-            ["N", "N d", "AdamW FFN (online, Figure 1b): mean n*", "n* / (N d)", "censored runs"],
+            ["$N$", "$Nd$", "AdamW FFN (online, Figure 1b): mean $n^*$", "$n^*/(Nd)$", "censored runs"],
             [[N, N * ref["d"], f"{m:,.0f}", f"{m / (N * ref['d']):.0f}", c]
              for N, m, c in zip(ref["N"], ref["mean"], ref["censored"])])
     return out

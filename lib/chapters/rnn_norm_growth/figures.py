@@ -21,6 +21,7 @@ from lib.chapters.rnn_norm_growth.page import (
 )
 
 TASK_COLORS = {"1str": "#fc8d62", "simple": "#8da0cb"}
+LEGEND = 8.5           # legend font size: the figures are shown about 700 px wide
 
 
 def plot_construction(P: dict, results: dict):
@@ -30,22 +31,23 @@ def plot_construction(P: dict, results: dict):
 
     c = results["construction"]["result"]
     N = np.array(c["N"], float)
-    fig, axes = figure(2, 1, width=4.6, height=3.6)
+    fig, axes = figure(2, 1, width=4.4, height=3.5)
     ax = axes[0, 0]
-    ax.plot(N, c["mse_simple"], "o-", color=TASK_COLORS["simple"], label=f"simple-qSTR (q={P['q']})")
-    ax.plot(N, c["mse_full"], "s-", color=TASK_COLORS["1str"], label=f"qSTR, independent indices (q={P['q']})")
+    ax.plot(N, c["mse_simple"], "o-", color=TASK_COLORS["simple"], label=f"simple-qSTR ($q$ = {P['q']})")
+    ax.plot(N, c["mse_full"], "s-", color=TASK_COLORS["1str"], label=f"qSTR, independent indices ($q$ = {P['q']})")
     ax.axhline(1, color="gray", ls=":", lw=0.8, label="predicting 0")
-    ax.set(xscale="log", xlabel="N (sequence length)", ylabel="test MSE", ylim=(-0.1, max(2.2, max(c["mse_full"]) + 0.2)),
-           title=f"accumulator, d_h = q d = {P['q'] * P['d']} per direction")
-    ax.legend(fontsize=7)
+    ax.set(xscale="log", xlabel="$N$ (sequence length)", ylabel="test MSE", ylim=(-0.1, max(2.2, max(c["mse_full"]) + 0.2)),
+           title=f"accumulator, $d_h = qd$ = {P['q'] * P['d']} per direction")
+    ax.legend(fontsize=LEGEND)
     ax = axes[0, 1]
-    ax.plot(N, c["err_plain"], "o-", color="#e78ac3", label="unrectified: f = Psi + bias")
-    ax.plot(N, c["err_rect"], "s-", color="#66c2a5", label="rectified: dead zone of width bias")
-    ax.plot(N, N * P["eps"] * math.sqrt(P["q"]) / 2, "k--", lw=0.8, label="N eps sqrt(q) / 2")
-    ax.axhline(math.sqrt(P["q"]) * P["eps"], color="k", ls=":", lw=0.8, label="sqrt(q) eps")
-    ax.set(xscale="log", yscale="log", xlabel="N", ylabel="max state error ||h - (x_t1, ..., x_tq)||",
-           title=f"per-step bias eps/2 per token block, eps = {P['eps']:g}")
-    ax.legend(fontsize=7)
+    ax.plot(N, c["err_plain"], "o-", color="#e78ac3", label=r"unrectified: $f = \Psi$ + bias")
+    ax.plot(N, c["err_rect"], "s-", color="#66c2a5", label="rectified: dead zone of the bias's width")
+    ax.plot(N, N * P["eps"] * math.sqrt(P["q"]) / 2, "k--", lw=0.8, label=r"$N\varepsilon\sqrt{q}/2$")
+    ax.axhline(math.sqrt(P["q"]) * P["eps"], color="k", ls=":", lw=0.8, label=r"$\sqrt{q}\,\varepsilon$")
+    ax.set(xscale="log", yscale="log", xlabel="$N$",
+           ylabel=r"max state error $\Vert h - (x_{t_1}, \dots, x_{t_q})\Vert$",
+           title=rf"per-step bias $\varepsilon/2$ per token block, $\varepsilon$ = {P['eps']:g}")
+    ax.legend(fontsize=LEGEND)
     return fig
 
 
@@ -57,21 +59,22 @@ def plot_phase(P: dict, results: dict):
 
     table = phase_table(P, results)
     archs = P["archs"]
-    fig, axes = figure(3, len(archs), width=3.5, height=3.1)
+    fig, axes = figure(3, len(archs), width=3.1, height=3.0)
     W = np.array(P["widths"], float)
     for a, arch in enumerate(archs):
         for k, task in enumerate(TASKS):
             e, ax = table[(arch, task)], axes[a, k]
             im = ax.imshow(e["median"].T, origin="lower", aspect="auto", cmap="viridis_r", vmin=0, vmax=1)
-            for i in range(len(e["N"])):
-                for j in range(len(W)):
-                    ax.text(i, j, f"{e['median'][i, j]:.2f}", ha="center", va="center", fontsize=6,
-                            color="w" if e["median"][i, j] > 0.5 else "k",        # the caption: bold reaches it
-                            fontweight="bold" if e["median"][i, j] <= P["threshold"] else "normal")
+            # no printed values (unreadable at page size; the table below gives d_h*): a white dot marks the cells
+            # at or below the threshold instead
+            i, j = np.nonzero(e["median"] <= P["threshold"])
+            ax.plot(i, j, "o", mfc="w", mec="k", mew=0.8, ms=6, ls="none")
             ax.set(xticks=range(len(e["N"])), xticklabels=e["N"], yticks=range(len(W)), yticklabels=P["widths"],
-                   xlabel="N", ylabel="width d_h", title=f"{arch.upper()} on {LABELS[task]}")
+                   xlabel="$N$", ylabel="width $d_h$", title=f"{arch.upper()} on {LABELS[task]}")
             ax.grid(False)
-        fig.colorbar(im, ax=axes[a, 1], label="median best test MSE")
+        bar = fig.colorbar(im, ax=axes[a, 1], label="median best test MSE")
+        bar.ax.axhline(P["threshold"], color="w", lw=1.6)
+        bar.ax.plot(0.5, P["threshold"], "o", mfc="w", mec="k", mew=0.8, ms=6, transform=bar.ax.get_yaxis_transform())
         ax = axes[a, 2]
         for task in TASKS:
             e = table[(arch, task)]
@@ -82,14 +85,14 @@ def plot_phase(P: dict, results: dict):
         ref = table[(arch, "1str")]["dstar"]
         if np.isfinite(ref[0]):
             ax.plot(Ns, ref[0] * Ns / Ns[0], "k:", lw=0.8, label="slope 1")
-        ax.set(xscale="log", yscale="log", xlabel="N", ylabel=f"d_h* (MSE <= {P['threshold']})",
+        ax.set(xscale="log", yscale="log", xlabel="$N$", ylabel=rf"$d_h^*$ (MSE $\leq$ {P['threshold']})",
                title=f"{arch.upper()}: critical width")
         plain = FuncFormatter(lambda v, _: f"{v:g}")          # widths read 4, 6, 10, not 4 x 10^0
         ax.yaxis.set_major_formatter(plain)
         ax.yaxis.set_minor_formatter(plain)
         ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
         _no_minor_x(ax)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=LEGEND)
     return fig
 
 
@@ -97,7 +100,7 @@ def plot_norm(P: dict, results: dict):
     """Left: (L ||U||_op r_h)^2 of the widest Elman runs at the threshold, against N. Right: alpha*(N) of A.2."""
     from lib.core.plotting import COLORS, figure
 
-    fig, axes = figure(2, 1, width=4.6, height=3.6)
+    fig, axes = figure(2, 1, width=4.4, height=3.5)
     ax = axes[0, 0]
     for task, e in norm_table(P, results).items():
         if not len(e["N"]):
@@ -105,47 +108,53 @@ def plot_norm(P: dict, results: dict):
         ax.plot(e["N"], e["value"], "o", color=TASK_COLORS[task], alpha=0.7, label=f"{LABELS[task]}: slope {e['slope']:.2f}")
         Ns = np.array(sorted(set(e["N"])))
         ax.plot(Ns, [np.exp(np.log(e["value"][e["N"] == N]).mean()) for N in Ns], "-", color=TASK_COLORS[task])
-    ax.set(xscale="log", yscale="log", xlabel="N", ylabel="(L ||U||_op r_h)^2",
-           title=f"Elman RNN, d_h = {max(P['widths'])}, at test MSE {P['threshold']}")
+    ax.set(xscale="log", yscale="log", xlabel="$N$", ylabel=r"$(\mathfrak{L}\,\Vert U\Vert_{op}\,r_h)^2$",
+           title=f"Elman RNN, $d_h$ = {max(P['widths'])}, at test MSE {P['threshold']}")
     _no_minor_x(ax)
     ax.set_xticks(sorted(P["phase_N"]), [str(n) for n in sorted(P["phase_N"])])
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=LEGEND)
     ax = axes[0, 1]
     fit = a2_fit(results)
-    ax.plot(fit["N"], fit["alpha"], "^", color=COLORS["transformer"], label="alpha*(N) = ||W_QK||_op of A.2")
+    ax.plot(fit["N"], fit["alpha"], "^", color=COLORS["transformer"],
+            label=r"$\alpha^*(N) = \Vert W_{QK}\Vert_{op}$ of Eq. A.2")
     ax.plot(fit["N"], fit["slope"] * np.log(fit["N"]) + fit["intercept"], "-", color=COLORS["transformer"],
-            label=f"{fit['slope']:.2f} ln N + {fit['intercept']:.2f}, R^2 = {fit['r2']:.3f}")
-    ax.set(xscale="log", xlabel="N (log scale)", ylabel="alpha*", title=f"Transformer, off-target mass {P['off_target']}")
-    ax.legend(fontsize=7)
+            label=f"{fit['slope']:.2f} ln $N$ + {fit['intercept']:.2f}, $R^2$ = {fit['r2']:.3f}")
+    ax.set(xscale="log", xlabel="$N$ (log scale)", ylabel=r"$\alpha^*$", title=f"Transformer, off-target mass {P['off_target']}")
+    ax.legend(fontsize=LEGEND)
     return fig
 
 
 def plot_packing(P: dict, results: dict):
     """Left: participation ratio of the states against N, both tasks. Right: pairwise distances of Phi, 1STR."""
+    from matplotlib.ticker import FuncFormatter
+
     from lib.core.plotting import figure
 
     pk = packing_table(P, results)
-    fig, axes = figure(2, 1, width=4.6, height=3.6)
+    fig, axes = figure(2, 1, width=4.4, height=3.5)
     ax = axes[0, 0]
     for task, e in pk.items():
         ax.plot(e["N"], e["pr"], "o-", color=TASK_COLORS[task], label=f"{LABELS[task]}: slope {e['slope']:.2f}")
     Ns = np.array(pk["1str"]["N"], float)
     ax.plot(Ns, pk["1str"]["pr"][0] * Ns / Ns[0], "k:", lw=0.8, label="slope 1")
-    ax.set(xscale="log", yscale="log", xlabel="N", ylabel="participation ratio of Cov(s_j)",
-           title=f"effective dimension, Elman d_h = {max(P['widths'])}")
+    ax.set(xscale="log", yscale="log", xlabel="$N$", ylabel=r"participation ratio of Cov$(s_j)$",
+           title=f"effective dimension, Elman $d_h$ = {max(P['widths'])}")
     ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
     _no_minor_x(ax)
-    ax.legend(fontsize=7)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))      # 3, 4, 6 rather than 3 x 10^0
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.legend(fontsize=LEGEND)
     ax = axes[0, 1]
     e = pk["1str"]
-    ax.plot(Ns, e["dist_median"], "o-", color=TASK_COLORS["1str"], label="replayed outputs Phi(s_j)")
-    ax.plot(Ns, e["g_dist_median"], "s--", color="gray", label="labels g = (<u, x_k>)_(k != j)")
-    ax.plot(Ns, np.sqrt(np.clip(1 - e["phi_mse"], 0, None)), ":", color=TASK_COLORS["1str"], label="sqrt(1 - MSE of Phi)")
-    ax.set(xscale="log", xlabel="N", ylabel="median ||Phi - Phi'|| / sqrt(2(N-1))", ylim=(0, 1.3),
+    ax.plot(Ns, e["dist_median"], "o-", color=TASK_COLORS["1str"], label=r"replayed outputs $\Phi(s_j)$")
+    ax.plot(Ns, e["g_dist_median"], "s--", color="gray", label=r"labels $g = (\langle u, x_k\rangle)_{k \neq j}$")
+    ax.plot(Ns, np.sqrt(np.clip(1 - e["phi_mse"], 0, None)), ":", color=TASK_COLORS["1str"],
+            label=r"$\sqrt{1 - \mathrm{MSE\ of\ }\Phi}$")
+    ax.set(xscale="log", xlabel="$N$", ylabel=r"median $\Vert\Phi - \Phi'\Vert\,/\sqrt{2(N-1)}$", ylim=(0, 1.3),
            title="pairwise separation on 1STR")
     ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
     _no_minor_x(ax)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=LEGEND, loc="lower right")
     return fig
 
 
@@ -162,13 +171,13 @@ def plot_memoriser(P: dict, results: dict):
     r, fit = results["memoriser"]["result"], memoriser_fit(results)
     cx, n = crossover_table(P, results, fit), fit["n"]
     line = lambda x: np.exp(fit["intercept"]) * x ** fit["slope"]
-    fig, axes = figure(3, 1, width=3.9, height=3.6)
+    fig, axes = figure(3, 1, width=3.3, height=3.4)
     ax = axes[0, 0]
     ax.plot(np.repeat(n, fit["all"].shape[1]), fit["all"].ravel(), ".", color="gray", alpha=0.4, ms=4, label="each training set")
     ax.plot(n, fit["median"], "o", color="k", ms=5, label="median")
     ax.plot(n, line(n), "k-", lw=1, label=f"fit: slope {fit['slope']:.2f}")
-    ax.set(xscale="log", yscale="log", xlabel="n (training prompts)", ylabel="||vec Theta||^2", title="the memoriser")
-    ax.legend(fontsize=7)
+    ax.set(xscale="log", yscale="log", xlabel="$n$ (training prompts)", ylabel=THETA_SQ, title="the memoriser")
+    ax.legend(fontsize=LEGEND)
     ax = axes[0, 1]
     levels = np.r_[cx["bound"], cx["theta_sq"]]
     stars = np.r_[cx["n_bound"], cx["n_theta"]]
@@ -183,23 +192,26 @@ def plot_memoriser(P: dict, results: dict):
         for i, N in enumerate(cx["N"]):
             for key, nkey, ls, mk in (("bound", "n_bound", "-", "o"), ("theta_sq", "n_theta", "--", "s")):
                 if np.isfinite(cx[key][i]):
-                    ax.axhline(cx[key][i], color=colors[i], ls=ls, lw=1, label=f"N={N}" if key == "bound" else None)
+                    ax.axhline(cx[key][i], color=colors[i], ls=ls, lw=1, label=f"$N$ = {N}" if key == "bound" else None)
                     ax.plot(cx[nkey][i], cx[key][i], mk, color=colors[i], mfc="none", ms=8)
         ax.set(xlim=(lo, hi), ylim=(np.nanmin(levels) / 3, np.nanmax(levels) * 3))
-    ax.set(xscale="log", yscale="log", xlabel="n", ylabel="||vec Theta||^2",
-           title="crossovers n* (solid: bound, dashed: measured)")
+    ax.set(xscale="log", yscale="log", xlabel="$n$", ylabel=THETA_SQ)
+    ax.set_title("crossovers $n^*$\n(solid: bound, dashed: measured)", fontsize=10)
     # a narrow log axis: 3, 4, 6, 10 rather than 3 x 10^0 ..., and no crowded labels at 7, 8, 9
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:e}"[0] in "2346" else ""))
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=LEGEND, loc="upper left")
     ax = axes[0, 2]
     gap = np.array(r["gap"], float)
     ax.plot(np.repeat(n, gap.shape[1]), gap.ravel(), ".", color="gray", alpha=0.5, ms=4, label="each training set")
     ax.plot(n, np.median(gap, 1), "o", color="k", ms=5, label="median")
-    ax.plot(n, math.sqrt(math.pi) / (3 * n ** 2), "k--", lw=0.8, label="sqrt(pi) / (3 n^2)")
-    ax.set(xscale="log", yscale="log", xlabel="n", ylabel="smallest gap min |z_i - z_k|", title="Lemma 37")
-    ax.legend(fontsize=7)
+    ax.plot(n, math.sqrt(math.pi) / (3 * n ** 2), "k--", lw=0.8, label=r"$\sqrt{\pi}/(3n^2)$")
+    ax.set(xscale="log", yscale="log", xlabel="$n$", ylabel=r"smallest gap between the $z_i$", title="Lemma 37")
+    ax.legend(fontsize=LEGEND)
     return fig
+
+
+THETA_SQ = r"$\Vert\mathrm{vec}\,\Theta\Vert^2$"
 
 
 def _no_minor_x(ax):

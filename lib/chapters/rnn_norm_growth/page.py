@@ -18,7 +18,7 @@ from lib.core.tables import markdown_table
 from lib.science import a2
 from lib.science.stats import log_crossing, loglog_slope
 
-LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout U",
+LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout $U$",
           "1str": "1STR", "simple": "simple-1STR"}
 
 # ============================================================================================== summary
@@ -142,30 +142,32 @@ ARCHS = ("gru", "elman")
 def _exact(P, results):
     c = results["construction"]["result"]
     Ns, mse, max_x = c["N"], np.array(c["mse_simple"], float), max(c["max_abs_x"])
-    return Verdict(f"max MSE {mse.max():.1e} over N = {Ns}; max |x| = {max_x:.2f} <= B = {P['gadget_B']}",
+    return Verdict(f"max MSE {mse.max():.1e} over $N$ = {Ns}; max $\\lvert x \\rvert$ = {max_x:.2f} ≤ $B$ = {P['gadget_B']}",
                    bool(mse.max() < 1e-6 and max_x <= P["gadget_B"]), paper="Thm 7 / Prop. 26-28: exact construction",
-                   where=f"d_h = q d = {P['q'] * P['d']} per direction, q={P['q']}, N from {min(Ns)} to {max(Ns)}")
+                   where=f"$d_h = qd$ = {P['q'] * P['d']} per direction, $q$ = {P['q']}, $N$ from {min(Ns)} to {max(Ns)}")
 
 
 def _drift(P, results):
     c = results["construction"]["result"]
     Ns, plain = c["N"], np.array(c["err_plain"], float)
     slope = loglog_slope(Ns, plain)
-    return Verdict(f"slope {slope:.3f}; error {plain[0]:.2g} at N={Ns[0]}, {plain[-1]:.2g} at N={Ns[-1]}",
-                   bool(0.9 <= slope <= 1.1), paper="App. C.1: error O(N eps)", where=f"eps/2 = {P['eps'] / 2:g}")
+    return Verdict(f"slope {slope:.3f}; error {plain[0]:.2g} at $N$ = {Ns[0]}, {plain[-1]:.2g} at $N$ = {Ns[-1]}",
+                   bool(0.9 <= slope <= 1.1), paper="App. C.1: error $O(N\\varepsilon)$",
+                   where=f"$\\varepsilon/2$ = {P['eps'] / 2:g}")
 
 
 def _rectified(P, results):
     c = results["construction"]["result"]
     rect, bound = np.array(c["err_rect"], float), math.sqrt(P["q"]) * P["eps"]
-    return Verdict(f"max {rect.max():.3g} (N={c['N'][int(np.argmax(rect))]})", bool(rect.max() <= bound),
-                   paper="App. C.2 / Prop. 26: exact zero off target", expected=f"max error <= sqrt(q) eps = {bound:.3g}")
+    return Verdict(f"max {rect.max():.3g} ($N$ = {c['N'][int(np.argmax(rect))]})", bool(rect.max() <= bound),
+                   paper="App. C.2 / Prop. 26: exact zero off target",
+                   expected=f"max error ≤ $\\sqrt q\\,\\varepsilon$ = {bound:.3g}")
 
 
 def _fails_qstr(P, results):
     full = np.array(results["construction"]["result"]["mse_full"], float)
     return Verdict(f"MSE from {full.min():.2f} to {full.max():.2f}", bool(full.min() >= 0.9),
-                   paper="Sec. 3.4 of the guide: the state would have to hold all N tokens", where=f"q={P['q']}")
+                   paper="Prop. 8: the state would have to hold all $N$ tokens", where=f"$q$ = {P['q']}")
 
 
 def _dstar_text(e) -> str:
@@ -178,9 +180,9 @@ def _width_1str(arch):
             return None
         e = phase_table(P, results)[(arch, "1str")]
         found = [N for N, v in zip(e["N"], e["dstar"]) if np.isfinite(v)]
-        return Verdict(f"slope {e['slope']:.2f}; d_h* = {_dstar_text(e)}", bool(len(found) >= 2 and 0.6 <= e["slope"] <= 1.2),
-                       paper="Prop. 8: d_h >~ N / log(1 + L^2 ||U||^2), slope ~1",
-                       where=f"threshold {P['threshold']}, N = {e['N']}")
+        return Verdict(f"slope {e['slope']:.2f}; $d_h^*$ = {_dstar_text(e)}", bool(len(found) >= 2 and 0.6 <= e["slope"] <= 1.2),
+                       paper=r"Prop. 8: $d_h \gtrsim N/\log(1+\mathfrak L^2\lVert U\rVert_{op}^2)$, slope ≈ 1",
+                       where=f"threshold {P['threshold']}, $N$ = {e['N']}")
     return measure
 
 
@@ -190,9 +192,9 @@ def _width_simple(arch):
             return None
         e = phase_table(P, results)[(arch, "simple")]
         found = [N for N, v in zip(e["N"], e["dstar"]) if np.isfinite(v)]
-        edge = (" (the smallest width of the grid reaches it: d_h* is at most that)"
+        edge = (" (the smallest width of the grid reaches it: $d_h^*$ is at most that)"
                 if np.all(e["dstar"] <= P["widths"][0]) else "")
-        return Verdict(f"slope {e['slope']:.2f}; d_h* = {_dstar_text(e)}" + edge, bool(len(found) >= 2 and e["slope"] <= 0.2),
+        return Verdict(f"slope {e['slope']:.2f}; $d_h^*$ = {_dstar_text(e)}" + edge, bool(len(found) >= 2 and e["slope"] <= 0.2),
                        paper="Thm 7: a fixed width suffices")
     return measure
 
@@ -202,8 +204,9 @@ def _norm(P, results):
         return None
     nt = norm_table(P, results)["1str"]
     return Verdict(f"slope {nt['slope']:.2f}" + (f" ± {nt['se']:.2f} (SE)" if np.isfinite(nt["se"]) else "")
-                   + f" over {len(nt['value'])} runs at N = {sorted(set(nt['N'].astype(int).tolist()))}",
-                   bool(np.isfinite(nt["slope"]) and nt["slope"] > 0), paper="Prop. 8: (L ||U||)^2 >~ N / log(1 + d_h), slope ~1",
+                   + f" over {len(nt['value'])} runs at $N$ = {sorted(set(nt['N'].astype(int).tolist()))}",
+                   bool(np.isfinite(nt["slope"]) and nt["slope"] > 0),
+                   paper=r"Prop. 8: $\mathfrak L^2\lVert U\rVert_{op}^2 \gtrsim N/\log(1+d_h)$, slope ≈ 1",
                    where=f"width {max(P['widths'])}, threshold {P['threshold']}")
 
 
@@ -215,25 +218,25 @@ def _effective_dim(P, results):
     pr = lambda e: ", ".join(f"{v:.1f}" for v in e["pr"])
     return Verdict(f"1STR slope {p1['slope']:.2f} (PR {pr(p1)}); simple slope {ps['slope']:.2f} (PR {pr(ps)})",
                    bool(p1["slope"] >= 0.5 and ps["slope"] <= 0.3),
-                   paper="Prop. 35: the state is a packing of e^(cN) points; simple-1STR needs one token")
+                   paper="Prop. 35: the state is a packing of $e^{cN}$ points; simple-1STR needs one token")
 
 
 def _separation(P, results):
     if "elman" not in P["archs"]:
         return None
     p1 = packing_table(P, results)["1str"]
-    return Verdict(", ".join(f"N={N}: {v:.2f}" for N, v in zip(p1["N"], p1["dist_median"]))
+    return Verdict(", ".join(f"$N$ = {N}: {v:.2f}" for N, v in zip(p1["N"], p1["dist_median"]))
                    + " (labels: " + ", ".join(f"{v:.2f}" for v in p1["g_dist_median"]) + ")",
                    bool(np.all((p1["dist_median"] >= 0.6) & (p1["dist_median"] <= 1.2))),
-                   paper="Prop. 35, event E1: pairwise >= eps_g sqrt(N-1)")
+                   paper=r"Prop. 35, event $E_1$: pairwise ≥ $\varepsilon_g\sqrt{N-1}$")
 
 
 def _transformer(P, results):
     fit = a2_fit(results)
-    return Verdict(f"R^2 = {fit['r2']:.3f}, slope {fit['slope']:.2f} per unit of ln N; alpha* from {fit['alpha'][0]:.1f} "
-                   f"to {fit['alpha'][-1]:.1f}", bool(fit["r2"] >= 0.95),
-                   paper="Lemma 11: ||W_QK|| <~ (2 d_e q / d) log(N ...)",
-                   where=f"median off-target mass {P['off_target']}, N from {int(fit['N'][0])} to {int(fit['N'][-1])}")
+    return Verdict(f"$R^2$ = {fit['r2']:.3f}, slope {fit['slope']:.2f} per unit of $\\ln N$; $\\alpha^*$ from "
+                   f"{fit['alpha'][0]:.1f} to {fit['alpha'][-1]:.1f}", bool(fit["r2"] >= 0.95),
+                   paper=r"Lemma 11: $\lVert W_{QK}\rVert \lesssim (2 d_e q/d)\log(N\dots)$",
+                   where=f"median off-target mass {P['off_target']}, $N$ from {int(fit['N'][0])} to {int(fit['N'][-1])}")
 
 
 def _memoriser_exact(P, results):
@@ -243,67 +246,72 @@ def _memoriser_exact(P, results):
     fwd = np.array(r["forward_gap"], float) / (2.0 ** -53 * np.array(r["term_scale"], float))
     err, test, zero = (np.array(r[k], float) for k in ("train_err", "test_mse", "zero_mse"))
     worst = np.unravel_index(np.argmax(err), err.shape)
-    return Verdict(f"max training error {err.max():.1e} (n = {int(n[worst[0]])}), at most {fit['rounding'].max():.2f} of the "
-                   f"rounding bound; BiRNN.forward at every position (16 prompts per set) equals forward_at to "
+    return Verdict(f"max training error {err.max():.1e} ($n$ = {int(n[worst[0]])}), at most {fit['rounding'].max():.2f} of the "
+                   f"rounding bound; `BiRNN.forward` at every position (16 prompts per set) equals `forward_at` to "
                    f"{np.nanmax(fwd / tol):.2f} of it; test MSE median {np.median(test):.2f}, min {test.min():.2f} "
                    f"(predicting 0: {np.median(zero):.2f})",
                    bool((fit["rounding"] <= 1).all() and (fwd <= tol).all() and test.min() >= 0.9),
                    paper="Lemma 36 / proof of Thm 9: zero point-wise training loss; a memoriser does not generalise",
-                   where=f"1STR, N = {r['N']}, d = {P['d']}, n = {int(n[0])} to {int(n[-1])}, {P['memo_draws']} draws per n")
+                   where=f"1STR, $N$ = {r['N']}, $d$ = {P['d']}, $n$ = {int(n[0])} to {int(n[-1])}, "
+                         f"{P['memo_draws']} draws per $n$")
 
 
 def _memoriser_slope(P, results):
     fit = memoriser_fit(results)
     n = fit["n"]
-    return Verdict(f"slope {fit['slope']:.2f}; median {fit['median'][0]:.3g} (n = {int(n[0])}) to {fit['median'][-1]:.3g} "
-                   f"(n = {int(n[-1])}); the same interpolant at its norm-minimising rescale: slope {fit['balanced_slope']:.2f}",
-                   bool(2.5 <= fit["slope"] <= 3.5), paper="Lemma 36: ||vec Theta||^2 = O(n^3)")
+    return Verdict(f"slope {fit['slope']:.2f}; median {fit['median'][0]:.3g} ($n$ = {int(n[0])}) to {fit['median'][-1]:.3g} "
+                   f"($n$ = {int(n[-1])}); the same interpolant at its norm-minimising rescale: "
+                   f"slope {fit['balanced_slope']:.2f}",
+                   bool(2.5 <= fit["slope"] <= 3.5), paper=r"Lemma 36: $\lVert\mathrm{vec}\,\Theta\rVert^2 = O(n^3)$")
 
 
 def _lemma37(P, results):
     r = results["memoriser"]["result"]
     n = np.array(r["n"], float)
     first, gap = np.array(r["tries"]) == 1, np.array(r["gap"], float)
-    return Verdict(f"{int(first.sum())} of {first.size} first draws ({first.mean():.2f}); the v used met it in "
-                   f"{int(np.sum(r['event']))} of {first.size}; median gap x n^2 = {np.median(gap * n[:, None] ** 2):.2f} "
-                   f"(the lemma's sqrt(pi)/3 = {math.sqrt(math.pi) / 3:.2f})", bool(first.mean() >= 1 / 3),
-                   paper="Lemma 37: probability >= 1/3")
+    return Verdict(f"{int(first.sum())} of {first.size} first draws ({first.mean():.2f}); the $v$ used met it in "
+                   f"{int(np.sum(r['event']))} of {first.size}; median gap × $n^2$ = {np.median(gap * n[:, None] ** 2):.2f} "
+                   f"(the lemma's $\\sqrt\\pi/3$ = {math.sqrt(math.pi) / 3:.2f})", bool(first.mean() >= 1 / 3),
+                   paper="Lemma 37: probability ≥ 1/3")
 
 
 CONSTRUCTION_ROWS = [
-    Row("9-exact", "check", "Theorem 7", "The hand-built accumulator on simple-qSTR", "MSE < 1e-6 at every N", _exact),
-    Row("9-drift", "check", "App. C.1", "With a per-step bias of norm eps/2 per token block, the unrectified "
-        "accumulator's state error grows linearly in N", "log-log slope in [0.9, 1.1]", _drift),
+    Row("9-exact", "check", "Theorem 7", "The hand-built accumulator on simple-qSTR", "MSE $< 10^{-6}$ at every $N$", _exact),
+    Row("9-drift", "check", "App. C.1", r"With a per-step bias of norm $\varepsilon/2$ per token block, the unrectified "
+        "accumulator's state error grows linearly in $N$", "log-log slope in [0.9, 1.1]", _drift),
     Row("9-rectified", "check", "Prop. 26 (App. C.2)", "The same bias through the dead-zone rectifier: the state error "
-        "stays below sqrt(q) eps at every N", "max error <= sqrt(q) eps", _rectified),
+        r"stays below $\sqrt q\,\varepsilon$ at every $N$", r"max error ≤ $\sqrt q\,\varepsilon$", _rectified),
     Row("9-fails-qstr", "check", "Prop. 8", "The same fixed-width network on qSTR (every position its own indices; "
-        "1STR for q = 1) does not retrieve", "MSE >= 0.9 at every N (0 predicts 1)", _fails_qstr),
+        "1STR for $q = 1$) does not retrieve", "MSE ≥ 0.9 at every $N$ (predicting 0 scores 1)", _fails_qstr),
 ]
 TRAINED_ROWS = [row for arch in ARCHS for row in (
-    Row(f"10a-width-1str-{arch}", "claim", "Prop. 8", f"{LABELS[arch]}: the critical width d_h*(N) at which the median "
-        "best test MSE reaches the threshold on 1STR grows with N", "log-log slope in [0.6, 1.2]", _width_1str(arch)),
+    Row(f"10a-width-1str-{arch}", "claim", "Prop. 8", f"{LABELS[arch]}: the critical width $d_h^*(N)$ at which the median "
+        "best test MSE reaches the threshold on 1STR grows with $N$", "log-log slope in [0.6, 1.2]", _width_1str(arch)),
     Row(f"10a-width-simple-{arch}", "claim", "Theorem 7", f"{LABELS[arch]}: the same critical width on simple-1STR "
-        "stays flat", "log-log slope <= 0.2", _width_simple(arch)))] + [
-    Row("10b-norm", "claim", "Prop. 8", "Elman RNN of the widest width: (L ||U||_op r_h)^2 of the runs when they reach "
-        "the test-MSE threshold on 1STR grows with N", "fitted log-log slope > 0", _norm),
-    Row("10c-effective-dim", "claim", "Prop. 35", "Participation ratio of the states s_j (widest Elman runs) grows with "
-        "N on 1STR, not on simple-1STR", "slope >= 0.5 on 1STR, <= 0.3 on simple-1STR", _effective_dim),
-    Row("10c-separation", "claim", "Prop. 35", "Replayed outputs Phi(s_j) in R^(N-1) of different prompts stay apart at "
-        "the scale of the labels: median ||Phi - Phi'|| / sqrt(2(N-1)) at every N",
-        "in [0.6, 1.2] at every N (labels g: 1)", _separation),
-    Row("10b-transformer", "claim", "Lemma 11", "The Transformer's A.2 attention norm alpha*(N) grows like log N",
-        "R^2 >= 0.95 of alpha* against ln N", _transformer),
+        "stays flat", "log-log slope ≤ 0.2", _width_simple(arch)))] + [
+    Row("10b-norm", "claim", "Prop. 8", r"Elman RNN of the widest width: $(\mathfrak L\lVert U\rVert_{op} r_h)^2$ of "
+        "the runs when they reach the test-MSE threshold on 1STR grows with $N$", "fitted log-log slope > 0", _norm),
+    Row("10c-effective-dim", "claim", "Prop. 35", "Participation ratio of the states $s_j$ (widest Elman runs) grows "
+        "with $N$ on 1STR, not on simple-1STR", "slope ≥ 0.5 on 1STR, ≤ 0.3 on simple-1STR", _effective_dim),
+    Row("10c-separation", "claim", "Prop. 35", r"Replayed outputs $\Phi(s_j)\in\mathbb R^{N-1}$ of different prompts "
+        r"stay apart at the scale of the labels: median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$ at every $N$",
+        "in [0.6, 1.2] at every $N$ (labels $g$: 1)", _separation),
+    Row("10b-transformer", "claim", "Lemma 11", r"The Transformer's attention scale $\alpha^*(N)$ of Equation A.2 grows "
+        r"like $\log N$",
+        r"$R^2$ ≥ 0.95 of $\alpha^*$ against $\ln N$", _transformer),
 ]
 MEMORISER_ROWS = [
     Row("thm9-memoriser-exact", "check", "Lemma 36 / Theorem 9", "Thm 9's memoriser (Lemmas 36-38 as the Elman readout "
-        "of width m = n, U = 0, recurrence 0), evaluated by BiRNN, on n training prompts", "every training error <= "
-        "sqrt(n + D) u R_i, float64 rounding of its sums (R_i: the size of its terms); test MSE >= 0.9 in every draw",
+        "of width $m = n$, $U = 0$, recurrence 0), evaluated by `BiRNN`, on $n$ training prompts", "every training error ≤ "
+        r"$\sqrt{n+D}\,u R_i$, float64 rounding of its sums ($R_i$: the size of its terms, $D$: the input width, "
+        r"$u = 2^{-53}$); test MSE ≥ 0.9 in every draw",
         _memoriser_exact),
-    Row("thm9-memoriser-slope", "claim", "Lemma 36", "||vec Theta||^2 of the memoriser (median over draws) against n, "
-        "log-log slope", "slope in [2.5, 3.5]: its w, b half is (n + ||b'||^2) ||y|| / (sqrt(n + ||z||^2) eps) ~ n / eps, "
-        "with eps ~ n^-2", _memoriser_slope),
-    Row("thm9-lemma37", "check", "Lemma 37", "A uniform random unit v projects the n tokens to scalars at least "
-        "sqrt(pi) / (3 n^2) apart with ||z||^2 <= 3n", "in at least 1/3 of the draws", _lemma37),
+    Row("thm9-memoriser-slope", "claim", "Lemma 36", r"$\lVert\mathrm{vec}\,\Theta\rVert^2$ of the memoriser (median over draws) "
+        "against $n$, log-log slope", r"slope in [2.5, 3.5]: its $(\mathbf w,\mathbf b)$ half is "
+        r"$(n+\lVert b'\rVert^2)\lVert y\rVert/(\sqrt{n+\lVert z\rVert^2}\,\varepsilon)\sim n/\varepsilon$, "
+        r"with $\varepsilon\sim n^{-2}$", _memoriser_slope),
+    Row("thm9-lemma37", "check", "Lemma 37", "A uniform random unit $v$ projects the $n$ tokens to scalars at least "
+        r"$\sqrt\pi/(3n^2)$ apart with $\lVert z\rVert^2 \le 3n$", "in at least 1/3 of the draws", _lemma37),
 ]
 ROWS = CONSTRUCTION_ROWS + TRAINED_ROWS + MEMORISER_ROWS
 
@@ -317,7 +325,7 @@ def phase_markdown(P: dict, results: dict) -> str:
     """The critical width d_h*(N) of every architecture and task, and its log-log slope."""
     table = phase_table(P, results)
     Ns = table[(P["archs"][0], "1str")]["N"]
-    return markdown_table(["architecture", "task", *(f"d_h*(N={N})" for N in Ns), "slope"],
+    return markdown_table(["architecture", "task", *(f"$d_h^*$ ($N$ = {N})" for N in Ns), "slope"],
                           [[arch, LABELS[task], *(f"{v:.1f}" if np.isfinite(v) else f"> {max(P['widths'])}" for v in e["dstar"]),
                             f"{e['slope']:.2f}"] for (arch, task), e in table.items()])
 
@@ -326,8 +334,8 @@ def packing_markdown(P: dict, results: dict) -> str:
     """Per N: the participation ratios, the distances of Phi and of the labels, Phi's MSE and the best test MSE."""
     pk = packing_table(P, results)
     e = pk["1str"]
-    return markdown_table(["N", "PR, 1STR", "PR, simple-1STR", "median distance of Phi", "of the labels",
-                           "MSE of Phi against g", "best test MSE (1STR)"],
+    return markdown_table(["$N$", "PR, 1STR", "PR, simple-1STR", r"median distance of $\Phi$", "of the labels",
+                           r"MSE of $\Phi$ against $\mathbf g$", "best test MSE (1STR)"],
                           [[N, f"{e['pr'][i]:.1f}", f"{pk['simple']['pr'][i]:.1f}", f"{e['dist_median'][i]:.2f}",
                             f"{e['g_dist_median'][i]:.2f}", f"{e['phi_mse'][i]:.2f}", f"{e['best'][i]:.2f}"]
                            for i, N in enumerate(e["N"])])
@@ -336,7 +344,7 @@ def packing_markdown(P: dict, results: dict) -> str:
 def crossover_markdown(cx: dict) -> str:
     """The crossover table of `crossover_table`: per N, the generalising runs' norms and the memoriser's n*."""
     fmt = lambda v, f: format(v, f) if np.isfinite(v) else "no run"
-    return markdown_table(["N", "runs at the threshold", "lower bound 2 L ‖U‖ r_h", "measured ‖vec Θ‖²", "n* (bound)",
-                           "n* (measured)"],
+    return markdown_table(["$N$", "runs at the threshold", r"lower bound $2\mathfrak L\lVert U\rVert_{op} r_h$",
+                           r"measured $\lVert\mathrm{vec}\,\Theta\rVert^2$", "$n^*$ (bound)", "$n^*$ (measured)"],
                           [[N, cx["runs"][i], fmt(cx["bound"][i], ".0f"), fmt(cx["theta_sq"][i], ".0f"),
                             fmt(cx["n_bound"][i], ".1f"), fmt(cx["n_theta"][i], ".1f")] for i, N in enumerate(cx["N"])])

@@ -76,6 +76,12 @@ def furthest_from_floor(rows: list[dict]) -> dict | None:
     return max((r for r in rows if r["opt"] >= TRAIN_FLOOR), key=lambda r: r["mse"] / r["opt"], default=None)
 
 
+def label(k: Kernel) -> str:
+    """A kernel's name for the page's text, tables and figures, in MyST (and matplotlib) math."""
+    return {"power": lambda: rf"power law $\beta$ = {k.beta:g}", "exp": lambda: rf"exp. cutoff $\tau$ = {k.tau:g}",
+            "bump": lambda: f"bump $T$ = {k.T}, $w$ = {k.w:g}", "delta": lambda: f"delta $T$ = {k.T}"}[k.kind]()
+
+
 def fmt(x: float) -> str:
     return "inf" if x is None or not np.isfinite(x) else f"{x:.1e}"
 
@@ -96,7 +102,7 @@ def _at(errs: dict, H: int) -> tuple[int, float]:
 # its kernel.
 def _t5(P, results):
     ex = results["exact"]["result"]
-    return Verdict(f"{' '.join(map(str, ex['t5']))}; 15 from n = {ex['t5_saturation']}",
+    return Verdict(f"{' '.join(map(str, ex['t5']))}; 15 from $n$ = {ex['t5_saturation']}",
                    ex["t5"] == TABLE1 and ex["t5_saturation"] == 91, paper="Table 1: " + " ".join(map(str, TABLE1)))
 
 
@@ -110,9 +116,9 @@ def _allocation(P, results):
 def _crossover(P, results):
     ex = results["exact"]["result"]
     (lo, hi), (Tlo, Thi) = ex["crossover"], ex["lin_smaller_T"]
-    return Verdict(f"T = {lo:.4f} and {hi:.2f}; lin smaller for {Tlo} <= T <= {Thi}",
+    return Verdict(f"$T$ = {lo:.4f} and {hi:.2f}; lin smaller for {Tlo} ≤ $T$ ≤ {Thi}",
                    bool(abs(lo - 1.0101) < 1e-4 and abs(hi - 654.94) < 5e-3 and (Tlo, Thi) == (2, 654)),
-                   paper="guide 5.3 (derived from Thm 4.1)")
+                   paper="none (derived here from Thm 4.1's bound factors)")
 
 
 def _prop_b1(P, results):
@@ -123,9 +129,10 @@ def _prop_b1(P, results):
 
 def _prop_52b(P, results):
     lp = results["exact"]["result"]["lp"]
-    return Verdict(f"LP {lp['lp_opt']:.4f}; l2-optimal ({', '.join(f'{v:.3f}' for v in lp['l2_v'])}), sup {lp['l2_sup']:.4f}",
+    return Verdict(f"LP {lp['lp_opt']:.4f}; $\\ell^2$-optimal ({', '.join(f'{v:.3f}' for v in lp['l2_v'])}), "
+                   f"sup {lp['l2_sup']:.4f}",
                    bool(abs(lp["lp_opt"] - 1) < 1e-9 and abs(lp["l2_sup"] - 4 / 3) < 1e-9
-                        and np.allclose(lp["l2_v"], [0.5, 1 / 3, 1 / 3, -1 / 3])), paper="Prop. 5.2(B): >= 2/3")
+                        and np.allclose(lp["l2_v"], [0.5, 1 / 3, 1 / 3, -1 / 3])), paper="Prop. 5.2(B): ≥ 2/3")
 
 
 def _folding(P, results):
@@ -143,8 +150,9 @@ def _heavy_tail(P, results):
     if not (lin and log and 8 in lin):
         return None
     el, eg = lin[8]["l1"], log[8]["l1"]
-    return Verdict(f"E_log {fmt(eg)}, E_lin {fmt(el)} (ratio {el / max(eg, 1e-300):.0f}x)", bool(eg <= 1e-4 and el >= 1e-2),
-                   paper="Thm 6.1(B) (log); none for lin", where=f"window {float(P['window']):.0e}")
+    return Verdict(f"$E_{{\\log}}$ {fmt(eg)}, $E_{{\\rm lin}}$ {fmt(el)} (ratio {el / max(eg, 1e-300):.0f}×)",
+                   bool(eg <= 1e-4 and el >= 1e-2),
+                   paper="Thm 6.1(B) (log); none for lin", where=f"window $S$ = {float(P['window']):.0e}")
 
 
 def _context(P, results):
@@ -155,9 +163,9 @@ def _context(P, results):
     Eg = [_power(results, P, 1.2, "log", S).get(H0, {}).get("l1", math.nan) for S in Ss]
     mono = all(b > a for a, b in zip(El, El[1:]))
     growth = (El[Ss.index(1e6)] / El[Ss.index(512.0)]) if (512.0 in Ss and 1e6 in Ss) else math.nan
-    return Verdict("E_lin " + ", ".join(map(fmt, El)) + f" (x{growth:.0f}); E_log " + ", ".join(map(fmt, Eg)),
-                   bool(mono and growth >= 100 and max(Eg) <= 1e-5), paper="Thm 6.1(B): log rate independent of S",
-                   where=f"H = {H0}, S = " + ", ".join(f"{S:g}" for S in Ss))
+    return Verdict(r"$E_{\rm lin}$ " + ", ".join(map(fmt, El)) + f" (×{growth:.0f}); " + r"$E_{\log}$ " + ", ".join(map(fmt, Eg)),
+                   bool(mono and growth >= 100 and max(Eg) <= 1e-5), paper="Thm 6.1(B): log rate independent of $S$",
+                   where=f"$H$ = {H0}, $S$ = " + ", ".join(f"{S:g}" for S in Ss))
 
 
 def _exp(results, P):
@@ -169,9 +177,10 @@ def _exp_kernel(P, results):
     if not ex_lin:
         return None
     (h8, l8), (h16, l16), (_, g16) = _at(ex_lin, 8), _at(ex_lin, 16), _at(ex_log, 16)
-    return Verdict(f"E_lin({h8}) {fmt(l8)}, E_lin({h16}) {fmt(l16)}, E_log({h16}) {fmt(g16)} (x{g16 / max(l16, 1e-300):.0e})",
+    return Verdict(f"$E_{{\\rm lin}}({h8})$ {fmt(l8)}, $E_{{\\rm lin}}({h16})$ {fmt(l16)}, $E_{{\\log}}({h16})$ {fmt(g16)} "
+                   f"(×{g16 / max(l16, 1e-300):.0e})",
                    bool(h8 == 8 and h16 == 16 and l8 <= 1e-4 and l16 <= 1e-5 and g16 >= 100 * l16),
-                   paper="Thm 6.1(A): lin, n <= 9")
+                   paper=r"Thm 6.1(A): lin, $n \le 9$")
 
 
 def _slope_power(P, results):
@@ -180,8 +189,8 @@ def _slope_power(P, results):
         return None
     Hs = [H for H in sorted(b3) if H <= 8]
     slope = -loglog_slope(Hs, [b3[H]["l1"] for H in Hs])
-    return Verdict(f"slope {slope:.2f}", bool(slope >= 1), paper="Thm 6.1(B): n <= floor(0.99 beta) - 1 = 1",
-                   where=f"H in {Hs}")
+    return Verdict(f"slope {slope:.2f}", bool(slope >= 1), paper=r"Thm 6.1(B): $n \le \lfloor 0.99\beta\rfloor - 1 = 1$",
+                   where=f"$H$ in {Hs}")
 
 
 def _slope_exp(P, results):
@@ -189,8 +198,8 @@ def _slope_exp(P, results):
     if not (ex_lin and 2 in ex_lin and 16 in ex_lin):
         return None
     drop = ex_lin[2]["l1"] / ex_lin[16]["l1"]
-    return Verdict(f"{fmt(ex_lin[2]['l1'])} -> {fmt(ex_lin[16]['l1'])} (x{drop:.0e})", bool(drop >= 1e3),
-                   paper="Thm 6.1(A): O(H^-n), n <= 9")
+    return Verdict(f"{fmt(ex_lin[2]['l1'])} → {fmt(ex_lin[16]['l1'])} (×{drop:.0e})", bool(drop >= 1e3),
+                   paper=r"Thm 6.1(A): $O(H^{-n})$, $n \le 9$")
 
 
 def _relative_bump(P, results):
@@ -205,10 +214,11 @@ def _relative_bump(P, results):
         lins.append(a)
         logs.append(_at(eg, 24)[1])
     spread = max(lins) / min(lins)
-    return Verdict("E_lin " + ", ".join(map(fmt, lins)) + f" (spread {spread:.2f}x); E_log " + ", ".join(map(fmt, logs)),
+    return Verdict(r"$E_{\rm lin}$ " + ", ".join(map(fmt, lins)) + f" (spread {spread:.2f}×); " + r"$E_{\log}$ "
+                   + ", ".join(map(fmt, logs)),
                    bool(5e-3 <= min(lins) and max(lins) <= 5e-2 and spread < 2 and all(g > l for g, l in zip(logs, lins))),
-                   paper="none (guide: lin is scale-covariant, log is not)",
-                   where=f"width T/{1 / P['rel_bump_frac']:g}, T in {P['rel_bump_T']}, H = {max(hs)}")
+                   paper="none (this book: lin is scale-covariant, log is not)",
+                   where=f"width $T$/{1 / P['rel_bump_frac']:g}, $T$ in {P['rel_bump_T']}, $H$ = {max(hs)}")
 
 
 def _sharp_memory(P, results):
@@ -218,9 +228,9 @@ def _sharp_memory(P, results):
         return None
     l4, g2 = d[2]["lin"].get(4, {}).get("l1", math.nan), d[2]["log"].get(2, {}).get("l1", math.nan)
     b8 = min(min(e["l1"] for H, e in d[8][f].items() if H <= 16) for f in FAMILIES)
-    return Verdict(f"T = 2: lin(4) {fmt(l4)}, log(2) {fmt(g2)}; T = 8: best {b8:.2f}",
+    return Verdict(f"$T = 2$: lin(4) {fmt(l4)}, log(2) {fmt(g2)}; $T = 8$: best {b8:.2f}",
                    bool(l4 <= 1e-3 and g2 <= 1e-3 and b8 >= 0.5),
-                   paper="Thm 4.1: O(H^-n) with an e^(0.01T) or T^1.01 factor")
+                   paper=r"Thm 4.1: $O(H^{-n})$ with an $e^{0.01T}$ or $T^{1.01}$ factor")
 
 
 def _monotone(P, results):
@@ -234,8 +244,8 @@ def _monotone(P, results):
             if ratio > worst:
                 worst, where = ratio, f"{name}, {f}, S={S:g}, H={Hs[i]}"
     return Verdict(f"largest ratio {worst:.2f}" + (f" ({where})" if where else "") + f"; {refitted} fit(s) refitted",
-                   bool(worst <= compute.GROWTH), paper="guide check 13: optimizer guard",
-                   where=f"{len(results['fit'])} kernel x family x window points")
+                   bool(worst <= compute.GROWTH), paper="none (a guard on this book's fitter)",
+                   where=f"{len(results['fit'])} kernel × family × window points")
 
 
 def _train_order(P, results):
@@ -250,10 +260,11 @@ def _train_order(P, results):
         S = max(r["S"] for r in rows if r["kernel"] == name)
         m = {f: {r["seed"]: r["mse"] for r in rows if r["kernel"] == name and r["S"] == S and r["H"] == Hc
                  and r["family"] == f} for f in FAMILIES}
-        verdicts.append((name, good, sum(m[good][s] < m["lin" if good == "log" else "log"][s] for s in m[good])))
+        verdicts.append((label(next(r["k"] for r in rows if r["kernel"] == name)), good,
+                         sum(m[good][s] < m["lin" if good == "log" else "log"][s] for s in m[good])))
     return Verdict("; ".join(f"{n}: {g} better in {w}/{P['train_seeds']}" for n, g, w in verdicts),
                    all(w >= need for _, _, w in verdicts), paper="none (designed here)",
-                   where=f"H = {Hc}", expected=f"in >= {need} of {P['train_seeds']} seeds for every kernel (hypothesis)")
+                   where=f"$H$ = {Hc}", expected=f"in ≥ {need} of {P['train_seeds']} seeds for every kernel (hypothesis)")
 
 
 def _train_floor(P, results):
@@ -267,52 +278,54 @@ def _train_floor(P, results):
                    paper="none (designed here)")
 
 
-GUIDE = "hypothesis (this book)"
+BOOK = "hypothesis (this book)"
 ROWS = [
     Row("1-t5-buckets", "check", "Table 1 (paper), App. F.1",
-        "T5 bucket function with B=8, D=128: -r(n) for n = 0..30, and its saturation",
-        "equal to Table 1; saturates at 2B-1 = 15 from n = 91", _t5),
-    Row("2-allocation", "check", "Theorem 4.1 (proof)", "Thm 4.1's head allocation: min over sum H_k = H of sum "
-        "a_k^(n+1) H_k^-n, a_k = e^(0.01 T_k) or T_k^1.01, by a numerical optimiser",
-        "equals (sum a_k)^(n+1) H^-n (H_k proportional to a_k), relative error < 1e-6", _allocation),
-    Row("3-crossover", "check", "Theorem 4.1", "e^(0.01 T) = T^1.01: the bound factors of Thm 4.1 cross",
-        "T = 1.0101 and 654.94; lin factor smaller for integers 2 <= T <= 654", _crossover),
-    Row("4-prop-B1", "check", "Prop. B.1", "Prop. B.1 on 200,001 points z in [1, 12]",
-        "|log[e^z] - z| 2 min(e^z, [e^z]) <= 1 and |[z] - z| <= 1/2", _prop_b1),
+        r"T5 bucket function with $\mathcal B = 8$, $\mathcal D = 128$: $-r(n)$ for $n = 0,\dots,30$, and its saturation",
+        r"equal to Table 1; saturates at $2\mathcal B - 1 = 15$ from $n = 91$", _t5),
+    Row("2-allocation", "check", "Theorem 4.1 (proof)", r"Thm 4.1's head allocation: "
+        r"$\min_{\sum_k H_k = H}\sum_k a_k^{n+1}H_k^{-n}$ with $a_k = e^{0.01T_k}$ or $T_k^{1.01}$, by a numerical optimiser",
+        r"equals $(\sum_k a_k)^{n+1}H^{-n}$ ($H_k \propto a_k$), relative error $< 10^{-6}$", _allocation),
+    Row("3-crossover", "check", "Theorem 4.1", r"$e^{0.01T} = T^{1.01}$: the bound factors of Thm 4.1 cross",
+        r"$T$ = 1.0101 and 654.94; lin factor smaller for integers $2 \le T \le 654$", _crossover),
+    Row("4-prop-B1", "check", "Prop. B.1", r"Prop. B.1 on 200,001 points $z \in [1, 12]$",
+        r"$\lvert\log[e^z] - z\rvert \cdot 2\min(e^z, [e^z]) \le 1$ and $\lvert [z] - z\rvert \le 1/2$", _prop_b1),
     Row("5-prop-5.2B", "check", "Prop. 5.2(B)", "Minimax error of any affine-in-tokens predictor (any DP-free "
-        "one-layer Attn, any H, any RPE) on the toy y = x_{t-g(x_t)}, 27 configurations",
-        "LP optimum 1.000 (>= the paper's 2/3); the l2-optimal predictor (0.5, 1/3, 1/3, -1/3) has sup error 4/3",
+        "one-layer Attn, any $H$, any RPE) on the toy $y = x_{t-g(x_t)}$, 27 configurations",
+        r"LP optimum 1.000 (≥ the paper's 2/3); the $\ell^2$-optimal predictor (0.5, 1/3, 1/3, -1/3) has sup error 4/3",
         _prop_52b),
-    Row("6-folding", "check", "Theorems 4.1, 6.1 (proofs)", "Softmax heads with W_V = alpha x (the head's "
-        "normaliser) compute the kernel sum alpha_h e^(-p_h s) (lin) or sum alpha_h s^(-p_h) (log, s = 0 masked), "
-        "window 4096, float64", "relative error <= 1e-12", _folding),
+    Row("6-folding", "check", "Theorems 4.1, 6.1 (proofs)", r"Softmax heads with $W_V = \alpha\,\times$ (the head's "
+        r"normaliser) compute the kernel $\sum_h\alpha_h e^{-p_h s}$ (lin) or $\sum_h\alpha_h s^{-p_h}$ (log, $s = 0$ "
+        "masked), window 4096, float64", r"relative error $\le 10^{-12}$", _folding),
     Row("7-heavy-tail", "claim", "Theorem 6.1(B)",
-        "Power law beta = 1.2, H = 8: log heads beat lin heads by >= 100x", "E_log <= 1e-4 and E_lin >= 1e-2",
-        _heavy_tail),
-    Row("8-context-length", "claim", "Theorem 6.1(B)", "Power law beta = 1.2: error against the window S",
-        "E_lin increases with S, >= 100x from 512 to 1e6; E_log <= 1e-5 at every S", _context),
+        r"Power law $\beta = 1.2$, $H = 8$: log heads beat lin heads by ≥ 100×",
+        r"$E_{\log} \le 10^{-4}$ and $E_{\rm lin} \ge 10^{-2}$", _heavy_tail),
+    Row("8-context-length", "claim", "Theorem 6.1(B)", r"Power law $\beta = 1.2$: error against the window $S$",
+        r"$E_{\rm lin}$ increases with $S$, ≥ 100× from 512 to $10^6$; $E_{\log} \le 10^{-5}$ at every $S$", _context),
     Row("9-exp-kernel", "claim", "Theorem 6.1(A)",
-        "Exponential with cutoff, tau = 10: lin heads converge fast, log heads slowly",
-        "E_lin(8) <= 1e-4, E_lin(16) <= 1e-5, E_log(16) >= 100 E_lin(16)", _exp_kernel),
-    Row("10a-slope-power", "claim", "Theorem 6.1(B)", "Power law beta = 3, log heads: log-log slope of the error "
-        "over H", "slope >= the guaranteed n = 1", _slope_power),
+        r"Exponential with cutoff, $\tau = 10$: lin heads converge fast, log heads slowly",
+        r"$E_{\rm lin}(8) \le 10^{-4}$, $E_{\rm lin}(16) \le 10^{-5}$, $E_{\log}(16) \ge 100\,E_{\rm lin}(16)$", _exp_kernel),
+    Row("10a-slope-power", "claim", "Theorem 6.1(B)", r"Power law $\beta = 3$, log heads: log-log slope of the error "
+        "over $H$", "slope ≥ the guaranteed $n = 1$", _slope_power),
     Row("10b-slope-exp", "claim", "Theorem 6.1(A)",
-        "Exponential with cutoff tau = 10, lin heads: error from H = 2 to H = 16", "falls by >= 1e3", _slope_exp),
-    Row("11-relative-bump", "claim", GUIDE, "Bump of width proportional to T, window 6T",
-        "E_lin in [5e-3, 5e-2] and within 2x across T; E_log > E_lin at every T (calibrated at H = 24)",
-        _relative_bump),
-    Row("12-sharp-memory", "claim", "Theorem 4.1", "Delta at T = 2 and T = 8 (Task I's kernel)",
-        "T = 2: lin <= 1e-3 at H = 4, log <= 1e-3 at H = 2; T = 8: no family below 0.5 with H <= 16", _sharp_memory),
-    Row("13-monotone-in-H", "check", "the fitter (H heads contain every H' < H)", "Every fit: the error at H is no "
-        "larger than the best at smaller H (fits at each H are independent; a fit that grows is refitted with "
-        f"{compute.REFIT}x, then {compute.REFIT ** 2}x the starts)",
-        f"error(H) <= {compute.GROWTH:g} x min over H' < H, where that min is above {compute.FLOOR:g}", _monotone),
-    Row("14a-train-order", "claim", GUIDE, "Trained one-layer DP-free models, linear target, largest S: the matched "
+        r"Exponential with cutoff $\tau = 10$, lin heads: error from $H = 2$ to $H = 16$", "falls by ≥ $10^3$",
+        _slope_exp),
+    Row("11-relative-bump", "claim", BOOK, "Bump of width proportional to $T$, window $6T$",
+        r"$E_{\rm lin}$ in [5e-3, 5e-2] and within 2× across $T$; $E_{\log} > E_{\rm lin}$ at every $T$ (a band this book "
+        "sets from independent calibration fits at $H = 24$)", _relative_bump),
+    Row("12-sharp-memory", "claim", "Theorem 4.1", "Delta at $T = 2$ and $T = 8$ (Task I's kernel)",
+        r"$T = 2$: lin ≤ $10^{-3}$ at $H = 4$, log ≤ $10^{-3}$ at $H = 2$; $T = 8$: no family below 0.5 with $H \le 16$",
+        _sharp_memory),
+    Row("13-monotone-in-H", "check", "the fitter ($H$ heads contain every $H' < H$)", "Every fit: the error at $H$ is no "
+        "larger than the best at smaller $H$ (fits at each $H$ are independent; a fit that grows is refitted with "
+        f"{compute.REFIT}×, then {compute.REFIT ** 2}× the starts)",
+        f"error($H$) ≤ {compute.GROWTH:g} × min over $H' < H$, where that min is above {compute.FLOOR:g}", _monotone),
+    Row("14a-train-order", "claim", BOOK, "Trained one-layer DP-free models, linear target, largest $S$: the matched "
         "RPE (log on power laws, lin on exponentials) has the lower test MSE",
-        "in >= 2/3 of the seeds (rounded up) for every kernel (hypothesis)", _train_order),
-    Row("14b-train-floor", "claim", GUIDE, "Trained test MSE against the VarPro optimum Var(x) E2(H)^2 of the same "
-        f"family, window and H, where the optimum is >= {TRAIN_FLOOR:g} (float32 training cannot see less)",
-        "within 10x in every run (hypothesis)", _train_floor),
+        "in ≥ 2/3 of the seeds (rounded up) for every kernel (hypothesis)", _train_order),
+    Row("14b-train-floor", "claim", BOOK, r"Trained test MSE against the optimum $\mathrm{Var}(x)\,E_2(H)^2$ of the "
+        f"fitter (variable projection) for the same family, window and $H$, where the optimum is ≥ {TRAIN_FLOOR:g} "
+        "(float32 training cannot see less)", "within 10× in every run (hypothesis)", _train_floor),
 ]
 
 
@@ -325,7 +338,7 @@ def claims(P: dict, results: dict) -> list[dict]:
 def t5_table(results: dict) -> str:
     t5 = results["exact"]["result"]["t5"]
     n = list(range(len(t5)))
-    return markdown_table(["t - s", *n], [["-r (this page)", *t5], ["-r (Table 1)", *TABLE1]])
+    return markdown_table(["$t - s$", *n], [["$-r$ (this page)", *t5], ["$-r$ (Table 1)", *TABLE1]])
 
 
 def error_table(P: dict, results: dict) -> str:
@@ -336,9 +349,9 @@ def error_table(P: dict, results: dict) -> str:
         S = window_of(P, k)
         for f in FAMILIES:
             e = errors(results, k, f, S)
-            rows.append([kernel_name(k), f"{S:.0e}" if S > 1e4 else f"{S:g}", f] + [fmt(e[H]["l1"]) if H in e else ""
+            rows.append([label(k), f"{S:.0e}" if S > 1e4 else f"{S:g}", f] + [fmt(e[H]["l1"]) if H in e else ""
                                                                                    for H in Hs])
-    return markdown_table(["kernel", "window S", "RPE"] + [f"H={H}" for H in Hs], rows)
+    return markdown_table(["kernel", "window $S$", "RPE"] + [f"$H$ = {H}" for H in Hs], rows)
 
 
 def main_summary(P: dict, results: dict) -> str:
@@ -347,12 +360,13 @@ def main_summary(P: dict, results: dict) -> str:
     for b in P["betas"]:
         el, eg = (errors(results, Kernel("power", beta=float(b)), f, W) for f in FAMILIES)
         if 8 in el and 8 in eg:
-            out.append(f"beta = {b:g}: {fmt(el[8]['l1'])} (lin) against {fmt(eg[8]['l1'])} (log)")
-    txt = "At H = 8 heads on the power laws (window 10^12) the best kernels have l1 errors " + "; ".join(out) + ". "
+            out.append(f"$\\beta$ = {b:g}: {fmt(el[8]['l1'])} (lin) against {fmt(eg[8]['l1'])} (log)")
+    txt = (f"At $H = 8$ heads on the power laws (window $S$ = {W:.0e}) the best kernels have $\\ell^1$ errors "
+           + "; ".join(out) + ". ")
     for t in P["taus"]:
         el, eg = (errors(results, Kernel("exp", tau=float(t)), f, W) for f in FAMILIES)
         if 8 in el:
-            txt += (f"On the exponential kernel with tau = {t:g} the order is reversed: {fmt(el[8]['l1'])} (lin) "
+            txt += (f"On the exponential kernel with $\\tau$ = {t:g} the order is reversed: {fmt(el[8]['l1'])} (lin) "
                     f"against {fmt(eg[8]['l1'])} (log). ")
     return txt
 
@@ -363,10 +377,10 @@ def context_summary(P: dict, results: dict) -> str:
     for b in P["context_betas"]:
         el = [errors(results, Kernel("power", beta=float(b)), "lin", S).get(H0, {}).get("l1", math.nan) for S in Ss]
         eg = [errors(results, Kernel("power", beta=float(b)), "log", S).get(H0, {}).get("l1", math.nan) for S in Ss]
-        parts.append(f"for beta = {b:g} the lin error goes from {fmt(el[0])} at S = {Ss[0]:g} to {fmt(el[-1])} at "
-                     f"S = {Ss[-1]:.0e} (x{el[-1] / el[0]:.0f}), while the log error stays between {fmt(min(eg))} and "
+        parts.append(f"for $\\beta$ = {b:g} the lin error goes from {fmt(el[0])} at $S$ = {Ss[0]:g} to {fmt(el[-1])} at "
+                     f"$S$ = {Ss[-1]:.0e} (×{el[-1] / el[0]:.0f}), while the log error stays between {fmt(min(eg))} and "
                      f"{fmt(max(eg))}")
-    return f"With H = {H0} heads, " + "; ".join(parts) + "."
+    return f"With $H$ = {H0} heads, " + "; ".join(parts) + "."
 
 
 def memory_summary(P: dict, results: dict) -> str:
@@ -375,8 +389,9 @@ def memory_summary(P: dict, results: dict) -> str:
     for T in P["delta_T"]:
         k = Kernel("delta", T=T)
         h = [heads_needed(errors(results, k, f, window_of(P, k)), eps) for f in FAMILIES]
-        parts.append(f"T = {T}: " + " / ".join(f"{v:.0f}" if np.isfinite(v) else f">{Hmax}" for v in h))
-    return (f"Heads needed for l1 <= {eps:g} on a delta at distance T (lin / log): " + "; ".join(parts) + ".")
+        parts.append(f"$T$ = {T}: " + " / ".join(f"{v:.0f}" if np.isfinite(v) else f"> {Hmax}" for v in h))
+    return (f"Heads needed for an $\\ell^1$ error ≤ {eps:g} on a delta at distance $T$ (lin / log): " + "; ".join(parts)
+            + ".")
 
 
 def training_summary(P: dict, results: dict) -> str:
@@ -388,9 +403,9 @@ def training_summary(P: dict, results: dict) -> str:
         sel = [r for r in rows if (r["kernel"], r["S"], r["family"], r["H"]) == key]
         m, t, o = np.median([r["mse"] for r in sel]), np.median([r["test_mse"] for r in sel]), sel[0]["opt"]
         ratio = f"{m / o:.1e}" if o >= TRAIN_FLOOR else f"(optimum below {TRAIN_FLOOR:g}: not compared)"
-        lines.append([*key, fmt(m), fmt(t), fmt(o), ratio])
-    return markdown_table(["kernel", "S", "RPE", "H", "trained MSE (median over seeds)", "engine's test MSE (median)",
-                           "optimum Var(x) E2^2", "ratio"], lines)
+        lines.append([label(sel[0]["k"]), *key[1:], fmt(m), fmt(t), fmt(o), ratio])
+    return markdown_table(["kernel", "$S$", "RPE", "$H$", "trained MSE (median over seeds)", "engine's test MSE (median)",
+                           r"optimum $\mathrm{Var}(x)\,E_2^2$", "ratio"], lines)
 
 
 def gap_summary(results: dict) -> str:
@@ -406,7 +421,7 @@ def gap_summary(results: dict) -> str:
     cancels = alpha.min() < 0 < alpha.max() and abs(alpha.sum()) < 0.5 * np.abs(alpha).max()
     cancel = (f" Its values have opposite signs and nearly cancel (sum {alpha.sum():.2f} from magnitudes up to "
               f"{np.abs(alpha).max():.2f})." if cancels else "")
-    return (f"The largest gap to the floor is {w['kernel']}, {w['family']} RPE, H = {w['H']}, S = {w['S']}: trained MSE "
+    return (f"The largest gap to the floor is {label(w['k'])}, {w['family']} RPE, $H$ = {w['H']}, $S$ = {w['S']}: trained MSE "
             f"{fmt(w['mse'])} against the optimum's {fmt(w['opt'])} ({w['mse'] / w['opt']:.0f}x). The trained rates p are "
             + "; ".join(rates(r["p"]) for r in seeds) + f" (one seed each); the optimum's are {rates(w['opt_p'])} with values "
             + "(" + ", ".join(f"{a:.3f}" for a in alpha[np.argsort(w["opt_p"])]) + ")." + cancel)
@@ -424,11 +439,11 @@ def slope_table(P: dict, results: dict) -> str:
             Hs = sorted(e)
             small = [H for H in Hs if H <= 8]
             n = guaranteed_rate(k, f)
-            rows.append([kernel_name(k), f, n if n else "none", f"{-loglog_slope(small, [e[H]['l1'] for H in small]):.2f}",
+            rows.append([label(k), f, n if n else "none", f"{-loglog_slope(small, [e[H]['l1'] for H in small]):.2f}",
                          f"{-loglog_slope(Hs, [max(e[H]['l1'], 1e-16) for H in Hs]):.2f}",
-                         f"{fmt(e[Hs[-1]]['l1'])} (H={Hs[-1]})"])
-    return markdown_table(["kernel", "RPE", "guaranteed n (Thm 6.1)", "slope over H <= 8", "slope over the grid",
-                           "error at the largest H"], rows)
+                         f"{fmt(e[Hs[-1]]['l1'])} ($H$ = {Hs[-1]})"])
+    return markdown_table(["kernel", "RPE", "guaranteed $n$ (Thm 6.1)", "slope over $H \\le 8$", "slope over the grid",
+                           "error at the largest $H$"], rows)
 
 
 def bump_summary(P: dict, results: dict) -> str:
@@ -436,8 +451,9 @@ def bump_summary(P: dict, results: dict) -> str:
     for T in P["rel_bump_T"]:
         k = Kernel("bump", T=T, w=T * P["rel_bump_frac"])
         e = [_at(errors(results, k, f, window_of(P, k)), 24) for f in FAMILIES]
-        parts.append(f"T = {T}: {fmt(e[0][1])} / {fmt(e[1][1])}")
+        parts.append(f"$T$ = {T}: {fmt(e[0][1])} / {fmt(e[1][1])}")
     T0 = P["rel_bump_T"][0]
     h = _at(errors(results, Kernel("bump", T=T0, w=T0 * P["rel_bump_frac"]), "lin", window_of(P, Kernel("bump", T=T0))),
             24)[0]
-    return f"Bumps of width T/{1 / P['rel_bump_frac']:g}, l1 error at H = {h} (lin / log): " + "; ".join(parts) + "."
+    return (f"Bumps of width $T$/{1 / P['rel_bump_frac']:g}, $\\ell^1$ error at $H$ = {h} (lin / log): " + "; ".join(parts)
+            + ".")

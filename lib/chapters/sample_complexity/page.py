@@ -1,5 +1,5 @@
 """What the sample-complexity page shows from stored sweep points: the run summary, the per-panel table of samples
-to threshold (`summarize`), the claims of the reading guide against the authors' means, the test-protocol table and
+to threshold (`summarize`), the claims of the paper's Figure 1 against the authors' means, the test-protocol table and
 the figures. It reads results and computes no stored number, so editing it leaves the chapter's results current
 (lib/sample_complexity.py holds the computation).
 
@@ -17,15 +17,16 @@ from lib.science import qstr
 from lib.science.stats import loglog_slope
 
 LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}
+TESTS = {"authors": "authors' test", "task": "1STR test"}
 
-# The authors' code on one H100, 5 seeds (reading guide 000, section 9): the book's reference means.
+# The authors' code on one H100, 5 seeds (run unchanged for this book): the book's reference means.
 PAPER_MEANS = {
     "a": {"N": [2, 4, 6, 8, 10, 12], "transformer": [2944, 5504, 10496, 14592, 15744, 17152],
           "rnn": [768, 16384, 32128, 39936, 62592, 71424], "ffn": [1920, 8448, 20864, 39424, 64512, 120192]},
     "b": {"N": [25, 27, 29, 31, 33], "transformer": [119e3, 170e3, 128e3, 124e3, 141e3],
           "rnn": [113e3, 141e3, 148e3, 160e3, 189e3], "ffn": [218e3, 383e3, 435e3, 527e3, 603e3]},
 }
-# With a 1STR test set instead (same code, guide section 9): FFN mean at N=12.
+# With a 1STR test set instead (the same code, one line changed): FFN mean at N=12.
 PAPER_FFN_TASK_TEST_N12 = 265e3
 
 
@@ -187,38 +188,38 @@ FIG1 = "Figure 1 (paper; the authors' means)"
 # finding of this book, and the authors' own numbers where this run's grid has the paper's N. Every row is an
 # empirical claim that a run can refute; this chapter has no exact construction to check.
 ROWS = [
-    Row("1-tr-fewest", "claim", FIG1, "1STR, authors' test set: the Transformer needs the fewest samples at every N >= 4",
-        "TR lowest at every N >= 4", _figure1("a", lambda Ns: _at_least(1)([n for n in Ns if n >= 4]), _tr_fewest)),
-    Row("1-ordering-12", "claim", FIG1, "1STR at N=12: FFN > RNN > Transformer, with FFN/TR >= 4 and RNN/TR >= 2.5",
-        "FFN > RNN > TR; 4x, 2.5x", _figure1("a", lambda Ns: [12] if 12 in Ns else None, _ordering)),
+    Row("1-tr-fewest", "claim", FIG1, "1STR, authors' test set: the Transformer needs the fewest samples at every $N \\ge 4$",
+        "TR lowest at every $N \\ge 4$", _figure1("a", lambda Ns: _at_least(1)([n for n in Ns if n >= 4]), _tr_fewest)),
+    Row("1-ordering-12", "claim", FIG1, "1STR at $N=12$: FFN > RNN > Transformer, with FFN/TR ≥ 4 and RNN/TR ≥ 2.5",
+        "FFN > RNN > TR; 4×, 2.5×", _figure1("a", lambda Ns: [12] if 12 in Ns else None, _ordering)),
     Row("2-tr-flattest", "claim", "Theorem 1 (Thm 4 vs 6, 9); Figure 1(a)",
-        "1STR: the Transformer's log-log slope of samples against N (N >= 4) is the smallest", "slope TR < RNN, FFN",
+        "1STR: the Transformer's log-log slope of samples against $N$ ($N \\ge 4$) is the smallest", "slope TR < RNN, FFN",
         _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _tr_flattest)),
     Row("2-ffn-steepest", "claim", "Theorem 1 (Thm 6); Figure 1(a)",
-        "1STR: the FFN's log-log slope of samples against N (N >= 4) is the largest", "slope FFN > RNN, TR",
+        "1STR: the FFN's log-log slope of samples against $N$ ($N \\ge 4$) is the largest", "slope FFN > RNN, TR",
         _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _ffn_steepest)),
-    Row("2-growth-4-12", "claim", FIG1, "1STR: growth of the samples needed from N=4 to N=12",
-        "FFN >= 8x, RNN 3-6x, TR <= 4x", _figure1("a", lambda Ns: [4, 12] if {4, 12} <= set(Ns) else None, _growth_4_12)),
-    Row("3-ffn-below-rnn", "claim", FIG1, "1STR: the FFN needs fewer samples than the RNN at 4 <= N <= 6", "FFN < RNN",
+    Row("2-growth-4-12", "claim", FIG1, "1STR: growth of the samples needed from $N=4$ to $N=12$",
+        "FFN ≥ 8×, RNN 3–6×, TR ≤ 4×", _figure1("a", lambda Ns: [4, 12] if {4, 12} <= set(Ns) else None, _growth_4_12)),
+    Row("3-ffn-below-rnn", "claim", FIG1, "1STR: the FFN needs fewer samples than the RNN at $4 \\le N \\le 6$", "FFN < RNN",
         _figure1("a", lambda Ns: _at_least(1)([n for n in Ns if 4 <= n <= 6]), _ffn_vs_rnn(-1))),
-    Row("3-ffn-above-rnn", "claim", FIG1, "1STR: the FFN needs more samples than the RNN at N >= 10", "FFN > RNN",
+    Row("3-ffn-above-rnn", "claim", FIG1, "1STR: the FFN needs more samples than the RNN at $N \\ge 10$", "FFN > RNN",
         _figure1("a", lambda Ns: _at_least(1)([n for n in Ns if n >= 10]), _ffn_vs_rnn(+1))),
-    Row("3-small-N", "claim", FIG1, "1STR at N=2: every model needs at most about 3k samples", "<= 3,200",
+    Row("3-small-N", "claim", FIG1, "1STR at $N=2$: every model needs at most about 3k samples", "≤ 3,200",
         _figure1("a", lambda Ns: [2] if 2 in Ns else None, _small_n)),
     Row("4-ffn-gap", "claim", "Theorem 1 (Thm 6 vs 4, 7); Figure 1(b)",
-        "simple-1STR: at every N the FFN needs >= 1.8x the samples of both RNN and Transformer", "min ratio >= 1.8",
+        "simple-1STR: at every $N$ the FFN needs ≥ 1.8× the samples of both RNN and Transformer", "min ratio ≥ 1.8",
         _figure1("b", _at_least(1), _ffn_gap)),
     Row("4-growth", "claim", "Theorem 1 (Thm 6 vs 4, 7); Figure 1(b)",
-        "simple-1STR: from the smallest to the largest N the FFN grows >= 2x while RNN and Transformer grow <= 1.7x",
-        "FFN >= 2x; RNN, TR <= 1.7x", _figure1("b", _at_least(2), _growth_b)),
+        "simple-1STR: from the smallest to the largest $N$ the FFN grows ≥ 2× while RNN and Transformer grow ≤ 1.7×",
+        "FFN ≥ 2×; RNN, TR ≤ 1.7×", _figure1("b", _at_least(2), _growth_b)),
     Row("test-protocol", "claim", "hypothesis (this book), from the authors' code",
         "1STR: scored on 1STR prompts instead of the authors' simple-1STR prompts, the FFN needs more samples and "
         "the Transformer about the same", "FFN ratio > 1.2, TR ratio < 1.2", _test_protocol),
     Row("paper-means-N12", "claim", "the authors' code (5 seeds, one H100)",
-        "panel (a) at N=12: each mean within +-30% of the authors' code", "|deviation| <= 30%",
+        "panel (a) at $N=12$: each mean within ±30% of the authors' code", r"$\lvert\text{deviation}\rvert \le 30\%$",
         _paper_means_at("a", "authors", 12)),
     Row("paper-means-N33", "claim", "the authors' code (5 seeds, one H100)",
-        "panel (b) at N=33: each mean within +-30% of the authors' code", "|deviation| <= 30%",
+        "panel (b) at $N=33$: each mean within ±30% of the authors' code", r"$\lvert\text{deviation}\rvert \le 30\%$",
         _paper_means_at("b", "task", 33)),
 ]
 
@@ -233,7 +234,7 @@ def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
     """One 1STR prompt and one simple-1STR prompt: the encoded tokens z_i and which token each position retrieves."""
     from lib.core.plotting import COLORS, figure
 
-    fig, axes = figure(3, 1, width=3.6, height=3.2)
+    fig, axes = figure(3, 1, width=2.75, height=2.9)
     task = qstr.QSTR(N=N, d=d, task_seed=task_seed)
     gen = torch.Generator().manual_seed(seed)
     X, T = task.draw(1, 1, gen)
@@ -243,23 +244,24 @@ def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
     ax.imshow(z.numpy(), cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
     for x in (d - 0.5, d + task.d_e - 0.5):
         ax.axvline(x, color="k", lw=1)
-    ax.set(title="encoded prompt z (1STR)", xlabel=f"x_i | w_i | w_(t_i)   (d={d}, d_e={task.d_e})", ylabel="position i")
+    ax.set(title=r"encoded prompt $z$ (1STR)", xlabel=rf"$x_i$ | $\omega_i$ | $\omega_{{t_i}}$   ($d={d}$, $d_e={task.d_e}$)",
+           ylabel="position $i$")
     ax.grid(False)
-    for ax, simple, title in ((axes[0, 1], False, "1STR: t_i per position"), (axes[0, 2], True, "simple-1STR: one shared t")):
+    for ax, simple, title in ((axes[0, 1], False, "1STR: $t_i$ per position"), (axes[0, 2], True, "simple-1STR: one shared $t$")):
         _, T = task.draw(1, 1, gen, simple=simple)
         t = T[0, 0, :, 0].numpy()
         ax.scatter(t, np.arange(N), s=60, color=COLORS["transformer"])
         ax.set(xlim=(-0.5, N - 0.5), ylim=(N - 0.5, -0.5), xticks=range(N), yticks=range(N), title=title,
-               xlabel="retrieved token t_i", ylabel="output position i")
+               xlabel="retrieved token $t_i$", ylabel="output position $i$")
     return fig
 
 
 
 def plot_figure1(P: dict, table: dict):
-    """Figure 1 of seed 000: samples-to-threshold against N (log-log), means and each seed, slopes in the legend."""
+    """Figure 1 of the paper: samples-to-threshold against N (log-log), means and each seed, slopes in the legend."""
     from lib.core.plotting import COLORS, MARKERS, figure
 
-    fig, axes = figure(2, 1, width=5.4, height=4.4)
+    fig, axes = figure(2, 1, width=4.0, height=4.6)
     for ax, panel in zip(axes[0], ("a", "b")):
         for model in P["models"]:
             for test, style in (("authors", "-"), ("task", "--")):
@@ -267,11 +269,11 @@ def plot_figure1(P: dict, table: dict):
                 if entry is None:
                     continue
                 N = np.array(entry["N"])
-                label = f"{LABELS[model]}" + (" (authors' test)" if panel == "a" and test == "authors" else
-                                             " (1STR test)" if panel == "a" else "")
+                label = f"{LABELS[model]}" + (", authors' test" if panel == "a" and test == "authors" else
+                                             ", 1STR test" if panel == "a" else "")
                 slope = loglog_slope(N, entry["mean"])
                 ax.plot(N, entry["mean"], style, marker=MARKERS[model], color=COLORS[model], ms=5,
-                        label=f"{label}, slope {slope:.2f}")
+                        label=f"{label}: slope {slope:.2f}")
                 for r in range(entry["runs"].shape[1]):
                     ax.scatter(N, entry["runs"][:, r], color=COLORS[model], alpha=0.25, s=12)
         ref = PAPER_MEANS[panel]
@@ -279,12 +281,12 @@ def plot_figure1(P: dict, table: dict):
         for model in P["models"]:  # the authors' means, where this run's N range covers them
             ax.scatter([ref["N"][i] for i in shown], [ref[model][i] for i in shown], marker="x", color=COLORS[model], s=30)
         thr = P[f"threshold_{panel}"]
-        ax.set(xscale="log", yscale="log", xlabel="N (sequence length)", ylabel="n (training samples)",
+        ax.set(xscale="log", yscale="log", xlabel="$N$ (sequence length)", ylabel="$n$ (training samples)",
                title=f"({panel}) {'1STR' if panel == 'a' else 'simple-1STR'}, test MSE < {thr}")
         ax.set_xticks(sorted(P[f"N_{panel}"]))
         ax.get_xaxis().set_major_formatter("{x:.0f}")
         ax.minorticks_off()
-        ax.legend(fontsize=7, loc="upper left")
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2))   # below the axes, off the data
     return fig
 
 
@@ -293,7 +295,7 @@ def plot_curves(P: dict, records: dict, panel: str = "a"):
     from lib.core.plotting import COLORS, figure
 
     N = max(P[f"N_{panel}"])
-    fig, axes = figure(1, 1, width=6.0, height=3.4)
+    fig, axes = figure(1, 1, width=6.4, height=4.2)
     ax = axes
     for model in P["models"]:
         res = records[(panel, model, N)]["result"]
@@ -302,18 +304,18 @@ def plot_curves(P: dict, records: dict, panel: str = "a"):
         for k, test in enumerate(res["tests"]):
             for r in range(curves.shape[1]):
                 ax.plot(x, curves[:, r, k], "-" if test == "authors" else "--", color=COLORS[model], lw=1,
-                        alpha=0.8, label=f"{LABELS[model]}, {test} test" if r == 0 else None)
+                        alpha=0.8, label=f"{LABELS[model]}, {TESTS[test]}" if r == 0 else None)
     ax.axhline(P[f"threshold_{panel}"], color="k", lw=0.8, ls=":")
     ax.set(xscale="log", yscale="log", xlabel="training samples seen", ylabel="test MSE",
-           title=f"learning curves at N={N} ({'1STR' if panel == 'a' else 'simple-1STR'})")
-    ax.legend(fontsize=7, ncols=2)
+           title=f"learning curves at $N={N}$ ({'1STR' if panel == 'a' else 'simple-1STR'})")
+    ax.legend(fontsize=9, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))   # one column per model
     return fig
 
 
 def protocol_table(P: dict, table: dict) -> str:
     """Markdown: panel (a) means under the authors' test set and the task's own, and their ratio."""
     a = table.get("a", {})
-    rows = ["| model | N | authors' test (simple-1STR prompts) | task's test (1STR prompts) | ratio |", "|---|---|---|---|---|"]
+    rows = ["| model | $N$ | authors' test (simple-1STR prompts) | task's test (1STR prompts) | ratio |", "|---|---|---|---|---|"]
     for model in P["models"]:
         if model not in a:
             continue

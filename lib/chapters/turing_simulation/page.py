@@ -49,7 +49,7 @@ def exact_table(results: dict) -> str:
                      r["nonbinary"], r["lookup_bad"], f"{r['halted']}, {r['cls_bad']}"])
     return markdown_table(["machine", "T", "runs x inputs", "steps checked", "d", "teacher-forced mismatches",
                            "rollout (inputs, mismatches)", "non-binary activations", "lookup errors",
-                           "halted, theta_cls errors"], rows)
+                           r"halted, $\theta_{cls}$ errors"], rows)
 
 
 def size_rows(results: dict, correction: bool = True) -> list[dict]:
@@ -57,8 +57,9 @@ def size_rows(results: dict, correction: bool = True) -> list[dict]:
 
 
 def size_table(results: dict) -> str:
-    return markdown_table(["T", "P", "depth d", "width w", "FF hidden", "parameters p", "l1 norm", "l_inf norm"],
-                          [[f"2^{int(round(math.log2(r['T'])))}", r["P"], r["d"], r["w"], r["H"], f"{r['p']:,}",
+    return markdown_table(["$T$", "$P$", "depth $d$", "width $w$", "FF hidden", "parameters $p$", r"$\lVert\theta\rVert_1$",
+                           r"$\lVert\theta\rVert_\infty$"],
+                          [[f"$2^{{{int(round(math.log2(r['T'])))}}}$", r["P"], r["d"], r["w"], r["H"], f"{r['p']:,}",
                             f"{r['l1']:,.0f}", f"{r['linf']:.0f}"] for r in size_rows(results)])
 
 
@@ -106,8 +107,8 @@ def _exact(P, results):
     Ts = sorted({r["T"] for r in rows})
     bit = all(r["tf_bit_exact"] and r["ro_bit_exact"] for r in rows)
     return Verdict(f"{tf} teacher-forced and {ro} rollout mismatches over {sum(r['steps'] for r in rows):,} steps of "
-                   f"{n_runs} runs; bit-equal: {bit}", tf == 0 and ro == 0 and bit, paper="0 (guide 3.7)",
-                   where=f"{len(P['machines'])} catalogue machines and {n_rand} random machines, T = {Ts[0]}..{Ts[-1]}")
+                   f"{n_runs} runs; bit-equal: {bit}", tf == 0 and ro == 0 and bit, paper=f"0 ({CAL})",
+                   where=f"{len(P['machines'])} catalogue machines and {n_rand} random machines, $T$ = {Ts[0]} to {Ts[-1]}")
 
 
 def _lookup(P, results):
@@ -131,7 +132,7 @@ def _gap(P, results):
 def _cls(P, results):
     rows = exact_rows(results)
     halted, cb = sum(r["halted"] for r in rows), sum(r["cls_bad"] for r in rows)
-    return Verdict(f"{cb} errors over {halted} halting runs", cb == 0 and halted > 0, paper="+-1 on accept/reject")
+    return Verdict(f"{cb} errors over {halted} halting runs", cb == 0 and halted > 0, paper="±1 on accept/reject")
 
 
 def _busy_beaver(P, results):
@@ -150,16 +151,18 @@ def _depth_width(P, results):
     sr = size_rows(results)
     k, A = results["sizes"]["result"]["k"], results["sizes"]["result"]["A"]
     ok = all(r["d"] == r["P"] + 4 and r["w"] == (k + 1) + 4 * A + 4 * r["P"] + 5 for r in sr)
-    return Verdict(f"d {sr[0]['d']} -> {sr[-1]['d']}, w {sr[0]['w']} -> {sr[-1]['w']}; formulas hold: {ok}", ok,
-                   paper="d ~ log T, w >~ k|A| + log T",
-                   where=f"{P['size_machine']}, T = 2^{int(math.log2(sr[0]['T']))}..2^{int(math.log2(sr[-1]['T']))}")
+    return Verdict(f"$d$ {sr[0]['d']} → {sr[-1]['d']}, $w$ {sr[0]['w']} → {sr[-1]['w']}; formulas hold: {ok}", ok,
+                   paper=r"$d \sim \log T$, $w \gtrsim k\lvert A\rvert + \log T$",
+                   where=f"{P['size_machine']}, $T = 2^{{{int(math.log2(sr[0]['T']))}}}$ to "
+                         f"$2^{{{int(math.log2(sr[-1]['T']))}}}$")
 
 
 def _params(P, results):
     sr = size_rows(results)
     ratio = sr[-1]["p"] / sr[0]["p"]
-    return Verdict(f"p {sr[0]['p']:,} -> {sr[-1]['p']:,} (x{ratio:.1f})", ratio < 100, paper="p = O(d w^2), ~20x (guide)",
-                   expected=f"p(T_max)/p(T_min) << T_max/T_min = {sr[-1]['T'] // sr[0]['T']:,} (below 100)")
+    return Verdict(f"$p$ {sr[0]['p']:,} → {sr[-1]['p']:,} (×{ratio:.1f})", ratio < 100,
+                   paper=f"$p = O(dw^2)$; about 20× ({CAL})",
+                   expected=r"$p(T_{max})/p(T_{min}) \ll T_{max}/T_{min}$" + f" = {sr[-1]['T'] // sr[0]['T']:,} (below 100)")
 
 
 def _norms(P, results):
@@ -168,14 +171,15 @@ def _norms(P, results):
     c2 = np.polyfit(Pb, l1, 2)
     r2 = 1 - float(((l1 - np.polyval(c2, Pb)) ** 2).sum()) / float(((l1 - l1.mean()) ** 2).sum())
     linf_ok = all(r["linf"] == 2 * r["P"] - 1 for r in sr)
-    return Verdict(f"l1 = {c2[0]:.1f} P^2 + {c2[1]:.0f} P + {c2[2]:.0f} (R^2 = {r2:.4f}); l_inf = 2P - 1: {linf_ok}",
-                   r2 > 0.99 and c2[0] >= 0 and linf_ok, paper="alpha = O(k|A| + log T (k + |A| + log T))")
+    return Verdict(f"$\\lVert\\theta\\rVert_1$ = {c2[0]:.1f} $P^2$ + {c2[1]:.0f} $P$ + {c2[2]:.0f} ($R^2$ = {r2:.4f}); "
+                   f"$\\lVert\\theta\\rVert_\\infty = 2P - 1$: {linf_ok}", r2 > 0.99 and c2[0] >= 0 and linf_ok,
+                   paper=r"$\alpha = O(k\lvert A\rvert + \log T\,(k + \lvert A\rvert + \log T))$")
 
 
 def _flat_structured(P, results):
     a = robust_arrays(results, True)
-    return Verdict(", ".join(f"T={T}: {t:.3f}" for T, t in zip(a["T"], a["t"])), bool(np.all(a["t"] >= 1 / 3)),
-                   paper="~0.37 (guide)")
+    return Verdict(", ".join(f"$T$ = {T}: {t:.3f}" for T, t in zip(a["T"], a["t"])), bool(np.all(a["t"] >= 1 / 3)),
+                   paper=f"about 0.37 ({CAL})")
 
 
 def _flat_random(P, results):
@@ -184,7 +188,8 @@ def _flat_random(P, results):
     slope = np.polyfit(np.log(a["T"]), np.log(med), 1)[0] if np.all(np.isfinite(med)) else float("nan")
     spread = float(np.nanmax(med) / np.nanmin(med))
     return Verdict(f"{', '.join(f'{m:.3g}' for m in med)} (max/min {spread:.2f}, slope {slope:+.3f})",
-                   spread < 2 and slope > -0.1, paper="1.7-2.5 at every T (guide)", where=f"{P['n_directions']} directions")
+                   spread < 2 and slope > -0.1, paper=f"1.7 to 2.5 at every $T$ ({CAL})",
+                   where=f"{P['n_directions']} directions")
 
 
 def _collapse(P, results):
@@ -193,43 +198,45 @@ def _collapse(P, results):
     slope, r2 = float("nan"), float("nan")
     if ok.sum() >= 2:
         (slope, _), r2 = _fit(a["T"][ok].astype(float), np.log(a["t"][ok]))
-    return Verdict(", ".join(f"T={T}: {t:.1e}" for T, t in zip(a["T"], a["t"])) + f"; slope {slope:.3f}, R^2 {r2:.3f}",
-                   bool(slope < 0 and r2 > 0.9), paper="slope ~ -0.35 per step (guide)")
+    return Verdict(", ".join(f"$T$ = {T}: {t:.1e}" for T, t in zip(a["T"], a["t"])) + f"; slope {slope:.3f}, $R^2$ {r2:.3f}",
+                   bool(slope < 0 and r2 > 0.9), paper=f"slope about -0.35 per step ({CAL})")
 
 
 def _random_nocorr(P, results):
     a = robust_arrays(results, False)
     r0 = np.nanmax(a["r"], axis=1)
-    return Verdict(", ".join(f"T={T}: {r:.1e}" for T, r in zip(a["T"], r0)), bool(np.all(r0 < 1e-4)), paper="< 1e-4 (guide)")
+    return Verdict(", ".join(f"$T$ = {T}: {r:.1e}" for T, r in zip(a["T"], r0)), bool(np.all(r0 < 1e-4)),
+                   paper=f"$< 10^{{-4}}$ ({CAL})")
 
 
 def _beta(P, results):
     T, b = softmax_arrays(results, True)
     fin = np.isfinite(b)
     slope = np.polyfit(np.log(T[fin]), b[fin], 1)[0] if fin.sum() >= 2 else float("nan")
-    return Verdict(", ".join(f"T={t}: {v:.2f}" for t, v in zip(T, b)) + f"; slope {slope:.2f}",
-                   bool(np.all(b <= np.log(3 * (T + 1)))) and 0.5 <= slope <= 1.5, paper="beta* ~ ln T - 0.7 (guide)")
+    return Verdict(", ".join(f"$T$ = {t}: {v:.2f}" for t, v in zip(T, b)) + f"; slope {slope:.2f}",
+                   bool(np.all(b <= np.log(3 * (T + 1)))) and 0.5 <= slope <= 1.5,
+                   paper=r"$\beta^* \approx \ln T - 0.7$" + f" ({CAL})")
 
 
 def _beta_nocorr(P, results):
     (_, bc), (Tn, bn) = softmax_arrays(results, True), softmax_arrays(results, False)
-    return Verdict(", ".join(f"T={T}: {'none' if not np.isfinite(b) else f'{b:.1f}'}" for T, b in zip(Tn, bn)),
-                   bool(np.all(bn > bc)), paper="15, 26, 39 at T = 32, 64, 128; none <= 60 from 256")
+    return Verdict(", ".join(f"$T$ = {T}: {'none' if not np.isfinite(b) else f'{b:.1f}'}" for T, b in zip(Tn, bn)),
+                   bool(np.all(bn > bc)), paper=f"15, 26, 39 at $T$ = 32, 64, 128; none ≤ 60 from 256 ({CAL})")
 
 
 def _low_precision(P, results):
     runs = results["precision"]["result"]["runs"]
     bad = [k for k, v in runs.items() if not (v["bit_exact"] and v["mismatch"] == 0)]
     return Verdict(f"{len(runs) - len(bad)} of {len(runs)} runs bit-exact", not bad,
-                   paper="exact (guide, float16 at T = 512)", where=f"T = {P['precision_T']}")
+                   paper=f"exact ({CAL}: float16 at $T$ = 512)", where=f"$T$ = {P['precision_T']}")
 
 
 def _scalar_codes(P, results):
     bf = results["precision"]["result"]["collisions"]["bfloat16"]
     first = lambda key: next((r["T"] for r in bf if r[key] < r["T"]), None)
     t_iT, t_inv = first("i/T"), first("1/i")
-    return Verdict(f"i/T: first collision at T = {t_iT}; 1/i: at T = {t_inv}", t_iT is not None and t_iT <= 1024,
-                   paper="384/512 distinct at T = 512 (guide)")
+    return Verdict(f"$i/T$: first collision at $T$ = {t_iT}; $1/i$: at $T$ = {t_inv}", t_iT is not None and t_iT <= 1024,
+                   paper=f"384 of 512 distinct at $T$ = 512 ({CAL})")
 
 
 def _toy(P, results):
@@ -241,69 +248,79 @@ def _toy_product(P, results):
     err = float(np.max(np.abs(t["numeric"] / t["formula"] - 1)))
     big = t["depths"] >= 4
     slope = loglog_slope(t["depths"][big], t["numeric"][big])
-    return Verdict(f"max relative error {err:.1e}; slope {slope:.3f} (d >= 4)", err < 0.01 and -0.6 < slope < -0.4,
-                   paper="rho <= 3/sqrt(d) (paper)")
+    return Verdict(f"max relative error {err:.1e}; slope {slope:.3f} ($d$ ≥ 4)", err < 0.01 and -0.6 < slope < -0.4,
+                   paper=r"$\rho \le 3/\sqrt d$ (paper)")
 
 
 def _toy_rounded(P, results):
     t = _toy(P, results)
     rnd = t["rounded"]
-    return Verdict(f"rho(1) = {rnd[0]:.4f}, min over d {rnd.min():.4f}, rho({int(t['depths'][-1])}) = {rnd[-1]:.4f}",
-                   bool(np.all(rnd >= 1 / 3) and rnd[-1] >= rnd[0] - 0.1), paper="rho >= 1/3 (paper); exactly 1/2 (guide)")
+    return Verdict(f"$\\rho(1)$ = {rnd[0]:.4f}, min over $d$ {rnd.min():.4f}, $\\rho({int(t['depths'][-1])})$ = {rnd[-1]:.4f}",
+                   bool(np.all(rnd >= 1 / 3) and rnd[-1] >= rnd[0] - 0.1), paper=r"$\rho \ge 1/3$ (paper)")
 
 
 def _bound(P, results):
     b = bound(results)
     slope = loglog_slope(np.log2(b["T"]), b["n_hat"])   # over the finite n_hat; NaN with fewer than two
     vc = loglog_slope(b["T"], b["vc"])
-    return Verdict(f"n_hat {b['n_hat'][0]:.2e} -> {b['n_hat'][-1]:.2e}, slope {slope:.2f} in log log T; "
-                   f"VC slope {vc:.2f} in log T", bool(slope <= 6) and vc > 0.8, paper="poly(k, |A|, log T)")
+    return Verdict(f"$\\hat n$ {b['n_hat'][0]:.2e} → {b['n_hat'][-1]:.2e}, slope {slope:.2f} in $\\log\\log T$; "
+                   f"VC slope {vc:.2f} in $\\log T$", bool(slope <= 6) and vc > 0.8,
+                   paper=r"$\mathrm{poly}(k, \lvert A\rvert, \log T)$")
 
 
+CAL = "calibration, this book"        # values of an independent implementation made for this book, not the paper's
 ROWS = [
-    Row("1-exact", "check", "Theorem 4.1", "decoded (z, a, l) equals the interpreter's at every step",
+    Row("1-exact", "check", "Theorem 4.1", "decoded $(z, a, l)$ equals the interpreter's at every step",
         "0 mismatches (teacher-forced and rollout), outputs bit-equal to the invariant (C.2)", _exact),
-    Row("2-lookup", "check", "Claims C.4-C.5", "after the search, scr3 = Bin(i') (last write to the new head cell), "
-        "f1 = 1(i' exists), f2 = 1(cell in the input), against the interpreter's last-write table",
-        "0 errors, with cells overwritten >= 10 times", _lookup),
+    Row("2-lookup", "check", "Claims C.4-C.5", r"after the search, `scr3` $= \mathrm{Bin}(i')$ (last write to the new head "
+        r"cell), `f1` $= \mathbb 1(i' \text{ exists})$, `f2` $= \mathbb 1(\text{cell in the input})$, against the "
+        "interpreter's last-write table", "0 errors, with cells overwritten ≥ 10 times", _lookup),
     Row("3-binary", "check", "Theorem 4.1 (App. C)", "every activation of every layer at every step is exactly 0 or 1",
         "0 non-binary values", _binary),
     Row("3-gap", "check", "Claims C.4-C.6", "hard-max attention: max score minus the best non-tied score, over all "
-        "attention calls; tied maximisers carry identical values", "gap >= 1, value spread over ties 0 (< 1e-9)", _gap),
-    Row("1-cls", "check", "Theorem 4.1", "theta_cls . o_T = 2 G(x) - 1 on every run that halts within T", "0 errors", _cls),
+        "attention calls; tied maximisers carry identical values", "gap ≥ 1, value spread over ties 0 ($< 10^{-9}$)",
+        _gap),
+    Row("1-cls", "check", "Theorem 4.1", r"$\theta_{cls} \cdot o_T = 2G(x) - 1$ on every run that halts within $T$",
+        "0 errors", _cls),
     Row("6-busy-beaver", "check", "Theorem 4.1", "busy beavers: steps and ones from the interpreter and read back from "
         "the transformer (halting step of the decoded state; the tape rebuilt from its writes)", "known values",
         _busy_beaver),
     Row("4-depth-width", "check", "Theorem 4.1", "depth and width of the construction",
-        "d = P + 4 and w = K + 4|A| + 4P + 5 exactly (P bits per position)", _depth_width),
-    Row("4-params", "check", "Theorem 4.1", "dense parameter count p grows polylogarithmically in T",
-        "p(T_max)/p(T_min) << T_max/T_min (below 100)", _params),
-    Row("5-norms", "check", "Theorem 4.1", "||theta||_1 is quadratic in P = log T; ||theta||_inf = 2P - 1 (the fetch "
-        "null key)", "quadratic fit R^2 > 0.99 with leading coefficient >= 0; l_inf = 2P - 1 at every T", _norms),
-    Row("7-flat-structured", "check", "Theorem D.6", "with correction: the smallest corrupting scale t* of the "
-        "transition layer's output, at every T", "t* >= 1/3 at every T (round restores any value above 2/3)",
+        r"$d = P + 4$ and $w = K + 4\lvert A\rvert + 4P + 5$ exactly ($P$ bits per position)", _depth_width),
+    Row("4-params", "check", "Theorem 4.1", "dense parameter count $p$ grows polylogarithmically in $T$",
+        r"$p(T_{max})/p(T_{min}) \ll T_{max}/T_{min}$ (below 100)", _params),
+    Row("5-norms", "check", "Theorem 4.1", r"$\lVert\theta\rVert_1$ is quadratic in $P = \log T$; "
+        r"$\lVert\theta\rVert_\infty = 2P - 1$ (the fetch null key)",
+        r"quadratic fit $R^2 > 0.99$ with leading coefficient ≥ 0; $\lVert\theta\rVert_\infty = 2P - 1$ at every $T$",
+        _norms),
+    Row("7-flat-structured", "check", "Theorem D.6", "with correction: the smallest corrupting scale $t^*$ of the "
+        "transition layer's output, at every $T$", r"$t^* \ge 1/3$ at every $T$ (round restores any value above 2/3)",
         _flat_structured),
-    Row("7-flat-random", "claim", "hypothesis (this book)", "with correction: the smallest corrupting ||delta||_2 along "
-        "random unit directions (median), across T", "varies by less than 2x, log-log slope in T > -0.1", _flat_random),
-    Row("7-collapse", "claim", "Claim 3.5", "without correction: ln t* against T (points above the float64 floor 1e-15)",
-        "linear with negative slope (R^2 > 0.9): exponential collapse", _collapse),
-    Row("7-random-nocorr", "claim", "Claim 3.5", "without correction: the smallest corrupting ||delta||_2 along random "
-        "directions", "< 1e-4 at every T, far below the corrected radius", _random_nocorr),
-    Row("8-beta", "claim", "hypothesis (this book)", "softmax with correction: the smallest inverse temperature beta* "
-        "with exact traces", "beta* <= ln(3(T+1)) at every T; slope of beta* against ln T in [0.5, 1.5]", _beta),
-    Row("8-beta-nocorr", "claim", "hypothesis (this book)", "softmax without correction: beta* is larger at every T "
-        "(inf: none <= beta_max works)", "beta*(no correction) > beta*(correction) at every T", _beta_nocorr),
+    Row("7-flat-random", "claim", "hypothesis (this book)", r"with correction: the smallest corrupting "
+        r"$\lVert\delta\rVert_2$ along random unit directions (median), across $T$",
+        "varies by less than 2×, log-log slope in $T$ > -0.1", _flat_random),
+    Row("7-collapse", "claim", "Claim 3.5", r"without correction: $\ln t^*$ against $T$ (points above the float64 floor "
+        "$10^{-15}$)", "linear with negative slope ($R^2 > 0.9$): exponential collapse", _collapse),
+    Row("7-random-nocorr", "claim", "Claim 3.5", r"without correction: the smallest corrupting $\lVert\delta\rVert_2$ "
+        "along random directions", "$< 10^{-4}$ at every $T$, far below the corrected radius", _random_nocorr),
+    Row("8-beta", "claim", "hypothesis (this book)", r"softmax with correction: the smallest inverse temperature "
+        r"$\beta^*$ with exact traces",
+        r"$\beta^* \le \ln(3(T+1))$ at every $T$; slope of $\beta^*$ against $\ln T$ in [0.5, 1.5]", _beta),
+    Row("8-beta-nocorr", "claim", "hypothesis (this book)", r"softmax without correction: $\beta^*$ is larger at every "
+        "$T$ (inf: none ≤ `beta_max` works)", r"$\beta^*$(no correction) > $\beta^*$(correction) at every $T$",
+        _beta_nocorr),
     Row("9-low-precision", "check", "Theorem 4.1 (precision)", "hard-max construction in float16 and bfloat16, real "
         "rollout", "bit-exact outputs on every run", _low_precision),
-    Row("9-scalar-codes", "check", "Theorem 4.1 (precision)", "scalar position codes i/T and 1/i in bfloat16: the "
-        "first T with two positions sharing a code (Bin(i) never collides)", "i/T collides for T >~ 2^8", _scalar_codes),
-    Row("10-toy-product", "check", "Claim 3.5", "Claim 3.5 without rounding: numerical rho of (prod W_i) x - 1/2 "
-        "against sqrt(d)(1 - 2^(-1/d))", "within 1% at every depth; log-log slope about -1/2", _toy_product),
+    Row("9-scalar-codes", "check", "Theorem 4.1 (precision)", "scalar position codes $i/T$ and $1/i$ in bfloat16: the "
+        r"first $T$ with two positions sharing a code ($\mathrm{Bin}(i)$ never collides)", r"$i/T$ collides for "
+        r"$T \gtrsim 2^8$", _scalar_codes),
+    Row("10-toy-product", "check", "Claim 3.5", r"Claim 3.5 without rounding: numerical $\rho$ of $(\prod_i W_i)x - 1/2$ "
+        r"against $\sqrt d\,(1 - 2^{-1/d})$", "within 1% at every depth; log-log slope about -1/2", _toy_product),
     Row("10-toy-rounded", "check", "Claim 3.5", "Claim 3.5 with rounding (exact dynamic programme over layers)",
-        "rho >= 1/3 at every depth, and no decay: rho(d_max) >= rho(1) - 0.1", _toy_rounded),
-    Row("12-bound", "claim", "Lemma 2.4", "n_hat = alpha^2 log p / gamma_hat^2 against log T (a bound's value, not a "
-        "measured sample complexity), beside the VC proxy w T",
-        "log n_hat against log log T has slope <= 6; VC proxy slope ~1 in T", _bound),
+        r"$\rho \ge 1/3$ at every depth, and no decay: $\rho(d_{max}) \ge \rho(1) - 0.1$", _toy_rounded),
+    Row("12-bound", "claim", "Lemma 2.4", r"$\hat n = \alpha^2\log p/\hat\gamma^2$ against $\log T$ (a bound's value, not "
+        "a measured sample complexity), beside the VC proxy $wT$",
+        r"$\log\hat n$ against $\log\log T$ has slope ≤ 6; VC proxy slope ≈ 1 in $T$", _bound),
 ]
 
 
@@ -323,10 +340,11 @@ def robust_note(results: dict, rows: list[dict]) -> str:
     if next(r for r in rows if r["id"] == "7-flat-random")["passed"]:
         return ""
     a = robust_arrays(results, True)
-    bits = ", ".join(f"P = {results['robust'][(T, True)]['result']['d'] - 4} at T = {T}" for T in a["T"])
+    bits = ", ".join(f"$P$ = {results['robust'][(T, True)]['result']['d'] - 4} at $T$ = {T}" for T in a["T"])
     return ("```{note}\nThe row `7-flat-random` fails in this run: the random-direction radius with correction falls "
-            f"with T ({bits}). The guide asks for no downward trend, which is more than Theorem 4.1 claims. The theorem "
-            "bounds the margin by 1/poly(k, |A|, log T): it is independent of the unrolled depth, not of log T. One "
-            "likely cause is the null keys, whose entries grow like 2P - 1, so a perturbed query moves the null score "
-            "by an amount that grows with P. This chapter has not isolated the cause. The contrast that the theorem is "
-            "about is the exponential collapse without correction (rows `7-collapse`, `7-random-nocorr`).\n```")
+            f"with $T$ ({bits}). The row asks for no downward trend, a hypothesis of this book that is more than "
+            r"Theorem 4.1 claims. The theorem bounds the margin by $1/\mathrm{poly}(k, \lvert A\rvert, \log T)$: it is "
+            r"independent of the unrolled depth, not of $\log T$. One likely cause is the null keys, whose entries grow "
+            "like $2P - 1$, so a perturbed query moves the null score by an amount that grows with $P$. This chapter has "
+            "not isolated the cause. The contrast that the theorem is about is the exponential collapse without "
+            "correction (rows `7-collapse`, `7-random-nocorr`).\n```")
