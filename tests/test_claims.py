@@ -25,7 +25,7 @@ def test_to_markdown_marks_escapes_and_splits_kinds():
     md = to_markdown(rows, "claim")
     lines = md.splitlines()
     assert len(lines) == 4
-    assert lines[0].startswith("| result | id | statement | source |") and set(lines[1]) <= set("|-")
+    assert lines[0].startswith("| result | id | statement | expected | measured |") and set(lines[1]) <= set("|-")
     assert "a \\| b" in lines[2] and "1 \\| 2" in lines[2] and result_cell(lines[2]) == "pass"
     assert lines[3].split("|")[2].strip() == "c2" and result_cell(lines[3]) == "fail"
     # Escaping keeps every row at the header's eight column separators.

@@ -71,9 +71,8 @@ def to_markdown(rows: list[dict], kind: str | None = None) -> str:
     rows = [r for r in rows if kind is None or r["kind"] == kind]
     if not rows:
         return f"This run has no {KINDS.get(kind, 'claim')} rows."
-    return markdown_table(["result", "id", "statement", "source", "expected", "paper", "measured"],
-                          [[verdict(c["passed"])] + [c[k] for k in ("id", "statement", "source", "expected", "paper",
-                                                                     "measured")] for c in rows])
+    cols = ("id", "statement", "expected", "measured", "paper", "source")   # what was measured beside its rule
+    return markdown_table(["result", *cols], [[verdict(c["passed"])] + [c[k] for k in cols] for c in rows])
 
 
 def verdict(passed: bool) -> str:
