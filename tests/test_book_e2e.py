@@ -57,6 +57,12 @@ def test_html_pages_have_figures_claims_and_no_traceback(book):
         assert re.search(r"\d+ (stored|sweep) points, \d+ s of \w+ in all, computed on", text), f"{chapter}: run summary missing"
         assert "prf:theorem" in text or "proof theorem" in text, f"{chapter}: theorem block missing"
         assert "Traceback" not in text, f"{chapter}: a traceback is rendered"
+        # the reader's way to re-run it: the command, and the chapter's source as a download that exists
+        words = re.sub(r"<[^>]+>", "", text)
+        assert f"python -m lib run {chapter} --profile quick" in words, f"{chapter}: no re-run command"
+        link = re.search(rf'class="reference download internal" download="" href="([^"]+/{chapter}\.md)"', text)
+        assert link and (html / "book" / "executed" / link.group(1)).resolve().is_file(), f"{chapter}: no source download"
+        assert "The code that computed these numbers" in words and "def run_" in words, f"{chapter}: no code shown"
         assert "injected-parameters" not in text, f"{chapter}: papermill's cell is shown"
         # MathJax is served with the book, so the math renders offline
         assert re.search(r'<script[^>]*src="\.\./\.\./_static/mathjax/tex-mml-chtml\.js', text) and "cdn." not in text, chapter
