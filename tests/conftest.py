@@ -24,6 +24,7 @@ def book(tmp_path_factory):
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(ROOT / name, root / name)
     shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed"))   # sources: downloads
+    (root / "lib").symlink_to(ROOT / "lib")          # the pages show code from lib (literalinclude)
     results = root / "results"
     old = os.environ.get("BOOK_RESULTS")
     os.environ["BOOK_RESULTS"] = str(results)
