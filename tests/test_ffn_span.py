@@ -14,7 +14,7 @@ from lib.chapters.ffn_span import compute as fs
 from lib.chapters.ffn_span import page as page
 from lib.core.store import Store, key_of, spec_dict
 from lib.core.sweep import collect
-from lib.science import models
+from lib.science import models, span
 from lib.science.qstr import QSTR
 
 
@@ -27,7 +27,7 @@ def test_span_projector_is_the_projector_onto_the_first_n_inputs():
     R, n_max, k = 3, 5, 8
     x = torch.randn(R, n_max, k, generator=gen())
     n = torch.tensor([2, 5, 3])
-    P = fs.span_projector(x, n)
+    P = span.span_projector(x, n)
     for r in range(R):
         m = int(n[r])
         torch.testing.assert_close(P[r], P[r].T)
@@ -40,26 +40,26 @@ def test_span_projector_is_the_projector_onto_the_first_n_inputs():
 
 def test_span_projector_batched_path_matches_per_run():
     x = torch.randn(4, 3, 6, generator=gen(1))
-    P = fs.span_projector(x, torch.full((4,), 3))
+    P = span.span_projector(x, torch.full((4,), 3))
     for r in range(4):
-        torch.testing.assert_close(P[r], fs.span_projector(x[r:r + 1], torch.tensor([3, 2]))[0])
+        torch.testing.assert_close(P[r], span.span_projector(x[r:r + 1], torch.tensor([3, 2]))[0])
 
 
 def test_off_span_energy():
     x = torch.randn(1, 3, 7, generator=gen(2))
-    P = fs.span_projector(x, torch.tensor([3]))
+    P = span.span_projector(x, torch.tensor([3]))
     inside = torch.randn(1, 4, 3, generator=gen(3)) @ x          # rows are combinations of the inputs
     outside = torch.randn(1, 4, 7, generator=gen(4)).double()
     outside = outside - outside @ P[0]                             # rows orthogonal to the span
-    assert float(fs.off_span_energy(inside, P)) < 1e-10 * float(inside.pow(2).sum())
-    torch.testing.assert_close(fs.off_span_energy(outside, P), outside.pow(2).sum().reshape(1))
+    assert float(span.off_span_energy(inside, P)) < 1e-10 * float(inside.pow(2).sum())
+    torch.testing.assert_close(span.off_span_energy(outside, P), outside.pow(2).sum().reshape(1))
 
 
 def test_x_columns_pick_the_tokens_of_the_flattened_prompt():
     task = QSTR(N=4, d=3, simple=True)
-    U = fs.unit_vectors(2, 3, gen())
+    U = span.unit_vectors(2, 3, gen())
     z, _, x, _ = fs.simple_1str(task, U, 5, gen(1))
-    cols = fs.x_columns(4, task.D, 3)
+    cols = span.x_columns(4, task.D, 3)
     torch.testing.assert_close(z.flatten(-2)[..., cols], x)
 
 
@@ -68,23 +68,23 @@ def test_x_columns_pick_the_tokens_of_the_flattened_prompt():
 def test_visible_fraction_averaged_over_u_is_n_over_Nd(N, d, n):
     """E_u uu^T = I/d, so averaging nu over +-e_1, ..., +-e_d is the average over u on the sphere: n/(Nd) exactly."""
     x = torch.randn(1, n, N * d, generator=gen(n))
-    P = fs.span_projector(x, torch.tensor([n]))
+    P = span.span_projector(x, torch.tensor([n]))
     basis = torch.eye(d)
-    nu = torch.stack([fs.visible_fraction(P, basis[i:i + 1], N) for i in range(d)]).mean()
+    nu = torch.stack([span.visible_fraction(P, basis[i:i + 1], N) for i in range(d)]).mean()
     assert float(nu) == pytest.approx(min(n, N * d) / (N * d), abs=1e-12)
 
 
 def test_visible_fraction_by_hand():
     N, d = 3, 2
     x = torch.randn(1, 2, N * d, generator=gen(5))
-    P = fs.span_projector(x, torch.tensor([2]))
-    u = fs.unit_vectors(1, d, gen(6))
+    P = span.span_projector(x, torch.tensor([2]))
+    u = span.unit_vectors(1, d, gen(6))
     by_hand = 0.0
     for t in range(N):
         e = torch.zeros(N * d, dtype=torch.float64)
         e[t * d:(t + 1) * d] = u[0].double()
         by_hand += float(e @ P[0] @ e) / N                          # ||V P_t u||^2 = (P_t u)^T V^T V (P_t u)
-    assert float(fs.visible_fraction(P, u, N)) == pytest.approx(by_hand, abs=1e-12)
+    assert float(span.visible_fraction(P, u, N)) == pytest.approx(by_hand, abs=1e-12)
     I = torch.eye(N * d, dtype=torch.float64).expand(1, -1, -1)
     assert float(fs._visible(P, u, N, I)) == pytest.approx(by_hand, abs=1e-12)
 
@@ -92,18 +92,18 @@ def test_visible_fraction_by_hand():
 def test_oracle_is_exact_with_a_full_span_and_has_risk_1_minus_nu():
     N, d, M = 3, 2, 20000
     task = QSTR(N=N, d=d, simple=True)
-    U = fs.unit_vectors(1, d, gen(7))
+    U = span.unit_vectors(1, d, gen(7))
     _, y, x, t = fs.simple_1str(task, U, M, gen(8))
-    full = fs.span_projector(torch.randn(1, N * d, N * d, generator=gen(9)), torch.tensor([N * d]))
-    torch.testing.assert_close(fs.oracle_predict(full, U, x, t, N), y[:, :, 0].double(), atol=1e-5, rtol=0)
-    P = fs.span_projector(torch.randn(1, 2, N * d, generator=gen(10)), torch.tensor([2]))
-    risk = float((fs.oracle_predict(P, U, x, t, N) - y[:, :, 0].double()).pow(2).mean())
-    assert risk == pytest.approx(1 - float(fs.visible_fraction(P, U, N)), abs=0.04)   # Monte Carlo, 20k prompts
+    full = span.span_projector(torch.randn(1, N * d, N * d, generator=gen(9)), torch.tensor([N * d]))
+    torch.testing.assert_close(span.oracle_predict(full, U, x, t, N), y[:, :, 0].double(), atol=1e-5, rtol=0)
+    P = span.span_projector(torch.randn(1, 2, N * d, generator=gen(10)), torch.tensor([2]))
+    risk = float((span.oracle_predict(P, U, x, t, N) - y[:, :, 0].double()).pow(2).mean())
+    assert risk == pytest.approx(1 - float(span.visible_fraction(P, U, N)), abs=0.04)   # Monte Carlo, 20k prompts
 
 
 # ------------------------------------------------------------------------------------ rotation of prompts
 def test_haar_orthogonal():
-    Q = fs.haar_orthogonal(3, 5, gen())
+    Q = span.haar_orthogonal(3, 5, gen())
     torch.testing.assert_close(Q @ Q.transpose(1, 2), torch.eye(5).expand(3, 5, 5), atol=1e-5, rtol=0)
     assert not torch.allclose(Q[0], Q[1])
 
@@ -111,8 +111,8 @@ def test_haar_orthogonal():
 def test_simple_1str_labels_and_rotated_tokens():
     N, d, B = 4, 3, 6
     task = QSTR(N=N, d=d, simple=True)
-    U = fs.unit_vectors(2, d, gen())
-    Q = fs.haar_orthogonal(2, N * d, gen(1))
+    U = span.unit_vectors(2, d, gen())
+    Q = span.haar_orthogonal(2, N * d, gen(1))
     z, y, x, t = fs.simple_1str(task, U, B, gen(2))
     zq, yq, xq, tq = fs.simple_1str(task, U, B, gen(2), Q)          # the same draws, tokens rotated
     X = x.view(2, B, N, d)
@@ -131,19 +131,19 @@ def test_gd_on_rotated_prompts_is_gd_on_the_original_from_a_rotated_init():
     N, d, n = 3, 2, 10
     task = QSTR(N=N, d=d, simple=True)
     model = models.FFN(N, task.D, (N * d, 8))
-    U = fs.unit_vectors(2, d, gen())
+    U = span.unit_vectors(2, d, gen())
     Q = torch.linalg.qr(torch.randn(2, N * d, N * d, generator=gen(1), dtype=torch.float64)).Q  # orthogonal to 1e-16
     z, y, _, _ = fs.simple_1str(task, U, n, gen(2))
     z, y = z.double(), y.double()
     zq = z.clone()
     zq[..., :d] = (z[..., :d].reshape(2, n, N * d) @ Q.transpose(1, 2)).view(2, n, N, d)
-    p = {k: v.double() for k, v in fs.ffn_init(model, 2, gen(3)).items()}
-    cols = fs.x_columns(N, task.D, d)
+    p = {k: v.double() for k, v in span.ffn_init(model, 2, gen(3)).items()}
+    cols = span.x_columns(N, task.D, d)
     pq = {k: v.clone() for k, v in p.items()}
     pq["l0.w"][:, :, cols] = p["l0.w"][:, :, cols] @ Q.transpose(1, 2)
     ns = torch.full((2,), n)
-    a, _, _ = fs.train_full_batch(model.forward, p, z, y, ns, 30, "gd", 0.1, 0.05)
-    b, _, _ = fs.train_full_batch(model.forward, pq, zq, y, ns, 30, "gd", 0.1, 0.05)
+    a, _, _ = span.train_full_batch(model.forward, p, z, y, ns, 30, "gd", 0.1, 0.05)
+    b, _, _ = span.train_full_batch(model.forward, pq, zq, y, ns, 30, "gd", 0.1, 0.05)
     with torch.no_grad():
         torch.testing.assert_close(model.forward(b, zq), model.forward(a, z), atol=1e-10, rtol=0)
 
@@ -153,17 +153,17 @@ def test_gd_off_span_energy_decays_exactly_and_adamw_does_not():
     N, d, n, lr, l2, steps = 3, 2, 3, 0.1, 0.05, 40
     task = QSTR(N=N, d=d, simple=True)
     model = models.FFN(N, task.D, (N * d, 8))
-    U = fs.unit_vectors(2, d, gen())
+    U = span.unit_vectors(2, d, gen())
     z, y, x, _ = fs.simple_1str(task, U, n, gen(1))
-    p = {k: v.double() for k, v in fs.ffn_init(model, 2, gen(2)).items()}
+    p = {k: v.double() for k, v in span.ffn_init(model, 2, gen(2)).items()}
     ns = torch.full((2,), n)
-    P = fs.span_projector(x, ns)
-    cols = fs.x_columns(N, task.D, d)
-    watch = lambda q: fs.off_span_energy(q["l0.w"][:, :, cols], P)[:, None]
-    _, steps_gd, off = fs.train_full_batch(model.forward, p, z.double(), y.double(), ns, steps, "gd", lr, l2, watch, 10)
+    P = span.span_projector(x, ns)
+    cols = span.x_columns(N, task.D, d)
+    watch = lambda q: span.off_span_energy(q["l0.w"][:, :, cols], P)[:, None]
+    _, steps_gd, off = span.train_full_batch(model.forward, p, z.double(), y.double(), ns, steps, "gd", lr, l2, watch, 10)
     law = off[0, :, 0] * (1 - lr * l2) ** (2 * torch.tensor(steps_gd, dtype=torch.float64))[:, None]
     torch.testing.assert_close(off[:, :, 0], law, rtol=1e-9, atol=0)
-    _, _, off_adam = fs.train_full_batch(model.forward, p, z.double(), y.double(), ns, steps, "adamw", 1e-2, l2, watch, 10)
+    _, _, off_adam = span.train_full_batch(model.forward, p, z.double(), y.double(), ns, steps, "adamw", 1e-2, l2, watch, 10)
     assert (off_adam[-1, :, 0] / law[-1] - 1).abs().min() > 1e-3
 
 
