@@ -66,9 +66,10 @@ class Chapter:
         # kernel's own output would land on the page.
         path = os.environ.get("BOOK_PROGRESS")
         if not path:
-            return collect(points, self.store, self.device, force=self.force, log=None)
+            return collect(points, self.store, self.device, force=self.force, log=None, env=self.env)
         with open(path, "a", buffering=1) as stream:
-            return collect(points, self.store, self.device, force=self.force, log=lambda line: print(line, file=stream))
+            return collect(points, self.store, self.device, force=self.force, env=self.env,
+                           log=lambda line: print(line, file=stream))
 
     def glue(self, **values) -> None:
         """Name numbers for the prose: `{glue:text}`name:,.0f`` in the chapter's markdown shows the value this run

@@ -291,15 +291,14 @@ def parse_overrides(items: list[str]) -> dict:
     return out
 
 
-def _cross_checks(chapter: str, params: dict) -> list[tuple[str, str]]:
-    """Constraints between keys live with the chapter's computation: lib/chapters/<chapter>/compute.py may define
-    check_params(P)."""
+def _compute_module(chapter: str):
+    """lib/chapters/<chapter>/compute.py, which may define the checks between keys (`check_params(P)`) and the
+    memory estimate (`footprint(P)`); None for a chapter without one."""
     if not (ROOT / "lib" / "chapters" / chapter / "compute.py").is_file():
-        return []
+        return None
     import importlib
 
-    module = importlib.import_module(f"lib.chapters.{chapter}.compute")
-    return module.check_params(params) if hasattr(module, "check_params") else []
+    return importlib.import_module(f"lib.chapters.{chapter}.compute")
 
 
 def memory_of(device: str) -> tuple[float, str]:
@@ -317,14 +316,9 @@ def memory_of(device: str) -> tuple[float, str]:
     return float(total), "this machine's memory"
 
 
-def _footprint_checks(chapter: str, params: dict, source_of: dict, where: str) -> None:
+def _footprint_checks(module, params: dict, source_of: dict, where: str) -> None:
     """Refuse, before anything is allocated, a sweep whose biggest point cannot fit the device: the chapter's
     `footprint(P)` estimates its largest allocations, each named by the parameters that set it."""
-    import importlib
-
-    module = importlib.import_module(f"lib.chapters.{chapter}.compute")
-    if not hasattr(module, "footprint"):
-        return
     avail, name = memory_of(params.get("device", "auto"))
     for keys, size, what in module.footprint(params):
         if size > avail:
@@ -352,10 +346,11 @@ def resolve(chapter: str, profile: str, overrides: dict | None = None) -> dict:
             source_of[key] = source
     if "device" in params:
         check_device(params["device"], source_of.get("device", where))
-    for key, expected in _cross_checks(chapter, params):
+    module = _compute_module(chapter)
+    for key, expected in module.check_params(params) if hasattr(module, "check_params") else []:
         raise ParamError(f"{source_of.get(key, where)}: {key}: expected {expected}, got {shown(params[key])}")
-    if (ROOT / "lib" / "chapters" / chapter / "compute.py").is_file():
-        _footprint_checks(chapter, params, source_of, where)
+    if hasattr(module, "footprint"):
+        _footprint_checks(module, params, source_of, where)
     if "profile" in schema:
         params["profile"] = profile
     return params

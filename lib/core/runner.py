@@ -177,10 +177,10 @@ def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None
     device = resolve_device(values.get("device", "auto"))
     module = importlib.import_module(f"lib.chapters.{chapter}.compute")
     store = Store(chapter, profile, stored_only=False)
-    t0 = time.perf_counter()
-    collect(module.points(values), store, device, jobs=jobs, force=force, log=log)
+    t0, env = time.perf_counter(), environment(device, chapter)
+    collect(module.points(values), store, device, jobs=jobs, force=force, log=log, env=env)
     prov = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 2), "jobs": jobs,
-            "seeds": {k: v for k, v in values.items() if "seed" in k}, "params": values, **environment(device, chapter)}
+            "seeds": {k: v for k, v in values.items() if "seed" in k}, "params": values, **env}
     write_json(store.dir / "compute.json", prov)
     log(f"{chapter}: finished in {prov['wall_s']} s on {prov['device']} -> {store.dir}")
     return store.dir

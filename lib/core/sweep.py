@@ -103,12 +103,13 @@ def _worker_init(threads: int) -> None:
 
 
 def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force: bool = False,
-            log: Callable[[str], None] | None = print) -> dict:
+            log: Callable[[str], None] | None = print, env: dict | None = None) -> dict:
     """Every point's record, nested by label: loaded from the store, else computed and stored at once.
 
     jobs > 1 computes the missing points in that many worker processes (spawned: CUDA cannot be used in a forked
     child); each point draws from its own seeds, so the numbers do not depend on jobs. In a stored-only store
-    (committed paper results) a missing point raises MissingResult instead of being computed."""
+    (committed paper results) a missing point raises MissingResult instead of being computed. env: the provenance
+    stored with each computed point (store.environment; computed here when the caller has none)."""
     log = log or (lambda line: None)
     labels = [p.label for p in points]
     if len(set(labels)) != len(labels):
@@ -127,8 +128,8 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
                             f"--profile {store.profile}`")
     if records:
         log(f"{store.chapter}: {len(records)} of {len(points)} points loaded from {store.dir}")
-    env = environment(device, store.chapter) if todo else None
     if todo:
+        env = env or environment(device, store.chapter)
         clean_temps(store.dir / "points")      # what a killed run left half-written
     order = sorted(todo.values(), key=lambda group: -group[0].cost)
     t0, done, cost_left = time.perf_counter(), 0, sum(g[0].cost for g in order)
