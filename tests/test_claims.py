@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lib.core.claims import Row, Verdict, evaluate, tally, to_markdown
+from lib.core.claims import Row, Verdict, below_scale, evaluate, tally, to_markdown
 
 
 # ---------------------------------------------------------------------------------------------- rendering
@@ -40,7 +40,7 @@ def test_evaluate_rows():
                      Row("c", "check", "s", "t", "e", lambda data: Verdict(f"{data}", data == 2, where="N=[2]"))], 2)
     assert [r["id"] for r in rows] == ["a", "c"]                     # a row with nothing to measure is left out
     assert rows[1] == {"id": "c", "kind": "check", "source": "s", "statement": "t (N=[2])", "expected": "e",
-                       "paper": "n/a", "measured": "2", "passed": True}
+                       "paper": "n/a", "measured": "2", "passed": True, "scale": ""}
     with pytest.raises(ValueError, match="kind must be one of check, claim"):
         Row("x", "identity", "s", "t", "e", lambda: None)
     with pytest.raises(ValueError, match="repeat"):
@@ -53,3 +53,13 @@ def test_tally():
     assert tally(rows) == (2, 2)
     assert tally(rows, "claim") == (1, 1) and tally(rows, "check") == (1, 1)
     assert tally([]) == (0, 0)
+
+
+def test_a_failure_below_scale_is_shown_as_such_and_still_counts_as_failed():
+    rows = evaluate([Row("a", "claim", "s", "t", "e", lambda: Verdict("0.3", False, scale="N >= 25 (the paper's grid)")),
+                     Row("b", "claim", "s", "t", "e", lambda: Verdict("0.9", False)),
+                     Row("c", "claim", "s", "t", "e", lambda: Verdict("2.0", True, scale="N >= 25"))])
+    assert tally(rows, "claim") == (1, 2) and below_scale(rows) == 1       # a pass with a note is not "below scale"
+    table = to_markdown(rows, "claim")
+    assert "`✗ below scale`" in table and "*below scale: N >= 25 (the paper's grid)*" in table
+    assert table.count("`✗ FAIL`") == 1 and table.count("`✓ pass`") == 1

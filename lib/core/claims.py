@@ -10,6 +10,10 @@ Two kinds, shown as two tables:
 - `claim`: an empirical prediction that a run could refute: a theorem's, a number of the paper, or a
   hypothesis of this book (the row's `source` says which).
 
+A claim whose effect needs more than the run's scale (a quick profile is a scale model) says so: its measure returns a
+`Verdict` with `scale`, the scale at which the effect should show and why. The verdict stays what was measured; a
+failure below that scale is shown as "✗ below scale" with the note, never hidden or turned into a pass.
+
     >>> row = Row("1-order", "claim", "Figure 1 (paper)", "FFN > RNN > TR at N=12", "FFN > RNN > TR",
     ...           lambda table: Verdict("118k > 70k > 16k", True, paper="120k > 71k > 17k"))
     >>> to_markdown(evaluate([row], table), "claim")
@@ -34,6 +38,7 @@ class Verdict:
     paper: str = "n/a"
     where: str = ""
     expected: str = ""       # the rule with this run's numbers in it, where it quotes a parameter; "": the row's own
+    scale: str = ""          # where this run is below the scale the effect needs: that scale, and why ("" = at scale)
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,8 @@ def evaluate(rows: list[Row], *data) -> list[dict]:
             continue
         out.append({"id": row.id, "kind": row.kind, "source": row.source,
                     "statement": f"{row.statement} ({v.where})" if v.where else row.statement,
-                    "expected": v.expected or row.expected, "paper": v.paper, "measured": v.measured, "passed": bool(v.passed)})
+                    "expected": v.expected or row.expected, "paper": v.paper, "measured": v.measured, "passed": bool(v.passed),
+                    "scale": v.scale})
     return out
 
 
@@ -72,13 +78,23 @@ def to_markdown(rows: list[dict], kind: str | None = None) -> str:
     if not rows:
         return f"This run has no {KINDS.get(kind, 'claim')} rows."
     cols = ("id", "statement", "expected", "measured", "paper", "source")   # what was measured beside its rule
-    return markdown_table(["result", *cols], [[verdict(c["passed"])] + [c[k] for k in cols] for c in rows])
+    return markdown_table(["result", *cols], [[verdict(c["passed"], c.get("scale", ""))]
+                                              + [_with_scale(c) if k == "measured" else c[k] for k in cols] for c in rows])
 
 
-def verdict(passed: bool) -> str:
-    """The verdict cell: first in its row (in view on a phone), a symbol and a word, green or red (sphinx-design's
-    badges)."""
-    return "{bdg-success}`✓ pass`" if passed else "{bdg-danger}`✗ FAIL`"
+def _with_scale(row: dict) -> str:
+    return f"{row['measured']}; *below scale: {row['scale']}*" if row.get("scale") and not row["passed"] else row["measured"]
+
+
+def verdict(passed: bool, scale: str = "") -> str:
+    """The verdict cell: first in its row (in view on a phone), a symbol and a word, green, amber (a failure below
+    the scale its effect needs, which the row's note names) or red (sphinx-design's badges)."""
+    return "{bdg-success}`✓ pass`" if passed else "{bdg-warning}`✗ below scale`" if scale else "{bdg-danger}`✗ FAIL`"
+
+
+def below_scale(rows: list[dict], kind: str = "claim") -> int:
+    """Failed rows of a kind that carry a scale note: the effect needs a larger run than this one."""
+    return sum(1 for r in rows if r.get("kind", "claim") == kind and not r["passed"] and r.get("scale"))
 
 
 def tally(rows: list[dict], kind: str | None = None) -> tuple[int, int]:

@@ -23,7 +23,7 @@ from pathlib import Path
 import yaml
 
 from lib.core import params as params_mod
-from lib.core.claims import tally
+from lib.core.claims import below_scale, tally
 from lib.core.store import ROOT, atomic_write, clean_temps, read_json, results_root
 from lib.core.tables import markdown_table
 
@@ -264,7 +264,9 @@ def _runs(chapters: list[str], executed_dir: Path) -> list[dict]:
 def _counts(claims: list[dict], kind: str) -> str:
     """'✓ 5 · ✗ 2' for a kind of row, or a dash where the chapter has none."""
     ok, bad = tally(claims, kind)
-    return "—" if ok + bad == 0 else f"✓ {ok} · ✗ {bad}" if bad else f"✓ {ok}"
+    low = below_scale(claims, kind)
+    return ("—" if ok + bad == 0 else f"✓ {ok}" if not bad else
+            f"✓ {ok} · ✗ {bad}" + (f" ({low} below scale)" if low else ""))
 
 
 def report_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
@@ -280,7 +282,8 @@ def report_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
         "# Execution report", "",
         "Every chapter page of this build was executed by `python -m lib run`; this table is generated from the "
         "provenance each run wrote (`results/<chapter>/<profile>/provenance.json`) and its claim rows "
-        "(implementation checks and claims, passed ✓ and failed ✗).", "",
+        "(implementation checks and claims, passed ✓ and failed ✗; \"below scale\": failed where the page notes that the "
+        "effect needs a larger run than this profile).", "",
         markdown_table(["chapter", "implementation checks", "claims", "profile", "wall time", "device", "torch",
                         "commit", "lib"], rows), "",
         "Wall time is the papermill execution of the whole notebook (kernel start included); results loaded from the "
