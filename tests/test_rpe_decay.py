@@ -304,3 +304,58 @@ def test_gap_summary_names_the_run_furthest_from_its_floor():
     assert "log RPE, $H$ = 2, $S$ = 64" in text and "(1.001, 1.020)" in text and "(1.300, 1.400)" in text
     assert "(1.200, -1.000)" in text and "opposite signs" in text and f"{3e-4 / (0.003 ** 2 / 3):.0f}x" in text
     assert page.gap_summary({"fit": {}, "train": {}}) == ""
+
+
+# ------------------------------------------------------------------ claims read at the H their rules name
+def _fits(P, kernels, errs_by_H):
+    """Fake fit results: every kernel, both families, the given {H: l1} (l2 = l1)."""
+    out = {}
+    for k in kernels:
+        for f in rd.FAMILIES:
+            Hs = sorted(errs_by_H[f])
+            out[(rd.kernel_name(k), f, rd.window_of(P, k), tuple(Hs))] = {"result": {
+                "H": Hs, "l1": [errs_by_H[f][H] for H in Hs], "l2": [errs_by_H[f][H] for H in Hs],
+                "p": [[1.0]] * len(Hs), "alpha": [[1.0]] * len(Hs)}}
+    return {"fit": out, "train": {}}
+
+
+def test_claim_11_is_stated_at_rel_bump_H_and_never_read_at_another_H():
+    P = params_mod.resolve("rpe_decay", "quick", {"H_grid": [1, 2, 4, 8, 16], "rel_bump_H": 24})
+    rel = [Kernel("bump", T=T, w=T * P["rel_bump_frac"]) for T in P["rel_bump_T"]]
+    specs = rd.fit_specs(P)
+    assert all(24 in s.H for s in specs.values() if s.kernel in rel)               # fitted at 24 though the grid stops at 16
+    assert not any(24 in s.H for s in specs.values() if s.kernel not in rel)
+    # H = 16 would fail the band (lin 0.1), H = 24 passes it: the row reads 24 (the old code read the largest H <= 24)
+    good = _fits(P, rel, {"lin": {16: 0.1, 24: 0.01}, "log": {16: 0.5, 24: 0.4}})
+    v = page._relative_bump(P, good)
+    assert v.passed and "$H$ = 24" in v.where
+    # without a fit at 24 the row is not measured at all
+    assert page._relative_bump(P, _fits(P, rel, {"lin": {16: 0.01}, "log": {16: 0.5}})) is None
+
+
+def test_exp_kernel_rows_need_h_8_and_16_on_the_grid():
+    P = params_mod.resolve("rpe_decay", "quick", {"H_grid": [1, 2, 4, 8]})
+    res = _fits(P, [Kernel("exp", tau=10.0)], {"lin": {1: 0.1, 8: 1e-9}, "log": {1: 0.2, 8: 1e-3}})
+    assert page._exp_kernel_lin(P, res) is None and page._exp_kernel_log(P, res) is None
+
+
+def test_rows_about_how_large_an_error_stays_are_hypotheses_about_the_best_fit_found():
+    by_id = {r.id: r for r in page.ROWS}
+    for i in ("7b-heavy-tail-lin", "8b-context-lin", "9b-exp-kernel-log", "11-relative-bump", "12b-sharp-memory-far"):
+        assert by_id[i].kind == "claim" and by_id[i].source == page.BEST, i
+    for i in ("7a-heavy-tail-log", "8a-context-log", "9a-exp-kernel-lin", "10a-slope-power", "12a-sharp-memory-near"):
+        assert by_id[i].source.startswith("Theorem"), i
+
+
+def test_train_order_says_below_scale_only_where_both_optima_are_invisible_to_float32(monkeypatch):
+    P = params_mod.resolve("rpe_decay", "quick", {})
+    power = Kernel("power", beta=1.2)
+    def rows(opt):
+        return [{"kernel": "power beta=1.2", "k": power, "S": 256, "family": f, "H": 8, "seed": s,
+                 "mse": 1e-6 if f == "lin" else 2e-6, "opt": opt} for f in rd.FAMILIES for s in range(3)]
+    monkeypatch.setattr(page, "train_table", lambda results: rows(1e-12))
+    v = page._train_order(P, {})
+    assert not v.passed and "below float32" in v.scale
+    monkeypatch.setattr(page, "train_table", lambda results: rows(1e-4))      # the optimum is visible: a plain failure
+    v = page._train_order(P, {})
+    assert not v.passed and v.scale == ""

@@ -392,7 +392,10 @@ def fit_specs(P: dict) -> dict[tuple, FitPoint]:
     """Every fit the page reads, by results["fit"] key (kernel name, family, S, H): the main kernels in their
     windows, the context-length sweep, and the optima of the training runs (at their H); longest windows first.
     A fit that two of these ask for (the same key) is listed once."""
-    jobs = [(k, f, window_of(P, k), None) for k in main_kernels(P) for f in FAMILIES]
+    rel = {kernel_name(k) for k in main_kernels(P) if k.kind == "bump" and k.T in P["rel_bump_T"]
+           and k.w == float(k.T) * P["rel_bump_frac"]}
+    rel_H = sorted(set(P["H_grid"]) | {P["rel_bump_H"]})   # claim 11 is stated at rel_bump_H: never substitute another H
+    jobs = [(k, f, window_of(P, k), rel_H if kernel_name(k) in rel else None) for k in main_kernels(P) for f in FAMILIES]
     jobs += [(Kernel("power", beta=float(b)), f, float(S), None) for b in P["context_betas"] for S in P["context_windows"]
              for f in FAMILIES]
     jobs += [(k, f, float(S), P["train_H"]) for k in train_kernels(P) for S in P["train_S"] for f in FAMILIES]

@@ -42,12 +42,12 @@ def plot_error_vs_H(P: dict, results: dict):
     ncols = min(3, len(ks))
     nrows = math.ceil(len(ks) / ncols)
     fig, axes = figure(ncols, nrows, width=3.0, height=2.5, squeeze=False, layout="constrained")
-    Hs = np.array(sorted(P["H_grid"]), float)      # every main fit runs the whole grid
+    Hs = np.array(sorted(P["H_grid"]), float)      # every main fit runs the whole grid (the relative bumps: and rel_bump_H)
     for ax, k in zip(axes.flat, ks):
         S = window_of(P, k)
         for f in FAMILIES:
-            e = errors(results, k, f, S)
-            ax.plot(Hs, [max(e[H]["l1"], 1e-16) for H in sorted(e)], marker=MARKERS[f], color=COLORS[f], ms=4,
+            e = errors(results, k, f, S)                # the relative bumps also have rel_bump_H: drawn, not ticked
+            ax.plot(sorted(e), [max(e[H]["l1"], 1e-16) for H in sorted(e)], marker=MARKERS[f], color=COLORS[f], ms=4,
                     label=f"{f} heads")
         for n, ls in ((1, "--"), (2, "-.")):       # reference rates from an error of 1 at the smallest H
             ax.plot(Hs, (Hs / Hs[0]) ** (-n), ls, color="0.5", lw=0.8, label=f"reference slope $H^{{-{n}}}$")
@@ -169,7 +169,8 @@ def plot_memory(P: dict, results: dict):
              P["rel_bump_T"]))
     for name, ls, mk, Ts in fams:
         for f in FAMILIES:
-            y = [heads_needed(errors(results, mk(T), f, window_of(P, mk(T))), P["eps_memory"]) for T in Ts]
+            y = [heads_needed({H: e for H, e in errors(results, mk(T), f, window_of(P, mk(T))).items() if H <= Hmax},
+                              P["eps_memory"]) for T in Ts]
             yy = [v if np.isfinite(v) else 1.5 * Hmax for v in y]
             ax.plot(Ts, yy, ls, marker=MARKERS[f], color=COLORS[f], ms=4, label=f"{name}, {f}")
     ax.axhline(1.5 * Hmax, color="0.6", lw=0.8)

@@ -147,24 +147,52 @@ def _power(results, P, beta, family, S=None):
 
 def _heavy_tail(P, results):
     lin, log = _power(results, P, 1.2, "lin"), _power(results, P, 1.2, "log")
-    if not (lin and log and 8 in lin):
+    if not (lin and log and 8 in lin and 8 in log):
         return None
-    el, eg = lin[8]["l1"], log[8]["l1"]
-    return Verdict(f"$E_{{\\log}}$ {fmt(eg)}, $E_{{\\rm lin}}$ {fmt(el)} (ratio {el / max(eg, 1e-300):.0f}×)",
-                   bool(eg <= 1e-4 and el >= 1e-2),
-                   paper="Thm 6.1(B) (log); none for lin", where=f"window $S$ = {float(P['window']):.0e}")
+    return lin[8]["l1"], log[8]["l1"]
 
 
-def _context(P, results):
+def _heavy_tail_log(P, results):
+    e = _heavy_tail(P, results)
+    return e and Verdict(f"$E_{{\\log}}(8)$ {fmt(e[1])}", bool(e[1] <= 1e-4), paper="Thm 6.1(B): log heads, $O(H^{-n})$",
+                         where=f"window $S$ = {float(P['window']):.0e}")
+
+
+def _heavy_tail_lin(P, results):
+    e = _heavy_tail(P, results)
+    return e and Verdict(f"best $E_{{\\rm lin}}(8)$ found {fmt(e[0])}, {e[0] / max(e[1], 1e-300):.0f}× $E_{{\\log}}(8)$",
+                         bool(e[0] >= 1e-2 and e[0] >= 100 * e[1]), paper="none: the paper proves upper bounds only",
+                         where=f"window $S$ = {float(P['window']):.0e}")
+
+
+def _context_errors(P, results):
     if 1.2 not in P["context_betas"]:
         return None
     H0, Ss = P["context_H"], sorted(P["context_windows"])
     El = [_power(results, P, 1.2, "lin", S).get(H0, {}).get("l1", math.nan) for S in Ss]
     Eg = [_power(results, P, 1.2, "log", S).get(H0, {}).get("l1", math.nan) for S in Ss]
+    return H0, Ss, El, Eg
+
+
+def _context_log(P, results):
+    c = _context_errors(P, results)
+    if c is None:
+        return None
+    H0, Ss, _, Eg = c
+    return Verdict(r"$E_{\log}$ " + ", ".join(map(fmt, Eg)), bool(max(Eg) <= 1e-5),
+                   paper="Thm 6.1(B): the log rate does not depend on $S$",
+                   where=f"$H$ = {H0}, $S$ = " + ", ".join(f"{S:g}" for S in Ss))
+
+
+def _context_lin(P, results):
+    c = _context_errors(P, results)
+    if c is None or not {512.0, 1e6} <= set(c[1]):
+        return None
+    H0, Ss, El, _ = c
     mono = all(b > a for a, b in zip(El, El[1:]))
-    growth = (El[Ss.index(1e6)] / El[Ss.index(512.0)]) if (512.0 in Ss and 1e6 in Ss) else math.nan
-    return Verdict(r"$E_{\rm lin}$ " + ", ".join(map(fmt, El)) + f" (×{growth:.0f}); " + r"$E_{\log}$ " + ", ".join(map(fmt, Eg)),
-                   bool(mono and growth >= 100 and max(Eg) <= 1e-5), paper="Thm 6.1(B): log rate independent of $S$",
+    growth = El[Ss.index(1e6)] / El[Ss.index(512.0)]
+    return Verdict(r"best $E_{\rm lin}$ found " + ", ".join(map(fmt, El)) + f" (×{growth:.0f} from 512 to 1e6)",
+                   bool(mono and growth >= 100), paper="none: the paper proves upper bounds only",
                    where=f"$H$ = {H0}, $S$ = " + ", ".join(f"{S:g}" for S in Ss))
 
 
@@ -172,15 +200,22 @@ def _exp(results, P):
     return [errors(results, Kernel("exp", tau=10.0), f, float(P["window"])) for f in FAMILIES]
 
 
-def _exp_kernel(P, results):
-    ex_lin, ex_log = _exp(results, P)
-    if not ex_lin:
+def _exp_kernel_lin(P, results):
+    ex_lin, _ = _exp(results, P)
+    if not (8 in ex_lin and 16 in ex_lin):       # the rule is stated at H = 8 and 16: no other H stands in
         return None
-    (h8, l8), (h16, l16), (_, g16) = _at(ex_lin, 8), _at(ex_lin, 16), _at(ex_log, 16)
-    return Verdict(f"$E_{{\\rm lin}}({h8})$ {fmt(l8)}, $E_{{\\rm lin}}({h16})$ {fmt(l16)}, $E_{{\\log}}({h16})$ {fmt(g16)} "
-                   f"(×{g16 / max(l16, 1e-300):.0e})",
-                   bool(h8 == 8 and h16 == 16 and l8 <= 1e-4 and l16 <= 1e-5 and g16 >= 100 * l16),
-                   paper=r"Thm 6.1(A): lin, $n \le 9$")
+    l8, l16 = ex_lin[8]["l1"], ex_lin[16]["l1"]
+    return Verdict(f"$E_{{\\rm lin}}(8)$ {fmt(l8)}, $E_{{\\rm lin}}(16)$ {fmt(l16)}", bool(l8 <= 1e-4 and l16 <= 1e-5),
+                   paper=r"Thm 6.1(A): lin, $O(H^{-n})$, $n \le 9$")
+
+
+def _exp_kernel_log(P, results):
+    ex_lin, ex_log = _exp(results, P)
+    if not (16 in ex_lin and 16 in ex_log):
+        return None
+    l16, g16 = ex_lin[16]["l1"], ex_log[16]["l1"]
+    return Verdict(f"best $E_{{\\log}}(16)$ found {fmt(g16)}, ×{g16 / max(l16, 1e-300):.0e} $E_{{\\rm lin}}(16)$",
+                   bool(g16 >= 100 * l16), paper="none: the paper proves upper bounds only")
 
 
 def _slope_power(P, results):
@@ -203,34 +238,42 @@ def _slope_exp(P, results):
 
 
 def _relative_bump(P, results):
+    H = P["rel_bump_H"]
     rb = {T: [errors(results, Kernel("bump", T=T, w=T * P["rel_bump_frac"]), f, window_of(P, Kernel("bump", T=T)))
               for f in FAMILIES] for T in P["rel_bump_T"]}
-    if len(rb) < 2:
+    if len(rb) < 2 or not all(H in el and H in eg for el, eg in rb.values()):   # stated at H = rel_bump_H only
         return None
-    hs, lins, logs = set(), [], []
-    for el, eg in rb.values():
-        h, a = _at(el, 24)
-        hs.add(h)
-        lins.append(a)
-        logs.append(_at(eg, 24)[1])
+    lins, logs = [el[H]["l1"] for el, _ in rb.values()], [eg[H]["l1"] for _, eg in rb.values()]
     spread = max(lins) / min(lins)
-    return Verdict(r"$E_{\rm lin}$ " + ", ".join(map(fmt, lins)) + f" (spread {spread:.2f}×); " + r"$E_{\log}$ "
+    return Verdict(r"$E_{\rm lin}$ " + ", ".join(map(fmt, lins)) + f" (spread {spread:.2f}×); best " + r"$E_{\log}$ found "
                    + ", ".join(map(fmt, logs)),
-                   bool(5e-3 <= min(lins) and max(lins) <= 5e-2 and spread < 2 and all(g > l for g, l in zip(logs, lins))),
-                   paper="none (this book: lin is scale-covariant, log is not)",
-                   where=f"width $T$/{1 / P['rel_bump_frac']:g}, $T$ in {P['rel_bump_T']}, $H$ = {max(hs)}")
+                   bool(max(lins) <= 5e-2 and spread < 2 and all(g > l for g, l in zip(logs, lins))),
+                   paper="none; the guide's calibration fits: lin about 2e-2 at every $T$, log 0.19–0.64",
+                   where=f"width $T$/{1 / P['rel_bump_frac']:g}, $T$ in {P['rel_bump_T']}, $H$ = {H}")
 
 
-def _sharp_memory(P, results):
-    d = {T: {f: errors(results, Kernel("delta", T=T), f, window_of(P, Kernel("delta", T=T))) for f in FAMILIES}
-         for T in P["delta_T"]}
-    if not (2 in d and 8 in d):
+def _deltas(P, results):
+    return {T: {f: errors(results, Kernel("delta", T=T), f, window_of(P, Kernel("delta", T=T))) for f in FAMILIES}
+            for T in P["delta_T"]}
+
+
+def _sharp_memory_near(P, results):
+    d = _deltas(P, results)
+    if 2 not in d or 4 not in d[2]["lin"] or 2 not in d[2]["log"]:
         return None
-    l4, g2 = d[2]["lin"].get(4, {}).get("l1", math.nan), d[2]["log"].get(2, {}).get("l1", math.nan)
-    b8 = min(min(e["l1"] for H, e in d[8][f].items() if H <= 16) for f in FAMILIES)
-    return Verdict(f"$T = 2$: lin(4) {fmt(l4)}, log(2) {fmt(g2)}; $T = 8$: best {b8:.2f}",
-                   bool(l4 <= 1e-3 and g2 <= 1e-3 and b8 >= 0.5),
-                   paper=r"Thm 4.1: $O(H^{-n})$ with an $e^{0.01T}$ or $T^{1.01}$ factor")
+    l4, g2 = d[2]["lin"][4]["l1"], d[2]["log"][2]["l1"]
+    return Verdict(f"lin(4) {fmt(l4)}, log(2) {fmt(g2)}", bool(l4 <= 1e-3 and g2 <= 1e-3),
+                   paper=r"Thm 4.1: $O(H^{-n})$ with an $e^{0.01T}$ or $T^{1.01}$ factor", where="delta at $T = 2$")
+
+
+def _sharp_memory_far(P, results):
+    d = _deltas(P, results)
+    if 8 not in d:
+        return None
+    best = {f: min((e["l1"], H) for H, e in d[8][f].items() if H <= 16) for f in FAMILIES}
+    b8 = min(v[0] for v in best.values())
+    return Verdict(", ".join(f"best {f} found {v[0]:.2f} (H = {v[1]})" for f, v in best.items()), bool(b8 >= 0.5),
+                   paper="none: the paper proves upper bounds only", where="delta at $T = 8$, $H \\le 16$")
 
 
 def _monotone(P, results):
@@ -254,16 +297,21 @@ def _train_order(P, results):
         return None
     Hc = 8 if 8 in P["train_H"] else max(P["train_H"])
     need = math.ceil(2 * P["train_seeds"] / 3)
-    verdicts = []
+    verdicts, unseen = [], []
     for name in sorted({r["kernel"] for r in rows}):
         good = "log" if next(r["k"] for r in rows if r["kernel"] == name).kind == "power" else "lin"
         S = max(r["S"] for r in rows if r["kernel"] == name)
-        m = {f: {r["seed"]: r["mse"] for r in rows if r["kernel"] == name and r["S"] == S and r["H"] == Hc
-                 and r["family"] == f} for f in FAMILIES}
-        verdicts.append((label(next(r["k"] for r in rows if r["kernel"] == name)), good,
-                         sum(m[good][s] < m["lin" if good == "log" else "log"][s] for s in m[good])))
+        sel = [r for r in rows if r["kernel"] == name and r["S"] == S and r["H"] == Hc]
+        m = {f: {r["seed"]: r["mse"] for r in sel if r["family"] == f} for f in FAMILIES}
+        wins = sum(m[good][s] < m["lin" if good == "log" else "log"][s] for s in m[good])
+        verdicts.append((label(sel[0]["k"]), good, wins))
+        if wins < need and max(r["opt"] for r in sel) < TRAIN_FLOOR:   # both optima below what float32 training sees
+            unseen.append(f"{label(sel[0]['k'])} at $S$ = {S}")
+    scale = (f"at {', '.join(unseen)} both RPEs' optima at $H$ = {Hc} are below float32 training's floor "
+             f"({TRAIN_FLOOR:g}), so the ordering measures the optimiser, not the RPE; the hypothesis is stated at "
+             "$S$ = 4096 (the paper profile trains at 1024 and 4096)") if unseen else ""
     return Verdict("; ".join(f"{n}: {g} better in {w}/{P['train_seeds']}" for n, g, w in verdicts),
-                   all(w >= need for _, _, w in verdicts), paper="none (designed here)",
+                   all(w >= need for _, _, w in verdicts), paper="none (designed here)", scale=scale,
                    where=f"$H$ = {Hc}", expected=f"in ≥ {need} of {P['train_seeds']} seeds for every kernel (hypothesis)")
 
 
@@ -279,6 +327,9 @@ def _train_floor(P, results):
 
 
 BOOK = "hypothesis (this book)"
+# The paper proves upper bounds only; a row about how large an error stays is about the best fit this page's fitter
+# found (a better fitter could lower it), so it is this book's hypothesis, never the theorem's.
+BEST = "hypothesis (this book): best fit found"
 ROWS = [
     Row("1-t5-buckets", "check", "Table 1 (paper), App. F.1",
         r"T5 bucket function with $\mathcal B = 8$, $\mathcal D = 128$: $-r(n)$ for $n = 0,\dots,30$, and its saturation",
@@ -297,25 +348,31 @@ ROWS = [
     Row("6-folding", "check", "Theorems 4.1, 6.1 (proofs)", r"Softmax heads with $W_V = \alpha\,\times$ (the head's "
         r"normaliser) compute the kernel $\sum_h\alpha_h e^{-p_h s}$ (lin) or $\sum_h\alpha_h s^{-p_h}$ (log, $s = 0$ "
         "masked), window 4096, float64", r"relative error $\le 10^{-12}$", _folding),
-    Row("7-heavy-tail", "claim", "Theorem 6.1(B)",
-        r"Power law $\beta = 1.2$, $H = 8$: log heads beat lin heads by ≥ 100×",
-        r"$E_{\log} \le 10^{-4}$ and $E_{\rm lin} \ge 10^{-2}$", _heavy_tail),
-    Row("8-context-length", "claim", "Theorem 6.1(B)", r"Power law $\beta = 1.2$: error against the window $S$",
-        r"$E_{\rm lin}$ increases with $S$, ≥ 100× from 512 to $10^6$; $E_{\log} \le 10^{-5}$ at every $S$", _context),
-    Row("9-exp-kernel", "claim", "Theorem 6.1(A)",
-        r"Exponential with cutoff, $\tau = 10$: lin heads converge fast, log heads slowly",
-        r"$E_{\rm lin}(8) \le 10^{-4}$, $E_{\rm lin}(16) \le 10^{-5}$, $E_{\log}(16) \ge 100\,E_{\rm lin}(16)$", _exp_kernel),
+    Row("7a-heavy-tail-log", "claim", "Theorem 6.1(B)", r"Power law $\beta = 1.2$, $H = 8$: log heads approximate it",
+        r"$E_{\log} \le 10^{-4}$", _heavy_tail_log),
+    Row("7b-heavy-tail-lin", "claim", BEST, r"Power law $\beta = 1.2$, $H = 8$: the best lin fit found stays far above "
+        "the log fit", r"$E_{\rm lin} \ge 10^{-2}$ and $\ge 100\,E_{\log}$", _heavy_tail_lin),
+    Row("8a-context-log", "claim", "Theorem 6.1(B)", r"Power law $\beta = 1.2$: log heads' error against the window $S$",
+        r"$E_{\log} \le 10^{-5}$ at every $S$", _context_log),
+    Row("8b-context-lin", "claim", BEST, r"Power law $\beta = 1.2$: the best lin fit found against the window $S$",
+        r"$E_{\rm lin}$ increases with $S$, ≥ 100× from 512 to $10^6$", _context_lin),
+    Row("9a-exp-kernel-lin", "claim", "Theorem 6.1(A)", r"Exponential with cutoff, $\tau = 10$: lin heads converge fast",
+        r"$E_{\rm lin}(8) \le 10^{-4}$, $E_{\rm lin}(16) \le 10^{-5}$", _exp_kernel_lin),
+    Row("9b-exp-kernel-log", "claim", BEST, r"Exponential with cutoff, $\tau = 10$: the best log fit found at $H = 16$",
+        r"$E_{\log}(16) \ge 100\,E_{\rm lin}(16)$", _exp_kernel_log),
     Row("10a-slope-power", "claim", "Theorem 6.1(B)", r"Power law $\beta = 3$, log heads: log-log slope of the error "
         "over $H$", "slope ≥ the guaranteed $n = 1$", _slope_power),
     Row("10b-slope-exp", "claim", "Theorem 6.1(A)",
         r"Exponential with cutoff $\tau = 10$, lin heads: error from $H = 2$ to $H = 16$", "falls by ≥ $10^3$",
         _slope_exp),
-    Row("11-relative-bump", "claim", BOOK, "Bump of width proportional to $T$, window $6T$",
-        r"$E_{\rm lin}$ in [5e-3, 5e-2] and within 2× across $T$; $E_{\log} > E_{\rm lin}$ at every $T$ (a band this book "
-        "sets from independent calibration fits at $H = 24$)", _relative_bump),
-    Row("12-sharp-memory", "claim", "Theorem 4.1", "Delta at $T = 2$ and $T = 8$ (Task I's kernel)",
-        r"$T = 2$: lin ≤ $10^{-3}$ at $H = 4$, log ≤ $10^{-3}$ at $H = 2$; $T = 8$: no family below 0.5 with $H \le 16$",
-        _sharp_memory),
+    Row("11-relative-bump", "claim", BEST, "Bump of width proportional to $T$, window $6T$: lin heads are "
+        "scale-covariant (the same error at every $T$), log heads are not",
+        r"$E_{\rm lin} \le$ 5e-2 and within 2× across $T$; the best $E_{\log}$ found $> E_{\rm lin}$ at every $T$",
+        _relative_bump),
+    Row("12a-sharp-memory-near", "claim", "Theorem 4.1", "Delta at $T = 2$ (Task I's kernel): both families reach it",
+        r"lin ≤ $10^{-3}$ at $H = 4$, log ≤ $10^{-3}$ at $H = 2$", _sharp_memory_near),
+    Row("12b-sharp-memory-far", "claim", BEST, "Delta at $T = 8$: no fit found with $H \\le 16$ gets close",
+        "the best fit of each family found stays ≥ 0.5 (the guide's calibration fits)", _sharp_memory_far),
     Row("13-monotone-in-H", "check", "the fitter ($H$ heads contain every $H' < H$)", "Every fit: the error at $H$ is no "
         "larger than the best at smaller $H$ (fits at each $H$ are independent; a fit that grows is refitted with "
         f"{compute.REFIT}×, then {compute.REFIT ** 2}× the starts)",
@@ -343,7 +400,7 @@ def t5_table(results: dict) -> str:
 
 def error_table(P: dict, results: dict) -> str:
     """l1 errors of the best H-head kernel, every main kernel, both families."""
-    Hs = list(P["H_grid"])
+    Hs = sorted(set(P["H_grid"]) | {P["rel_bump_H"]})      # the relative bumps are also fitted at rel_bump_H
     rows = []
     for k in main_kernels(P):
         S = window_of(P, k)
