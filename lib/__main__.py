@@ -8,12 +8,18 @@
                                                          default profile `auto` renders committed paper results
                                                          where they exist and runs the quick profile elsewhere
     python -m lib compute CHAPTER [--profile P] [--jobs J]  the chapter's computation through lib alone (no
-                                                         Jupyter; for a GPU machine), stored for a later `run` to
-                                                         render; J worker processes share the sweep
+                                                         Jupyter, no PyYAML: torch and numpy; for a GPU machine),
+                                                         stored for a later `run` to render; J worker processes
+                                                         share the sweep
+    python -m lib compute all --cluster tcp://host:8786  the same on a Dask cluster's workers
+    python -m lib compute --all --deadline 540           every chapter in dependency order, stopping between
+                                                         points before the deadline; exit status 3: unfinished,
+                                                         the same command resumes from the stored points
     python -m lib new NAME [--title T]                   a working chapter skeleton (source, compute, page,
                                                          profiles, test, toc line)
 
-Bad input exits with status 2 and one line on stderr; a failing chapter exits 1 and shows its traceback.
+Bad input exits with status 2 and one line on stderr; a failing chapter exits 1 and shows its traceback; a compute
+that reached its deadline with points left exits 3.
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ import argparse
 import os
 import re
 import sys
+import time
 
 from lib.core import params as params_mod
 
@@ -54,6 +61,95 @@ def jobs_count(text: str) -> int:
     return int(text)
 
 
+UNFINISHED = 3   # compute --deadline stopped with points left: rerun the same command to resume
+STUCK = 4        # ... and this call finished none: every point left needs longer than the time it was given
+
+
+def deadline_time(text: str, now: float | None = None) -> float:
+    """--deadline: seconds from now (540, 90.5) or an ISO 8601 time (2026-11-24T17:30:00Z; UTC unless it names
+    its offset), as time.time() seconds."""
+    from datetime import datetime, timezone
+
+    now = time.time() if now is None else now
+    if re.fullmatch(r"[0-9]{1,9}(\.[0-9]{1,6})?", text or ""):
+        return now + float(text)
+    try:
+        when = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        raise params_mod.ParamError(f"--deadline: expected seconds from now (e.g. 540) or an ISO 8601 time "
+                                    f"(e.g. 2026-11-24T17:30:00Z), got {params_mod.shown(text)}") from None
+    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def cluster_address(text: str | None) -> str | None:
+    """--cluster (or $BOOK_CLUSTER): a Dask scheduler's address, tcp://host:port (or host:port)."""
+    if not text:
+        return None
+    if not re.fullmatch(r"((tcp|tls|ws|wss)://)?[A-Za-z0-9._\[\]:-]{1,200}:[0-9]{1,5}", text):
+        raise params_mod.ParamError(f"--cluster: expected a Dask scheduler's address such as tcp://10.0.0.5:8786, "
+                                    f"got {params_mod.shown(text)}")
+    return text
+
+
+def _compute(args, chapters: list[str], log) -> int:
+    """compute: validate every chapter, then compute them in dependency order, stopping at the deadline."""
+    from lib.core.runner import compute_chapter, in_dependency_order, stored_points
+    from lib.core.sweep import Unfinished
+
+    jobs = jobs_count(args.jobs)
+    cluster = cluster_address(args.cluster if args.cluster is not None else os.environ.get("BOOK_CLUSTER"))
+    if cluster and jobs > 1:
+        raise params_mod.ParamError("--jobs and --cluster: give one (a cluster's workers share its sweep)")
+    deadline = deadline_time(args.deadline) if args.deadline is not None else None
+    if deadline is not None and args.force:
+        raise params_mod.ParamError("--force and --deadline: give one (a forced sweep recomputes what the last call "
+                                    "stored, so it cannot resume)")
+    overrides = params_mod.parse_overrides(args.set)
+    missing = {}   # chapter -> the module its computation imports that is not installed here
+    for chapter in chapters:
+        try:
+            params_mod.resolve(chapter, args.profile, overrides)
+        except ModuleNotFoundError as err:
+            if len(chapters) == 1:
+                raise
+            missing[chapter] = err.name
+    order = in_dependency_order(chapters)
+    before = {c: stored_points(c, args.profile, overrides)[0] for c in order if c not in missing} if deadline else {}
+    unfinished = []   # sweep.Unfinished of each chapter that stopped with points left
+    for chapter in order:
+        if chapter in missing:
+            print(f"error: {chapter}: its computation needs the Python module {missing[chapter]!r}, not installed "
+                  f"here (pip install {missing[chapter]}); skipped", file=sys.stderr)
+        elif deadline is not None and time.time() >= deadline:
+            unfinished.append(Unfinished(chapter, before[chapter], 0))
+        else:   # a chapter whose points left are all longer than the time left does not hold up the next ones
+            try:
+                compute_chapter(chapter, args.profile, overrides, force=args.force, jobs=jobs, log=log,
+                                cluster=cluster, deadline=deadline)
+            except Unfinished as err:
+                unfinished.append(err)
+    if unfinished:
+        print(f"deadline: stopped between points with points left; every finished point is stored. Points stored "
+              f"per chapter ({args.profile} profile):")
+        new = 0
+        for chapter in order:
+            if chapter in missing:
+                print(f"  {chapter:<26} skipped: needs {missing[chapter]}")
+                continue
+            done, total = stored_points(chapter, args.profile, overrides)
+            new += done - before[chapter]
+            print(f"  {chapter:<26} {done:>5}/{total:<5} (+{done - before[chapter]} in this call)"
+                  + ("  done" if done == total else ""))
+        if new == 0 and not any(u.abandoned for u in unfinished):
+            print("no point finished in this call: every point left needs longer than the time it had; give a later "
+                  "deadline (exit status 4)")
+            return STUCK
+        print("rerun the same command to resume from the stored points (exit status 3: unfinished)")
+        sys.stdout.flush()
+        return UNFINISHED
+    return 1 if missing else 0
+
+
 def main(argv=None) -> int:
     ap = _Parser(prog="python -m lib", description="Run and build the companion book.")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
@@ -62,7 +158,10 @@ def main(argv=None) -> int:
              "compute": "a chapter's computation without Jupyter, stored for `run` to render"}
     for name in ("run", "book", "compute"):
         p = sub.add_parser(name, help=helps[name])
-        if name != "book":
+        if name == "compute":
+            p.add_argument("chapter", nargs="?", help="a chapter name, or 'all' for every chapter in _toc.yml")
+            p.add_argument("--all", action="store_true", help="every chapter in _toc.yml (the same as chapter 'all')")
+        elif name != "book":
             p.add_argument("chapter", help="a chapter name, or 'all' for every chapter in _toc.yml")
         default = "auto" if name == "book" else "paper" if name == "compute" else "quick"
         p.add_argument("--profile", default=default, help=f"parameters/<chapter>/<profile>.yaml (default: {default}"
@@ -72,6 +171,11 @@ def main(argv=None) -> int:
         if name == "compute":
             p.add_argument("--jobs", default="1", metavar="J",
                            help="worker processes sharing the sweep (default 1; on a GPU 8 keeps it busy)")
+            p.add_argument("--cluster", default=None, metavar="ADDRESS",
+                           help="a Dask scheduler (tcp://host:8786; default $BOOK_CLUSTER): its workers compute the points")
+            p.add_argument("--deadline", default=None, metavar="SECONDS|TIME",
+                           help="stop between points before this (seconds from now, or an ISO 8601 time); "
+                                "exit status 3 if points are left, and the same command resumes")
     sub.add_parser("build", help="build the HTML book from the executed chapters (no execution)")
     new = sub.add_parser("new", help="write a working chapter skeleton that follows the chapter contract")
     new.add_argument("name", help="the chapter's name: lowercase letters, digits and underscores")
@@ -82,13 +186,12 @@ def main(argv=None) -> int:
     from lib.core.runner import (
         ChapterFailed,
         build_book,
-        compute_chapter,
         in_dependency_order,
         paper_results_exist,
         run_chapter,
         toc_chapters,
     )
-    from lib.core.sweep import progress
+    from lib.core.sweep import ClusterError, progress
 
     try:
         if args.cmd == "list":
@@ -102,15 +205,10 @@ def main(argv=None) -> int:
             print(f"next: python -m lib run {args.name}  (then replace the stand-in experiment)")
             return 0
         if args.cmd == "compute":
-            jobs = jobs_count(args.jobs)
-            overrides = params_mod.parse_overrides(args.set)
-            chapters = toc_chapters() if args.chapter == "all" else [args.chapter]
-            for chapter in chapters:
-                params_mod.resolve(chapter, args.profile, overrides)
-            for chapter in in_dependency_order(chapters):
-                compute_chapter(chapter, args.profile, overrides, force=args.force, jobs=jobs,
-                                log=progress(sys.stdout))
-            return 0
+            if args.all == (args.chapter is not None):
+                raise params_mod.ParamError("compute: expected a chapter name, 'all' or --all (one of them)")
+            chapters = toc_chapters() if args.all or args.chapter == "all" else [args.chapter]
+            return _compute(args, chapters, progress(sys.stdout))
 
         if args.cmd in ("run", "book"):
             chapters = toc_chapters() if args.cmd == "book" or args.chapter == "all" else [args.chapter]
@@ -135,6 +233,9 @@ def main(argv=None) -> int:
         return 2
     except ChapterFailed as err:
         print(f"error: {err}", file=sys.stderr)
+        return 1
+    except (ClusterError, ModuleNotFoundError) as err:   # compute where a package (or the cluster) is missing
+        print(f"error: {str(err).splitlines()[0] if str(err) else type(err).__name__}", file=sys.stderr)
         return 1
 
 

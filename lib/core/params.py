@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from lib.core import flatyaml
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS_DIR = ROOT / "book" / "chapters"
@@ -221,22 +221,6 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """safe_load, except that a key given twice is an error (PyYAML keeps the last one silently)."""
-
-    def construct_mapping(self, node, deep=False):
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if not isinstance(key, str):   # a list or mapping as a key is unhashable: say so before Python does
-                raise yaml.constructor.ConstructorError(None, None, f"key {shown(key, 40)}: expected a parameter name",
-                                                        key_node.start_mark)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} given twice", key_node.start_mark)
-            seen.add(key)
-        return super().construct_mapping(node, deep)
-
-
 def read_profile(chapter: str, profile: str) -> tuple[dict, str]:
     """The profile file's mapping. Refused, in one line: a profile name that is not a plain name (a path would
     read, and later write, outside parameters/ and results/), a missing, oversized, non-UTF-8, NUL-holding or
@@ -260,11 +244,10 @@ def read_profile(chapter: str, profile: str) -> tuple[dict, str]:
     except UnicodeDecodeError as err:
         raise ParamError(f"{where}: not valid UTF-8 (byte {err.start}); expected a text file of 'key: value' lines") from None
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        line = f" at line {mark.line + 1}" if mark else ""
-        raise ParamError(f"{where}: malformed YAML{line}: {getattr(err, 'problem', None) or type(err).__name__}") from None
+        data = flatyaml.load_mapping(text)
+    except flatyaml.Malformed as err:
+        line = f" at line {err.line}" if err.line else ""
+        raise ParamError(f"{where}: malformed YAML{line}: {err.problem}") from None
     if data is None:
         raise ParamError(f"{where}: no parameters; expected 'key: value' lines (an empty profile would run the "
                          "schema's defaults, the paper's scale)")
@@ -285,8 +268,8 @@ def parse_overrides(items: list[str]) -> dict:
         if len(item) > 10_000 or "\0" in item:
             raise ParamError(f"--set {shown(item)}: expected a short key=value without NUL characters")
         try:
-            out[key.strip()] = yaml.safe_load(raw)
-        except yaml.YAMLError:
+            out[key.strip()] = flatyaml.load_value(raw)
+        except flatyaml.Malformed:
             raise ParamError(f"--set {shown(item)}: value is not valid YAML") from None
     return out
 

@@ -20,8 +20,6 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
-import yaml
-
 from lib.core import params as params_mod
 from lib.core.claims import below_scale, tally
 from lib.core.store import ROOT, atomic_write, clean_temps, read_json, results_root
@@ -60,7 +58,15 @@ def toc_chapters(root: Path = ROOT) -> list[str]:
             for v in node:
                 walk(v)
 
-    walk(yaml.safe_load((root / "_toc.yml").read_text()))
+    text = (root / "_toc.yml").read_text()
+    try:
+        import yaml
+    except ImportError:   # the GPU machine (compute --all) has no PyYAML: the toc's `file:` entries, in order
+        import re
+
+        files.extend(re.findall(r"^[ \t]*(?:-[ \t]+)?file:[ \t]*([^\s#]+)", text, re.M))
+    else:
+        walk(yaml.safe_load(text))
     names = [Path(f).name for f in files if f.startswith("book/executed/")]
     return [n for n in names if (params_mod.CHAPTERS_DIR / f"{n}.md").is_file()]
 
@@ -159,13 +165,15 @@ def in_dependency_order(chapters: list[str]) -> list[str]:
 
 
 def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None = None, force: bool = False,
-                    log=print, jobs: int = 1) -> Path:
+                    log=print, jobs: int = 1, cluster: str | None = None, deadline: float | None = None) -> Path:
     """Run a chapter's computation through lib alone (no Jupyter: the GPU machine has none) and store it.
 
     Writes every sweep point the notebook needs, plus compute.json (device, torch, commit, wall time, seeds,
     parameters); `python -m lib run CHAPTER --profile PROFILE` then renders the stored results anywhere, in seconds.
-    jobs > 1: that many worker processes compute the missing points (lib.core.sweep.collect); every point is
-    computed from its own seeds, so the numbers do not depend on `jobs`.
+    jobs > 1: that many worker processes compute the missing points (lib.core.sweep.collect); cluster: a Dask
+    scheduler's address whose workers compute them; every point is computed from its own seeds, so the numbers
+    depend on neither. deadline (time.time() seconds): stop between points before it; raises sweep.Unfinished
+    when points are left (compute.json is written only by a call that finished).
     """
     import importlib
 
@@ -178,12 +186,25 @@ def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None
     module = importlib.import_module(f"lib.chapters.{chapter}.compute")
     store = Store(chapter, profile, stored_only=False)
     t0, env = time.perf_counter(), environment(device, chapter)
-    collect(module.points(values), store, device, jobs=jobs, force=force, log=log, env=env)
+    collect(module.points(values), store, device, jobs=jobs, force=force, log=log, env=env, cluster=cluster,
+            deadline=deadline)
     prov = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 2), "jobs": jobs,
-            "seeds": {k: v for k, v in values.items() if "seed" in k}, "params": values, **env}
+            "cluster": cluster, "seeds": {k: v for k, v in values.items() if "seed" in k}, "params": values, **env}
     write_json(store.dir / "compute.json", prov)
     log(f"{chapter}: finished in {prov['wall_s']} s on {prov['device']} -> {store.dir}")
     return store.dir
+
+
+def stored_points(chapter: str, profile: str, overrides: dict | None = None) -> tuple[int, int]:
+    """(stored, total) sweep points of a chapter's profile: what `compute --deadline` reports as left."""
+    import importlib
+
+    from lib.core.store import Store
+
+    module = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    points = module.points(params_mod.resolve(chapter, profile, overrides))
+    store = Store(chapter, profile, stored_only=False)
+    return sum(store.get(p.spec) is not None for p in points), len(points)
 
 
 def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = None, force: bool = False,

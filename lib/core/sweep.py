@@ -9,8 +9,10 @@ A chapter's `compute.py` returns its experiment as data: `points(P) -> list[Poin
 - a **label**: where the record goes in the chapter's results (a path of keys, see `nest`);
 - a **cost**: a rough relative time, so that the longest points start first and parallel workers end together.
 
-`collect` is the only code that loads stored points, computes missing ones (in this process, or in `jobs`
-worker processes) and stores each one as soon as it finishes, so an interrupted sweep resumes from what finished.
+`collect` is the only code that loads stored points, computes missing ones (in this process, in `jobs` worker
+processes, or on a Dask cluster) and stores each one as soon as it finishes, so an interrupted sweep resumes from
+what finished. With a deadline it starts no point that would not finish before it, and abandons (never stores) one
+still running at it; what is left raises `Unfinished`, and the next call resumes from the stored points.
 
     >>> from lib.chapters.sample_complexity import compute as sc
     >>> results = collect(sc.points(P), Store("sample_complexity", "quick"), "cpu")
@@ -19,6 +21,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
+import statistics
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -102,14 +107,103 @@ def _worker_init(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
+class Unfinished(RuntimeError):
+    """collect reached its deadline: `done` of `total` points are stored (a rerun resumes from them)."""
+
+    def __init__(self, chapter: str, done: int, total: int, abandoned: int = 0):
+        super().__init__(f"{chapter}: {done} of {total} points stored when the deadline came; rerun to resume")
+        self.chapter, self.done, self.total, self.abandoned = chapter, done, total, abandoned
+
+
+class _DeadlineHit(BaseException):
+    """Raised by the alarm inside an in-process point at the deadline (a BaseException: no `except Exception` in a
+    run function swallows it)."""
+
+
+class _Alarm:
+    """Interrupt the main thread at `deadline` (time.time() seconds) while the block runs; elsewhere, or with no
+    deadline, nothing."""
+
+    def __init__(self, deadline: float | None):
+        self.active = (deadline is not None and hasattr(signal, "setitimer")
+                       and threading.current_thread() is threading.main_thread())
+        self.deadline = deadline
+
+    def _hit(self, signum, frame):
+        raise _DeadlineHit
+
+    def __enter__(self):
+        if self.active:
+            self.before = signal.signal(signal.SIGALRM, self._hit)
+            signal.setitimer(signal.ITIMER_REAL, max(1e-3, self.deadline - time.time()))
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.before)
+        return False
+
+
+class ClusterError(RuntimeError):
+    """No Dask here, or no scheduler at the address: one line for the user."""
+
+
+def cluster_executor(address: str):
+    """A concurrent.futures executor on the Dask cluster at `address` (tcp://host:8786), its number of worker
+    threads (a callable: workers may come and go), and a close function. Dask is imported only here: local
+    processes need no extra package or service."""
+    try:
+        from distributed import Client
+    except ImportError as err:
+        raise ClusterError(f"--cluster needs Dask distributed (pip install distributed): {err}") from None
+    try:
+        client = Client(address, timeout="30s")
+    except (OSError, TimeoutError) as err:
+        raise ClusterError(f"--cluster {address}: no Dask scheduler answered ({type(err).__name__}: {err})") from None
+    executor = client.get_executor(pure=False)   # each point computed afresh, never a cached result
+
+    def slots() -> int:
+        return max(1, sum(client.nthreads().values()))
+
+    def close(abandon: bool) -> None:
+        executor.shutdown(wait=not abandon)       # abandon: cancel what is queued or running; its results are dropped
+        client.close()
+
+    return executor, slots, close
+
+
+def _process_pool(jobs: int):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
+                               initargs=(threads,))
+
+    def close(abandon: bool) -> None:
+        if abandon:   # points still running at the deadline: stop their workers (nothing of theirs is stored)
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+    return pool, (lambda: jobs), close
+
+
 def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force: bool = False,
-            log: Callable[[str], None] | None = print, env: dict | None = None) -> dict:
+            log: Callable[[str], None] | None = print, env: dict | None = None, cluster: str | None = None,
+            deadline: float | None = None) -> dict:
     """Every point's record, nested by label: loaded from the store, else computed and stored at once.
 
     jobs > 1 computes the missing points in that many worker processes (spawned: CUDA cannot be used in a forked
-    child); each point draws from its own seeds, so the numbers do not depend on jobs. In a stored-only store
+    child); cluster (a Dask scheduler's address, tcp://host:8786) computes them on that cluster's workers instead.
+    Each point draws from its own seeds, so the numbers do not depend on jobs or cluster. In a stored-only store
     (committed paper results) a missing point raises MissingResult instead of being computed. env: the provenance
-    stored with each computed point (store.environment; computed here when the caller has none)."""
+    stored with each computed point (store.environment; computed here when the caller has none).
+
+    deadline (time.time() seconds): no point starts that its cost, at the seconds per cost unit the finished points
+    took, would not finish before it; a point still running at the deadline is abandoned (never stored). Raises
+    Unfinished when points are left; every finished one is stored, so the next call resumes from them."""
     log = log or (lambda line: None)
     labels = [p.label for p in points]
     if len(set(labels)) != len(labels):
@@ -133,36 +227,99 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
         clean_temps(store.dir / "points")      # what a killed run left half-written
     order = sorted(todo.values(), key=lambda group: -group[0].cost)
     t0, done, cost_left = time.perf_counter(), 0, sum(g[0].cost for g in order)
-    cost_done = 0.0
+    cost_done, rates, left = 0.0, [], []   # rates: seconds per cost unit of finished points; left: not computed
+    # What earlier calls with a deadline learnt: seconds per cost unit, and how long abandoned points ran at least,
+    # so that a point longer than a call's window is not started (and abandoned) again and again.
+    hints = (store.read("deadline.json") or {}) if deadline is not None else {}
+    at_least = dict(hints.get("at_least", {}))
 
-    def finish(group, result):
+    def finish(group, result, seconds):
         nonlocal done, cost_done
         record = store.put(group[0].spec, result, env)
         for p in group:
             records[p.label] = record
         done, cost_done = done + 1, cost_done + group[0].cost
+        rates.append(seconds / max(group[0].cost, 1e-12))
+        at_least.pop(key_of(spec_dict(group[0].spec)), None)
         elapsed = time.perf_counter() - t0
         eta = elapsed * (cost_left - cost_done) / cost_done if cost_done else float("nan")   # costs are relative
         log(f"{store.chapter}: [{done}/{len(order)}] {group[0].name} computed in {result['wall_s']:.1f} s "
             f"({elapsed:.0f} s elapsed, about {eta:.0f} s left)")
 
-    if jobs <= 1 or len(order) <= 1:
-        for group in order:
-            finish(group, run_point(group[0], device))
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+    def fits(group) -> bool:
+        """Whether the point can start: before the deadline, and expected to end before it."""
+        if deadline is None:
+            return True
+        now = time.time()
+        if now >= deadline:
+            return False
+        rate = statistics.median(rates) if rates else hints.get("seconds_per_cost", 0.0)
+        expected = max(group[0].cost * rate, at_least.get(key_of(spec_dict(group[0].spec)), 0.0))
+        if now + expected > deadline:
+            log(f"{store.chapter}: {group[0].name} not started: it needs about {expected:.0f} s, "
+                f"{deadline - now:.0f} s are left before the deadline")
+            return False
+        return True
 
-        threads = max(1, (os.cpu_count() or 1) // jobs)
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
-                                 initargs=(threads,)) as pool:
-            futures = {pool.submit(run_point, group[0], device): group for group in order}
+    n_abandoned = 0
+
+    def abandoned(group, seconds):
+        nonlocal n_abandoned
+        n_abandoned += 1
+        key = key_of(spec_dict(group[0].spec))
+        at_least[key] = max(at_least.get(key, 0.0), seconds)
+        log(f"{store.chapter}: {group[0].name} abandoned at the deadline after {seconds:.0f} s (not stored)")
+
+    if cluster is None and (jobs <= 1 or len(order) <= 1):
+        for i, group in enumerate(order):
+            if not fits(group):
+                left.append(group)
+                continue
+            started = time.perf_counter()
             try:
-                for future in as_completed(futures):
-                    finish(futures[future], future.result())
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
+                with _Alarm(deadline):
+                    result = run_point(group[0], device)
+            except _DeadlineHit:
+                abandoned(group, time.perf_counter() - started)
+                left.extend(order[i:])
+                break
+            finish(group, result, time.perf_counter() - started)
+    elif order:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        executor, slots, close = cluster_executor(cluster) if cluster else _process_pool(jobs)
+        pending, running, abandon = list(order), {}, False
+        try:
+            while pending or running:
+                while pending and len(running) < slots():
+                    group = pending.pop(0)
+                    if fits(group):
+                        running[executor.submit(run_point, group[0], device)] = (group, time.perf_counter())
+                    else:
+                        left.append(group)
+                if not running:
+                    break
+                timeout = None if deadline is None else max(0.0, deadline - time.time())
+                finished, _ = wait(running, timeout=timeout, return_when=FIRST_COMPLETED)
+                if not finished:   # the deadline: what still runs is abandoned
+                    for group, started in running.values():
+                        abandoned(group, time.perf_counter() - started)
+                    left.extend(g for g, _ in running.values())
+                    left.extend(pending)
+                    abandon = True
+                    break
+                for future in finished:
+                    group, started = running.pop(future)
+                    finish(group, future.result(), time.perf_counter() - started)
+        except BaseException:
+            abandon = True
+            raise
+        finally:
+            close(abandon)
+    if deadline is not None and (rates or at_least != hints.get("at_least", {})):
+        rate = statistics.median(rates) if rates else hints.get("seconds_per_cost", 0.0)
+        store.write("deadline.json", {"seconds_per_cost": rate, "at_least": at_least})
+    if left:
+        raise Unfinished(store.chapter, len(points) - sum(len(g) for g in left), len(points), n_abandoned)
     store.used = [records[p.label] for p in points]
     return nest((p.label, records[p.label]) for p in points)

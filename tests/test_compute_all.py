@@ -1,0 +1,152 @@
+"""`python -m lib compute --all --deadline`: stops between points before the deadline (a point still running then is
+abandoned, never half-stored), says what is left, exits 3 (4 when nothing could finish), and the next call resumes
+from the stored points. The compute path imports neither PyYAML nor Jupyter nor matplotlib."""
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from lib.__main__ import deadline_time
+from lib.core.params import ParamError
+from lib.core.store import Store
+from lib.core.sweep import Point, Unfinished, collect
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ["--set", "N_a=[2, 3]", "--set", "N_b=[4]", "--set", "models=[transformer, ffn]", "--set", "n_seeds=2",
+        "--set", "n_test=64", "--set", "max_samples=1280", "--set", "ffn_width=32", "--set", "mlp_width=16"]
+
+
+@dataclass(frozen=True)
+class Nap:
+    seconds: float
+    tag: int
+
+
+def nap(spec: Nap, device: str) -> dict:
+    time.sleep(spec.seconds)
+    return {"slept": spec.seconds, "tag": spec.tag}
+
+
+def _points(*seconds):
+    return [Point(("nap", i), Nap(s, i), nap, cost=s) for i, s in enumerate(seconds)]
+
+
+def test_deadline_parses_seconds_and_iso_times():
+    assert deadline_time("540", now=1000.0) == 1540.0 and deadline_time("0.5", now=10.0) == 10.5
+    assert deadline_time("2026-11-24T17:30:00Z") == deadline_time("2026-11-24T17:30:00") == 1795541400.0
+    assert deadline_time("2026-11-24T18:30:00+01:00") == 1795541400.0
+    for bad in ("-5", "soon", "1e3", "", "17:30:00 tomorrow"):
+        with pytest.raises(ParamError, match="--deadline"):
+            deadline_time(bad)
+
+
+def test_in_process_stops_between_points_and_resumes(tmp_path):
+    store, points = Store("naps", "quick", root=tmp_path), _points(0.4, 0.3, 0.2, 0.1)
+    t0 = time.time()
+    with pytest.raises(Unfinished) as err:   # 0.4 then 0.3 fit in 0.85 s; 0.2 would not (0.15 s left)
+        collect(points, store, "cpu", log=None, deadline=t0 + 0.85)
+    assert time.time() - t0 < 1.5 and 2 <= err.value.done < 4 and err.value.total == 4
+    stored = len(list((tmp_path / "naps" / "quick" / "points").glob("*.json")))
+    assert stored == err.value.done
+    out = collect(points, store, "cpu", log=None, deadline=time.time() + 30)   # resumes: computes only the rest
+    assert [out["nap"][i]["result"]["tag"] for i in range(4)] == [0, 1, 2, 3]
+
+
+def test_a_point_running_at_the_deadline_is_abandoned_and_remembered(tmp_path):
+    store = Store("naps", "quick", root=tmp_path)
+    t0 = time.time()
+    with pytest.raises(Unfinished) as err:
+        collect(_points(30.0), store, "cpu", log=None, deadline=t0 + 0.5)
+    assert time.time() - t0 < 3 and err.value.done == 0 and err.value.abandoned == 1
+    assert not list((tmp_path / "naps" / "quick" / "points").glob("*.json"))   # nothing half-stored
+    hints = json.loads((tmp_path / "naps" / "quick" / "deadline.json").read_text())
+    assert list(hints["at_least"].values())[0] >= 0.4
+    lines = []   # the next call with as little time does not start it again: it ran longer than that
+    with pytest.raises(Unfinished) as err:
+        collect(_points(30.0), store, "cpu", log=lines.append, deadline=time.time() + 0.3)
+    assert err.value.abandoned == 0 and any("not started" in line for line in lines)
+
+
+def test_worker_processes_are_stopped_at_the_deadline(tmp_path):
+    store = Store("naps", "quick", root=tmp_path)
+    t0 = time.time()
+    with pytest.raises(Unfinished) as err:   # two workers: the 0.2 s naps finish, the 60 s one is stopped
+        collect(_points(60.0, 0.2, 0.2), store, "cpu", jobs=2, log=None, deadline=t0 + 20)
+    assert time.time() - t0 < 40 and err.value.done == 2 and err.value.abandoned == 1
+
+
+def _cli(results: Path, *args, block=()):
+    """python -m lib ARGS in a fresh interpreter, with the modules in `block` made unimportable; the last line of
+    stdout lists the top-level modules it imported."""
+    code = ("import sys\n"
+            f"for name in {list(block)!r}: sys.modules[name] = None\n"
+            "from lib.__main__ import main\n"
+            f"rc = main({list(args)!r})\n"
+            "print(sorted({m.split('.')[0] for m, v in sys.modules.items() if v is not None}))\n"
+            "sys.exit(rc)\n")
+    env = {**os.environ, "BOOK_RESULTS": str(results), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+NOT_ON_THE_GPU_MACHINE = ("yaml", "matplotlib", "papermill", "jupytext", "nbformat", "IPython", "jupyter_book",
+                          "dask", "distributed")
+
+
+def test_compute_needs_no_yaml_jupyter_or_matplotlib(tmp_path):
+    out = _cli(tmp_path, "compute", "sample_complexity", "--profile", "quick", *TINY, block=NOT_ON_THE_GPU_MACHINE)
+    assert out.returncode == 0, out.stderr
+    assert "[6/6]" in out.stdout
+    imported = eval(out.stdout.strip().splitlines()[-1])
+    assert not set(imported) & set(NOT_ON_THE_GPU_MACHINE)
+
+
+def test_compute_all_with_a_past_deadline_lists_what_is_left_and_exits_4(tmp_path):
+    out = _cli(tmp_path, "compute", "--all", "--profile", "quick", "--deadline", "0", block=NOT_ON_THE_GPU_MACHINE)
+    assert out.returncode == 4, out.stderr
+    assert "sample_complexity" in out.stdout and "0/21" in out.stdout and "give a later deadline" in out.stdout
+
+
+def test_compute_with_a_deadline_exits_4_then_3_then_0_and_resumes(tmp_path):
+    from lib.chapters.sample_complexity import compute
+    from lib.core.params import parse_overrides, resolve
+    from lib.core.store import key_of, spec_dict, write_json
+
+    args = ("compute", "sample_complexity", "--profile", "quick", *TINY, "--set", "N_a=[2, 3, 4]")
+    first = _cli(tmp_path, *args, "--deadline", "0")
+    assert first.returncode == 4 and "0/8 " in first.stdout and "give a later deadline" in first.stdout
+    # As if an earlier call had abandoned one point after an hour: a call with 5 minutes does not start it
+    points = compute.points(resolve("sample_complexity", "quick", parse_overrides(TINY[1::2] + ["N_a=[2, 3, 4]"])))
+    write_json(tmp_path / "sample_complexity" / "quick" / "deadline.json",
+               {"seconds_per_cost": 0.0, "at_least": {key_of(spec_dict(points[0].spec)): 3600.0}})
+    second = _cli(tmp_path, *args, "--deadline", "300")
+    assert second.returncode == 3, second.stderr
+    assert "7/8 " in second.stdout and "(+7 in this call)" in second.stdout and "not started" in second.stdout
+    assert not (tmp_path / "sample_complexity" / "quick" / "compute.json").exists()
+    third = _cli(tmp_path, *args)                  # no deadline: the last point, and the compute's provenance
+    assert third.returncode == 0, third.stderr
+    assert "7 of 8 points loaded" in third.stdout and "[1/1]" in third.stdout
+    assert (tmp_path / "sample_complexity" / "quick" / "compute.json").is_file()
+
+
+@pytest.mark.parametrize("args, needle", [(("--deadline", "soon"), "--deadline"), (("--cluster", "not an address"), "--cluster"),
+                                          (("--cluster", "tcp://127.0.0.1:8786", "--jobs", "2"), "--jobs and --cluster"),
+                                          (("--deadline", "60", "--force"), "--force and --deadline")])
+def test_bad_compute_flags_exit_2_in_one_line(tmp_path, args, needle):
+    out = _cli(tmp_path, "compute", "sample_complexity", "--profile", "quick", *args)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and needle in out.stderr
+    assert not (tmp_path / "sample_complexity").exists()
+
+
+@pytest.mark.skipif(not os.environ.get("BOOK_BARE_PYTHON"), reason="set BOOK_BARE_PYTHON to a python with only torch "
+                    "and numpy (python3 -m venv /tmp/bare && /tmp/bare/bin/pip install torch==2.13.0 numpy)")
+def test_compute_runs_in_a_venv_with_only_torch_and_numpy(tmp_path):
+    env = {**os.environ, "BOOK_RESULTS": str(tmp_path), "OMP_NUM_THREADS": "1"}
+    out = subprocess.run([os.environ["BOOK_BARE_PYTHON"], "-m", "lib", "compute", "sample_complexity", "--profile",
+                          "quick", *TINY], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "[6/6]" in out.stdout
