@@ -276,3 +276,13 @@ def test_sweep_stores_and_reloads(tmp_path):
     # the exact rows hold on any machine and horizon (2-lookup also asks for a cell overwritten 10 times)
     assert all(c["passed"] for c in c1 if c["id"] in ("1-exact", "3-binary", "3-gap", "4-depth-width", "10-toy-rounded"))
     assert len(page.exact_table(res).splitlines()) == 2 + len(TINY["T_list"]) * (len(TINY["machines"]) + 1)
+
+
+def test_polylog_row_tests_the_theorems_bound_not_flatness(monkeypatch):
+    """Theorem 4.1 allows the corrected margin to fall like 1/poly(log T): a mild fall passes (the old row, 'flat
+    within 2x and slope > -0.1', failed it), an exponential collapse in T fails."""
+    from lib.chapters.turing_simulation import page as tpage
+    T = np.array([16, 32, 64, 128])
+    for radii, ok in (([2.0, 2.03, 1.88, 1.44], True), (2.0 * np.exp(-0.1 * (T - 16)), False)):
+        monkeypatch.setattr(tpage, "robust_arrays", lambda results, corr, r=radii: {"T": T, "r": np.array(r)[:, None]})
+        assert tpage._polylog_random({"n_directions": 1}, {}).passed is ok
