@@ -45,18 +45,19 @@ def test_loglog_slope_ignores_nan_and_needs_two_points():
 
 # ------------------------------------------------------------------------------------------------ claims
 MODELS = ("transformer", "rnn", "ffn")
-P = {"models": list(MODELS), "N_a": page.PAPER_MEANS["a"]["N"], "N_b": page.PAPER_MEANS["b"]["N"]}
+P = {"models": list(MODELS), "N_a": page.PAPER_MEANS["a"]["N"], "N_b": page.PAPER_MEANS["b"]["N"], "max_samples": 10 ** 6,
+     "rnn_hidden": 500}
 
 
 def fake_records(means_a: dict, means_b: dict, task_factor: dict) -> dict:
-    """Records as sample_complexity.run returns them: three seeds at mean*0.9, mean*1.1 and one censored (None)."""
+    """Records as sample_complexity.run returns them: three seeds at mean*0.9, mean*1.1 and mean."""
     records = {}
     for panel, means in (("a", means_a), ("b", means_b)):
         tests = list(sc.PANELS[panel]["tests"])
         for model in MODELS:
             for N, m in zip(page.PAPER_MEANS[panel]["N"], means[model]):
                 per_test = [m if t == "authors" or panel == "b" else m * task_factor[model] for t in tests]
-                samples = [[v * 0.9 for v in per_test], [v * 1.1 for v in per_test], [None] * len(tests)]
+                samples = [[v * 0.9 for v in per_test], [v * 1.1 for v in per_test], per_test]
                 records[(panel, model, N)] = {"result": {"tests": tests, "samples": samples}}
     return records
 
@@ -74,13 +75,24 @@ def test_summarize_table():
     entry = table["a"]["ffn"]["authors"]
     assert entry["N"] == page.PAPER_MEANS["a"]["N"]
     assert entry["runs"].shape == (6, 3)
-    np.testing.assert_allclose(entry["mean"], page.PAPER_MEANS["a"]["ffn"])  # the censored seed is left out
-    assert entry["censored"].tolist() == [1] * 6
+    np.testing.assert_allclose(entry["mean"], page.PAPER_MEANS["a"]["ffn"])
+    assert entry["censored"].tolist() == [0] * 6 and page.censored_points(table) == "none"
     np.testing.assert_allclose(table["a"]["ffn"]["task"]["mean"], 2.2 * np.array(page.PAPER_MEANS["a"]["ffn"]))
 
 
+def test_a_censored_run_counts_at_the_cap_and_is_named():
+    """Dropping censored runs (the old nanmean) made a point whose slowest seed never crossed look fast."""
+    records = paper_like()
+    records[("b", "ffn", 33)]["result"]["samples"][2] = [None]
+    table = page.summarize(P, records)
+    entry = table["b"]["ffn"]["task"]
+    mean = (0.9 + 1.1) * page.PAPER_MEANS["b"]["ffn"][-1] / 3 + P["max_samples"] / 3
+    assert entry["censored"].tolist() == [0, 0, 0, 0, 1] and entry["mean"][-1] == pytest.approx(mean)
+    assert page.censored(table) == 1 and page.censored_points(table) == "panel (b) FFN at $N$ = 33 (1 of 3)"
+
+
 def test_claims_pass_on_paper_like_numbers():
-    claims = page.claims(P, page.summarize(P, paper_like()))
+    claims = page.claims(P, paper_like())
     ids = [c["id"] for c in claims]
     assert len(ids) == len(set(ids)) >= 8
     assert {c["kind"] for c in claims} == {"claim"} and all(c["source"] for c in claims)
@@ -98,7 +110,7 @@ def test_claims_fail_when_ordering_is_reversed():
     a, b = page.PAPER_MEANS["a"], page.PAPER_MEANS["b"]
     swap = lambda means: {**means, "transformer": means["ffn"], "ffn": means["transformer"]}
     records = fake_records(swap(a), swap(b), {"transformer": 2.2, "rnn": 1.5, "ffn": 1.0})
-    claims = page.claims(P, page.summarize(P, records))
+    claims = page.claims(P, records)
     assert all(isinstance(c["passed"], bool) for c in claims)
     by_id = {c["id"]: c for c in claims}
     must_fail = [i for i in by_id if i.startswith(("1-", "2-", "4-", "test-protocol", "paper-means"))]
@@ -115,8 +127,28 @@ def test_claims_fail_when_ordering_is_reversed():
 def test_claims_off_grid_are_omitted_not_faked():
     """A grid without N=12 or the panel (b) points gives fewer claims, never a claim on missing numbers."""
     records = {k: v for k, v in paper_like().items() if k[0] == "a" and k[2] <= 8}
-    claims = page.claims(P, page.summarize(P, records))
+    claims = page.claims(P, records)
     ids = [c["id"] for c in claims]
     assert claims and "2-growth-4-12" not in ids and "paper-means-N12" not in ids and "paper-means-N33" not in ids
     assert not any(i.startswith("4-") for i in ids)
     assert all("nan" not in c["measured"].lower() for c in claims)
+
+
+def test_scale_notes_name_the_scale_and_never_turn_a_failure_into_a_pass():
+    """On the paper's grid with the 500-unit GRU no row carries a note; on a quick-like grid (N_b = 8..16, a 64-unit
+    GRU) where the FFN is still below the others, the gap row fails, says it is below scale, and names the N where
+    this run's own fits put the crossing."""
+    assert not any(c["scale"] for c in page.claims(P, paper_like()))
+    Q = {**P, "N_b": [8, 12, 16], "rnn_hidden": 64}
+    b = {"transformer": [60e3, 62e3, 64e3], "rnn": [70e3, 72e3, 74e3], "ffn": [20e3, 30e3, 40e3]}
+    records = {k: v for k, v in paper_like().items() if k[0] == "a"}
+    for model, means in b.items():
+        for N, m in zip(Q["N_b"], means):
+            records[("b", model, N)] = {"result": {"tests": ["task"], "samples": [[m * 0.9], [m * 1.1], [m]]}}
+    by_id = {c["id"]: c for c in page.claims(Q, records)}
+    gap = by_id["4-ffn-gap"]
+    assert gap["passed"] is False and "passes 1.8× the others near $N$ = " in gap["scale"]
+    N_cross = int(gap["scale"].split("near $N$ = ")[1].split()[0])
+    assert 16 < N_cross < 1000
+    assert by_id["2-ffn-steepest"]["scale"].startswith("the authors' 500-unit GRU")   # 64 units: noted whatever the verdict
+    assert "`✗ below scale`" in to_markdown([gap])

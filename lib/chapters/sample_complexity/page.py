@@ -3,11 +3,9 @@ to threshold (`summarize`), the claims of the paper's Figure 1 against the autho
 the figures. It reads results and computes no stored number, so editing it leaves the chapter's results current
 (lib/sample_complexity.py holds the computation).
 
-    >>> table = page.summarize(P, records); page.claims(P, table)
+    >>> table = page.summarize(P, records); page.claims(P, records)
 """
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 import torch
@@ -32,7 +30,10 @@ PAPER_FFN_TASK_TEST_N12 = 265e3
 
 # ------------------------------------------------------------------------------------------------ summary
 def summarize(P: dict, records: dict) -> dict:
-    """table[panel][model][test] = {"N": [...], "runs": (len(N), R) samples (NaN = censored), "mean": [...]}."""
+    """table[panel][model][test] = {"N": [...], "runs": (len(N), R) samples (NaN = censored), "mean": [...],
+    "censored": runs per N that never crossed}. A censored run counts at the cap `max_samples` in the mean (dropping
+    it would let the slowest runs vanish from the mean), so a mean with censored runs is a lower bound."""
+    cap = float(P["max_samples"])
     table = {}
     for (panel, model, N), rec in records.items():
         res = rec["result"]
@@ -45,16 +46,24 @@ def summarize(P: dict, records: dict) -> dict:
         for model in panel.values():
             for entry in model.values():
                 entry["runs"] = np.array(entry["runs"])
-                with warnings.catch_warnings():    # an N whose runs are all censored has mean NaN, said quietly
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    entry["mean"] = np.nanmean(entry["runs"], 1) if entry["runs"].size else np.array([])
                 entry["censored"] = np.isnan(entry["runs"]).sum(1)
+                entry["mean"] = np.where(np.isnan(entry["runs"]), cap, entry["runs"]).mean(1) if entry["runs"].size \
+                    else np.array([])
     return table
 
 
 def censored(table: dict) -> int:
     """Runs of every panel, model and test set that never crossed their threshold."""
     return sum(int(e["censored"].sum()) for panel in table.values() for m in panel.values() for e in m.values())
+
+
+def censored_points(table: dict) -> str:
+    """Which means count censored runs at the cap (and so are lower bounds), in words; "none" if no run was."""
+    parts = [f"panel ({p}) {LABELS[m]}{'' if t in ('task',) and p == 'b' else f', {TESTS[t]}'} at $N$ = {N} "
+             f"({c} of {e['runs'].shape[1]})"
+             for p, panel in sorted(table.items()) for m, tests in panel.items() for t, e in tests.items()
+             for N, c in zip(e["N"], e["censored"]) if c]
+    return "; ".join(parts) if parts else "none"
 
 
 # ------------------------------------------------------------------------------------------------- claims
@@ -142,11 +151,12 @@ def _at_least(k):
     return lambda grid: grid if len(grid) >= k else None
 
 
-def _figure1(panel: str, select, stat):
+def _figure1(panel: str, select, stat, scale=None):
     """A row's measure: `stat` on this run's means of a panel, over the N that `select` picks from the run's grid
     (None: the run has no such N), and the same statistic on the authors' means (on the same N where they have
-    them, else on theirs)."""
-    def measure(table: dict) -> Verdict | None:
+    them, else on theirs). `scale(P, M, grid)`, where given, names the scale the effect needs when this run is
+    below it ("" when it is not)."""
+    def measure(table: dict, P: dict) -> Verdict | None:
         M = _means(table, panel, "authors" if panel == "a" else "task")
         grid = select(sorted(M["ffn"])) if M else None
         if grid is None:
@@ -155,11 +165,45 @@ def _figure1(panel: str, select, stat):
         paper_grid = select([n for n in grid if n in ref["ffn"]]) or select(sorted(ref["ffn"]))
         measured, passed = stat(M, grid)
         paper = f"{stat(ref, paper_grid)[0]} (N={paper_grid})" if paper_grid else "n/a"
-        return Verdict(measured, bool(passed), paper, where=f"N={grid}")
+        return Verdict(measured, bool(passed), paper, where=f"N={grid}", scale=scale(P, M, grid) if scale else "")
     return measure
 
 
-def _test_protocol(table: dict) -> Verdict | None:
+PAPER_GRU = 500        # the authors' GRU units per direction
+
+
+def _gru_scale(P, M, grid):
+    """Prop. 8: a GRU's width must grow with N on 1STR; a narrower one than the authors' needs more samples as N grows,
+    which steepens its curve (the rnn_norm_growth chapter measures the width it needs)."""
+    return "" if P["rnn_hidden"] >= PAPER_GRU else (
+        f"the authors' {PAPER_GRU}-unit GRU (the paper profile); with {P['rnn_hidden']} units the GRU is narrower than "
+        "Prop. 8 asks as $N$ grows, so its own count grows faster")
+
+
+def _panel_b_scale(P, M, grid):
+    """Growth over a panel (b) grid: the paper's grid sits past the crossing, where the FFN rises steeply, and its GRU
+    is the 500-unit one."""
+    if max(grid) >= min(PAPER_MEANS["b"]["N"]) and P["rnn_hidden"] >= PAPER_GRU:
+        return ""
+    return (f"the paper's $N$ = 25..33 with its {PAPER_GRU}-unit GRU (this run: $N$ = {min(grid)}..{max(grid)}, "
+            f"{P['rnn_hidden']} units), past the crossing where the FFN's count overtakes the others")
+
+
+def _crossing_scale(P, M, grid):
+    """On simple-1STR the FFN's count grows like N d from below the N-free counts of the RNN and the Transformer: below
+    the crossing the gap cannot show. Where this run's grid ends before the paper's (N = 25), name the N at which
+    this run's own log-log fits put the FFN at 1.8x the larger of the two."""
+    if max(grid) >= min(PAPER_MEANS["b"]["N"]) or len(grid) < 2:
+        return ""
+    fit = {m: np.polyfit(np.log(grid), np.log([M[m][n] for n in grid]), 1) for m in MODELS}
+    Ns = np.arange(max(grid), 1001)
+    other = np.maximum(*(np.polyval(fit[m], np.log(Ns)) for m in ("rnn", "transformer")))
+    hit = Ns[np.polyval(fit["ffn"], np.log(Ns)) >= other + np.log(1.8)]
+    where = f"near $N$ = {hit[0]} on this run's log-log fits" if len(hit) else "beyond $N$ = 1000 on this run's fits"
+    return f"the paper's $N$ = 25..33: the FFN's count, growing like $Nd$, passes 1.8× the others {where}"
+
+
+def _test_protocol(table: dict, P: dict) -> Verdict | None:
     A, T = _means(table, "a", "authors"), _means(table, "a", "task")
     if not (A and T):
         return None
@@ -171,7 +215,7 @@ def _test_protocol(table: dict) -> Verdict | None:
 
 
 def _paper_means_at(panel: str, test: str, N: int):
-    def measure(table: dict) -> Verdict | None:
+    def measure(table: dict, P: dict) -> Verdict | None:
         M = _means(table, panel, test)
         if not M or N not in M["ffn"]:
             return None
@@ -195,9 +239,9 @@ ROWS = [
     Row("2-tr-flattest", "claim", "Theorem 1 (Thm 4 vs 6, 9); Figure 1(a)",
         "1STR: the Transformer's log-log slope of samples against $N$ ($N \\ge 4$) is the smallest", "slope TR < RNN, FFN",
         _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _tr_flattest)),
-    Row("2-ffn-steepest", "claim", "Theorem 1 (Thm 6); Figure 1(a)",
+    Row("2-ffn-steepest", "claim", FIG1,
         "1STR: the FFN's log-log slope of samples against $N$ ($N \\ge 4$) is the largest", "slope FFN > RNN, TR",
-        _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _ffn_steepest)),
+        _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _ffn_steepest, _gru_scale)),
     Row("2-growth-4-12", "claim", FIG1, "1STR: growth of the samples needed from $N=4$ to $N=12$",
         "FFN ≥ 8×, RNN 3–6×, TR ≤ 4×", _figure1("a", lambda Ns: [4, 12] if {4, 12} <= set(Ns) else None, _growth_4_12)),
     Row("3-ffn-below-rnn", "claim", FIG1, "1STR: the FFN needs fewer samples than the RNN at $4 \\le N \\le 6$", "FFN < RNN",
@@ -208,10 +252,10 @@ ROWS = [
         _figure1("a", lambda Ns: [2] if 2 in Ns else None, _small_n)),
     Row("4-ffn-gap", "claim", "Theorem 1 (Thm 6 vs 4, 7); Figure 1(b)",
         "simple-1STR: at every $N$ the FFN needs ≥ 1.8× the samples of both RNN and Transformer", "min ratio ≥ 1.8",
-        _figure1("b", _at_least(1), _ffn_gap)),
+        _figure1("b", _at_least(1), _ffn_gap, _crossing_scale)),
     Row("4-growth", "claim", "Theorem 1 (Thm 6 vs 4, 7); Figure 1(b)",
         "simple-1STR: from the smallest to the largest $N$ the FFN grows ≥ 2× while RNN and Transformer grow ≤ 1.7×",
-        "FFN ≥ 2×; RNN, TR ≤ 1.7×", _figure1("b", _at_least(2), _growth_b)),
+        "FFN ≥ 2×; RNN, TR ≤ 1.7×", _figure1("b", _at_least(2), _growth_b, _panel_b_scale)),
     Row("test-protocol", "claim", "hypothesis (this book), from the authors' code",
         "1STR: scored on 1STR prompts instead of the authors' simple-1STR prompts, the FFN needs more samples and "
         "the Transformer about the same", "FFN ratio > 1.2, TR ratio < 1.2", _test_protocol),
@@ -224,9 +268,10 @@ ROWS = [
 ]
 
 
-def claims(P: dict, table: dict) -> list[dict]:
-    """The rows of ROWS this run can measure (those whose sweep points it has), evaluated on its means."""
-    return evaluate(ROWS, table)
+def claims(P: dict, records: dict) -> list[dict]:
+    """The rows of ROWS this run can measure (those whose sweep points it has), evaluated on its means. records: the
+    sweep's points (`collect(compute.points(P), ...)`), as every chapter's page.claims takes them."""
+    return evaluate(ROWS, summarize(P, records), P)
 
 
 # ----------------------------------------------------------------------------------------------- figures
@@ -274,8 +319,13 @@ def plot_figure1(P: dict, table: dict):
                 slope = loglog_slope(N, entry["mean"])
                 ax.plot(N, entry["mean"], style, marker=MARKERS[model], color=COLORS[model], ms=5,
                         label=f"{label}: slope {slope:.2f}")
-                for r in range(entry["runs"].shape[1]):
-                    ax.scatter(N, entry["runs"][:, r], color=COLORS[model], alpha=0.25, s=12)
+                runs = np.where(np.isnan(entry["runs"]), float(P["max_samples"]), entry["runs"])  # censored: at the cap
+                for r in range(runs.shape[1]):
+                    ax.scatter(N, runs[:, r], color=COLORS[model], alpha=0.25, s=12)
+                low = entry["censored"] > 0         # a mean counting censored runs at the cap is a lower bound
+                if low.any():
+                    ax.scatter(N[low], entry["mean"][low], marker="^", s=60, facecolors="none", edgecolors=COLORS[model],
+                               label=f"{LABELS[model]}: mean with censored runs (≥)")
         ref = PAPER_MEANS[panel]
         shown = [i for i, n in enumerate(ref["N"]) if min(P[f"N_{panel}"]) <= n <= max(P[f"N_{panel}"])]
         for model in P["models"]:  # the authors' means, where this run's N range covers them
