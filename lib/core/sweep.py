@@ -158,7 +158,7 @@ def cluster_executor(address: str):
     except ImportError as err:
         raise ClusterError(f"--cluster needs Dask distributed (pip install distributed): {err}") from None
     try:
-        client = Client(address, timeout="30s")
+        client = Client(address)   # waits distributed.comm.timeouts.connect (30 s; $DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT)
     except (OSError, TimeoutError) as err:
         raise ClusterError(f"--cluster {address}: no Dask scheduler answered ({type(err).__name__}: {err})") from None
     executor = client.get_executor(pure=False)   # each point computed afresh, never a cached result

@@ -1,0 +1,67 @@
+"""`python -m lib compute --cluster ADDRESS`: the sweep's points computed on a Dask cluster (here a local one of two
+worker processes) are stored with the same numbers as one process computes (tests/test_compute_jobs.py's tiny
+Figure 1 sweep)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ["--set", "N_a=[2, 3]", "--set", "N_b=[4]", "--set", "models=[transformer, ffn]", "--set", "n_seeds=2",
+        "--set", "n_test=64", "--set", "max_samples=1280", "--set", "ffn_width=32", "--set", "mlp_width=16"]
+
+
+def _compute(results: Path, *extra):
+    env = {**os.environ, "BOOK_RESULTS": str(results), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", "quick", *TINY, *extra],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _numbers(results: Path) -> dict:
+    out = {}
+    for f in (results / "sample_complexity" / "quick" / "points").glob("*.json"):
+        rec = json.loads(f.read_text())
+        out[f.name] = {k: v for k, v in rec["result"].items() if k != "wall_s"}
+    return out
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A scheduler and two single-threaded worker processes on 127.0.0.1 (the workers import lib: this process's
+    sys.path, which holds the repository, goes with them)."""
+    from distributed import LocalCluster
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
+                      silence_logs=40) as c:
+        yield c.scheduler_address
+
+
+def test_a_two_worker_cluster_stores_the_numbers_of_one_process(tmp_path, cluster):
+    one, dask = _compute(tmp_path / "one"), _compute(tmp_path / "dask", "--cluster", cluster)
+    assert one.returncode == 0, one.stderr
+    assert dask.returncode == 0, dask.stderr
+    assert dask.stdout.count(" computed in ") == 6 and "[6/6]" in dask.stdout
+    assert _numbers(tmp_path / "one") == _numbers(tmp_path / "dask") and len(_numbers(tmp_path / "one")) == 6
+    comp = json.loads((tmp_path / "dask" / "sample_complexity" / "quick" / "compute.json").read_text())
+    assert comp["cluster"] == cluster
+
+
+def test_the_cluster_address_may_come_from_the_environment(tmp_path, cluster):
+    env_results = tmp_path / "env"
+    env = {**os.environ, "BOOK_RESULTS": str(env_results), "BOOK_CLUSTER": cluster, "OMP_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", "quick", *TINY,
+                          "--set", "N_a=[2]"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads((env_results / "sample_complexity" / "quick" / "compute.json").read_text())["cluster"] == cluster
+
+
+def test_no_scheduler_at_the_address_is_one_line_and_exit_1(tmp_path, monkeypatch):
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")   # Dask's own setting (default 30 s)
+    out = _compute(tmp_path, "--cluster", "tcp://127.0.0.1:9", "--set", "N_a=[2]")
+    assert out.returncode == 1 and out.stderr.count("\n") == 1 and "no Dask scheduler answered" in out.stderr
