@@ -1,0 +1,188 @@
+"""sparse_variable_creation: unit tests of its constructions, generators, batched trainer and claims (the chapter's
+end-to-end run is in test_book_e2e.py)."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lib.chapters.sparse_variable_creation import compute, page
+from lib.core.store import key_of, spec_dict
+from lib.science import batched_transformer as bt
+from lib.science import sparse_boolean as sb
+
+
+# ------------------------------------------------------------------------------------------- constructions (exact)
+def test_softmax_bounds():
+    r = sb.lipschitz_ratios(2000, 500, np.random.default_rng(0))
+    assert r["max_ratio"] <= 2 and r["jacobian_max"] < 2
+    assert r["jacobian_formula_err"] < 1e-12 and r["uniform_err"] < 1e-12
+    assert sb.truncation_check(200, np.random.default_rng(1))["max_ratio_to_bound"] <= 1
+
+
+def test_b2_worst_case_is_the_closed_form():
+    # [CLS] a key with score 0: the worst case over b is (2T - 2s + 1) / (8Ts + T - s + 1) at e^R = 8T
+    for T, s in ((20, 2), (50, 3)):
+        assert sb.b2_error(T, s, math.log(8 * T)) == pytest.approx((2 * T - 2 * s + 1) / (8 * T * s + T - s + 1), abs=1e-12)
+
+
+def test_count_patterns_cover_every_input():
+    """The heads' outputs depend on the two counts only: exhaustive inputs give the same set of outputs."""
+    T, planted = 10, [2, 5, 7]
+    head = sb.head_b2(T, planted)
+    every = np.unique(np.round(head.forward(sb.all_inputs(T))[:, 0], 12))
+    counts = np.unique(np.round(head.forward(sb.count_patterns(T, planted))[:, 0], 12))
+    assert np.array_equal(every, counts)
+
+
+def test_heads_match_dense_matrices():
+    """The structured X(b) M equals the explicit (T+1) x d input matrix times M."""
+    T, planted = 9, [1, 4, 8]
+    b = np.random.default_rng(0).integers(0, 2, (5, T))
+    for head in (sb.head_b2(T, planted), sb.head_b3(T, planted), sb.head_b4(T, planted)):
+        X = np.stack([np.vstack([head.cls, (head.P * bi[:, None]) if head.encoding == "bag" else head.E[bi] + head.P])
+                      for bi in b])
+        for M in (head.Wk[0], head.Wv[0]):
+            assert np.allclose(head.encode(b, M), X @ M, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", sorted(sb.SYMMETRIC))
+def test_symmetric_functions_are_exact(name):
+    T = 10
+    b = sb.all_inputs(T)
+    for s in range(1, 7):
+        planted = list(range(0, 2 * s, 2))[:s] if 2 * s <= T else list(range(s))
+        f, _, net = sb.symmetric_network(T, planted, name)
+        assert np.abs(f(b) - sb.SYMMETRIC[name](b[:, planted].sum(1), s)).max() < 1e-9
+        assert net.widths == (4 * (s + 1), 2 * (s + 1))
+
+
+def test_general_sparse_functions_are_exact():
+    rng, T = np.random.default_rng(3), 9
+    b = sb.all_inputs(T)
+    for s in range(1, 5):
+        planted = sorted(rng.choice(T, s, replace=False).tolist())
+        table = rng.integers(0, 2, 2 ** s).astype(float)
+        f, _, net = sb.general_network(T, planted, table)
+        assert np.abs(f(b) - sb.truth_value(b, planted, table)).max() < 1e-9
+        assert net.widths == (4 * s * 2 ** s, 2 ** (s + 1))
+
+
+def test_lookup_is_robust_within_delta():
+    centers = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, -1.0]])
+    net = sb.lookup(centers, np.array([3.0, -2.0, 5.0]), 0.25)
+    z = np.random.default_rng(0).uniform(-0.25, 0.25, (100, 3, 2))
+    assert np.allclose(net((centers[None] + z).reshape(-1, 2)).reshape(100, 3), [3.0, -2.0, 5.0], atol=1e-12)
+
+
+def test_minimal_R_below_the_lemma():
+    assert sb.minimal_R(50, 3) <= math.log(8 * 50)
+    assert sb.b2_error(50, 3, sb.minimal_R(50, 3)) <= 0.25 + 1e-9
+
+
+# ------------------------------------------------------------------------------------------- generators
+def test_planted_and_generator():
+    gen = torch.Generator().manual_seed(0)
+    planted, bits, y = compute.planted_and(gen, 4, 500, 12, None, "cpu")
+    assert planted.shape == (4, 3) and all(len(set(p.tolist())) == 3 for p in planted)
+    for r in range(4):
+        assert torch.equal(y[r], bits[r][:, planted[r]].prod(1))
+    assert abs(y.float().mean().item() - 1 / 8) < 0.05
+    _, _, y2 = compute.planted_and(gen, 4, 100, 12, planted, "cpu")     # validation: same planted sets
+    assert y2.shape == (4, 100)
+
+
+# ------------------------------------------------------------------------------------------- batched trainer
+def _setup(R=3, T=10, m=24, dropout=0.0):
+    cfg = bt.ModelConfig(d=16, heads=4, dropout=dropout)
+    gen = torch.Generator().manual_seed(0)
+    params = bt.init(R, T, cfg, gen)
+    _, bits, y = compute.planted_and(gen, R, m, T, None, "cpu")
+    return cfg, gen, params, bits, y
+
+
+def test_batched_forward_matches_reference_and_the_eval_shortcut():
+    cfg, gen, p, bits, y = _setup()
+    logits, att = bt.forward(p, bt.tokens_of(bits), cfg)
+    for r in range(bits.shape[0]):
+        ref = bt.Reference.from_stacked(p, r, bits.shape[2], cfg).eval()
+        assert torch.allclose(ref(bt.tokens_of(bits[r])), logits[r], atol=1e-5)
+    fast, att_fast = bt.eval_logits(p, bits, cfg)
+    assert torch.allclose(fast, logits, atol=1e-5) and torch.allclose(att_fast, att, atol=1e-6)
+
+
+def test_batched_training_matches_one_model_at_a_time():
+    """Same seeds, same numbers: the batched AdamW (per-trial clipping, decay on Linear weights) against
+    torch.optim.AdamW on one minGPT-style module per trial."""
+    cfg, gen, p, bits, y = _setup()
+    R, m, T = bits.shape
+    refs = [bt.Reference.from_stacked(p, r, T, cfg) for r in range(R)]
+    out = bt.train_full_batch(p, bits, y, torch.ones(R, m), bits, y, cfg, bt.OptConfig(), 25, 5, gen)
+    for r in range(R):
+        losses = bt.train_reference(refs[r], bits[r], y[r], bt.OptConfig(), 25)
+        assert np.allclose(out["train_loss"][r].numpy(), losses, atol=1e-5)
+        assert torch.allclose(refs[r].k.weight.T, p["k_w"][r].detach(), atol=1e-5)
+
+
+def test_padding_does_not_change_a_trial():
+    """A trial trained beside a longer one (padded, masked samples) follows its unpadded run."""
+    cfg, gen, p, bits, y = _setup(R=2, m=20)
+    solo = {k: v.detach()[:1].clone().requires_grad_() for k, v in p.items()}
+    weight = torch.ones(2, 20)
+    weight[0, 12:] = 0
+    a = bt.train_full_batch(p, bits, y, weight, bits, y, cfg, bt.OptConfig(), 10, 5, gen)
+    b = bt.train_full_batch(solo, bits[:1, :12], y[:1, :12], torch.ones(1, 12), bits[:1], y[:1], cfg, bt.OptConfig(), 10, 5, gen)
+    assert torch.allclose(a["train_loss"][0], b["train_loss"][0], atol=1e-5)
+
+
+def test_run_and_is_reproducible_and_the_spec_is_the_key():
+    spec = compute.AndPoint(T=6, ms=(4, 8), trials=2, d=8, heads=2, dropout=0.1, lr=1e-3, weight_decay=1e-4, iters=10,
+                            eval_every=5, n_val=64, max_elems=10 ** 6, seed=0)
+    a, b = compute.run_and(spec, "cpu"), compute.run_and(spec, "cpu")
+    a.pop("wall_s"), b.pop("wall_s")
+    assert a == b and len(a["success"]) == 4 and sorted(a["m"]) == [4, 4, 8, 8]
+    P = {"seed": 0, "lipschitz_pairs": 10, "lipschitz_T_max": 10, "truncation_instances": 1, "construction_T": [20],
+         "construction_s": [2], "minimal_R_T": [20, 40], "exhaustive_T": 6, "random_T": 20, "random_inputs": 10,
+         "symmetric_s_max": 2, "general_s_max": 2, "and_T": [6, 12], "and_m": [4, 8], "and_trials": 2, "and_iters": 10,
+         "eval_every": 5, "n_val": 64, "d_model": 8, "heads": 2, "dropout": 0.1, "lr": 1e-3, "weight_decay": 1e-4,
+         "max_elems": 10 ** 6, "parity": False, "parity_T": [10], "parity_seeds": 1, "parity_iters": 1, "parity_batch": 8,
+         "parity_log_every": 1}
+    keys = [key_of(spec_dict(p.spec)) for p in compute.points(P)]
+    assert len(set(keys)) == len(keys) == 3
+    assert keys == [key_of(spec_dict(p.spec)) for p in compute.points({**P, "parity_T": [12]})]   # parity off
+    assert compute.check_params(P) == [] and compute.check_params({**P, "heads": 3})
+
+
+# ------------------------------------------------------------------------------------------- success statistic
+def test_critical_sample_size_and_bootstrap():
+    ms = np.array([10, 20, 30])
+    success = np.array([[0, 0, 0, 1], [1, 1, 0, 0], [1, 1, 1, 0]], bool)   # fractions 0.25, 0.5, 0.75
+    assert page.critical_m(ms, success) == 30                                # "exceeds 1/2": 0.5 is not enough
+    assert np.isnan(page.critical_m(ms, np.zeros((3, 4), bool)))
+    m, se = page.critical_with_se(ms, np.array([[0] * 10, [1] * 10, [1] * 10], bool))
+    assert m == 20 and se == 0
+
+
+def _fake_and(mstar: dict, trials=10, ms=tuple(range(10, 101, 10))):
+    out = {}
+    for T, ms_star in mstar.items():
+        m = [v for v in ms for _ in range(trials)]
+        s = [v >= ms_star for v in m]
+        out[T] = {"result": {"m": m, "success": s, "final_train_acc": [1.0] * len(m), "min_train_loss": [1e-5] * len(m),
+                             "planted_attention": [0.8 if x else 0.2 for x in s], "top3_is_planted": s}}
+    return {"and": out}
+
+
+def test_claims_can_fail():
+    P = {"and_T": [100, 200, 800], "and_m": list(range(10, 101, 10)), "and_iters": 1000}
+    some = [r for r in page.ROWS if r.id.startswith(("A9", "A10", "A11", "A13"))]
+    rows = lambda res: {r["id"]: r for r in page.evaluate(some, P, res)}
+    good = rows(_fake_and({100: 40, 200: 50, 800: 70}))          # m* = a + b ln T exactly
+    assert all(r["passed"] for r in good.values())
+    linear = rows(_fake_and({100: 30, 200: 40, 800: 100}))        # m* = 20 + T / 10
+    assert not linear["A11b"]["passed"] and not linear["A11c"]["passed"]
+    low = rows(_fake_and({100: 10, 200: 10, 800: 10}))
+    assert not low["A9"]["passed"]                                   # m* = 10 is below log2 C(T, 3)
+    flat = _fake_and({100: 40, 200: 50, 800: 70})
+    flat["and"][100]["result"]["min_train_loss"] = [1.0] * 100
+    assert not rows(flat)["A10"]["passed"]
