@@ -258,7 +258,8 @@ def test_check_params():
 TINY = {"profile": "test", "seed": 0, "task_seed": 42, "d": 2, "q": 1, "gadget_B": 12.0, "eps": 1e-3,
         "construction_N": [10, 20], "construction_prompts": 2, "archs": ["gru", "elman"], "phase_N": [3, 4],
         "widths": [2, 4], "n_seeds": 1, "lr": 1e-2, "weight_decay": 0.01, "batch_size": 8, "check_every": 5,
-        "max_samples": 80, "n_test": 16, "threshold": 0.3, "readout_width": 8, "packing_prompts": 10,
+        "max_samples": 80, "min_samples": 40, "plateau_factor": 10, "n_test": 16, "threshold": 0.3,
+        "readout_width": 8, "packing_prompts": 10,
         "a2_N": [4, 16], "off_target": 0.05, "memo_n": [4, 8], "memo_draws": 2}
 
 
@@ -303,3 +304,94 @@ def test_sweep_stores_and_reloads(tmp_path):
                                      "thm9-memoriser-exact", "thm9-memoriser-slope", "thm9-lemma37"}
     cx = page.crossover_table(TINY, res)
     assert len(cx["N"]) == 2 and cx["n_bound"].shape == (2,)
+
+
+# ------------------------------------------------------------------ issue 16: decided runs, censoring, honest rules
+def test_training_runs_until_decided_not_until_a_budget():
+    """Run 0 learns (reaches), run 1 cannot (a frozen output: plateau); with a cap below min_samples, the same runs
+    still above the threshold are censored (undecided), not failures. The old loop (engine.train_to_threshold)
+    had only reached / not reached by the cap."""
+    from lib.chapters.rnn_norm_growth.train import train_to_decision
+    from lib.science import engine
+
+    def forward(p, z):
+        return z[..., 0] * p["w"][:, None, None] * p["buf.live"][:, None, None]
+
+    def sample(n, b, g):
+        z = torch.randn(n, b, 3, 1, generator=g)
+        return z, z[..., 0]
+
+    p = {"w": torch.zeros(3), "buf.live": torch.tensor([1.0, 0.0, 1.0])}
+    test = sample(3, 500, gen(1))
+    cfg = engine.TrainConfig(lr=0.05, weight_decay=0.0, batch_size=16, check_every=5, max_samples=16 * 400)
+    short = engine.TrainConfig(**{**cfg.__dict__, "lr": 0.01, "max_samples": 16 * 20})
+    r = train_to_decision(forward, p, sample, test, 0.3, cfg, min_samples=16 * 50, factor=10, gen=gen(2))
+    assert r["status"].tolist()[:2] == [0, 1] and np.isfinite(r["samples"][0]) and np.isnan(r["samples"][1])
+    r = train_to_decision(forward, p, sample, test, 0.3, short, min_samples=16 * 50, factor=10, gen=gen(2))
+    assert r["status"].tolist() == [2, 2, 2] and np.isnan(r["samples"]).all()      # undecided at the cap
+
+
+def test_width_bounds_and_censoring_aware_slope():
+    w = [1, 2, 4, 8]
+    no = np.array([True, True, False, False])
+    est, lo, hi = page.width_bounds(w, [0.9, 0.5, 0.2, 0.1], no, 0.3)
+    assert lo == hi == est and 2 < est < 4                       # width 2 plateaued above: the estimate stands
+    est, lo, hi = page.width_bounds(w, [0.9, 0.5, 0.2, 0.1], np.array([True, False, False, False]), 0.3)
+    assert lo == 1 and hi == est                                 # width 2 undecided: d* may be below 2
+    assert page.width_bounds(w, [0.2, 0.1, 0.1, 0.1], no, 0.3)[1:] == (0.0, 1.0)            # floor: at most 1
+    assert page.width_bounds(w, [0.9, 0.8, 0.7, 0.6], np.ones(4, bool), 0.3)[1:] == (8.0, math.inf)
+    # floor-censored at the smallest N tilts the fit *down*: the censoring-aware minimum is the floor value there
+    smin, smax = page.slope_range([4, 6, 8], [0, 3, 4], [2, 3, 4])
+    assert smin == pytest.approx(np.polyfit(np.log([4, 6, 8]), np.log([2, 3, 4]), 1)[0]) and smax == math.inf
+    assert page.slope_range([4, 8], [0, 2], [2, 2])[0] == pytest.approx(0.0)
+    assert page.slope_range([4, 8], [1, 0], [1, 1])[0] == -math.inf                     # cannot tell growth
+
+
+def _phase_results(P, med_1str, med_simple, status=1):
+    """Fake phase records: per N, every run of width k has best MSE med[N][k] (reached where <= threshold)."""
+    res = {}
+    S = P["n_seeds"]
+    for arch in P["archs"]:
+        for task, med in (("1str", med_1str), ("simple", med_simple)):
+            for N, m in zip(P["phase_N"], med):
+                best = np.repeat(m, S)
+                res[(arch, task, N)] = {"result": {"best_mse": best.tolist(),
+                                                   "status": np.where(best <= P["threshold"], 0, status).tolist()}}
+    return {"phase": res}
+
+
+def test_width_claims_test_a_lower_bound_and_a_fixed_width():
+    P = {"archs": ["gru"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 2, "threshold": 0.3, "d": 4}
+    rows = {r.id: r for r in page.ROWS}
+    ok = lambda rid, res: rows[rid].measure(P, res).passed
+    flat = [[0.1] * 6] * 3
+    steep = [[.9, .2, .1, .1, .1, .1], [.9, .9, .9, .2, .1, .1], [.9, .9, .9, .9, .9, .2]]      # d* ~ N^2: slope 2
+    assert ok("10a-width-1str-gru", _phase_results(P, steep, flat))          # the old band [0.6, 1.2] failed it
+    assert not ok("10a-width-1str-gru", _phase_results(P, flat, flat))       # flat: no growth
+    assert ok("10a-width-simple-gru", _phase_results(P, steep, flat))        # at the floor: d* <= 1 <= qd
+    assert not ok("10a-width-simple-gru", _phase_results(P, steep, steep))   # d* = 32 > qd = 4
+
+
+def test_norm_rows_test_the_predicted_slope():
+    P = {"archs": ["elman"], "phase_N": [4, 6, 8], "widths": [2, 32], "n_seeds": 2, "threshold": 0.3}
+    rows = {r.id: r for r in page.ROWS}
+
+    def res(power):
+        out = {}
+        for N in P["phase_N"]:
+            v = [1.0, 1.0, N ** power * 1.1, N ** power * 0.9]
+            out[("elman", "1str", N)] = {"result": {"product_sq": v, "samples": [np.nan, np.nan, 1.0, 1.0]}}
+            out[("elman", "simple", N)] = {"result": {"product_sq": v, "samples": [np.nan] * 4}}
+        return {"phase": out}
+    assert not rows["10b-norm"].measure(P, res(3.9)).passed                  # the old "slope > 0" passed it
+    assert rows["10b-norm-lower"].measure(P, res(3.9)).passed
+    assert rows["10b-norm"].measure(P, res(1.0)).passed
+    assert not rows["10b-norm-lower"].measure(P, res(0.2)).passed
+
+
+def test_rows_that_cannot_fail_are_checks():
+    kinds = {r.id: r.kind for r in page.ROWS}
+    assert kinds["thm9-memoriser-slope"] == "check" and kinds["9-drift"] == "check"
+    assert all(r.source for r in page.ROWS)
+    assert all(("hypothesis" in r.source) or any(k in r.source for k in ("Prop", "Thm", "Theorem", "Lemma", "App"))
+               for r in page.ROWS if r.kind == "claim")

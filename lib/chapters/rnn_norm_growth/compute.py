@@ -46,6 +46,8 @@ from lib.science.rnn_constructions import (
 )
 from lib.science.stats import generator
 
+from .train import train_to_decision
+
 TASKS = ("1str", "simple")
 
 
@@ -139,7 +141,9 @@ class PhasePoint:
     weight_decay: float      # AdamW decoupled weight decay
     batch_size: int          # fresh prompts per step
     check_every: int         # steps between test evaluations
-    max_samples: int         # training cap in samples
+    max_samples: int         # training cap in samples (a run undecided there is censored)
+    min_samples: int         # samples before a run may be declared plateaued (train.train_to_decision)
+    plateau_factor: float    # plateaued: this many times more training, at its current rate, stays above threshold
     n_test: int              # test prompts per run
     threshold: float         # test MSE at which a run stops
     readout_width: int       # width m of the Elman readout
@@ -150,7 +154,8 @@ def phase_spec(P: dict, arch: str, task: str, N: int) -> PhasePoint:
     return PhasePoint(arch=arch, task=task, N=N, widths=tuple(P["widths"]), d=P["d"], n_seeds=P["n_seeds"],
                       seed=P["seed"], task_seed=P["task_seed"], lr=P["lr"], weight_decay=P["weight_decay"],
                       batch_size=P["batch_size"], check_every=P["check_every"], max_samples=P["max_samples"],
-                      n_test=P["n_test"], threshold=P["threshold"], readout_width=P["readout_width"],
+                      min_samples=P["min_samples"], plateau_factor=P["plateau_factor"], n_test=P["n_test"],
+                      threshold=P["threshold"], readout_width=P["readout_width"],
                       packing_prompts=P["packing_prompts"])
 
 
@@ -213,7 +218,8 @@ def packing(p: Params, task: qstr.QSTR, prompts: int, gen: torch.Generator) -> d
 
 
 def run_phase(spec: PhasePoint, device: str) -> dict:
-    """Every width x seed of one (architecture, task, N) as one batch through lib.science.engine.train_to_threshold."""
+    """Every width x seed of one (architecture, task, N) as one batch, each run trained until it is decided
+    (train.train_to_decision): it reached the threshold, or plateaued above it, or (censored) neither by the cap."""
     N, S, widths = spec.N, spec.n_seeds, list(spec.widths)
     task = qstr.QSTR(N=N, d=spec.d, simple=spec.task == "simple", task_seed=spec.task_seed, device=device)
     gen = generator(spec.seed, "phase", spec.arch, spec.task, N, device=device)
@@ -224,13 +230,15 @@ def run_phase(spec: PhasePoint, device: str) -> dict:
     test = task.sample(R, spec.n_test, gen)
     cfg = engine.TrainConfig(lr=spec.lr, weight_decay=spec.weight_decay, batch_size=spec.batch_size,
                              check_every=spec.check_every, max_samples=spec.max_samples)
-    runs = engine.train_to_threshold(model.forward, init, task.sample, [test], [spec.threshold], cfg, gen)
-    curves = runs.curves[:, :, 0]                                                # (C, R)
-    best = np.nanmin(curves, 0)
-    out = {"N": N, "widths": widths, "run_width": run_w, "samples": runs.samples[:, 0], "best_mse": best,
-           "final_mse": np.array([c[np.isfinite(c)][-1] for c in curves.T]), "D": task.D, "d_e": task.d_e}
+    runs = train_to_decision(model.forward, init, task.sample, test, spec.threshold, cfg, spec.min_samples,
+                             spec.plateau_factor, gen)
+    curves = runs["curves"]                                                      # (C, R)
+    last = np.array([np.flatnonzero(np.isfinite(c))[-1] for c in curves.T])
+    out = {"N": N, "widths": widths, "run_width": run_w, "samples": runs["samples"], "best_mse": runs["best"],
+           "status": runs["status"], "stop_samples": runs["check_samples"][last],
+           "final_mse": curves[last, np.arange(R)], "D": task.D, "d_e": task.d_e}
     if spec.arch == "elman":
-        params = {k: v.to(device) for k, v in runs.params.items()}
+        params = {k: v.to(device) for k, v in runs["params"].items()}
         with torch.no_grad():
             s = BiRNN.pre_states(params, test[0][:, :500])
             lt = lipschitz_terms(params, s)

@@ -52,7 +52,8 @@ def plot_construction(P: dict, results: dict):
 
 
 def plot_phase(P: dict, results: dict):
-    """Per architecture: median best test MSE over (N, width) on 1STR and simple-1STR, and d_h*(N)."""
+    """Per architecture: median best test MSE over (N, width) on 1STR and simple-1STR (red x: a run censored at the
+    cap), and d_h*(N) (a down triangle: censored, d_h* is at most that)."""
     from matplotlib.ticker import FuncFormatter
 
     from lib.core.plotting import figure
@@ -69,6 +70,8 @@ def plot_phase(P: dict, results: dict):
             # at or below the threshold instead
             i, j = np.nonzero(e["median"] <= P["threshold"])
             ax.plot(i, j, "o", mfc="w", mec="k", mew=0.8, ms=6, ls="none")
+            i, j = np.nonzero((e["status"] == 2).any(2))        # a run cut off by the cap, undecided (censored)
+            ax.plot(i, j, "x", color="r", ms=6, mew=1.4, ls="none")
             ax.set(xticks=range(len(e["N"])), xticklabels=e["N"], yticks=range(len(W)), yticklabels=P["widths"],
                    xlabel="$N$", ylabel="width $d_h$", title=f"{arch.upper()} on {LABELS[task]}")
             ax.grid(False)
@@ -81,6 +84,8 @@ def plot_phase(P: dict, results: dict):
             ok = np.isfinite(e["dstar"])
             ax.plot(np.array(e["N"])[ok], e["dstar"][ok], "o-", color=TASK_COLORS[task],
                     label=f"{LABELS[task]}: slope {e['slope']:.2f}")
+            at_most = ok & (e["lo"] < e["hi"])                   # censored: d* in (lo, hi], drawn as "at most"
+            ax.plot(np.array(e["N"])[at_most], e["hi"][at_most], "v", color=TASK_COLORS[task], ms=9, ls="none")
         Ns = np.array(table[(arch, "1str")]["N"], float)
         ref = table[(arch, "1str")]["dstar"]
         if np.isfinite(ref[0]):

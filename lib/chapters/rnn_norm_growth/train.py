@@ -1,0 +1,98 @@
+"""Train every width of the phase diagram until its run is *decided*: reached the threshold, or plateaued above it.
+
+lib.science.engine.train_to_threshold stops a run at the threshold or at the sample cap; a run still above the
+threshold at the cap is then read as "this width cannot", although it may only have been slow. The critical width
+of Prop. 8 is about what a width can represent, not about a training budget, so this loop gives each run three
+possible ends (`STATUS`):
+
+- reached: its test MSE fell to the threshold (its weights are kept from that check: the norm of Prop. 8's second
+  inequality is measured on networks *at* a fixed accuracy);
+- plateau: at the rate its best test MSE fell over its last doubling of training (samples s/2 to s), `factor`
+  times more training would still leave it above the threshold (`hopeless`). A run is judged only once it has
+  seen `min_samples` and twice the samples at which the first run of its batch reached the threshold: an RNN
+  often sits near MSE 1 before it starts to learn, and this keeps that first plateau from counting;
+- censored: neither by `max_samples` (undecided; the page marks it).
+
+AdamW, batched runs and the evaluation are engine's (its `evaluate`, `trainable`, `_optimizer`, `_compact`); only
+the stopping rule differs.
+
+    >>> r = train_to_decision(model.forward, init, task.sample, test, 0.3, cfg, min_samples=8000, factor=10, gen=gen)
+    >>> r["status"]  # (R,) 0 reached, 1 plateau, 2 censored
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from lib.science import engine
+
+STATUS = ("reached", "plateau", "censored")
+
+
+def hopeless(check_samples: list[int], best: np.ndarray, threshold: float, start: float, factor: float) -> np.ndarray:
+    """(R,) bool: runs that, improving at their current rate per doubling of training, would still be above
+    `threshold` after `factor` times the samples seen so far. The rate is the drop of the best MSE since half the
+    samples, extrapolated linearly in log samples (learning curves flatten, so this is optimistic about the run).
+
+    best (C, R): best-so-far MSE of each run at each check. False for every run before `start` samples."""
+    s = check_samples[-1]
+    half = int(np.searchsorted(check_samples, s / 2, side="right")) - 1      # the last check at or before s/2
+    if s < start or half < 0:
+        return np.zeros(best.shape[1], bool)
+    rate = best[half] - best[-1]                                             # drop over the last doubling
+    return best[-1] - rate * math.log2(factor) > threshold
+
+
+def train_to_decision(forward, params: dict, sample, test: tuple, threshold: float, cfg: engine.TrainConfig,
+                      min_samples: int, factor: float, gen: torch.Generator) -> dict:
+    """Every run until it reaches `threshold`, plateaus or hits cfg.max_samples (see the module docstring).
+
+    Returns samples (R,) at the first check at or below the threshold (NaN if never), status (R,), best (R,) best
+    test MSE, curves (C, R) test MSE at each check (NaN once stopped), check_samples (C,), params: each run's
+    weights where it stopped, on the CPU."""
+    R = next(iter(params.values())).shape[0]
+    params = {k: v.detach().clone().requires_grad_(not engine.is_buffer(k)) for k, v in params.items()}
+    opt = engine._optimizer(engine.trainable(params), cfg)
+    final = {k: torch.empty_like(v, device="cpu") for k, v in params.items()}
+    alive = torch.arange(R)
+    samples, status = np.full(R, np.nan), np.full(R, 2)
+    check_samples, curves, best_curves = [], [], []
+    best = np.full(R, np.inf)
+    max_steps = math.ceil(cfg.max_samples / cfg.batch_size)
+    tz, ty = test
+    for step in range(1, max_steps + 1):
+        z, y = sample(len(alive), cfg.batch_size, gen)
+        opt.zero_grad(set_to_none=True)
+        engine.mse_per_run(forward(params, z), y).sum().backward()
+        opt.step()
+        if step % cfg.check_every and step != max_steps:
+            continue
+        mse = engine.evaluate(forward, params, [(tz, ty)], eval_batch=cfg.eval_batch)[:, 0].cpu().numpy()
+        idx = alive.numpy()
+        check_samples.append(step * cfg.batch_size)
+        row = np.full(R, np.nan)
+        row[idx] = mse
+        curves.append(row)
+        best[idx] = np.minimum(best[idx], mse)
+        best_curves.append(best.copy())
+        reached = mse <= threshold
+        samples[idx[reached]] = step * cfg.batch_size
+        first = np.nanmin(samples) if np.isfinite(samples).any() else np.inf
+        start = max(min_samples, 2 * first) if np.isfinite(first) else min_samples
+        flat = hopeless(check_samples, np.array(best_curves)[:, idx], threshold, start, factor) & ~reached
+        status[idx[reached]], status[idx[flat]] = 0, 1
+        done = reached | flat | (step == max_steps)
+        if done.any():
+            d = torch.from_numpy(done)
+            for k, v in params.items():
+                final[k][alive[d]] = v.detach()[d.to(v.device)].cpu()
+            alive = alive[~d]
+            if len(alive) == 0:
+                break
+            keep = (~d).to(z.device)
+            params, opt = engine._compact(params, opt, keep, cfg)
+            tz, ty = tz[keep], ty[keep]
+    return {"samples": samples, "status": status, "best": best, "curves": np.array(curves),
+            "check_samples": np.array(check_samples), "params": final}
