@@ -145,7 +145,7 @@ def test_run_and_is_reproducible_and_the_spec_is_the_key():
          "construction_s": [2], "minimal_R_T": [20, 40], "exhaustive_T": 6, "random_T": 20, "random_inputs": 10,
          "symmetric_s_max": 2, "general_s_max": 2, "and_T": [6, 12], "and_m": [4, 8], "and_trials": 2, "and_iters": 10,
          "eval_every": 5, "n_val": 64, "d_model": 8, "heads": 2, "dropout": 0.1, "lr": 1e-3, "weight_decay": 1e-4,
-         "max_elems": 10 ** 6, "parity": False, "parity_T": [10], "parity_seeds": 1, "parity_iters": 1, "parity_batch": 8,
+         "max_elems": 10 ** 6, "parity": False, "parity_T": [10], "parity_trials": 1, "parity_iters": 1, "parity_batch": 8,
          "parity_log_every": 1}
     keys = [key_of(spec_dict(p.spec)) for p in compute.points(P)]
     assert len(set(keys)) == len(keys) == 3

@@ -219,7 +219,7 @@ def points(P: dict) -> list[Point]:
                         n_val=P["n_val"], max_elems=P["max_elems"], seed=P["seed"], **model)
         pts.append(Point(("and", T), spec, run_and, cost=T * sum(P["and_m"]) * P["and_trials"] / 1e3, threads=1))
     for T in (P["parity_T"] if P["parity"] else []):
-        spec = ParityPoint(T=T, seeds=P["parity_seeds"], iters=P["parity_iters"], batch=P["parity_batch"],
+        spec = ParityPoint(T=T, seeds=P["parity_trials"], iters=P["parity_iters"], batch=P["parity_batch"],
                            log_every=P["parity_log_every"], seed=P["seed"], **model)
         pts.append(Point(("parity", T), spec, run_parity, cost=T * P["parity_batch"] * P["parity_iters"] / 1e5, threads=1))
     return pts
@@ -245,6 +245,6 @@ def footprint(P: dict) -> list[tuple[str, float, str]]:
     pass), and the exhaustive check's 2^T inputs."""
     return [("max_elems", 12 * 4 * P["max_elems"], "activations of one batched AND computation"),
             ("exhaustive_T", 8 * (P["exhaustive_T"] + 3) * 2 ** P["exhaustive_T"] * 4, "the exhaustive Boolean inputs"),
-            ("parity_batch, parity_seeds",
-             12 * 4 * P["parity_seeds"] * P["parity_batch"] * (max(P["parity_T"]) + 1) * P["d_model"],
+            ("parity_batch, parity_trials",
+             12 * 4 * P["parity_trials"] * P["parity_batch"] * (max(P["parity_T"]) + 1) * P["d_model"],
              "activations of the parity runs")]

@@ -159,7 +159,8 @@ def transition(r: dict) -> list[float]:
 def b2_table(results: dict) -> str:
     e = results["exact"]["result"]
     return markdown_table(["$T$", "$s$", "max error (every count pattern)", "max error (2,000 random $b$)",
-                           r"$\|W_Q\|_F$", r"$\log 8T$", r"$\|W_K\|_F$", r"$\|W_V\|_F$", r"$\|W_C\|_F$"],
+                           r"$\lVert W_Q\rVert_F$", r"$\log 8T$", r"$\lVert W_K\rVert_F$", r"$\lVert W_V\rVert_F$",
+                           r"$\lVert W_C\rVert_F$"],
                           [[r["T"], r["s"], f"{r['err']:.4f}", f"{r['err_random']:.4f}", f"{r['Wq']:.3f}", f"{r['R']:.3f}",
                             f"{r['Wk']:.3f}", f"{r['Wv']:.3f}", f"{r['Wc']:.3f}"] for r in e["b2"]])
 
@@ -196,7 +197,7 @@ def _lipschitz(P, results):
     r = _ex(results)["lipschitz"]
     ok = (r["max_ratio"] <= 2 and r["jacobian_formula_err"] <= EXACT_TOL and r["uniform_err"] <= EXACT_TOL
           and r["jacobian_max"] < 2)
-    return Verdict(f"max ratio {r['max_ratio']:.4f} over {r['pairs']:,} pairs; $\\|J\\|_{{1,1}}$ formula error "
+    return Verdict(f"max ratio {r['max_ratio']:.4f} over {r['pairs']:,} pairs; $\\lVert J\\rVert _{{1,1}}$ formula error "
                    f"{r['jacobian_formula_err']:.1e}, uniform {r['uniform_err']:.1e}", ok)
 
 
@@ -232,7 +233,7 @@ def _b3(P, results):
     rows = _ex(results)["b3"]
     ok = all(r["err"] <= r["bound"] + 1e-12 and abs(r["P_21"] - 3) <= EXACT_TOL and abs(r["Wk"] - 1) <= EXACT_TOL for r in rows)
     return Verdict(f"max error {max(r['err'] for r in rows):.4f} (bound {max(r['bound'] for r in rows):.2f}); "
-                   f"$\\|P^\\top\\|_{{2,1}}$ = {rows[0]['P_21']:.0f}", ok)
+                   f"$\\lVert P^\\top\\rVert _{{2,1}}$ = {rows[0]['P_21']:.0f}", ok)
 
 
 def _b4(P, results):
@@ -372,21 +373,23 @@ def _parity_large(P, results):
 
 ROWS = [
     Row("A1", "check", "Cor. A.7",
-        r"softmax is 2-Lipschitz from $\ell_\infty$ to $\ell_1$, and $\|J\|_{1,1} = 2\sum_i p_i(1-p_i) < 2$",
+        r"softmax is 2-Lipschitz from $\ell_\infty$ to $\ell_1$, and $\lVert J\rVert _{1,1} = 2\sum_i p_i(1-p_i) < 2$",
         r"ratio $\le 2$; formula exact; $2(1-1/T)$ at uniform $p$", _lipschitz),
     Row("A2", "check", "Lemma B.7", "truncating the small scores moves softmax by at most $2(T-s)/(s e^R)$ in $\\ell_1$",
         "measured / bound $\\le 1$", _truncation),
     Row("A3", "check", "Lemma B.2", "one head approximates $1 - 2r/s$ uniformly, with the lemma's weights",
-        r"error $\le \gamma/4 = 0.25$; $\|W_Q\|_F = \log 8T$, $\|W_K\|_F = \sqrt s$, $\|W_V\|_F = \sqrt 2$, "
-        r"$\|W_C\|_F = 1$", _b2),
+        r"error $\le \gamma/4 = 0.25$; $\lVert W_Q\rVert_F = \log 8T$, $\lVert W_K\rVert_F = \sqrt s$, "
+        r"$\lVert W_V\rVert_F = \sqrt 2$, "
+        r"$\lVert W_C\rVert _F = 1$", _b2),
     Row("A4a", "check", "Lemma B.2", "the lemma's query scale suffices", r"$R_{\min} \le \log(8T/\gamma)$", _minR_bound),
     Row("A4b", "claim", "Lemma B.2, Prop. 4.7 (query norm $O(\\log T)$)", "the least sufficient query scale grows like $\\ln T$",
         r"slope of $R_{\min}$ on $\ln T$ in $[0.9, 1.1]$, $R^2 > 0.99$", _minR_slope),
     Row("A5", "check", "Lemma B.3", "trainable positions: exact scores $R$ on $\\mathcal I$",
-        r"error $\le 2T/e^R$; $\|P^\top\|_{2,1} = s$, $\|W_K\|_F = 1$", _b3),
+        r"error $\le 2T/e^R$; $\lVert P^\top\rVert _{2,1} = s$, $\lVert W_K\rVert _F = 1$", _b3),
     Row("A6", "check", "Lemma B.4",
         "bag of vectors: the head approximates $(r-s)/(r+1)$, attention $1/(r+1)$ on [CLS] and the active bits",
-        r"errors $\le \gamma/4$; $\|W_K\|_F \le s+1$, $\|W_V\|_F \le 2s$, $\|W_C\|_F \le s$", _b4),
+        r"errors $\le \gamma/4$; $\lVert W_K\rVert_F \le s+1$, $\lVert W_V\rVert_F \le 2s$, $\lVert W_C\rVert_F \le s$",
+        _b4),
     Row("A7", "check", "Lemma B.5 (with B.8)", "one head and a 3-layer ReLU MLP compute symmetric sparse functions exactly",
         "error $< 10^{-9}$ on every input", _symmetric),
     Row("A8", "check", "Lemma B.6 (with B.8)", "$s$ heads and a ReLU MLP compute any $s$-sparse function exactly",
