@@ -232,6 +232,7 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
     # so that a point longer than a call's window is not started (and abandoned) again and again.
     hints = (store.read("deadline.json") or {}) if deadline is not None else {}
     at_least = dict(hints.get("at_least", {}))
+    floor = hints.get("seconds_per_cost_at_least", 0.0)   # an abandoned point ran at least this long per cost unit
 
     def finish(group, result, seconds):
         nonlocal done, cost_done
@@ -253,7 +254,7 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
         now = time.time()
         if now >= deadline:
             return False
-        rate = statistics.median(rates) if rates else hints.get("seconds_per_cost", 0.0)
+        rate = statistics.median(rates) if rates else max(hints.get("seconds_per_cost", 0.0), floor)
         expected = max(group[0].cost * rate, at_least.get(key_of(spec_dict(group[0].spec)), 0.0))
         if now + expected > deadline:
             log(f"{store.chapter}: {group[0].name} not started: it needs about {expected:.0f} s, "
@@ -264,8 +265,9 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
     n_abandoned = 0
 
     def abandoned(group, seconds):
-        nonlocal n_abandoned
+        nonlocal n_abandoned, floor
         n_abandoned += 1
+        floor = max(floor, seconds / max(group[0].cost, 1e-12))
         key = key_of(spec_dict(group[0].spec))
         at_least[key] = max(at_least.get(key, 0.0), seconds)
         log(f"{store.chapter}: {group[0].name} abandoned at the deadline after {seconds:.0f} s (not stored)")
@@ -318,7 +320,7 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
             close(abandon)
     if deadline is not None and (rates or at_least != hints.get("at_least", {})):
         rate = statistics.median(rates) if rates else hints.get("seconds_per_cost", 0.0)
-        store.write("deadline.json", {"seconds_per_cost": rate, "at_least": at_least})
+        store.write("deadline.json", {"seconds_per_cost": rate, "seconds_per_cost_at_least": floor, "at_least": at_least})
     if left:
         raise Unfinished(store.chapter, len(points) - sum(len(g) for g in left), len(points), n_abandoned)
     store.used = [records[p.label] for p in points]

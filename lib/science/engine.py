@@ -36,6 +36,13 @@ class TrainConfig:
     check_every: int = 10               # steps between test evaluations
     max_samples: int = 1_000_000        # the authors' cap
     eval_batch: int = 1000              # test prompts per forward pass
+    # Switches for a GPU, all off by default (the numbers the chapters store come from the defaults). Each keeps the
+    # per-run arithmetic; tests/test_engine_switches.py checks what each changes on the CPU. Measured side by side
+    # by `benchmarks/bench_engine.py --full --switches`.
+    fuse_tests: bool = False            # evaluate every test set in one forward pass (they share the prompt shape)
+    pad: bool = False                   # keep stopped runs in the batch (masked) instead of compacting: fixed shapes
+    compile: str | None = None          # torch.compile the forward: "default", or "reduce-overhead" (CUDA graphs;
+                                        # needs pad, since compaction changes the shapes)
 
 
 @dataclass
@@ -73,8 +80,15 @@ def mse_per_run(pred: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 @torch.no_grad()
-def evaluate(forward, params: Params, tests, metric=mse_per_run, eval_batch: int = 1000) -> torch.Tensor:
-    """(R, K): metric of every run on each of its K test sets (z, y), each with leading dims (R, n_test)."""
+def evaluate(forward, params: Params, tests, metric=mse_per_run, eval_batch: int = 1000, fuse: bool = False) -> torch.Tensor:
+    """(R, K): metric of every run on each of its K test sets (z, y), each with leading dims (R, n_test).
+    fuse: the K sets, where they have one shape, go through the model as one set (one pass instead of K)."""
+    if fuse and metric is mse_per_run and len(tests) > 1 and len({(z.shape, y.shape) for z, y in tests}) == 1:
+        K, n = len(tests), tests[0][0].shape[1]
+        z, y = torch.cat([z for z, _ in tests], 1), torch.cat([y for _, y in tests], 1)
+        err = torch.cat([(forward(params, z[:, i:i + eval_batch]) - y[:, i:i + eval_batch]).pow(2)
+                         .reshape(z.shape[0], min(eval_batch, K * n - i), -1).mean(2) for i in range(0, K * n, eval_batch)], 1)
+        return err.view(-1, K, n).mean(2)   # each prompt's mean error, averaged per set: the same statistic
     out = []
     for z, y in tests:
         n = z.shape[1]
@@ -109,6 +123,13 @@ def _compact(params: Params, opt, keep: torch.Tensor, cfg: TrainConfig):
     return new, new_opt
 
 
+def _padded(x: torch.Tensor, live: torch.Tensor, R: int) -> torch.Tensor:
+    """A batch drawn for the live runs, placed in their rows of an (R, ...) batch of zeros."""
+    out = x.new_zeros((R,) + tuple(x.shape[1:]))
+    out[live] = x
+    return out
+
+
 def train_to_threshold(forward: Callable, params: Params, sample: Callable, tests: list, thresholds, cfg: TrainConfig,
                        gen: torch.Generator, loss: Callable = mse_per_run, metric: Callable = mse_per_run) -> Runs:
     """Train every run online until each of its test metrics has crossed its threshold, or `max_samples`.
@@ -118,6 +139,10 @@ def train_to_threshold(forward: Callable, params: Params, sample: Callable, test
     """
     t0 = time.perf_counter()
     R, K = next(iter(params.values())).shape[0], len(tests)
+    if cfg.compile == "reduce-overhead" and not cfg.pad:
+        raise ValueError("compile='reduce-overhead' (CUDA graphs) needs pad=True: compaction changes the shapes")
+    if cfg.compile:
+        forward = torch.compile(forward, mode=cfg.compile, dynamic=not cfg.pad)
     thresholds = torch.as_tensor(list(thresholds), dtype=torch.float32)
     params = {k: v.detach().clone().requires_grad_(not is_buffer(k)) for k, v in params.items()}
     opt = _optimizer(trainable(params), cfg)
@@ -127,16 +152,22 @@ def train_to_threshold(forward: Callable, params: Params, sample: Callable, test
     check_samples, curves = [], []
     max_steps = math.ceil(cfg.max_samples / cfg.batch_size)
 
+    live = None                                    # pad: (R,) bool on the device, the runs still training
     for step in range(1, max_steps + 1):
-        z, y = sample(len(alive), cfg.batch_size, gen)
+        z, y = sample(len(alive), cfg.batch_size, gen)   # the same draws whether stopped runs are padded or removed
+        if live is not None:                       # pad: stopped runs get zeros, and no loss
+            z, y = _padded(z, live, R), _padded(y, live, R)
         opt.zero_grad(set_to_none=True)
-        loss(forward(params, z), y).sum().backward()
+        per_run = loss(forward(params, z), y)
+        (per_run if live is None else torch.where(live, per_run, 0.0)).sum().backward()
         opt.step()
 
         if step % cfg.check_every and step != max_steps:
             continue
         n_seen = step * cfg.batch_size
-        metrics = evaluate(forward, params, tests, metric, cfg.eval_batch).cpu()   # (live, K)
+        metrics = evaluate(forward, params, tests, metric, cfg.eval_batch, cfg.fuse_tests).cpu()   # (live, K)
+        if cfg.pad:
+            metrics = metrics[alive]
         row = np.full((R, K), np.nan)
         row[alive.numpy()] = metrics.numpy()
         check_samples.append(n_seen)
@@ -150,12 +181,17 @@ def train_to_threshold(forward: Callable, params: Params, sample: Callable, test
             done[:] = True
         if done.any():
             done_t = torch.from_numpy(done)
+            rows = alive[done_t] if cfg.pad else done_t     # where the stopped runs are in the batch
             for k, v in params.items():
-                final[k][alive[done_t]] = v.detach()[done_t.to(v.device)].cpu()
+                final[k][alive[done_t]] = v.detach()[rows.to(v.device)].cpu()
             keep = torch.from_numpy(~done)
             alive = alive[keep]
             if len(alive) == 0:
                 break
+            if cfg.pad:                            # fixed shapes: stopped runs stay, masked (their weights are saved)
+                live = torch.zeros(R, dtype=torch.bool, device=z.device)
+                live[alive.to(z.device)] = True
+                continue
             keep_dev = keep.to(z.device)
             params, opt = _compact(params, opt, keep_dev, cfg)
             tests = [(tz[keep_dev], ty[keep_dev]) for tz, ty in tests]
