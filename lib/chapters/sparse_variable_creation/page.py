@@ -15,7 +15,7 @@ from lib.science.stats import loglog_slope
 
 EXACT_TOL = 1e-9
 BOOTSTRAPS = 50          # the paper's bootstrap samples for the critical sample size
-PAPER_T = "the paper's T from 100 to 800 (paper profile): at small T the constants, not the growth, set m*"
+PAPER_T = "the paper's T from 100 to 800 (paper profile): at small T the constants, not the growth, set the critical sample size"
 
 
 # ------------------------------------------------------------------------------------------- planted AND
@@ -287,7 +287,7 @@ def _fits_train(P, results):
 def _in_grid(P, results):
     c = _crit_rows(results)
     missing = [T for T, v in c.items() if not np.isfinite(v[0])]
-    return Verdict("m* found at every T" if not missing else f"no m* at T = {missing}", not missing,
+    return Verdict("$m^*$ found at every $T$" if not missing else f"no $m^*$ at T = {missing}", not missing,
                    where=f"m from {P['and_m'][0]} to {P['and_m'][-1]}")
 
 
@@ -299,7 +299,7 @@ def _exponent(P, results):
     f = fits(results)
     if not f:
         return None
-    return Verdict(f"exponent {f['exponent']:.3f}; m*({f['T'][1]}) / m*({f['T'][0]}) = {f['ratio']:.2f} "
+    return Verdict(f"exponent {f['exponent']:.3f}; $m^*({f['T'][1]}) / m^*({f['T'][0]})$ = {f['ratio']:.2f} "
                    f"(linear: {f['T'][1] / f['T'][0]:.1f})", f["exponent"] < 0.5 - 1e-9, scale=_scale_note(P))
 
 
