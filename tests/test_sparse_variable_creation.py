@@ -186,3 +186,19 @@ def test_claims_can_fail():
     flat = _fake_and({100: 40, 200: 50, 800: 70})
     flat["and"][100]["result"]["min_train_loss"] = [1.0] * 100
     assert not rows(flat)["A10"]["passed"]
+
+
+def test_run_parity_and_its_rows():
+    spec = compute.ParityPoint(T=5, seeds=2, d=8, heads=2, dropout=0.1, lr=1e-3, weight_decay=1e-4, iters=4, batch=16,
+                               log_every=2, seed=0)
+    r = compute.run_parity(spec, "cpu")
+    assert r["iters_logged"] == [0, 2, 3] and len(r["loss"]) == 2 and len(r["loss"][0]) == 3 and len(r["test_acc"]) == 2
+    learnt = {"iters_logged": [0, 50, 100], "loss": [[0.69, 0.3, 0.0]] * 2, "acc": [[0.5, 0.9, 1.0]] * 2, "test_acc": [1.0, 1.0]}
+    stuck = {"iters_logged": [0, 50, 100], "loss": [[0.69] * 3] * 2, "acc": [[0.5] * 3] * 2, "test_acc": [0.5, 0.5]}
+    P = {}
+    rows = lambda res: {r["id"]: r for r in page.evaluate([r for r in page.ROWS if r.id.startswith(("A14", "A15"))], P, res)}
+    ok = rows({"parity": {10: {"result": learnt}, 60: {"result": stuck}}})
+    assert ok["A14a"]["passed"] and ok["A15"]["passed"] and "A14b" not in ok     # one T <= 50: no ordering to check
+    bad = rows({"parity": {10: {"result": stuck}, 60: {"result": learnt}}})
+    assert not bad["A14a"]["passed"] and not bad["A15"]["passed"]
+    assert page.transition(learnt) == [100.0, 100.0]

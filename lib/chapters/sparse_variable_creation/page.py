@@ -356,8 +356,8 @@ def _parity(P, results):
 
 
 def _parity_later(P, results):
-    med = {T: np.nanmedian(transition(r["result"])) for T, r in sorted(results.get("parity", {}).items()) if T <= 50}
-    med = {T: v for T, v in med.items() if np.isfinite(v)}
+    hits = {T: [x for x in transition(r["result"]) if np.isfinite(x)] for T, r in sorted(results.get("parity", {}).items())}
+    med = {T: float(np.median(h)) for T, h in hits.items() if T <= 50 and h}
     if len(med) < 2:
         return None
     v = list(med.values())
