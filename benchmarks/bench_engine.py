@@ -10,6 +10,12 @@ configuration; with a GPU (or --full) the configurations of Figure 1 (5 seeds, 5
 
     python benchmarks/bench_engine.py            # CPU: about a minute
     python benchmarks/bench_engine.py --full     # Figure 1's configurations (a GPU)
+    python benchmarks/bench_engine.py --full --switches   # the engine's GPU switches against its default, side by side
+
+--switches times the engine alone with each TrainConfig switch (a whole test set per evaluation pass, both test
+sets in one pass, padding instead of compaction, torch.compile; on a GPU mode reduce-overhead, i.e. CUDA graphs)
+against its default, and prints default time / switch time (above 1: the switch is faster). Compilation is timed
+apart (a first call), then the steady state.
 """
 from __future__ import annotations
 
@@ -47,10 +53,10 @@ def per_run_loop(name, task, R, steps, cfg, tests, device):
                         _ = total / tz.shape[1]
 
 
-def engine_runs(name, task, R, steps, cfg, tests, device):
+def engine_runs(name, task, R, steps, cfg, tests, device, **switches):
     model = models.build(name, task.N, task.D, task.d)
     gen = torch.Generator(device=device).manual_seed(0)
-    run_cfg = engine.TrainConfig(**{**cfg.__dict__, "max_samples": steps * cfg.batch_size})
+    run_cfg = engine.TrainConfig(**{**cfg.__dict__, "max_samples": steps * cfg.batch_size, **switches})
     engine.train_to_threshold(model.forward, model.init(R, gen, device), task.sample, tests,
                               [-math.inf] * len(tests), run_cfg, gen)
 
@@ -65,10 +71,40 @@ def timed(fn, device):
     return time.perf_counter() - t0
 
 
+def switches(device: str, n_test: int) -> dict[str, dict]:
+    """The engine's switches (lib.science.engine.TrainConfig), each measured against the default."""
+    mode = "reduce-overhead" if device == "cuda" else "default"   # CUDA graphs need a GPU
+    return {f"eval_batch={n_test}": {"eval_batch": n_test}, "fuse_tests": {"fuse_tests": True}, "pad": {"pad": True},
+            f"pad+compile({mode})": {"pad": True, "compile": mode},
+            "all": {"eval_batch": n_test, "fuse_tests": True, "pad": True, "compile": mode}}
+
+
+def compare_switches(configs, R, n_test, steps, device):
+    table = switches(device, n_test)
+    print(f"device: {device}; engine alone, {R} runs, {steps} steps; default time / switch time (>1: faster)")
+    print(f"{'config':<28}{'default s':>10}" + "".join(f"{k:>24}" for k in table))
+    for name, N, simple, k in configs:
+        task = qstr.QSTR(N=N, simple=simple, device=device)
+        gen = torch.Generator(device=device).manual_seed(1)
+        tests = [task.sample(R, n_test, gen, simple=True)] + ([] if simple else [task.sample(R, n_test, gen)])
+        cfg = engine.TrainConfig(check_every=k)
+        run = partial(engine_runs, name, task, R, steps, cfg, tests, device)
+        run(**{})                                                  # warm-up
+        base = timed(run, device)
+        cells = []
+        for sw in table.values():
+            first = timed(partial(run, **sw), device)              # compiles, where the switch compiles
+            t = timed(partial(run, **sw), device)
+            cells.append(f"{base / t:.2f}x" + (f" (+{first - t:.0f}s)" if "compile" in sw else ""))
+        label = f"{name} N={N} {'simple' if simple else '1STR'} k={k}"
+        print(f"{label:<28}{base:>10.2f}" + "".join(f"{c:>24}" for c in cells))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--full", action="store_true", help="Figure 1's configurations (default on a GPU)")
     ap.add_argument("--steps", type=int, default=None, help="training steps per run")
+    ap.add_argument("--switches", action="store_true", help="the engine's GPU switches against its default")
     args = ap.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     full = args.full or device == "cuda"
@@ -79,6 +115,9 @@ def main():
     else:      # CPU: small models of panel (a), 5 seeds, 1,000 test prompts
         configs = [("transformer", 6, False, 10), ("ffn", 6, False, 10)]
         R, n_test, steps = 5, 1000, args.steps or 200
+    if args.switches:
+        compare_switches(configs, R, n_test, steps, device)
+        return
     print(f"device: {device}; {R} runs per configuration, {steps} steps of 64 prompts each, test MSE every k steps")
     print(f"{'config':<28}{'per-run samples/s':>20}{'engine samples/s':>20}{'ratio':>8}")
     tot_loop = tot_eng = 0.0
