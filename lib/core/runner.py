@@ -182,10 +182,17 @@ def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None
     from lib.core.sweep import collect
 
     values = params_mod.resolve(chapter, profile, overrides)
-    device = resolve_device(values.get("device", "auto"))
     module = importlib.import_module(f"lib.chapters.{chapter}.compute")
     store = Store(chapter, profile, stored_only=False)
-    t0, env = time.perf_counter(), environment(device, chapter)
+    t0 = time.perf_counter()
+    if cluster and values.get("device", "auto") == "auto":   # the workers' device, not this machine's
+        from lib.core.sweep import cluster_device
+
+        device, name = cluster_device(cluster)
+        env = {**environment("cpu", chapter), "device": name}
+    else:
+        device = resolve_device(values.get("device", "auto"))
+        env = environment(device, chapter)
     collect(module.points(values), store, device, jobs=jobs, force=force, log=log, env=env, cluster=cluster,
             deadline=deadline)
     prov = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 2), "jobs": jobs,

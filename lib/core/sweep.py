@@ -149,18 +149,42 @@ class ClusterError(RuntimeError):
     """No Dask here, or no scheduler at the address: one line for the user."""
 
 
-def cluster_executor(address: str):
-    """A concurrent.futures executor on the Dask cluster at `address` (tcp://host:8786), its number of worker
-    threads (a callable: workers may come and go), and a close function. Dask is imported only here: local
-    processes need no extra package or service."""
+def _client(address: str):
     try:
         from distributed import Client
     except ImportError as err:
         raise ClusterError(f"--cluster needs Dask distributed (pip install distributed): {err}") from None
     try:
-        client = Client(address)   # waits distributed.comm.timeouts.connect (30 s; $DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT)
+        return Client(address)   # waits distributed.comm.timeouts.connect (30 s; $DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT)
     except (OSError, TimeoutError) as err:
         raise ClusterError(f"--cluster {address}: no Dask scheduler answered ({type(err).__name__}: {err})") from None
+
+
+def _worker_device() -> tuple[str, str]:
+    """What `device: auto` is on a worker, and its name (runs there)."""
+    import torch
+
+    from lib.core.store import device_name
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    return device, device_name(device)
+
+
+def cluster_device(address: str) -> tuple[str, str]:
+    """(device, name) of the cluster's workers for `device: auto`, asked of one of them: `compute` may run on a
+    machine without the workers' GPUs (a login node). The workers are assumed alike."""
+    client = _client(address)
+    try:
+        return tuple(client.submit(_worker_device, pure=False).result())
+    finally:
+        client.close()
+
+
+def cluster_executor(address: str):
+    """A concurrent.futures executor on the Dask cluster at `address` (tcp://host:8786), its number of worker
+    threads (a callable: workers may come and go), and a close function. Dask is imported only here: local
+    processes need no extra package or service."""
+    client = _client(address)
     executor = client.get_executor(pure=False)   # each point computed afresh, never a cached result
 
     def slots() -> int:
