@@ -281,12 +281,14 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
         rate = statistics.median(rates) if rates else max(hints.get("seconds_per_cost", 0.0), floor)
         expected = max(group[0].cost * rate, at_least.get(key_of(spec_dict(group[0].spec)), 0.0))
         if now + expected > deadline:
-            log(f"{store.chapter}: {group[0].name} not started: it needs about {expected:.0f} s, "
-                f"{deadline - now:.0f} s are left before the deadline")
+            skipped.append(group)
+            if len(skipped) <= 3:   # a sweep of thousands of points says so for the first few only
+                log(f"{store.chapter}: {group[0].name} not started: it needs about {expected:.0f} s, "
+                    f"{deadline - now:.0f} s are left before the deadline")
             return False
         return True
 
-    n_abandoned = 0
+    n_abandoned, skipped = 0, []
 
     def abandoned(group, seconds):
         nonlocal n_abandoned, floor
@@ -342,6 +344,8 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
             raise
         finally:
             close(abandon)
+    if len(skipped) > 3:
+        log(f"{store.chapter}: {len(skipped) - 3} more points not started: each needs longer than the time left")
     if deadline is not None and (rates or at_least != hints.get("at_least", {})):
         rate = statistics.median(rates) if rates else hints.get("seconds_per_cost", 0.0)
         store.write("deadline.json", {"seconds_per_cost": rate, "seconds_per_cost_at_least": floor, "at_least": at_least})
