@@ -128,6 +128,12 @@ def _compute(args, chapters: list[str], log) -> int:
                                 cluster=cluster, deadline=deadline)
             except Unfinished as err:
                 unfinished.append(err)
+            except ModuleNotFoundError as err:   # a run function's own import (scipy, say): the next chapters go on
+                if len(chapters) == 1:
+                    raise
+                missing[chapter] = err.name
+                print(f"error: {chapter}: its computation needs the Python module {err.name!r}, not installed here "
+                      f"(pip install {err.name}); its points left are skipped", file=sys.stderr)
     if unfinished:
         print(f"deadline: stopped between points with points left; every finished point is stored. Points stored "
               f"per chapter ({args.profile} profile):")
