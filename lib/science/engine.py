@@ -7,6 +7,8 @@ the first check at which test metric k falls below threshold k fixes that run's 
 (samples = steps x batch, counted as the authors count them). A run that has crossed every threshold stops: it is
 removed from the batch (weights, optimizer state and test sets are compacted), so it neither changes nor costs
 anything afterwards. A run still short of a threshold at `max_samples` is censored (NaN), never an exception.
+TrainConfig's GPU switches (off by default) keep stopped runs in the batch instead (`pad`, fixed shapes for CUDA
+graphs), compile the forward (`compile`) and evaluate every test set in one pass (`fuse_tests`).
 
 Parameters whose name starts with "buf." are per-run constants (masks, fixed choices): carried and compacted
 with their run, never optimised.
