@@ -158,7 +158,8 @@ def _scaling_h1(P, results):
     h1 = scaling_table(P, results)[1]
     best = min(min(f for h, f in zip(results["scaling"][N]["result"]["heads"], results["scaling"][N]["result"]["best_fvu"])
                    if h == 1) for N in P["scale_N"])
-    return Verdict(f"censored {int(np.isnan(h1['samples']).sum())} of {h1['samples'].size}; lowest FVU {best:.3f}",
+    return Verdict(f"censored {int(np.isnan(h1['samples']).sum())} of {h1['samples'].size}; lowest FVU on the 1,000 check "
+                   f"prompts {best:.3f} (the best of every check: a noisy minimum)",
                    bool(np.isnan(h1["samples"]).all()), paper=f"FVU ≥ 1 − 1/q = {floor:.2f}",
                    where=f"$q={P['scale_q']}$, threshold {P['scale_threshold']}")
 
