@@ -370,6 +370,8 @@ def test_width_claims_test_a_lower_bound_and_a_fixed_width():
     assert not ok("10a-width-1str-gru", _phase_results(P, flat, flat))       # flat: no growth
     assert ok("10a-width-simple-gru", _phase_results(P, steep, flat))        # at the floor: d* <= 1 <= qd
     assert not ok("10a-width-simple-gru", _phase_results(P, steep, steep))   # d* = 32 > qd = 4
+    for profile in ("quick", "paper"):                                      # the grid reaches down to d_h = 1
+        assert params.resolve("rnn_norm_growth", profile)["widths"][0] == 1
 
 
 def test_norm_rows_test_the_predicted_slope():

@@ -9,8 +9,9 @@ Four kinds of point (see `points`):
   transition carries a per-step bias, with and without the dead-zone rectifier.
 - phase (one point per architecture, task and N): bidirectional RNNs (lib.science.models.BiRNN) of every width of
   the grid, all seeds, one batch (narrower runs are the widest one with hidden units masked to zero), trained
-  online with AdamW until the test MSE crosses the threshold or the sample cap. For the Elman RNN, whose readout
-  is the theory's f_y = w_2 relu(U s_j + W_y z_j + b), also (L ||U||_op r_h)^2 of every run where it stopped, and
+  online with AdamW until each run is decided (train.py beside it): its test MSE reached the threshold, or it
+  plateaued above it, or (censored) neither by the sample cap. For the Elman RNN, whose readout is the theory's
+  f_y = w_2 relu(U s_j + W_y z_j + b), also (L ||U||_op r_h)^2 of every run where it stopped (at the threshold), and
   the packing geometry of the widest runs: states s_j at a fixed position j and token x_j over many prompts, their
   participation ratio, and Phi(s_j) in R^(N-1), the outputs for every candidate index replayed from the state.
 - a2 (one point): alpha*(N) of the Transformer's A.2 construction, from lib.science.a2.

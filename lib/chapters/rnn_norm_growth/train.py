@@ -9,8 +9,9 @@ possible ends (`STATUS`):
   inequality is measured on networks *at* a fixed accuracy);
 - plateau: at the rate its best test MSE fell over its last doubling of training (samples s/2 to s), `factor`
   times more training would still leave it above the threshold (`hopeless`). A run is judged only once it has
-  seen `min_samples` and twice the samples at which the first run of its batch reached the threshold: an RNN
-  often sits near MSE 1 before it starts to learn, and this keeps that first plateau from counting;
+  seen `min_samples` and `GUARD` (1.5) times the samples at which the first run of its batch reached the
+  threshold (never while no run has): an RNN often sits near MSE 1 before it starts to learn, and a narrow one
+  longer than a wide one, so that first flat stretch must not count;
 - censored: neither by `max_samples` (undecided; the page marks it).
 
 AdamW, batched runs and the evaluation are engine's (its `evaluate`, `trainable`, `_optimizer`, `_compact`); only
@@ -29,6 +30,7 @@ import torch
 from lib.science import engine
 
 STATUS = ("reached", "plateau", "censored")
+GUARD = 1.5    # a run is judged only after this many times the samples the fastest run of its batch needed
 
 
 def hopeless(check_samples: list[int], best: np.ndarray, threshold: float, start: float, factor: float) -> np.ndarray:
@@ -79,8 +81,8 @@ def train_to_decision(forward, params: dict, sample, test: tuple, threshold: flo
         best_curves.append(best.copy())
         reached = mse <= threshold
         samples[idx[reached]] = step * cfg.batch_size
-        first = np.nanmin(samples) if np.isfinite(samples).any() else np.inf
-        start = max(min_samples, 2 * first) if np.isfinite(first) else min_samples
+        # no run is judged before GUARD x the samples the batch's fastest run needed (none before any run got there)
+        start = max(min_samples, GUARD * np.nanmin(samples)) if np.isfinite(samples).any() else math.inf
         flat = hopeless(check_samples, np.array(best_curves)[:, idx], threshold, start, factor) & ~reached
         status[idx[reached]], status[idx[flat]] = 0, 1
         done = reached | flat | (step == max_steps)
