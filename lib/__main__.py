@@ -114,6 +114,9 @@ def _compute(args, chapters: list[str], log) -> int:
                 raise
             missing[chapter] = err.name
     order = in_dependency_order(chapters)
+    if deadline is not None:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(deadline))
+        print(f"compute: {len(order)} chapter(s), deadline {stamp} ({deadline - time.time():.0f} s from now)", flush=True)
     before = {c: stored_points(c, args.profile, overrides)[0] for c in order if c not in missing} if deadline else {}
     unfinished = []   # sweep.Unfinished of each chapter that stopped with points left
     for chapter in order:

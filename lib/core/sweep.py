@@ -156,7 +156,7 @@ def _client(address: str):
         raise ClusterError(f"--cluster needs Dask distributed (pip install distributed): {err}") from None
     try:
         return Client(address)   # waits distributed.comm.timeouts.connect (30 s; $DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT)
-    except (OSError, TimeoutError) as err:
+    except Exception as err:   # no scheduler there (OSError), or Dask's configuration cannot reach it (tls:// without one)
         raise ClusterError(f"--cluster {address}: no Dask scheduler answered ({type(err).__name__}: {err})") from None
 
 
