@@ -273,3 +273,30 @@ def test_points_fill_the_results_the_page_reads():
     labels = {p.label for p in hl.points(P)}
     assert labels == {("calculator",), ("construction",), ("figure2",), *((s,) for s in hl.SETTINGS),
                       *(("scaling", N) for N in P["scale_N"])}
+
+
+def test_scaling_h1_runs_where_prop21_holds(monkeypatch):
+    """4-scaling's 'H = 1 never crosses' once ran on qSTR with a free W_QK at d = 1, where no theorem forbids it.
+    Now the H = 1 runs train on Prop. 21's data (zero tokens and fixed targets at i >= N/2) with its block mask and
+    are measured on i >= N/2, and the H = q runs on qSTR itself."""
+    seen = []
+
+    def fake(forward, params, sample, tests, thresholds, cfg, gen, metric):
+        z, y = sample(1, 4, torch.Generator().manual_seed(0))
+        seen.append({"H": int(params["buf.heads"][0].sum()), "masked": "buf.qk_mask" in params, "z": z, "y": y,
+                     "metric": metric(torch.zeros_like(y), y)})
+        R = next(iter(params.values())).shape[0]
+        return engine.Runs(np.full((R, 1), np.nan), np.array([1]), np.ones((1, R, 1)), params, 0.0)
+
+    monkeypatch.setattr(engine, "train_to_threshold", fake)
+    spec = hl.ScalingPoint(N=8, q=2, d=1, encoding="code", d_e_rule="floor", task_seed=0, seed=0, n_seeds=1,
+                           threshold=0.25, check_every=1, max_samples=64, batch_size=4, lr=0.01, mlp_width=8)
+    out = hl.run_scaling(spec, "cpu")
+    assert out["heads"] == [2, 1]
+    qstr_run, h1 = seen
+    assert qstr_run["H"] == 2 and not qstr_run["masked"] and (qstr_run["z"][..., 4:, 0] != 0).all()
+    assert h1["H"] == 1 and h1["masked"] and (h1["z"][..., 4:, 0] == 0).all()
+    # the H = 1 metric reads the positions i >= N/2 only: zeroing the labels before them changes nothing
+    y = h1["y"].clone()
+    y[..., :4] = 0
+    assert torch.allclose(h1["metric"], (y[..., 4:].pow(2).flatten(1).mean(1) / 2.0))
