@@ -135,6 +135,7 @@ def test_compute_with_a_deadline_exits_4_then_3_then_0_and_resumes(tmp_path):
     assert third.returncode == 0, third.stderr
     assert "7 of 8 points loaded" in third.stdout and "[1/1]" in third.stdout
     assert (tmp_path / "sample_complexity" / "quick" / "compute.json").is_file()
+    assert not (tmp_path / "sample_complexity" / "quick" / "deadline.json").exists()   # finished: hints removed
 
 
 @pytest.mark.parametrize("args, needle", [(("--deadline", "soon"), "--deadline"), (("--cluster", "not an address"), "--cluster"),

@@ -346,7 +346,9 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
             close(abandon)
     if len(skipped) > 3:
         log(f"{store.chapter}: {len(skipped) - 3} more points not started: each needs longer than the time left")
-    if deadline is not None and (rates or at_least != hints.get("at_least", {})):
+    if not left:           # finished: what earlier deadlines learnt is of no more use
+        (store.dir / "deadline.json").unlink(missing_ok=True)
+    elif deadline is not None and (rates or at_least != hints.get("at_least", {})):
         rate = statistics.median(rates) if rates else hints.get("seconds_per_cost", 0.0)
         store.write("deadline.json", {"seconds_per_cost": rate, "seconds_per_cost_at_least": floor, "at_least": at_least})
     if left:
