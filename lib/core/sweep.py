@@ -278,7 +278,8 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
         now = time.time()
         if now >= deadline:
             return False
-        rate = statistics.median(rates) if rates else max(hints.get("seconds_per_cost", 0.0), floor)
+        # finished points' rate, else the last call's; an abandoned point's lower bound only while none finished
+        rate = statistics.median(rates) if rates else hints.get("seconds_per_cost") or floor
         expected = max(group[0].cost * rate, at_least.get(key_of(spec_dict(group[0].spec)), 0.0))
         if now + expected > deadline:
             skipped.append(group)
