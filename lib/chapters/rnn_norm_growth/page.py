@@ -84,6 +84,18 @@ def phase_table(P: dict, results: dict) -> dict:
     return out
 
 
+def budget_summary(P: dict, results: dict) -> dict:
+    """Over every run of the phase diagram: how many reached the threshold, plateaued above it or were censored at
+    the cap, the cap, the samples of the slowest run that reached the threshold and their fraction of the cap."""
+    recs = [results["phase"][(a, t, N)] for a in P["archs"] for t in TASKS for N in P["phase_N"]]
+    status = np.concatenate([result_array(r, "status") for r in recs])
+    samples = np.concatenate([result_array(r, "samples") for r in recs])
+    slowest = float(np.nanmax(samples)) if np.isfinite(samples).any() else float("nan")
+    return {"runs": int(status.size), "reached": int((status == 0).sum()), "plateau": int((status == 1).sum()),
+            "censored": int((status == 2).sum()), "cap": int(P["max_samples"]), "slowest": slowest,
+            "ratio": slowest / P["max_samples"]}
+
+
 def norm_table(P: dict, results: dict) -> dict:
     """Elman runs of the widest width that reached the threshold: (L ||U|| r_h)^2 per N and task, and the fit
     (slope and its standard error); also the samples those runs took to reach the threshold, and their slope."""
