@@ -202,3 +202,14 @@ def test_run_parity_and_its_rows():
     bad = rows({"parity": {10: {"result": stuck}, 60: {"result": learnt}}})
     assert not bad["A14a"]["passed"] and not bad["A15"]["passed"]
     assert page.transition(learnt) == [100.0, 100.0]
+
+
+def test_pack_bounds_padding_and_memory():
+    spec = compute.AndPoint(T=800, ms=tuple(range(50, 201, 10)), trials=50, d=64, heads=16, dropout=0.1, lr=1e-3,
+                            weight_decay=1e-4, iters=1, eval_every=1, n_val=1, max_elems=2 * 10 ** 8, seed=0)
+    chunks = compute.pack(spec)
+    assert sorted(j for c in chunks for j in c) == sorted((m, k) for m in spec.ms for k in range(50))
+    for c in chunks:
+        m_max = max(m for m, _ in c)
+        assert len(c) * m_max <= compute.PAD * sum(m for m, _ in c) + 1e-9
+        assert len(c) * m_max * 801 * 64 <= spec.max_elems

@@ -125,17 +125,31 @@ def planted_and(gen, R: int, n: int, T: int, planted: torch.Tensor | None, devic
     return planted, bits, y
 
 
+PAD = 1.25     # a batched computation pads every trial to its largest m: at most this many padded per real sample
+
+
+def pack(spec: AndPoint) -> list[list[tuple[int, int]]]:
+    """The (m, trial) pairs of one T in batched computations: in order of m, a new one starts where the padding to
+    the largest m would exceed PAD x the real samples, or the activations max_elems."""
+    chunks, cur = [], []
+    for job in sorted((m, k) for m in spec.ms for k in range(spec.trials)):
+        n, m = len(cur) + 1, job[0]
+        if cur and (n * m > PAD * (sum(j[0] for j in cur) + m) or n * m * (spec.T + 1) * spec.d > spec.max_elems):
+            chunks.append(cur)
+            cur = []
+        cur.append(job)
+    return chunks + [cur]
+
+
 def run_and(spec: AndPoint, device: str) -> dict:
     t0 = time.perf_counter()
     cfg = bt.ModelConfig(d=spec.d, heads=spec.heads, dropout=spec.dropout)
     opt = bt.OptConfig(lr=spec.lr, weight_decay=spec.weight_decay)
-    jobs = sorted((m, k) for m in spec.ms for k in range(spec.trials))     # chunks hold similar m: little padding
-    per = max(1, spec.max_elems // (max(spec.ms) * (spec.T + 1) * spec.d))
+    chunks = pack(spec)
     rec = {k: [] for k in ("m", "max_val_acc", "success", "first_success", "min_train_loss", "final_train_acc",
                            "planted_attention", "top3_is_planted")}
     curves = {}
-    for c in range(0, len(jobs), per):
-        chunk = jobs[c:c + per]
+    for c, chunk in enumerate(chunks):
         R, m_max = len(chunk), max(m for m, _ in chunk)
         gen = generator(spec.seed, "and", spec.T, c, device=device)
         params = bt.init(R, spec.T, cfg, gen, device)
@@ -165,7 +179,7 @@ def run_and(spec: AndPoint, device: str) -> dict:
                              "val_acc": val[i].tolist()}
     checks = len(next(iter(curves.values()))["val_acc"])
     return {**rec, "curves": curves, "checks": [(i + 1) * spec.eval_every for i in range(checks)],
-            "chunks": math.ceil(len(jobs) / per), "wall_s": time.perf_counter() - t0}
+            "chunks": len(chunks), "wall_s": time.perf_counter() - t0}
 
 
 # ------------------------------------------------------------------------------------------- sparse parity
