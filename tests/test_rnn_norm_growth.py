@@ -329,6 +329,10 @@ def test_training_runs_until_decided_not_until_a_budget():
     assert r["status"].tolist()[:2] == [0, 1] and np.isfinite(r["samples"][0]) and np.isnan(r["samples"][1])
     r = train_to_decision(forward, p, sample, test, 0.3, short, min_samples=16 * 50, factor=10, gen=gen(2))
     assert r["status"].tolist() == [2, 2, 2] and np.isnan(r["samples"]).all()      # undecided at the cap
+    # while no run of the batch has reached the threshold, none is judged: a flat start is not a plateau
+    frozen = {"w": torch.zeros(2), "buf.live": torch.tensor([0.0, 0.0])}
+    r = train_to_decision(forward, frozen, sample, sample(2, 200, gen(3)), 0.3, cfg, min_samples=16, factor=10, gen=gen(4))
+    assert r["status"].tolist() == [2, 2] and r["check_samples"][-1] == cfg.max_samples
 
 
 def test_width_bounds_and_censoring_aware_slope():
@@ -356,6 +360,7 @@ def _phase_results(P, med_1str, med_simple, status=1):
             for N, m in zip(P["phase_N"], med):
                 best = np.repeat(m, S)
                 res[(arch, task, N)] = {"result": {"best_mse": best.tolist(),
+                                                   "samples": np.where(best <= P["threshold"], 1.0, np.nan).tolist(),
                                                    "status": np.where(best <= P["threshold"], 0, status).tolist()}}
     return {"phase": res}
 
@@ -370,6 +375,8 @@ def test_width_claims_test_a_lower_bound_and_a_fixed_width():
     assert not ok("10a-width-1str-gru", _phase_results(P, flat, flat))       # flat: no growth
     assert ok("10a-width-simple-gru", _phase_results(P, steep, flat))        # at the floor: d* <= 1 <= qd
     assert not ok("10a-width-simple-gru", _phase_results(P, steep, steep))   # d* = 32 > qd = 4
+    b = page.budget_summary({**P, "max_samples": 10}, _phase_results(P, steep, flat))
+    assert b["runs"] == 2 * 3 * 6 * 2 and b["censored"] == 0 and b["reached"] + b["plateau"] == b["runs"]
     for profile in ("quick", "paper"):                                      # the grid reaches down to d_h = 1
         assert params.resolve("rnn_norm_growth", profile)["widths"][0] == 1
 
