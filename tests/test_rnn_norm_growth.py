@@ -253,6 +253,7 @@ def test_check_params():
     P = {"phase_N": [4], "widths": [4, 2], "q": 2, "construction_N": [3, 10], "memo_n": [8, 8]}
     keys = [k for k, _ in rg.check_params(P)]
     assert keys == ["phase_N", "widths", "construction_N", "memo_n"]
+    assert [k for k, _ in rg.check_params({**P, "min_samples": 10, "max_samples": 5})][-2] == "min_samples"
 
 
 TINY = {"profile": "test", "seed": 0, "task_seed": 42, "d": 2, "q": 1, "gadget_B": 12.0, "eps": 1e-3,

@@ -61,6 +61,8 @@ def check_params(P: dict) -> list[tuple[str, str]]:
         bad.append(("widths", "at least two widths, strictly increasing"))
     if any(N < 2 * P["q"] for N in P["construction_N"]):
         bad.append(("construction_N", f"every N >= 2 q = {2 * P['q']}"))
+    if P.get("min_samples", 0) > P.get("max_samples", math.inf):
+        bad.append(("min_samples", "at most max_samples (no run could be judged plateaued before the cap)"))
     if len(set(P["memo_n"])) < 2:
         bad.append(("memo_n", "at least two distinct training-set sizes (the norm is fitted against n)"))
     return bad
