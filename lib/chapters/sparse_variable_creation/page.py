@@ -1,5 +1,5 @@
-"""Sparse variable creation: what the page shows from the stored points (tables, figures, the claim check). No
-computation imports this module, so editing it leaves stored results current.
+"""Sparse variable creation: what the page shows from the stored points (tables, the claim check; its figures are in
+figures.py). No computation imports this module, so editing it leaves stored results current.
 
     >>> rows = claims(P, results)
 """
@@ -85,72 +85,7 @@ def and_summary(results: dict) -> str:
                            r"$\log_2\binom{T}{3}$", "[CLS] attention on $\\mathcal I$ (successes)", "uniform $3/(T+1)$"], rows)
 
 
-def plot_and(results: dict):
-    from lib.core.plotting import figure
-
-    fig, axes = figure(ncols=2, squeeze=True)
-    table, crit = and_table(results), criticals(results)
-    shown = list(table)
-    if len(shown) > 5:       # the paper's Figure 4 shows T = 100, 200, 400, 800; else four spread over the grid
-        paper = [T for T in (100, 200, 400, 800) if T in table]
-        shown = paper if len(paper) == 4 else [shown[int(i)] for i in np.unique(np.round(np.linspace(0, len(shown) - 1, 4)))]
-    for T, t in ((T, table[T]) for T in shown):
-        frac = t["success"].mean(1)
-        se = np.sqrt(frac * (1 - frac) / t["success"].shape[1])
-        axes[0].errorbar(t["m"], frac, yerr=se, marker="o", ms=3, capsize=2, label=f"T = {T}")
-    axes[0].axhline(0.5, color="k", lw=0.8, ls=":")
-    axes[0].set(xlabel="training samples $m$", ylabel="success fraction", ylim=(-0.05, 1.05))
-    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8)
-    T = np.array([k for k, v in crit.items() if np.isfinite(v[0])], float)
-    if len(T):
-        m, se = np.array([crit[int(k)][0] for k in T]), np.array([crit[int(k)][1] for k in T])
-        axes[1].errorbar(T, m, yerr=np.nan_to_num(se), marker="o", capsize=3, color="k", label="measured $m^*$")
-        f = fits(results)
-        grid = np.linspace(T.min(), T.max(), 100)
-        if f:
-            axes[1].plot(grid, f["log"]["a"] + f["log"]["b"] * np.log(grid), "C0--", label=r"fit $a + b\ln T$")
-            axes[1].plot(grid, f["linear"]["a"] + f["linear"]["b"] * grid, "C3:", label=r"fit $a + bT$")
-        axes[1].plot(grid, [floor_bits(int(g)) for g in grid], color="0.5", lw=1, label=r"floor $\log_2\binom{T}{3}$")
-    axes[1].set(xlabel="context length $T$", ylabel="critical sample size $m^*$")
-    axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8)
-    return fig
-
-
-def plot_curves(results: dict, T: int | None = None):
-    """Training loss and validation accuracy of trial 0 at the smallest and largest m (Fig. 2 right)."""
-    from lib.core.plotting import figure
-
-    T = T or max(results["and"])
-    r = results["and"][T]["result"]
-    ms = sorted(r["curves"], key=int)
-    fig, axes = figure(ncols=2, squeeze=True)
-    for m, color in ((ms[0], "C3"), (ms[-1], "C0")):
-        c = r["curves"][m]
-        axes[0].semilogy(r["checks"], np.maximum(c["train_loss"], 1e-8), color=color, label=f"m = {m}")
-        axes[1].plot(r["checks"], c["val_acc"], color=color, label=f"m = {m}")
-    axes[1].axhline(0.99, color="k", lw=0.8, ls=":")
-    axes[0].set(xlabel="iteration", ylabel="training loss (with dropout)", title=f"T = {T}")
-    axes[1].set(xlabel="iteration", ylabel="validation accuracy", title=f"T = {T}")
-    for ax in axes:
-        ax.legend(fontsize=8)
-    return fig
-
-
 # ------------------------------------------------------------------------------------------- parity and exact
-def plot_parity(results: dict):
-    from lib.core.plotting import figure
-
-    fig, axes = figure(ncols=len(results["parity"]), squeeze=True)
-    axes = np.atleast_1d(axes)
-    for ax, (T, rec) in zip(axes, sorted(results["parity"].items())):
-        r = rec["result"]
-        for loss in r["loss"]:
-            ax.plot(r["iters_logged"], loss, lw=0.8)
-        ax.axhline(math.log(2), color="k", lw=0.8, ls=":")
-        ax.set(xlabel="iteration", ylabel="online loss", title=f"T = {T}", ylim=(-0.02, 0.8))
-    return fig
-
-
 def transition(r: dict) -> list[float]:
     """Per seed: the first logged iteration at which the online batch accuracy reaches 0.99 (NaN: never)."""
     out = []
@@ -175,21 +110,6 @@ def minimal_R_fit(results: dict) -> dict:
     coef = np.polyfit(x, y, 1)
     r2 = 1 - np.sum((np.polyval(coef, x) - y) ** 2) / np.sum((y - y.mean()) ** 2)
     return {"slope": float(coef[0]), "intercept": float(coef[1]), "r2": float(r2)}
-
-
-def plot_minimal_R(results: dict):
-    from lib.core.plotting import figure
-
-    rows = results["exact"]["result"]["minimal_R"]
-    T = np.array([r["T"] for r in rows], float)
-    fig, ax = figure()
-    ax.plot(np.log(T), [r["R_min"] for r in rows], "ko", label="least $R$ with error $\\leq \\gamma/4$")
-    ax.plot(np.log(T), [r["R_lemma"] for r in rows], "C0--", label=r"Lemma B.2's $R = \log(8T/\gamma)$")
-    f = minimal_R_fit(results)
-    ax.plot(np.log(T), f["intercept"] + f["slope"] * np.log(T), "C3:", label=f"fit, slope {f['slope']:.2f}")
-    ax.set(xlabel=r"$\ln T$", ylabel="query scale $R = \\|W_Q\\|_F$")
-    ax.legend(fontsize=8)
-    return fig
 
 
 # ------------------------------------------------------------------------------------------- the claim check
