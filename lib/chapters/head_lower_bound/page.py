@@ -419,9 +419,10 @@ def plot_scaling(P: dict, results: dict):
             y = np.where(np.isnan(s[:, j]), cap, s[:, j])
             ax.scatter(N, y, marker="x" if np.isnan(s[:, j]).any() else "o", color=color, s=18, alpha=0.7)
         if not np.isnan(s).any():
-            ax.plot(N, t["mean"], "-", color=color, label=f"$H={H}$: slope {loglog_slope(N, t['mean']):.2f}")
+            ax.plot(N, t["mean"], "-", color=color, label=f"$H={H}$, qSTR: slope {loglog_slope(N, t['mean']):.2f}")
         else:
-            ax.plot([], [], "x", color=color, label=f"$H={H}$: censored at the cap")
+            ax.plot([], [], "x", color=color, label=f"$H={H}$, Prop. 21's data: censored at the cap" if H == 1 else
+                    f"$H={H}$, qSTR: censored at the cap")
     ax.axhline(cap, color="k", ls=":", lw=1)
     ax.set(xscale="log", yscale="log", xlabel="$N$", ylabel="samples to threshold")
     ax.set_xticks(P["scale_N"], [str(n) for n in P["scale_N"]])
