@@ -399,6 +399,11 @@ def test_norm_rows_test_the_predicted_slope():
     assert not rows["10b-norm-lower"].measure(P, res(0.2)).passed
 
 
+def test_the_training_loop_is_part_of_the_chapters_lib_hash():
+    from lib.core.store import lib_modules
+    assert "lib/chapters/rnn_norm_growth/train.py" in lib_modules("rnn_norm_growth")
+
+
 def test_rows_that_cannot_fail_are_checks():
     kinds = {r.id: r.kind for r in page.ROWS}
     assert kinds["thm9-memoriser-slope"] == "check" and kinds["9-drift"] == "check"

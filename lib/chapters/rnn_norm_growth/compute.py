@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from lib.chapters.rnn_norm_growth.train import train_to_decision
 from lib.core.sweep import Point
 from lib.science import a2, engine, qstr
 from lib.science.models import BiRNN, Params
@@ -46,8 +47,6 @@ from lib.science.rnn_constructions import (
     transition,
 )
 from lib.science.stats import generator
-
-from .train import train_to_decision
 
 TASKS = ("1str", "simple")
 
