@@ -1,5 +1,6 @@
 """What the rnn_norm_growth page shows from the points of lib.chapters.rnn_norm_growth.compute: the phase, norm,
-packing, A.2 and memoriser tables and fits, and the claim check (`ROWS`); the figures are in figures.py beside it.
+packing, A.2 and memoriser tables and fits, and the claim check (`ROWS`); the figures are in figures.py beside it,
+the critical width and its censoring in widths.py.
 Nothing here computes a stored number, so editing it leaves the chapter's stored results current (no computation
 imports it).
 
@@ -13,89 +14,21 @@ import numpy as np
 from scipy import stats
 
 from lib.chapters.rnn_norm_growth.compute import TASKS
+from lib.chapters.rnn_norm_growth.widths import budget_summary as budget_summary  # the page's names, re-exported
+from lib.chapters.rnn_norm_growth.widths import critical_width as critical_width
+from lib.chapters.rnn_norm_growth.widths import phase_table as phase_table
+from lib.chapters.rnn_norm_growth.widths import slope_range as slope_range
+from lib.chapters.rnn_norm_growth.widths import width_bounds as width_bounds
 from lib.core.claims import Row, Verdict, evaluate
 from lib.core.store import result_array
 from lib.core.tables import markdown_table
 from lib.science import a2
-from lib.science.stats import log_crossing, loglog_slope
+from lib.science.stats import loglog_slope
 
 LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout $U$",
           "1str": "1STR", "simple": "simple-1STR"}
 
 # ============================================================================================== summary
-def critical_width(widths, mse, threshold: float) -> float:
-    """The width at which the median best test MSE first drops to `threshold` (interpolated in log width), NaN if
-    no width gets there."""
-    return log_crossing(widths, mse, threshold)
-
-
-def width_bounds(widths, median, decided_no, threshold: float) -> tuple[float, float, float]:
-    """(estimate, lo, hi): the critical width from the median best MSE per width (`critical_width`), and the
-    interval (lo, hi] its censoring leaves. Where the width just below the crossing was decided (all its runs
-    plateaued above the threshold), the estimate stands: lo = hi = estimate. Otherwise (some of its runs were
-    cut off by the cap, undecided) d* may lie lower, down to the widest decided width below the crossing (lo, 0 if
-    none). At the floor of the grid (its smallest width reaches) lo = 0: d* is at most that width; where no width
-    reaches, hi = inf and lo is the widest decided width."""
-    est = critical_width(widths, median, threshold)
-    below = np.flatnonzero(np.asarray(median) <= threshold)
-    j = int(below[0]) if len(below) else len(widths)
-    if 0 < j < len(widths) and decided_no[j - 1]:
-        return est, est, est
-    lo = max([float(widths[k]) for k in range(j) if decided_no[k]], default=0.0)
-    return est, lo, est if np.isfinite(est) else float("inf")
-
-
-def slope_range(N, lo, hi) -> tuple[float, float]:
-    """The smallest and largest least-squares slope of log d* against log N over every d*(N) in [lo, hi]: a
-    censored value (lo = 0 or hi = inf) that could tilt the fit without limit makes that end infinite. The fit is
-    linear in log d*, so each end puts every d* at the end of its interval that tilts the slope that way."""
-    x = np.log(np.asarray(N, float))
-    w = x - x.mean()
-    with np.errstate(divide="ignore"):
-        ylo, yhi = np.log(np.asarray(lo, float)), np.log(np.asarray(hi, float))
-    tilt = lambda down: sum(0.0 if wi == 0 else wi * (a if (wi > 0) == down else b)
-                            for wi, a, b in zip(w, ylo, yhi)) / float(np.sum(w ** 2))
-    return float(tilt(True)), float(tilt(False))
-
-
-def phase_table(P: dict, results: dict) -> dict:
-    """{(arch, task): {"N", "median" (len N, len widths), "reached" (fraction of seeds), "status" (len N, widths,
-    seeds: train.STATUS codes), "dstar", "lo", "hi", "slope" (fit of the estimates), "slope_min", "slope_max"
-    (`slope_range`), "censored" (runs undecided at the cap)}}."""
-    out = {}
-    Ns, W, S = sorted(P["phase_N"]), len(P["widths"]), P["n_seeds"]
-    for arch in P["archs"]:
-        for task in TASKS:
-            med, frac, status, bounds = [], [], [], []
-            for N in Ns:
-                rec = results["phase"][(arch, task, N)]
-                best = result_array(rec, "best_mse").reshape(W, S)
-                st = result_array(rec, "status").reshape(W, S)
-                med.append(np.median(best, 1))
-                frac.append((st == 0).mean(1))
-                status.append(st)
-                decided_no = (st == 1).all(1) & (med[-1] > P["threshold"])
-                bounds.append(width_bounds(P["widths"], med[-1], decided_no, P["threshold"]))
-            dstar, lo, hi = (np.array(v) for v in zip(*bounds))
-            smin, smax = slope_range(Ns, lo, hi)
-            out[(arch, task)] = {"N": Ns, "median": np.array(med), "reached": np.array(frac), "status": np.array(status),
-                                 "dstar": dstar, "lo": lo, "hi": hi, "slope": loglog_slope(Ns, dstar),
-                                 "slope_min": smin, "slope_max": smax, "censored": int((np.array(status) == 2).sum())}
-    return out
-
-
-def budget_summary(P: dict, results: dict) -> dict:
-    """Over every run of the phase diagram: how many reached the threshold, plateaued above it or were censored at
-    the cap, the cap, the samples of the slowest run that reached the threshold and their fraction of the cap."""
-    recs = [results["phase"][(a, t, N)] for a in P["archs"] for t in TASKS for N in P["phase_N"]]
-    status = np.concatenate([result_array(r, "status") for r in recs])
-    samples = np.concatenate([result_array(r, "samples") for r in recs])
-    slowest = float(np.nanmax(samples)) if np.isfinite(samples).any() else float("nan")
-    return {"runs": int(status.size), "reached": int((status == 0).sum()), "plateau": int((status == 1).sum()),
-            "censored": int((status == 2).sum()), "cap": int(P["max_samples"]), "slowest": slowest,
-            "ratio": slowest / P["max_samples"]}
-
-
 def norm_table(P: dict, results: dict) -> dict:
     """Elman runs of the widest width that reached the threshold: (L ||U|| r_h)^2 per N and task, and the fit
     (slope and its standard error); also the samples those runs took to reach the threshold, and their slope."""
