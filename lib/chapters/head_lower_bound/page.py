@@ -145,7 +145,7 @@ def _alpha_bounds(P, results):
 def _alpha_log_n(P, results):
     con = _result(results, "construction")
     cmp = con["compare"]
-    aic = ", ".join(f"{k}: {v['aic']:.1f}" for k, v in cmp["fits"].items())
+    aic = ", ".join(f"{k}: {cmp['fits'][k]['aic']:.1f}" for k in a2.GROWTHS)     # a fixed order: a reload sorts keys
     return Verdict(f"best {cmp['best']}, AIC {aic} (margin {cmp['margin']:.1f})",
                    cmp["best"] == "ln N" and cmp["margin"] >= 2, paper=r"$\alpha = O(\log N)$ (Lemma 11)",
                    where=_a2_where(P, con))
@@ -313,5 +313,5 @@ def construction_table(results: dict) -> str:
     table = markdown_table(["$N$", "$d_e$", r"$\alpha^*$ (mean)", "over draws", "bounds", r"$(2,1)$ norm $\alpha^* d_e$"], rows)
     label = {"ln N": r"$a+b\ln N$", "N^1/4": r"$a+bN^{1/4}$", "N^1/2": r"$a+bN^{1/2}$"}
     fits = [[label[k], f"{v['slope']:.3f}", f"{v['intercept']:.2f}", f"{v['rss']:.3f}", f"{v['aic']:.1f}"]
-            for k, v in a["compare"]["fits"].items()]
+            for k, v in ((k, a["compare"]["fits"][k]) for k in a2.GROWTHS)]   # a fixed order: a reload sorts keys
     return table + "\n\n" + markdown_table(["fit", "$b$", "$a$", "residual sum of squares", "AIC"], fits)

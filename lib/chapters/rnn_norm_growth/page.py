@@ -251,7 +251,7 @@ def _separation(P, results):
 
 def _transformer(P, results):
     fit, cmp = a2_fit(results), results["a2"]["result"]["compare"]
-    aic = ", ".join(f"{k}: {v['aic']:.1f}" for k, v in cmp["fits"].items())
+    aic = ", ".join(f"{k}: {cmp['fits'][k]['aic']:.1f}" for k in a2.GROWTHS)     # a fixed order: a reload sorts keys
     return Verdict(f"best {cmp['best']} (AIC {aic}); {fit['slope']:.2f} per unit of $\\ln N$, $\\alpha^*$ from "
                    f"{fit['alpha'][0]:.1f} to {fit['alpha'][-1]:.1f}", cmp["best"] == "ln N" and cmp["margin"] >= 2,
                    paper=r"Lemma 11: $\lVert W_{QK}\rVert \lesssim (2 d_e q/d)\log(N\dots)$",
