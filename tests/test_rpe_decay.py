@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from lib.chapters.rpe_decay import compute as rd
-from lib.chapters.rpe_decay import exact, page
+from lib.chapters.rpe_decay import exact, page, rows
 from lib.chapters.rpe_decay.compute import Kernel
 from lib.core import params as params_mod
 from lib.core.store import ROOT, Store, key_of, spec_dict
@@ -327,16 +327,16 @@ def test_claim_11_is_stated_at_rel_bump_H_and_never_read_at_another_H():
     assert not any(24 in s.H for s in specs.values() if s.kernel not in rel)
     # H = 16 would fail the band (lin 0.1), H = 24 passes it: the row reads 24 (the old code read the largest H <= 24)
     good = _fits(P, rel, {"lin": {16: 0.1, 24: 0.01}, "log": {16: 0.5, 24: 0.4}})
-    v = page._relative_bump(P, good)
+    v = rows._relative_bump(P, good)
     assert v.passed and "$H$ = 24" in v.where
     # without a fit at 24 the row is not measured at all
-    assert page._relative_bump(P, _fits(P, rel, {"lin": {16: 0.01}, "log": {16: 0.5}})) is None
+    assert rows._relative_bump(P, _fits(P, rel, {"lin": {16: 0.01}, "log": {16: 0.5}})) is None
 
 
 def test_exp_kernel_rows_need_h_8_and_16_on_the_grid():
     P = params_mod.resolve("rpe_decay", "quick", {"H_grid": [1, 2, 4, 8]})
     res = _fits(P, [Kernel("exp", tau=10.0)], {"lin": {1: 0.1, 8: 1e-9}, "log": {1: 0.2, 8: 1e-3}})
-    assert page._exp_kernel_lin(P, res) is None and page._exp_kernel_log(P, res) is None
+    assert rows._exp_kernel_lin(P, res) is None and rows._exp_kernel_log(P, res) is None
 
 
 def test_rows_about_how_large_an_error_stays_are_hypotheses_about_the_best_fit_found():
@@ -350,12 +350,12 @@ def test_rows_about_how_large_an_error_stays_are_hypotheses_about_the_best_fit_f
 def test_train_order_says_below_scale_only_where_both_optima_are_invisible_to_float32(monkeypatch):
     P = params_mod.resolve("rpe_decay", "quick", {})
     power = Kernel("power", beta=1.2)
-    def rows(opt):
+    def fake_rows(opt):
         return [{"kernel": "power beta=1.2", "k": power, "S": 256, "family": f, "H": 8, "seed": s,
                  "mse": 1e-6 if f == "lin" else 2e-6, "opt": opt} for f in rd.FAMILIES for s in range(3)]
-    monkeypatch.setattr(page, "train_table", lambda results: rows(1e-12))
-    v = page._train_order(P, {})
+    monkeypatch.setattr(rows, "train_table", lambda results: fake_rows(1e-12))
+    v = rows._train_order(P, {})
     assert not v.passed and "below float32" in v.scale
-    monkeypatch.setattr(page, "train_table", lambda results: rows(1e-4))      # the optimum is visible: a plain failure
-    v = page._train_order(P, {})
+    monkeypatch.setattr(rows, "train_table", lambda results: fake_rows(1e-4))      # the optimum is visible: a plain failure
+    v = rows._train_order(P, {})
     assert not v.passed and v.scale == ""
