@@ -44,6 +44,17 @@ def test_claims_and_provenance_written(book):
         assert list((d / "points").glob("*.json")), f"{chapter}: no stored sweep points"
 
 
+def test_every_chapters_results_pass_the_honesty_gate(book, monkeypatch):
+    """What the paper results are held to (lib.core.verify), on each chapter's quick run: its claims recompute
+    identically from its stored points (a row whose text depends on a reload's key order, or a number typed on the
+    page, fails here), its checks pass and its provenance is complete."""
+    from lib.core import verify
+
+    monkeypatch.setenv("BOOK_RESULTS", str(book["results"]))     # ffn_span's page reads sample_complexity's points
+    for chapter in CHAPTERS:
+        assert verify.problems(chapter, "quick", root=book["results"]) == [], chapter
+
+
 def test_html_pages_have_figures_claims_and_no_traceback(book):
     html = book["html"]
     for page in ("index.html", "book/intro.html", "book/bibliography.html", "book/executed/report.html"):
