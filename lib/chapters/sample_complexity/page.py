@@ -7,6 +7,8 @@ the figures. It reads results and computes no stored number, so editing it leave
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
@@ -47,8 +49,7 @@ def summarize(P: dict, records: dict) -> dict:
             for entry in model.values():
                 entry["runs"] = np.array(entry["runs"])
                 entry["censored"] = np.isnan(entry["runs"]).sum(1)
-                entry["mean"] = np.where(np.isnan(entry["runs"]), cap, entry["runs"]).mean(1) if entry["runs"].size \
-                    else np.array([])
+                entry["mean"] = np.nan_to_num(entry["runs"], nan=cap).mean(1)
     return table
 
 
@@ -59,7 +60,7 @@ def censored(table: dict) -> int:
 
 def censored_points(table: dict) -> str:
     """Which means count censored runs at the cap (and so are lower bounds), in words; "none" if no run was."""
-    parts = [f"panel ({p}) {LABELS[m]}{'' if t in ('task',) and p == 'b' else f', {TESTS[t]}'} at $N$ = {N} "
+    parts = [f"panel ({p}) {LABELS[m]}{'' if p == 'b' else f', {TESTS[t]}'} at $N$ = {N} "
              f"({c} of {e['runs'].shape[1]})"
              for p, panel in sorted(table.items()) for m, tests in panel.items() for t, e in tests.items()
              for N, c in zip(e["N"], e["censored"]) if c]
@@ -72,6 +73,7 @@ def _mean_at(entry, N):
 
 
 MODELS = ("transformer", "rnn", "ffn")
+SLOPE_FROM = {"a": 4, "b": 0}     # panel (a)'s slopes are fitted from N = 4 (N = 2 is cheap for every model)
 SHORT = {"transformer": "TR", "rnn": "RNN", "ffn": "FFN"}
 
 
@@ -195,13 +197,13 @@ def _crossing_scale(P, M, grid):
     this run's own log-log fits put the FFN at 1.8x each of the two (none where that one grows as fast here)."""
     if max(grid) >= min(PAPER_MEANS["b"]["N"]) or len(grid) < 2:
         return ""
-    fit = {m: np.polyfit(np.log(grid), np.log([M[m][n] for n in grid]), 1) for m in MODELS}
-    Ns = np.arange(max(grid), 100_001)
-    ffn = np.polyval(fit["ffn"], np.log(Ns))
+    fit = {m: np.polyfit(np.log(grid), np.log([M[m][n] for n in grid]), 1) for m in MODELS}   # (slope, intercept)
     at = {}
-    for m in ("transformer", "rnn"):
-        hit = Ns[ffn >= np.polyval(fit[m], np.log(Ns)) + np.log(1.8)]
-        at[m] = f"near $N$ = {hit[0]:,}" if len(hit) else "nowhere (its count grows as fast as the FFN's here)"
+    for m in ("transformer", "rnn"):   # the lines ln n = b ln N + a meet at ln N = (a_m + ln 1.8 - a_ffn) / (b_ffn - b_m)
+        gain = fit["ffn"][0] - fit[m][0]
+        log_N = (fit[m][1] + math.log(1.8) - fit["ffn"][1]) / gain if gain > 0 else math.inf
+        at[m] = (f"near $N$ = {max(max(grid), math.ceil(math.exp(log_N))):,}" if log_N < math.log(1e6) else
+                 "nowhere below $N = 10^6$ (its count grows about as fast as the FFN's here)")
     gru = (f"; a {P['rnn_hidden']}-unit GRU where the paper's has {PAPER_GRU}" if P["rnn_hidden"] < PAPER_GRU else "")
     return (f"the paper's $N$ = 25..33{gru}: the FFN's count, growing like $Nd$, passes 1.8× the Transformer's "
             f"{at['transformer']} and the RNN's {at['rnn']} on this run's log-log fits")
@@ -242,10 +244,11 @@ ROWS = [
         "FFN > RNN > TR; 4×, 2.5×", _figure1("a", lambda Ns: [12] if 12 in Ns else None, _ordering)),
     Row("2-tr-flattest", "claim", "Theorem 1 (Thm 4 vs 6, 9); Figure 1(a)",
         "1STR: the Transformer's log-log slope of samples against $N$ ($N \\ge 4$) is the smallest", "slope TR < RNN, FFN",
-        _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _tr_flattest)),
+        _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= SLOPE_FROM["a"]]), _tr_flattest)),
     Row("2-ffn-steepest", "claim", FIG1,
         "1STR: the FFN's log-log slope of samples against $N$ ($N \\ge 4$) is the largest", "slope FFN > RNN, TR",
-        _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= 4]), _ffn_steepest, _gru_scale)),
+        _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= SLOPE_FROM["a"]]), _ffn_steepest,
+                 _gru_scale)),
     Row("2-growth-4-12", "claim", FIG1, "1STR: growth of the samples needed from $N=4$ to $N=12$",
         "FFN ≥ 8×, RNN 3–6×, TR ≤ 4×", _figure1("a", lambda Ns: [4, 12] if {4, 12} <= set(Ns) else None, _growth_4_12)),
     Row("3-ffn-below-rnn", "claim", FIG1, "1STR: the FFN needs fewer samples than the RNN at $4 \\le N \\le 6$", "FFN < RNN",
@@ -308,6 +311,8 @@ def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
 
 def plot_figure1(P: dict, table: dict):
     """Figure 1 of the paper: samples-to-threshold against N (log-log), means and each seed, slopes in the legend."""
+    from matplotlib.ticker import LogFormatterSciNotation, NullLocator
+
     from lib.core.plotting import COLORS, MARKERS, figure
 
     fig, axes = figure(2, 1, width=4.0, height=4.6)
@@ -320,7 +325,8 @@ def plot_figure1(P: dict, table: dict):
                 N = np.array(entry["N"])
                 label = f"{LABELS[model]}" + (", authors' test" if panel == "a" and test == "authors" else
                                              ", 1STR test" if panel == "a" else "")
-                slope = loglog_slope(N, entry["mean"])
+                fit = N >= SLOPE_FROM[panel]                   # the N the slope claims fit, so legend and table agree
+                slope = loglog_slope(N[fit], entry["mean"][fit])
                 ax.plot(N, entry["mean"], style, marker=MARKERS[model], color=COLORS[model], ms=5,
                         label=f"{label}: slope {slope:.2f}")
                 runs = np.where(np.isnan(entry["runs"]), float(P["max_samples"]), entry["runs"])  # censored: at the cap
@@ -339,7 +345,9 @@ def plot_figure1(P: dict, table: dict):
                title=f"({panel}) {'1STR' if panel == 'a' else 'simple-1STR'}, test MSE < {thr}")
         ax.set_xticks(sorted(P[f"N_{panel}"]))
         ax.get_xaxis().set_major_formatter("{x:.0f}")
-        ax.minorticks_off()
+        ax.xaxis.set_minor_locator(NullLocator())
+        # under a decade of n: label some minor ticks too, or the panel shows a single tick label
+        ax.yaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False))
         ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2))   # below the axes, off the data
     return fig
 
