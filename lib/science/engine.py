@@ -133,11 +133,14 @@ def _padded(x: torch.Tensor, live: torch.Tensor, R: int) -> torch.Tensor:
 
 
 def train_to_threshold(forward: Callable, params: Params, sample: Callable, tests: list, thresholds, cfg: TrainConfig,
-                       gen: torch.Generator, loss: Callable = mse_per_run, metric: Callable = mse_per_run) -> Runs:
+                       gen: torch.Generator, loss: Callable = mse_per_run, metric: Callable = mse_per_run,
+                       stop: Callable | None = None) -> Runs:
     """Train every run online until each of its test metrics has crossed its threshold, or `max_samples`.
 
     forward(params, z) -> prediction with leading run axis; sample(n_runs, batch, gen) -> (z, y) for n live runs;
     tests: K test sets (z, y) with leading dims (R, n_test); thresholds: K floats (use -inf to train to the cap).
+    stop(check_samples, curves, samples, live), where given, is asked at every check which live runs (original
+    indices `live`) to end although short of a threshold: a (len(live),) bool (e.g. a run that has plateaued).
     """
     t0 = time.perf_counter()
     R, K = next(iter(params.values())).shape[0], len(tests)
@@ -179,6 +182,8 @@ def train_to_threshold(forward: Callable, params: Params, sample: Callable, test
             first = crossed[j].numpy() & np.isnan(samples[run])
             samples[run, first] = n_seen
         done = ~np.isnan(samples[alive.numpy()]).any(1)
+        if stop is not None:
+            done |= stop(check_samples, curves, samples, alive.numpy())
         if step == max_steps:
             done[:] = True
         if done.any():

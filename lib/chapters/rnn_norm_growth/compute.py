@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
 from lib.chapters.rnn_norm_growth.train import train_to_decision
@@ -174,7 +173,7 @@ def lipschitz_terms(p: Params, s: torch.Tensor) -> dict:
 
 def param_norm_sq(p: Params) -> torch.Tensor:
     """||vec Theta||^2 per run: every weight and bias, the per-run constants buf.* excepted."""
-    return sum(v.double().pow(2).flatten(1).sum(1) for k, v in p.items() if not k.startswith("buf."))
+    return sum(v.double().pow(2).flatten(1).sum(1) for v in engine.trainable(p))
 
 
 def replay_phi(p: Params, task: qstr.QSTR, s: torch.Tensor, z_j: torch.Tensor, j: int) -> torch.Tensor:
@@ -234,11 +233,8 @@ def run_phase(spec: PhasePoint, device: str) -> dict:
                              check_every=spec.check_every, max_samples=spec.max_samples)
     runs = train_to_decision(model.forward, init, task.sample, test, spec.threshold, cfg, spec.min_samples,
                              spec.plateau_factor, gen)
-    curves = runs["curves"]                                                      # (C, R)
-    last = np.array([np.flatnonzero(np.isfinite(c))[-1] for c in curves.T])
-    out = {"N": N, "widths": widths, "run_width": run_w, "samples": runs["samples"], "best_mse": runs["best"],
-           "status": runs["status"], "stop_samples": runs["check_samples"][last],
-           "final_mse": curves[last, np.arange(R)], "D": task.D, "d_e": task.d_e}
+    out = {"N": N, "widths": widths, "samples": runs["samples"], "best_mse": runs["best"], "status": runs["status"],
+           "D": task.D, "d_e": task.d_e}
     if spec.arch == "elman":
         params = {k: v.to(device) for k, v in runs["params"].items()}
         with torch.no_grad():

@@ -14,8 +14,8 @@ possible ends (`STATUS`):
   longer than a wide one, so that first flat stretch must not count;
 - censored: neither by `max_samples` (undecided; the page marks it).
 
-AdamW, batched runs and the evaluation are engine's (its `evaluate`, `trainable`, `_optimizer`, `_compact`); only
-the stopping rule differs.
+The training is engine.train_to_threshold's (AdamW, batched runs, compaction, evaluation); this module adds only the
+plateau rule, through its `stop` hook.
 
     >>> r = train_to_decision(model.forward, init, task.sample, test, 0.3, cfg, min_samples=8000, factor=10, gen=gen)
     >>> r["status"]  # (R,) 0 reached, 1 plateau, 2 censored
@@ -51,50 +51,24 @@ def train_to_decision(forward, params: dict, sample, test: tuple, threshold: flo
                       min_samples: int, factor: float, gen: torch.Generator) -> dict:
     """Every run until it reaches `threshold`, plateaus or hits cfg.max_samples (see the module docstring).
 
-    Returns samples (R,) at the first check at or below the threshold (NaN if never), status (R,), best (R,) best
-    test MSE, curves (C, R) test MSE at each check (NaN once stopped), check_samples (C,), params: each run's
-    weights where it stopped, on the CPU."""
+    Returns samples (R,) at the first check below the threshold (NaN if never), status (R,), best (R,) best test
+    MSE, curves (C, R) test MSE at each check (NaN once stopped), check_samples (C,), params: each run's weights
+    where it stopped, on the CPU."""
     R = next(iter(params.values())).shape[0]
-    params = {k: v.detach().clone().requires_grad_(not engine.is_buffer(k)) for k, v in params.items()}
-    opt = engine._optimizer(engine.trainable(params), cfg)
-    final = {k: torch.empty_like(v, device="cpu") for k, v in params.items()}
-    alive = torch.arange(R)
-    samples, status = np.full(R, np.nan), np.full(R, 2)
-    check_samples, curves, best_curves = [], [], []
-    best = np.full(R, np.inf)
-    max_steps = math.ceil(cfg.max_samples / cfg.batch_size)
-    tz, ty = test
-    for step in range(1, max_steps + 1):
-        z, y = sample(len(alive), cfg.batch_size, gen)
-        opt.zero_grad(set_to_none=True)
-        engine.mse_per_run(forward(params, z), y).sum().backward()
-        opt.step()
-        if step % cfg.check_every and step != max_steps:
-            continue
-        mse = engine.evaluate(forward, params, [(tz, ty)], eval_batch=cfg.eval_batch)[:, 0].cpu().numpy()
-        idx = alive.numpy()
-        check_samples.append(step * cfg.batch_size)
-        row = np.full(R, np.nan)
-        row[idx] = mse
-        curves.append(row)
-        best[idx] = np.minimum(best[idx], mse)
-        best_curves.append(best.copy())
-        reached = mse <= threshold
-        samples[idx[reached]] = step * cfg.batch_size
+    plateau = np.zeros(R, bool)
+    best_rows = []                                   # best-so-far MSE of every run at each check (frozen once stopped)
+
+    def stop(check_samples, curves, samples, live):
+        best_rows.append(np.fmin(best_rows[-1], curves[-1][:, 0]) if best_rows else curves[-1][:, 0])
+        reached = np.isfinite(samples[:, 0])
         # no run is judged before GUARD x the samples the batch's fastest run needed (none before any run got there)
-        start = max(min_samples, GUARD * np.nanmin(samples)) if np.isfinite(samples).any() else math.inf
-        flat = hopeless(check_samples, np.array(best_curves)[:, idx], threshold, start, factor) & ~reached
-        status[idx[reached]], status[idx[flat]] = 0, 1
-        done = reached | flat | (step == max_steps)
-        if done.any():
-            d = torch.from_numpy(done)
-            for k, v in params.items():
-                final[k][alive[d]] = v.detach()[d.to(v.device)].cpu()
-            alive = alive[~d]
-            if len(alive) == 0:
-                break
-            keep = (~d).to(z.device)
-            params, opt = engine._compact(params, opt, keep, cfg)
-            tz, ty = tz[keep], ty[keep]
-    return {"samples": samples, "status": status, "best": best, "curves": np.array(curves),
-            "check_samples": np.array(check_samples), "params": final}
+        start = max(min_samples, GUARD * np.nanmin(samples[:, 0])) if reached.any() else math.inf
+        flat = hopeless(check_samples, np.array(best_rows)[:, live], threshold, start, factor) & ~reached[live]
+        plateau[live[flat]] = True
+        return flat
+
+    runs = engine.train_to_threshold(forward, params, sample, [test], [threshold], cfg, gen, stop=stop)
+    reached = np.isfinite(runs.samples[:, 0])
+    return {"samples": runs.samples[:, 0], "status": np.where(reached, 0, np.where(plateau, 1, 2)),
+            "best": np.nanmin(runs.curves[:, :, 0], 0), "curves": runs.curves[:, :, 0],
+            "check_samples": runs.check_samples, "params": runs.params}
