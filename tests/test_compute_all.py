@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tiny_sweep import TINY
 
 from lib.__main__ import deadline_time
 from lib.core.params import ParamError
@@ -17,8 +18,6 @@ from lib.core.store import Store
 from lib.core.sweep import Point, Unfinished, collect
 
 ROOT = Path(__file__).resolve().parent.parent
-TINY = ["--set", "N_a=[2, 3]", "--set", "N_b=[4]", "--set", "models=[transformer, ffn]", "--set", "n_seeds=2",
-        "--set", "n_test=64", "--set", "max_samples=1280", "--set", "ffn_width=32", "--set", "mlp_width=16"]
 
 
 @dataclass(frozen=True)

@@ -1,28 +1,9 @@
 """`python -m lib compute --jobs J`: J worker processes (lib.core.sweep.collect) share one sweep and store the same
 numbers as one process."""
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TINY = ["--set", "N_a=[2, 3]", "--set", "N_b=[4]", "--set", "models=[transformer, ffn]", "--set", "n_seeds=2",
-        "--set", "n_test=64", "--set", "max_samples=1280", "--set", "ffn_width=32", "--set", "mlp_width=16"]
-
-
-def _compute(results: Path, *extra):
-    env = {**os.environ, "BOOK_RESULTS": str(results)}
-    return subprocess.run([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", "quick", *TINY, *extra],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-
-
-def _points(results: Path) -> dict:
-    out = {}
-    for f in (results / "sample_complexity" / "quick" / "points").glob("*.json"):
-        rec = json.loads(f.read_text())
-        out[f.name] = {k: v for k, v in rec["result"].items() if k != "wall_s"}
-    return out
+from tiny_sweep import compute as _compute
+from tiny_sweep import stored_numbers as _points
 
 
 def test_jobs_store_the_same_numbers_as_one_process(tmp_path):

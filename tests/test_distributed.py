@@ -5,29 +5,14 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 distributed = pytest.importorskip("distributed")
 
-ROOT = Path(__file__).resolve().parent.parent
-TINY = ["--set", "N_a=[2, 3]", "--set", "N_b=[4]", "--set", "models=[transformer, ffn]", "--set", "n_seeds=2",
-        "--set", "n_test=64", "--set", "max_samples=1280", "--set", "ffn_width=32", "--set", "mlp_width=16"]
-
-
-def _compute(results: Path, *extra):
-    env = {**os.environ, "BOOK_RESULTS": str(results), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", "quick", *TINY, *extra],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-
-
-def _numbers(results: Path) -> dict:
-    out = {}
-    for f in (results / "sample_complexity" / "quick" / "points").glob("*.json"):
-        rec = json.loads(f.read_text())
-        out[f.name] = {k: v for k, v in rec["result"].items() if k != "wall_s"}
-    return out
+from tiny_sweep import ROOT, TINY  # noqa: E402 (after the importorskip)
+from tiny_sweep import compute as _compute  # noqa: E402
+from tiny_sweep import stored_numbers as _numbers  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -289,14 +289,9 @@ def memory_of(device: str) -> tuple[float, str]:
     if device in ("auto", "cuda"):
         import torch
 
-        if torch.cuda.is_available():
-            return float(torch.cuda.mem_get_info()[1]), torch.cuda.get_device_name()
-    try:
-        with open("/proc/meminfo") as f:
-            total = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemTotal:"))
-    except (OSError, StopIteration, ValueError):
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return float(total), "this machine's memory"
+        if torch.cuda.is_available():   # the properties, not mem_get_info: that would create a CUDA context here
+            return float(torch.cuda.get_device_properties(0).total_memory), torch.cuda.get_device_name()
+    return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")), "this machine's memory"
 
 
 def _footprint_checks(module, params: dict, source_of: dict, where: str) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -46,27 +47,8 @@ class ChapterFailed(RuntimeError):
 
 def toc_chapters(root: Path = ROOT) -> list[str]:
     """Chapters in _toc.yml order: the entries under book/executed/ that have a source in book/chapters/."""
-    files = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if isinstance(node.get("file"), str):
-                files.append(node["file"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    text = (root / "_toc.yml").read_text()
-    try:
-        import yaml
-    except ImportError:   # the GPU machine (compute --all) has no PyYAML: the toc's `file:` entries, in order
-        import re
-
-        files.extend(re.findall(r"^[ \t]*(?:-[ \t]+)?file:[ \t]*([^\s#]+)", text, re.M))
-    else:
-        walk(yaml.safe_load(text))
+    # the `file:` entries in order, read without PyYAML (the GPU machine has none); _toc.yml lists them unquoted
+    files = re.findall(r"^[ \t]*(?:-[ \t]+)?file:[ \t]*([^\s#]+)", (root / "_toc.yml").read_text(), re.M)
     names = [Path(f).name for f in files if f.startswith("book/executed/")]
     return [n for n in names if (params_mod.CHAPTERS_DIR / f"{n}.md").is_file()]
 
@@ -211,7 +193,7 @@ def stored_points(chapter: str, profile: str, overrides: dict | None = None) -> 
     module = importlib.import_module(f"lib.chapters.{chapter}.compute")
     points = module.points(params_mod.resolve(chapter, profile, overrides))
     store = Store(chapter, profile, stored_only=False)
-    return sum(store.get(p.spec) is not None for p in points), len(points)
+    return sum(store.has(p.spec) for p in points), len(points)
 
 
 def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = None, force: bool = False,
@@ -284,6 +266,7 @@ def _runs(chapters: list[str], executed_dir: Path) -> list[dict]:
         meta = json.loads((executed_dir / f"{chapter}.ipynb").read_text())["metadata"]["book"]
         results = Path(meta["results"])
         out.append({"chapter": chapter, "meta": meta,
+                    "shows": meta["profile"] + (" (stored results)" if meta.get("stored_only") else ""),
                     "prov": read_json(results / "provenance.json") if (results / "provenance.json").is_file() else {},
                     "claims": read_json(results / "claims.json") if (results / "claims.json").is_file() else []})
     return out
@@ -297,13 +280,13 @@ def _counts(claims: list[dict], kind: str) -> str:
             f"✓ {ok} · ✗ {bad}" + (f" ({low} below scale)" if low else ""))
 
 
-def report_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
-    """The execution-report page: for each chapter, its verdicts first, then what produced the page."""
+def report_markdown(runs: list[dict]) -> str:
+    """The execution-report page: for each chapter (runs: `_runs`), its verdicts first, then what produced the page."""
     rows = []
-    for r in _runs(chapters, executed_dir):
+    for r in runs:
         meta, prov = r["meta"], r["prov"]
         rows.append([f"[{r['chapter']}]({r['chapter']}.ipynb)", _counts(r["claims"], "check"), _counts(r["claims"], "claim"),
-                     meta["profile"] + (" (stored results)" if meta.get("stored_only") else ""), f"{meta['wall_s']} s",
+                     r["shows"], f"{meta['wall_s']} s",
                      prov.get("device", "?"), prov.get("torch", "?"), f"`{prov.get('commit', '?')}`",
                      f"`{prov.get('lib_hash', '?')}`"])
     return "\n".join([
@@ -318,11 +301,10 @@ def report_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
         "store take seconds, trained ones take what their sweep took."]) + "\n"
 
 
-def summary_markdown(chapters: list[str], executed_dir: Path = EXECUTED) -> str:
-    """The intro page's summary: each chapter, the profile its page shows and its verdict counts."""
-    rows = [[f"[{r['chapter'].replace('_', ' ')}](executed/{r['chapter']}.ipynb)",
-             r["meta"]["profile"] + (" (stored results)" if r["meta"].get("stored_only") else ""),
-             _counts(r["claims"], "check"), _counts(r["claims"], "claim")] for r in _runs(chapters, executed_dir)]
+def summary_markdown(runs: list[dict]) -> str:
+    """The intro page's summary: each chapter (runs: `_runs`), the profile its page shows and its verdict counts."""
+    rows = [[f"[{r['chapter'].replace('_', ' ')}](executed/{r['chapter']}.ipynb)", r["shows"],
+             _counts(r["claims"], "check"), _counts(r["claims"], "claim")] for r in runs]
     return markdown_table(["chapter", "profile", "implementation checks", "claims"], rows) + "\n"
 
 
@@ -360,8 +342,9 @@ def build_book(root: Path = ROOT, log=print) -> Path:
     missing = [c for c in chapters if not (executed / f"{c}.ipynb").is_file()]
     if missing:
         raise ChapterFailed(f"not executed yet: {', '.join(missing)}; run: python -m lib run {missing[0]} --profile quick")
-    atomic_write(executed / "report.md", report_markdown(chapters, executed))
-    atomic_write(executed / "summary.md", summary_markdown(chapters, executed))   # included by book/intro.md
+    runs = _runs(chapters, executed)                                               # every notebook read once
+    atomic_write(executed / "report.md", report_markdown(runs))
+    atomic_write(executed / "summary.md", summary_markdown(runs))   # included by book/intro.md
     vendor_mathjax(root)
     jb = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(jb if jb.exists() else "jupyter-book"), "build", str(root), "--warningiserror", "--keep-going"]

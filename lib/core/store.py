@@ -205,6 +205,9 @@ class Store:
     def _point_path(self, spec) -> Path:
         return self.dir / "points" / f"{key_of(spec_dict(spec))}.json"
 
+    def has(self, spec) -> bool:
+        return self._point_path(spec).is_file()
+
     def get(self, spec) -> dict | None:
         path = self._point_path(spec)
         return read_json(path) if path.is_file() else None

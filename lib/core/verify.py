@@ -23,7 +23,7 @@ def recompute_claims(chapter: str, profile: str, params: dict, root: Path | None
     compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
     page = importlib.import_module(f"lib.chapters.{chapter}.page")
     store = Store(chapter, profile, root=root, stored_only=True)
-    results = collect(compute.points(params), store, "cpu", log=None, env={})
+    results = collect(compute.points(params), store, "cpu", log=None)
     return page.claims(params, results)
 
 
@@ -46,7 +46,7 @@ def problems(chapter: str, profile: str, root: Path | None = None) -> list[str]:
         again = recompute_claims(chapter, profile, prov["params"], root)
     except MissingResult as e:
         return out + [f"a point the claims read is not stored: {e}"]
-    canon = lambda rows: {r["id"]: json.loads(json.dumps(_jsonable(r), sort_keys=True)) for r in rows}
-    a, b = canon(stored), canon(again)
+    a = {r["id"]: r for r in stored}                                       # read from JSON already
+    b = {r["id"]: json.loads(json.dumps(_jsonable(r))) for r in again}     # as it would be stored
     out += [f"claim {i}: stored {a.get(i)} but recomputed {b.get(i)}" for i in sorted(set(a) | set(b)) if a.get(i) != b.get(i)]
     return out
