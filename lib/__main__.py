@@ -106,37 +106,39 @@ def _compute(args, chapters: list[str], log) -> int:
                                     "stored, so it cannot resume)")
     overrides = params_mod.parse_overrides(args.set)
     missing = {}   # chapter -> the module its computation imports that is not installed here
+
+    def skip(chapter: str, err: ModuleNotFoundError) -> None:
+        """A chapter whose computation needs a package not installed here: said once; the other chapters go on."""
+        if len(chapters) == 1:
+            raise err
+        missing[chapter] = err.name
+        print(f"error: {chapter}: its computation needs the Python module {err.name!r}, not installed here "
+              f"(pip install {err.name}); skipped", file=sys.stderr)
+
     for chapter in chapters:
         try:
             params_mod.resolve(chapter, args.profile, overrides)
         except ModuleNotFoundError as err:
-            if len(chapters) == 1:
-                raise
-            missing[chapter] = err.name
+            skip(chapter, err)
     order = in_dependency_order(chapters)
     if deadline is not None:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(deadline))
         print(f"compute: {len(order)} chapter(s), deadline {stamp} ({deadline - time.time():.0f} s from now)", flush=True)
     before = {c: stored_points(c, args.profile, overrides)[0] for c in order if c not in missing} if deadline else {}
-    unfinished = []   # sweep.Unfinished of each chapter that stopped with points left
+    unfinished, abandoned = False, 0   # whether a chapter stopped with points left; points abandoned at the deadline
     for chapter in order:
         if chapter in missing:
-            print(f"error: {chapter}: its computation needs the Python module {missing[chapter]!r}, not installed "
-                  f"here (pip install {missing[chapter]}); skipped", file=sys.stderr)
-        elif deadline is not None and time.time() >= deadline:
-            unfinished.append(Unfinished(chapter, before[chapter], 0))
-        else:   # a chapter whose points left are all longer than the time left does not hold up the next ones
-            try:
-                compute_chapter(chapter, args.profile, overrides, force=args.force, jobs=jobs, log=log,
-                                cluster=cluster, deadline=deadline)
-            except Unfinished as err:
-                unfinished.append(err)
-            except ModuleNotFoundError as err:   # a run function's own import (scipy, say): the next chapters go on
-                if len(chapters) == 1:
-                    raise
-                missing[chapter] = err.name
-                print(f"error: {chapter}: its computation needs the Python module {err.name!r}, not installed here "
-                      f"(pip install {err.name}); its points left are skipped", file=sys.stderr)
+            continue
+        if deadline is not None and time.time() >= deadline:
+            unfinished = True
+            continue
+        try:   # a chapter whose points left are all longer than the time left does not hold up the next ones
+            compute_chapter(chapter, args.profile, overrides, force=args.force, jobs=jobs, log=log, cluster=cluster,
+                            deadline=deadline)
+        except Unfinished as err:
+            unfinished, abandoned = True, abandoned + err.abandoned
+        except ModuleNotFoundError as err:   # a run function's own import (scipy, say)
+            skip(chapter, err)
     if unfinished:
         print(f"deadline: stopped between points with points left; every finished point is stored. Points stored "
               f"per chapter ({args.profile} profile):")
@@ -149,7 +151,7 @@ def _compute(args, chapters: list[str], log) -> int:
             new += done - before[chapter]
             print(f"  {chapter:<26} {done:>5}/{total:<5} (+{done - before[chapter]} in this call)"
                   + ("  done" if done == total else ""))
-        if new == 0 and not any(u.abandoned for u in unfinished):
+        if new == 0 and not abandoned:
             print("no point finished in this call: every point left needs longer than the time it had; give a later "
                   "deadline (exit status 4)")
             return STUCK
