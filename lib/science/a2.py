@@ -176,14 +176,6 @@ def sweep(task_seed: int, Ns, off_target: float, draws: int, scale: float = 1.0,
     return out
 
 
-def log_fit(N, alpha) -> dict:
-    """alpha against ln N by least squares (Lemma 11's log N growth): slope, intercept and R^2."""
-    logN, a = np.log(np.asarray(N, float)), np.asarray(alpha, float)
-    slope, icpt = np.polyfit(logN, a, 1)
-    resid = a - (slope * logN + icpt)
-    return {"slope": float(slope), "intercept": float(icpt), "r2": float(1 - resid.var() / a.var()) if a.var() > 0 else 1.0}
-
-
 GROWTHS = {"ln N": np.log, "N^1/4": lambda n: n ** 0.25, "N^1/2": np.sqrt}
 
 

@@ -246,8 +246,7 @@ def run_construction(spec: ConstructionPoint, device: str) -> dict:
     scale = spec.d / spec.q if spec.encoding == "paper" else 1.0
     alphas = np.geomspace(0.5, 100, 30) / scale
     out = a2.sweep(spec.task_seed, spec.N, spec.off_target, spec.draws, scale, spec.d_e_rule, alphas)
-    return out | {"alpha": alphas.tolist(), "scale": scale, "fit": a2.log_fit(list(spec.N), out["alpha_star"]),
-                  "compare": a2.compare_fits(list(spec.N), out["alpha_star"])}
+    return out | {"alpha": alphas.tolist(), "scale": scale, "compare": a2.compare_fits(list(spec.N), out["alpha_star"])}
 
 
 # ------------------------------------------------------------------------------ samples-to-threshold against N

@@ -168,7 +168,7 @@ def _scaling(P, results):
     hq = scaling_table(P, results)[P["scale_q"]]
     reached = not np.isnan(hq["samples"]).any()
     slope = loglog_slope(hq["N"], hq["mean"]) if reached else float("nan")
-    fit = a2.log_fit(hq["N"], hq["mean"]) if reached else {"slope": float("nan")}
+    fit = a2.compare_fits(hq["N"], hq["mean"])["fits"]["ln N"] if reached else {"slope": float("nan")}
     span = max(P["scale_N"]) / min(P["scale_N"])
     return Verdict(f"crossed {int((~np.isnan(hq['samples'])).sum())} of {hq['samples'].size}; log-log slope {slope:.2f}; "
                    f"{fit['slope']:.0f} samples per unit of $\\ln N$", reached and slope < 1,

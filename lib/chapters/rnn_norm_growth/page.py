@@ -74,8 +74,11 @@ def packing_table(P: dict, results: dict) -> dict:
 
 
 def a2_fit(results: dict) -> dict:
+    """alpha*(N) and its stored fit against ln N (a2.compare_fits), with the fit's R^2 for the legend."""
     r = results["a2"]["result"]
-    return {"N": np.array(r["N"], float), "alpha": np.array(r["alpha_star"], float), **a2.log_fit(r["N"], r["alpha_star"])}
+    alpha, fit = np.array(r["alpha_star"], float), r["compare"]["fits"]["ln N"]
+    r2 = 1 - fit["rss"] / float(((alpha - alpha.mean()) ** 2).sum())
+    return {"N": np.array(r["N"], float), "alpha": alpha, "slope": fit["slope"], "intercept": fit["intercept"], "r2": r2}
 
 
 def memoriser_fit(results: dict) -> dict:
