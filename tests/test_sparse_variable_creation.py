@@ -188,6 +188,16 @@ def test_claims_can_fail():
     assert not rows(flat)["A10"]["passed"]
 
 
+def test_run_and_records_the_iterations_it_validated_at():
+    """iters not a multiple of eval_every: validation at 5, 10 and the last iteration 12 (the old code wrote
+    [5, 10, 15] and cut the train-loss curve to two points)."""
+    spec = compute.AndPoint(T=6, ms=(4,), trials=1, d=8, heads=2, dropout=0.1, lr=1e-3, weight_decay=1e-4, iters=12,
+                            eval_every=5, n_val=32, max_elems=10 ** 6, seed=0)
+    r = compute.run_and(spec, "cpu")
+    assert r["checks"] == [5, 10, 12]
+    assert len(r["curves"][4]["train_loss"]) == len(r["curves"][4]["val_acc"]) == 3
+
+
 def test_run_parity_and_its_rows():
     spec = compute.ParityPoint(T=5, seeds=2, d=8, heads=2, dropout=0.1, lr=1e-3, weight_decay=1e-4, iters=4, batch=16,
                                log_every=2, seed=0)

@@ -182,9 +182,10 @@ def accuracy(p: Params, bits: torch.Tensor, y: torch.Tensor, cfg: ModelConfig, c
 def train_full_batch(p: Params, bits, y, weight, val_bits, val_y, cfg: ModelConfig, opt_cfg: OptConfig, iters: int,
                      eval_every: int, gen: torch.Generator) -> dict:
     """Full-batch training of every trial on its own samples (bits (R, m_max, T), y, weight masking padding), the
-    validation accuracy of every trial every `eval_every` iterations (and at the end). Returns per-trial curves."""
+    validation accuracy of every trial every `eval_every` iterations (and at the end). Returns per-trial curves and
+    `checks`, the iterations validated at."""
     opt, tok = Adam(p, opt_cfg), tokens_of(bits)
-    train_loss, train_acc, val_acc = [], [], []
+    train_loss, train_acc, val_acc, checks = [], [], [], []
     for it in range(1, iters + 1):
         logits, _ = forward(p, tok, cfg, gen)
         loss = per_trial_ce(logits, y, weight)
@@ -194,8 +195,9 @@ def train_full_batch(p: Params, bits, y, weight, val_bits, val_y, cfg: ModelConf
         train_acc.append((((logits.argmax(-1) == y).float() * weight).sum(1) / weight.sum(1)).detach())
         if it % eval_every == 0 or it == iters:
             val_acc.append(accuracy(p, val_bits, val_y, cfg))
+            checks.append(it)
     return {"train_loss": torch.stack(train_loss, 1), "train_acc": torch.stack(train_acc, 1),
-            "val_acc": torch.stack(val_acc, 1)}
+            "val_acc": torch.stack(val_acc, 1), "checks": checks}
 
 
 def train_online(p: Params, sample, cfg: ModelConfig, opt_cfg: OptConfig, iters: int, batch: int, log_every: int,
@@ -203,7 +205,7 @@ def train_online(p: Params, sample, cfg: ModelConfig, opt_cfg: OptConfig, iters:
     """Online training: every iteration sample(batch, gen) -> (bits (R, batch, T), y (R, batch)) fresh for every
     trial. Returns the per-trial loss and accuracy on each fresh batch (before its step), every `log_every`."""
     opt = Adam(p, opt_cfg)
-    losses, accs = [], []
+    losses, accs, logged = [], [], []
     for it in range(iters):
         bits, y = sample(batch, gen)
         logits, _ = forward(p, tokens_of(bits), cfg, gen)
@@ -213,7 +215,8 @@ def train_online(p: Params, sample, cfg: ModelConfig, opt_cfg: OptConfig, iters:
         if it % log_every == 0 or it == iters - 1:
             losses.append(loss.detach())
             accs.append((logits.argmax(-1) == y).float().mean(1).detach())
-    return {"loss": torch.stack(losses, 1), "acc": torch.stack(accs, 1)}
+            logged.append(it)
+    return {"loss": torch.stack(losses, 1), "acc": torch.stack(accs, 1), "logged": logged}
 
 
 # ------------------------------------------------------------------------------------------- one model at a time

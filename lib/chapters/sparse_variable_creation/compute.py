@@ -83,10 +83,12 @@ def run_exact(spec: ExactPoint, device: str) -> dict:
         for s in range(1, spec.symmetric_s_max + 1):
             planted = sorted(rng.choice(T, s, replace=False).tolist())
             r = b[:, planted].sum(1)
+            g = None                                   # the head is the same for every f: run it once per s
             for name, f in sb.SYMMETRIC.items():
-                net_f, head, net = sb.symmetric_network(T, planted, name)
+                _, head, net = sb.symmetric_network(T, planted, name)
+                g = head.forward(b) if g is None else g
                 out["symmetric"].append({"T": T, "s": s, "f": name, "inputs": len(b),
-                                         "err": float(np.abs(net_f(b) - f(r, s)).max()), "widths": list(net.widths),
+                                         "err": float(np.abs(net(g) - f(r, s)).max()), "widths": list(net.widths),
                                          "W1_max": float(np.abs(net.W1).max()),
                                          "Wq": head.norms()["Wq"], "R": math.log(4 * T * s)})
         for s in range(1, spec.general_s_max + 1):
@@ -168,18 +170,16 @@ def run_and(spec: AndPoint, device: str) -> dict:
         rec["m"] += ms.tolist()
         rec["max_val_acc"] += val.max(1).values.tolist()
         rec["success"] += success.any(1).tolist()
-        rec["first_success"] += [(int(f) + 1) * spec.eval_every if f >= 0 else -1 for f in first]
+        rec["first_success"] += [out["checks"][int(f)] if f >= 0 else -1 for f in first]
         rec["min_train_loss"] += out["train_loss"].min(1).values.tolist()
         rec["final_train_acc"] += out["train_acc"][:, -1].tolist()
         rec["planted_attention"] += on.tolist()
         rec["top3_is_planted"] += (top == planted.sort(1).values).all(1).tolist()
         for i, (m, k) in enumerate(chunk):                                    # example curves: trial 0 of every m
             if k == 0:
-                curves[m] = {"train_loss": out["train_loss"][i, spec.eval_every - 1::spec.eval_every].tolist(),
+                curves[m] = {"train_loss": out["train_loss"][i, [c - 1 for c in out["checks"]]].tolist(),
                              "val_acc": val[i].tolist()}
-    checks = len(next(iter(curves.values()))["val_acc"])
-    return {**rec, "curves": curves, "checks": [(i + 1) * spec.eval_every for i in range(checks)],
-            "chunks": len(chunks), "wall_s": time.perf_counter() - t0}
+    return {**rec, "curves": curves, "checks": out["checks"], "chunks": len(chunks), "wall_s": time.perf_counter() - t0}
 
 
 # ------------------------------------------------------------------------------------------- sparse parity
@@ -212,10 +212,9 @@ def run_parity(spec: ParityPoint, device: str) -> dict:
 
     out = bt.train_online(params, sample, cfg, bt.OptConfig(lr=spec.lr, weight_decay=spec.weight_decay), spec.iters,
                           spec.batch, spec.log_every, gen)
-    logged = [i for i in range(spec.iters) if i % spec.log_every == 0 or i == spec.iters - 1]
     test_bits, test_y = sample(4096, gen)
     acc = bt.accuracy(params, test_bits, test_y, cfg)
-    return {"iters_logged": logged, "loss": out["loss"].tolist(), "acc": out["acc"].tolist(), "test_acc": acc.tolist(),
+    return {"iters_logged": out["logged"], "loss": out["loss"].tolist(), "acc": out["acc"].tolist(), "test_acc": acc.tolist(),
             "wall_s": time.perf_counter() - t0}
 
 

@@ -72,9 +72,9 @@ def floor_bits(T: int) -> float:
 
 
 def and_summary(results: dict) -> str:
-    rows = []
+    rows, crit = [], criticals(results)          # the bootstraps once, not once per T
     for T, t in and_table(results).items():
-        mstar, se = criticals(results)[T]
+        mstar, se = crit[T]
         r = results["and"][T]["result"]
         pa, s = np.array(r["planted_attention"]), np.array(r["success"], bool)
         rows.append([T, " · ".join(f"{f:.2f}" for f in t["success"].mean(1)),
@@ -185,12 +185,8 @@ def _general(P, results):
                    where=f"random truth tables, s = 1 to {P['general_s_max']}")
 
 
-def _crit_rows(results):
-    return {T: v for T, v in criticals(results).items()}
-
-
 def _floor(P, results):
-    c = _crit_rows(results)
+    c = criticals(results)
     found = {T: v[0] for T, v in c.items() if np.isfinite(v[0])}
     if not found:
         return None
@@ -209,7 +205,7 @@ def _fits_train(P, results):
 
 
 def _in_grid(P, results):
-    c = _crit_rows(results)
+    c = criticals(results)
     missing = [T for T, v in c.items() if not np.isfinite(v[0])]
     return Verdict("$m^*$ found at every $T$" if not missing else f"no $m^*$ at T = {missing}", not missing,
                    where=f"m from {P['and_m'][0]} to {P['and_m'][-1]}")
@@ -250,7 +246,7 @@ def _rises(P, results):
 
 
 def _shift(P, results):
-    found = {T: v[0] for T, v in sorted(_crit_rows(results).items()) if np.isfinite(v[0])}
+    found = {T: v[0] for T, v in sorted(criticals(results).items()) if np.isfinite(v[0])}
     if len(found) < 2:
         return None
     T, m = np.array(list(found), float), np.array(list(found.values()))
