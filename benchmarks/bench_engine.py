@@ -1,21 +1,28 @@
-"""Batched engine vs the authors' per-run loop, side by side in one process, on the same configurations.
+"""Figure 1's three models at the paper's sizes: the batched engine against the authors' per-run protocol, side by side
+in one process, with the FLOP rate each reaches against a float32 matmul timed in the same run.
 
-(a) per-run: one nn.Module at a time (the authors' architectures), torch.optim.AdamW, a fresh batch of 64 prompts
-    per step, the test MSE on every test prompt every `check_every` steps: seed 000's find_sample_complexity.
-(b) engine: lib.science.engine.train_to_threshold, all seeds of a configuration as one batched computation.
+(a) per-run: the authors' modules (nn.MultiheadAttention + MLP, the FFN with hidden widths [N d, 1000], nn.GRU with
+    500 units per direction), one run after another, torch.optim.AdamW, 64 fresh prompts per step, the test MSE on
+    every test prompt (batches of 1,000) every `check_every` steps: seed 000's find_sample_complexity.
+(b) engine: lib.science.engine.train_to_threshold, the runs of a configuration as one batched computation.
 
-Both train the same number of steps with the same evaluation schedule (threshold -inf, so no run stops early and
-the work is identical), and the script prints samples/s for each and their ratio. On the CPU it runs a small
-configuration; with a GPU (or --full) the configurations of Figure 1 (5 seeds, 5,000 test prompts).
+Both sides do the same work: the same steps, the same evaluations (threshold -inf, so no run stops and no test set
+is skipped), on the book's test sets (panel (a): the authors' simple-1STR prompts and the task's 1STR prompts, 5,000
+each; panel (b): 5,000 simple-1STR prompts). The protocols are the two panels': N=6 1STR checked every 10 steps, and
+N=33 simple-1STR checked every 100. For each model the script prints samples/s on each side, their ratio, and the
+GFLOP/s each reaches, counted from the shapes (`models.forward_flops`: multiply-adds x 2; a training sample costs three
+forward passes, an evaluated prompt one) and as a share of the float32 matmul rate (2048^3, the same threads).
 
-    python benchmarks/bench_engine.py            # CPU: about a minute
-    python benchmarks/bench_engine.py --full     # Figure 1's configurations (a GPU)
-    python benchmarks/bench_engine.py --full --switches   # the engine's GPU switches against its default, side by side
+    python benchmarks/bench_engine.py                  # both panels, 5 runs, 100 steps each (~10 min on 2 cores)
+    python benchmarks/bench_engine.py --steps 20       # a shorter look
+    python benchmarks/bench_engine.py --switches       # the engine's GPU switches against its default (GPU)
 
 --switches times the engine alone with each TrainConfig switch (a whole test set per evaluation pass, both test
 sets in one pass, padding instead of compaction, torch.compile; on a GPU mode reduce-overhead, i.e. CUDA graphs)
 against its default, and prints default time / switch time (above 1: the switch is faster). Compilation is timed
 apart (a first call), then the steady state.
+
+Pause anything else running on the machine while it measures (kill -STOP PID, then kill -CONT PID).
 """
 from __future__ import annotations
 
@@ -31,9 +38,22 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from lib.science import engine, models, qstr  # noqa: E402
 
+MODELS = ("transformer", "ffn", "rnn")
+PROTOCOLS = {"a": (6, False, 10), "b": (33, True, 100)}    # panel: N, simple-1STR, check_every
+
+
+def matmul_gflops(seconds: float = 2.0) -> float:
+    a, b = torch.randn(2048, 2048), torch.randn(2048, 2048)
+    torch.mm(a, b)
+    t0, k = time.perf_counter(), 0
+    while time.perf_counter() - t0 < seconds:
+        torch.mm(a, b)
+        k += 1
+    return 2 * 2048 ** 3 * k / (time.perf_counter() - t0) / 1e9
+
 
 def per_run_loop(name, task, R, steps, cfg, tests, device):
-    """The authors' protocol, one run after another."""
+    """The authors' protocol, one run after another, with their modules."""
     for r in range(R):
         torch.manual_seed(r)
         net = models.reference(models.build(name, task.N, task.D, task.d)).to(device)
@@ -71,6 +91,14 @@ def timed(fn, device):
     return time.perf_counter() - t0
 
 
+def setup(panel: str, R: int, n_test: int, device: str):
+    N, simple, k = PROTOCOLS[panel]
+    task = qstr.QSTR(N=N, simple=simple, device=device)
+    gen = torch.Generator(device=device).manual_seed(1)
+    tests = [task.sample(R, n_test, gen, simple=True)] + ([] if simple else [task.sample(R, n_test, gen)])
+    return task, tests, engine.TrainConfig(check_every=k)
+
+
 def switches(device: str, n_test: int) -> dict[str, dict]:
     """The engine's switches (lib.science.engine.TrainConfig), each measured against the default."""
     mode = "reduce-overhead" if device == "cuda" else "default"   # CUDA graphs need a GPU
@@ -79,61 +107,58 @@ def switches(device: str, n_test: int) -> dict[str, dict]:
             "all": {"eval_batch": n_test, "fuse_tests": True, "pad": True, "compile": mode}}
 
 
-def compare_switches(configs, R, n_test, steps, device):
+def compare_switches(R, n_test, steps, device):
     table = switches(device, n_test)
     print(f"device: {device}; engine alone, {R} runs, {steps} steps; default time / switch time (>1: faster)")
     print(f"{'config':<28}{'default s':>10}" + "".join(f"{k:>24}" for k in table))
-    for name, N, simple, k in configs:
-        task = qstr.QSTR(N=N, simple=simple, device=device)
-        gen = torch.Generator(device=device).manual_seed(1)
-        tests = [task.sample(R, n_test, gen, simple=True)] + ([] if simple else [task.sample(R, n_test, gen)])
-        cfg = engine.TrainConfig(check_every=k)
-        run = partial(engine_runs, name, task, R, steps, cfg, tests, device)
-        run(**{})                                                  # warm-up
-        base = timed(run, device)
-        cells = []
-        for sw in table.values():
-            first = timed(partial(run, **sw), device)              # compiles, where the switch compiles
-            t = timed(partial(run, **sw), device)
-            cells.append(f"{base / t:.2f}x" + (f" (+{first - t:.0f}s)" if "compile" in sw else ""))
-        label = f"{name} N={N} {'simple' if simple else '1STR'} k={k}"
-        print(f"{label:<28}{base:>10.2f}" + "".join(f"{c:>24}" for c in cells))
+    for panel in PROTOCOLS:
+        for name in MODELS:
+            task, tests, cfg = setup(panel, R, n_test, device)
+            run = partial(engine_runs, name, task, R, steps, cfg, tests, device)
+            run()                                                      # warm-up
+            base = timed(run, device)
+            cells = []
+            for sw in table.values():
+                first = timed(partial(run, **sw), device)              # compiles, where the switch compiles
+                t = timed(partial(run, **sw), device)
+                cells.append(f"{base / t:.2f}x" + (f" (+{first - t:.0f}s)" if "compile" in sw else ""))
+            print(f"{name + ' panel ' + panel:<28}{base:>10.2f}" + "".join(f"{c:>24}" for c in cells))
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--full", action="store_true", help="Figure 1's configurations (default on a GPU)")
-    ap.add_argument("--steps", type=int, default=None, help="training steps per run")
+    ap.add_argument("--steps", type=int, default=100, help="training steps per run (default 100)")
+    ap.add_argument("--runs", type=int, default=5, help="runs per configuration (default 5, the paper's seeds)")
+    ap.add_argument("--n-test", type=int, default=5000, help="test prompts per test set (default 5,000)")
+    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of " + ",".join(MODELS))
     ap.add_argument("--switches", action="store_true", help="the engine's GPU switches against its default")
     args = ap.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
-    full = args.full or device == "cuda"
-    if full:   # Figure 1: 1STR at N=12 (check every 10) and simple-1STR at N=33 (every 100), 5 seeds, 5,000 test prompts
-        models = ("transformer", "rnn", "ffn")
-        configs = [(m, 12, False, 10) for m in models] + [(m, 33, True, 100) for m in models]
-        R, n_test, steps = 5, 5000, args.steps or 500
-    else:      # CPU: small models of panel (a), 5 seeds, 1,000 test prompts
-        configs = [("transformer", 6, False, 10), ("ffn", 6, False, 10)]
-        R, n_test, steps = 5, 1000, args.steps or 200
+    R, n_test, steps = args.runs, args.n_test, args.steps
     if args.switches:
-        compare_switches(configs, R, n_test, steps, device)
+        compare_switches(R, n_test, steps, device)
         return
-    print(f"device: {device}; {R} runs per configuration, {steps} steps of 64 prompts each, test MSE every k steps")
-    print(f"{'config':<28}{'per-run samples/s':>20}{'engine samples/s':>20}{'ratio':>8}")
-    tot_loop = tot_eng = 0.0
-    for name, N, simple, k in configs:
-        task = qstr.QSTR(N=N, simple=simple, device=device)
-        gen = torch.Generator(device=device).manual_seed(1)
-        tests = [task.sample(R, n_test, gen, simple=True)] + ([] if simple else [task.sample(R, n_test, gen)])
-        cfg = engine.TrainConfig(check_every=k)
-        engine_runs(name, task, R, 2 * k, cfg, tests, device)  # warm-up (allocator, kernels)
-        t_loop = timed(partial(per_run_loop, name, task, R, steps, cfg, tests, device), device)
-        t_eng = timed(partial(engine_runs, name, task, R, steps, cfg, tests, device), device)
-        samples = R * steps * cfg.batch_size
-        tot_loop, tot_eng = tot_loop + t_loop, tot_eng + t_eng
-        label = f"{name} N={N} {'simple' if simple else '1STR'} k={k}"
-        print(f"{label:<28}{samples / t_loop:>20,.0f}{samples / t_eng:>20,.0f}{t_loop / t_eng:>7.1f}x")
-    print(f"{'all':<28}{'':>20}{'':>20}{tot_loop / tot_eng:>7.1f}x   ({tot_loop:.1f} s per-run vs {tot_eng:.1f} s engine)")
+    names = [m for m in args.models.split(",") if m]
+    mm = matmul_gflops() if device == "cpu" else float("nan")
+    print(f"device: {device}, {torch.get_num_threads()} threads; float32 matmul 2048^3: {mm:.0f} GFLOP/s; {R} runs x "
+          f"{steps} steps of 64 prompts, {n_test:,} test prompts per set")
+    head = f"{'panel':<6}{'model':<13}{'authors samples/s':>18}{'engine samples/s':>18}{'ratio':>7}" \
+           f"{'authors GFLOP/s':>17}{'engine GFLOP/s':>16}{'of matmul':>17}"
+    print(head)
+    for panel in PROTOCOLS:
+        for name in names:
+            task, tests, cfg = setup(panel, R, n_test, device)
+            width = {"rnn": 500, "ffn": 1000, "transformer": 100}[name]
+            f = models.forward_flops(name, task.N, task.D, task.d, width)
+            flops = R * (steps * cfg.batch_size * 3 * f + (steps // cfg.check_every) * n_test * len(tests) * f)
+            engine_runs(name, task, R, cfg.check_every, cfg, tests, device)      # warm-up (allocator, kernels)
+            t_ref = timed(partial(per_run_loop, name, task, R, steps, cfg, tests, device), device)
+            t_eng = timed(partial(engine_runs, name, task, R, steps, cfg, tests, device), device)
+            samples = R * steps * cfg.batch_size
+            g_ref, g_eng = flops / t_ref / 1e9, flops / t_eng / 1e9
+            print(f"{panel:<6}{name:<13}{samples / t_ref:>18,.0f}{samples / t_eng:>18,.0f}{t_ref / t_eng:>6.2f}x"
+                  f"{g_ref:>17.1f}{g_eng:>16.1f}{g_ref / mm:>8.0%} / {g_eng / mm:>4.0%}", flush=True)
+    print(f"matmul again at the end: {matmul_gflops():.0f} GFLOP/s (a drift means the machine was not quiet)")
 
 
 if __name__ == "__main__":

@@ -73,10 +73,12 @@ def test_samples_are_first_check_below_threshold():
             below = np.flatnonzero(runs.curves[:, r, k] < thr)
             assert runs.samples[r, k] == runs.check_samples[below[0]]
             assert (runs.curves[:below[0], r, k] >= thr).all()
-        # A run stops at the check where its last threshold falls: finite up to there, NaN after.
-        stop = int(np.flatnonzero(runs.check_samples == runs.samples[r].max())[0])
-        assert np.isfinite(runs.curves[:stop + 1, r]).all()
-        assert np.isnan(runs.curves[stop + 1:, r]).all()
+        # A run stops at the check where its last threshold falls: finite up to there, NaN after; the curve of a
+        # set it crossed earlier ends at that crossing (skip_crossed).
+        for k in range(2):
+            end = int(np.flatnonzero(runs.check_samples == runs.samples[r, k])[0])
+            assert np.isfinite(runs.curves[:end + 1, r, k]).all()
+            assert np.isnan(runs.curves[end + 1:, r, k]).all()
     assert (runs.samples[:, 0] < runs.samples[:, 1]).all()
 
 
@@ -172,3 +174,30 @@ def test_evaluate_chunks_like_one_batch():
     assert whole.shape == (R, 2)
     direct = torch.stack([engine.mse_per_run(FFN.forward(p, z), y) for z, y in tests], 1)
     torch.testing.assert_close(whole, direct, atol=1e-6, rtol=1e-6)
+
+
+def test_skipping_crossed_test_sets_changes_no_sample_count():
+    """A set a run has crossed is not evaluated again: the same samples, the same curves up to each crossing, NaN after."""
+    R = 4
+    tests = [linear_test(R), linear_test(R, seed=7)]
+    thresholds = [0.5, 0.05]                     # set 0 is crossed first, so its curve ends while set 1 still trains
+    def run(skip):
+        cfg = TrainConfig(lr=3e-2, batch_size=8, check_every=2, max_samples=8 * 300, skip_crossed=skip)
+        return train_to_threshold(linear_forward, linear_init(R), linear_sample, tests, thresholds, cfg,
+                                  torch.Generator().manual_seed(0))
+    full, skip = run(False), run(True)
+    np.testing.assert_array_equal(full.samples, skip.samples)
+    assert np.isfinite(full.samples).all() and (full.samples[:, 0] < full.samples[:, 1]).all()
+    at = lambda r: np.searchsorted(full.check_samples, full.samples[r, 0])     # the check at which set 0 crossed
+    for r in range(R):
+        np.testing.assert_allclose(skip.curves[:at(r) + 1, r], full.curves[:at(r) + 1, r], rtol=1e-6)
+        assert np.isnan(skip.curves[at(r) + 1:, r, 0]).all() and np.isfinite(full.curves[at(r) + 1:, r, 0]).sum() > 0
+
+
+def test_evaluate_only_the_needed_pairs():
+    R = 3
+    p, tests = linear_init(R), [linear_test(R), linear_test(R, seed=7)]
+    need = torch.tensor([[True, False], [False, False], [True, True]])
+    out, full = evaluate(linear_forward, p, tests, need=need), evaluate(linear_forward, p, tests)
+    assert torch.isnan(out[~need]).all()
+    torch.testing.assert_close(out[need], full[need])

@@ -24,6 +24,7 @@ def _train(model: str, **switches):
     tests = [task.sample(R, 200, gen, simple=True), task.sample(R, 200, gen)]
     params = m.init(R, gen, "cpu")
     cfg = TrainConfig(**{"lr": 3e-3, "batch_size": 32, "check_every": 5, "max_samples": 32 * 150, "eval_batch": 64,
+                         "skip_crossed": False,   # pad evaluates every set (fixed shapes): compare whole curves
                          **switches})
     with engine.one_cpu_thread("cpu"):
         return engine.train_to_threshold(m.forward, params, task.sample, tests, [0.75, 0.8], cfg, gen)

@@ -134,3 +134,29 @@ def test_birnn_with_a_full_mask_is_bigru():
     ref = {k.replace("rnn.", "gru."): v for k, v in p.items() if not k.startswith("buf.")}
     z = torch.randn(3, 4, 6, 7, generator=torch.Generator().manual_seed(5))
     torch.testing.assert_close(m.forward(p, z), models.BiGRU(7, 5).forward(ref, z))
+
+
+@pytest.mark.parametrize("cell", ["gru", "elman"])
+def test_fused_per_run_states_equal_the_stacked_recurrence(cell):
+    """The CPU path (torch's fused RNN per run, weights sliced to each run's width) and the stacked path (every run
+    and direction in one batched matmul per step, what a GPU runs) give the same states and gradients, in float64."""
+    m = models.BiRNN(D=4, hidden=6, cell=cell, m=5)
+    p = m.init(3, torch.Generator().manual_seed(2), widths=[2, 6, 4])
+    p = {k: v.double().requires_grad_(not k.startswith("buf.")) for k, v in p.items()}
+    z = torch.randn(3, 5, 7, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    args = [p[f"rnn.{k}"] for k in ("w_ih", "w_hh", "b_ih", "b_hh")]
+    fused = models.bidirectional_states(z, *args, p["buf.mask"], stacked=False)
+    ref = models.bidirectional_states(z, *args, p["buf.mask"], stacked=True)
+    torch.testing.assert_close(fused, ref, rtol=0, atol=1e-12)
+    assert float(fused[0, :, :, 2:6].detach().abs().max()) == 0.0           # run 0 has width 2: its other units stay zero
+    w = torch.randn_like(ref)
+    for a, b in zip(torch.autograd.grad((fused * w).sum(), args), torch.autograd.grad((ref * w).sum(), args)):
+        torch.testing.assert_close(a, b, rtol=0, atol=1e-12)
+
+
+def test_states_refuse_a_mask_that_is_not_a_prefix():
+    m = models.BiRNN(D=4, hidden=3, cell="gru")
+    p = m.init(1, torch.Generator().manual_seed(0))
+    with pytest.raises(ValueError, match="prefix"):
+        models.bidirectional_states(torch.randn(1, 2, 3, 4), p["rnn.w_ih"], p["rnn.w_hh"], p["rnn.b_ih"],
+                                    p["rnn.b_hh"], torch.tensor([[1.0, 0.0, 1.0]]))

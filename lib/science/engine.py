@@ -7,6 +7,7 @@ the first check at which test metric k falls below threshold k fixes that run's 
 (samples = steps x batch, counted as the authors count them). A run that has crossed every threshold stops: it is
 removed from the batch (weights, optimizer state and test sets are compacted), so it neither changes nor costs
 anything afterwards. A run still short of a threshold at `max_samples` is censored (NaN), never an exception.
+A test set a run has crossed is not evaluated for it again (`skip_crossed`): its curve ends at the crossing.
 TrainConfig's GPU switches (off by default) keep stopped runs in the batch instead (`pad`, fixed shapes for CUDA
 graphs), compile the forward (`compile`) and evaluate every test set in one pass (`fuse_tests`).
 
@@ -38,6 +39,9 @@ class TrainConfig:
     check_every: int = 10               # steps between test evaluations
     max_samples: int = 1_000_000        # the authors' cap
     eval_batch: int = 1000              # test prompts per forward pass
+    skip_crossed: bool = True           # a run's test set k is no longer evaluated once it has crossed threshold k:
+                                        # every stored sample count is the same, the curve of set k ends there (NaN);
+                                        # pad evaluates every set (fixed shapes)
     # Switches for a GPU, all off by default (the numbers the chapters store come from the defaults). Each keeps the
     # per-run arithmetic; tests/test_engine_switches.py checks what each changes on the CPU. Measured side by side
     # by `benchmarks/bench_engine.py --full --switches`.
@@ -51,7 +55,8 @@ class TrainConfig:
 class Runs:
     samples: np.ndarray          # (R, K) samples at the first check below threshold k; NaN if never (censored)
     check_samples: np.ndarray    # (C,) samples seen at each check
-    curves: np.ndarray           # (C, R, K) test metric at each check; NaN once the run has stopped
+    curves: np.ndarray           # (C, R, K) test metric at each check; NaN once the run has stopped, and (skip_crossed)
+                                 # after the check at which it crossed threshold k
     params: Params               # final weights of every run, on the CPU
     wall_s: float
 
@@ -82,9 +87,20 @@ def mse_per_run(pred: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 @torch.no_grad()
-def evaluate(forward, params: Params, tests, metric=mse_per_run, eval_batch: int = 1000, fuse: bool = False) -> torch.Tensor:
+def evaluate(forward, params: Params, tests, metric=mse_per_run, eval_batch: int = 1000, fuse: bool = False,
+             need: torch.Tensor | None = None) -> torch.Tensor:
     """(R, K): metric of every run on each of its K test sets (z, y), each with leading dims (R, n_test).
-    fuse: the K sets, where they have one shape, go through the model as one set (one pass instead of K)."""
+    fuse: the K sets, where they have one shape, go through the model as one set (one pass instead of K).
+    need (R, K) bool, where given: only those (run, set) pairs are evaluated, the others are NaN."""
+    if need is not None and not bool(need.all()):
+        out = torch.full((len(need), len(tests)), math.nan)
+        for k, (z, y) in enumerate(tests):
+            rows = need[:, k].nonzero().squeeze(1)
+            if len(rows):
+                sub = {n: v[rows.to(v.device)] for n, v in params.items()}
+                dev = rows.to(z.device)
+                out[rows, k] = evaluate(forward, sub, [(z[dev], y[dev])], metric, eval_batch)[:, 0].cpu()
+        return out
     if fuse and metric is mse_per_run and len(tests) > 1 and len({(z.shape, y.shape) for z, y in tests}) == 1:
         K, n = len(tests), tests[0][0].shape[1]
         z, y = torch.cat([z for z, _ in tests], 1), torch.cat([y for _, y in tests], 1)
@@ -170,7 +186,8 @@ def train_to_threshold(forward: Callable, params: Params, sample: Callable, test
         if step % cfg.check_every and step != max_steps:
             continue
         n_seen = step * cfg.batch_size
-        metrics = evaluate(forward, params, tests, metric, cfg.eval_batch, cfg.fuse_tests).cpu()   # (live, K)
+        need = torch.from_numpy(np.isnan(samples[alive.numpy()])) if cfg.skip_crossed and not cfg.pad else None
+        metrics = evaluate(forward, params, tests, metric, cfg.eval_batch, cfg.fuse_tests, need).cpu()   # (live, K)
         if cfg.pad:
             metrics = metrics[alive]
         row = np.full((R, K), np.nan)

@@ -114,8 +114,7 @@ class BiGRU:
 
     @staticmethod
     def forward(p: Params, z: torch.Tensor) -> torch.Tensor:
-        hs = bidirectional_states(z, p["gru.w_ih"], p["gru.w_hh"], p["gru.b_ih"], p["gru.b_hh"])
-        hs = torch.cat([hs[:, 0], hs[:, 1]], -1)              # (R, B, N, 2H): forward and backward state at i
+        hs = bidirectional_states(z, p["gru.w_ih"], p["gru.w_hh"], p["gru.b_ih"], p["gru.b_hh"])  # (R, B, N, 2H)
         return blinear(hs, p["out.w"], p["out.b"]).squeeze(-1)
 
 
@@ -164,7 +163,8 @@ class BiRNN:
     @staticmethod
     def states(p: Params, z: torch.Tensor) -> torch.Tensor:
         """Hidden states after every position, (R, 2, B, N, H): [:, 0] forward, [:, 1] backward (in sequence order)."""
-        return bidirectional_states(z, p["rnn.w_ih"], p["rnn.w_hh"], p["rnn.b_ih"], p["rnn.b_hh"], p["buf.mask"])
+        hs = bidirectional_states(z, p["rnn.w_ih"], p["rnn.w_hh"], p["rnn.b_ih"], p["rnn.b_hh"], p["buf.mask"])
+        return hs.unflatten(-1, (2, -1)).permute(0, 3, 1, 2, 4)
 
     @staticmethod
     def pre_states(p: Params, z: torch.Tensor) -> torch.Tensor:
@@ -184,8 +184,8 @@ class BiRNN:
     def forward(p: Params, z: torch.Tensor) -> torch.Tensor:
         if "rd.U" in p:
             return BiRNN.read(p, BiRNN.pre_states(p, z), z)
-        hs = BiRNN.states(p, z)
-        return blinear(torch.cat([hs[:, 0], hs[:, 1]], -1), p["out.w"], p["out.b"]).squeeze(-1)
+        hs = bidirectional_states(z, p["rnn.w_ih"], p["rnn.w_hh"], p["rnn.b_ih"], p["rnn.b_hh"], p["buf.mask"])
+        return blinear(hs, p["out.w"], p["out.b"]).squeeze(-1)
 
     @staticmethod
     def forward_at(p: Params, z: torch.Tensor, j: torch.Tensor) -> torch.Tensor:
@@ -198,14 +198,50 @@ class BiRNN:
         return BiRNN.forward(p, z)[:, b, j]
 
 
-def bidirectional_states(z, w_ih, w_hh, b_ih, b_hh, mask: torch.Tensor | None = None):
-    """Hidden states (R, 2, B, N, H) of R one-layer bidirectional RNNs after every position, in sequence order
-    ([:, 0] forward, [:, 1] backward). Weights (R, 2, G*H, D), (R, 2, G*H, H), (R, 2, G*H) twice; the shapes say
-    the cell: G = 3 is torch's GRU cell, G = 1 an Elman cell h' = tanh(W_ih z + b_ih + W_hh h + b_hh). `mask`
-    (R, H) zeroes hidden units after every step (per-run widths).
+def bidirectional_states(z, w_ih, w_hh, b_ih, b_hh, mask: torch.Tensor | None = None, stacked: bool | None = None):
+    """Hidden states (R, B, N, 2H) of R one-layer bidirectional RNNs after every position, in sequence order:
+    [..., :H] forward, [..., H:] backward (nn.GRU's output layout). Weights (R, 2, G*H, D), (R, 2, G*H, H),
+    (R, 2, G*H) twice; the shapes say the cell: G = 3 is torch's GRU cell, G = 1 an Elman cell
+    h' = tanh(W_ih z + b_ih + W_hh h + b_hh). `mask` (R, H), a prefix of ones per run, gives run r the width
+    mask[r].sum(): its other units are zero after every step.
 
-    The two directions are stacked into the run axis (2R recurrences) so each time step is one batched matmul;
-    the input projections of all positions are computed before the recurrence, in one matmul."""
+    On the CPU (stacked False, the default there) each run calls torch's fused RNN kernel (torch.gru /
+    torch.rnn_tanh, what nn.GRU runs) on its own weights, sliced to its width, one run after another: its working
+    set stays in cache and the recurrence runs in C++, several times faster at width 500 than the stacked Python loop,
+    whose (2R, B, 3H) gate tensors spill out of the cache (benchmarks/bench_engine.py measures it). On a GPU, where
+    tiny kernels are launch-bound, the runs and directions are stacked into one batch (2R recurrences) so each time
+    step is one batched matmul.
+
+        >>> w = lambda *s: torch.randn(*s) * 0.1
+        >>> bidirectional_states(torch.randn(4, 8, 5, 3), w(4, 2, 18, 3), w(4, 2, 18, 6), w(4, 2, 18), w(4, 2, 18)).shape
+        torch.Size([4, 8, 5, 12])
+    """
+    if stacked if stacked is not None else z.is_cuda:
+        return _stacked_states(z, w_ih, w_hh, b_ih, b_hh, mask)
+    R, B, N, D = z.shape
+    H, GH = w_hh.shape[-1], w_hh.shape[-2]
+    rnn = torch.gru if GH == 3 * H else torch.rnn_tanh
+    widths = [H] * R if mask is None else mask.sum(1).round().long().tolist()
+    prefix = None if mask is None else (torch.arange(H, device=mask.device) < mask.sum(1, keepdim=True)).to(mask.dtype)
+    if mask is not None and not torch.equal(mask, prefix):
+        raise ValueError("mask: expected a prefix of ones per run (run r uses its first widths[r] units)")
+    outs = []
+    for r, (wi, wh, bi, bh) in enumerate(zip(w_ih.unbind(0), w_hh.unbind(0), b_ih.unbind(0), b_hh.unbind(0))):
+        w = widths[r]
+        if w < H:   # the width-w network: its gates' first w rows, the first w columns of W_hh
+            rows = torch.cat([torch.arange(g * H, g * H + w, device=z.device) for g in range(GH // H)])
+            wi, wh, bi, bh = wi[:, rows], wh[:, rows, :w], bi[:, rows], bh[:, rows]
+        flat = [t[d] for d in (0, 1) for t in (wi, wh, bi, bh)]
+        out = rnn(z[r], z.new_zeros(2, B, w), flat, True, 1, 0.0, torch.is_grad_enabled(), True, True)[0]
+        if w < H:
+            out = torch.cat([F.pad(out[..., :w], (0, H - w)), F.pad(out[..., w:], (0, H - w))], -1)
+        outs.append(out)
+    return torch.stack(outs)
+
+
+def _stacked_states(z, w_ih, w_hh, b_ih, b_hh, mask):
+    """bidirectional_states with the two directions of every run stacked into one batch (2R recurrences): each time
+    step is one batched matmul, the input projections of all positions one matmul before the recurrence."""
     R, B, N, D = z.shape
     H = w_hh.shape[-1]
     GH = w_hh.shape[-2]
@@ -231,7 +267,7 @@ def bidirectional_states(z, w_ih, w_hh, b_ih, b_hh, mask: torch.Tensor | None = 
             h = h * mask
         states.append(h)
     hs = torch.stack(states, 2).view(R, 2, B, N, H)
-    return torch.stack([hs[:, 0], hs[:, 1].flip(2)], 1)
+    return torch.cat([hs[:, 0], hs[:, 1].flip(2)], -1)
 
 
 @dataclass
@@ -297,6 +333,18 @@ def build(name: str, N: int, D: int, d: int, ffn_width: int = 1000, rnn_hidden: 
         return FFN(N, D, (N * d, ffn_width))
     if name == "rnn":
         return BiGRU(D, rnn_hidden)
+    raise ValueError(f"model: expected one of transformer, ffn, rnn, got {name!r}")
+
+
+def forward_flops(name: str, N: int, D: int, d: int, width: int) -> float:
+    """FLOPs (2 x multiply-adds) of one prompt's forward pass through `build(name, ...)` of that width (the GRU's
+    units, the FFN's second hidden layer, the Transformer's MLP). Its training step costs about 3x as much per prompt."""
+    if name == "rnn":          # two directions, three gates on [input; state] at every position, then Linear(2H, 1)
+        return 2 * (2 * N * 3 * width * (D + width) + N * 2 * width)
+    if name == "ffn":          # N D -> N d -> width -> N
+        return 2 * (N * D * N * d + N * d * width + width * N)
+    if name == "transformer":  # Q, K, V and output projections, scores and their average, then the MLP per position
+        return 2 * (4 * N * D * D + 2 * N * N * D + N * (D * width + width))
     raise ValueError(f"model: expected one of transformer, ffn, rnn, got {name!r}")
 
 

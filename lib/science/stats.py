@@ -1,25 +1,15 @@
-"""Small numerics every chapter uses: seeds derived from names, log-log slopes, standard errors, z-scores.
+"""Small numerics every chapter uses: log-log slopes, crossings, standard errors, z-scores (seeds: seeds.py).
 
-    >>> gen = generator(0, "panel-a", 12)          # the same parts give the same stream on every run
     >>> loglog_slope([2, 4, 8], [3, 12, 48])       # 2.0
 """
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
 import torch
 
-
-def seed_of(*parts) -> int:
-    """A 56-bit seed from any tuple of names and numbers: distinct parts give unrelated streams (no arithmetic
-    collisions such as (1, 2) vs (2, 1))."""
-    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:7], "little")
-
-
-def generator(*parts, device="cpu") -> torch.Generator:
-    return torch.Generator(device=device).manual_seed(seed_of(*parts))
+from lib.science.seeds import generator, seed_of  # noqa: F401  (until every chapter imports them from seeds)
 
 
 def loglog_slope(x, y) -> float:

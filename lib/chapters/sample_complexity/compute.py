@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from lib.core.sweep import Point
 from lib.science import engine, models, qstr
-from lib.science.stats import generator
+from lib.science.seeds import generator
 
 PANELS = {"a": {"simple": False, "tests": ("authors", "task")}, "b": {"simple": True, "tests": ("task",)}}
 
@@ -81,7 +81,7 @@ def run_point(spec: FigurePoint, device: str) -> dict:
 
 def points(P: dict) -> list[Point]:
     """Every (panel, model, N) of Figure 1; results[(panel, model, N)] is its record."""
-    return [Point(((panel, model, N),), point_spec(P, panel, model, N), run_point, cost=_cost(panel, model, N))
+    return [Point(((panel, model, N),), point_spec(P, panel, model, N), run_point, cost=_cost(P, panel, model, N))
             for panel in ("a", "b") for model in P["models"] for N in P[f"N_{panel}"]]
 
 
@@ -107,6 +107,12 @@ def footprint(P: dict) -> list[tuple[str, float, str]]:
     return out
 
 
-def _cost(panel: str, model: str, N: int) -> float:
-    """A rough relative training time: panel (b) trains longest, the Transformer least, the GRU most, larger N longer."""
-    return (10 if panel == "b" else 1) * {"transformer": 1, "ffn": 2, "rnn": 4}[model] * N
+def _cost(P: dict, panel: str, model: str, N: int) -> float:
+    """The point's FLOPs, roughly (the sweep starts the costliest first and predicts deadlines from it): a forward
+    pass per prompt times three per training sample plus one per evaluated test prompt, with the samples guessed
+    from the authors' Figure 1 (about 600 N^2 in panel (a), 2e5 in panel (b); models differ by 3x at most)."""
+    D = P["d"] + 2 * qstr.embed_dim_rule(N, P["d_e_rule"])
+    f = models.forward_flops(model, N, D, P["d"], P[WIDTH[model]])
+    samples = 600 * N ** 2 if panel == "a" else 2e5
+    evaluated = samples / (P["batch_size"] * P[f"check_every_{panel}"]) * P["n_test"] * len(PANELS[panel]["tests"])
+    return P["n_seeds"] * f * (3 * samples + evaluated) / 1e12
