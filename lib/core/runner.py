@@ -114,8 +114,14 @@ def _relay(path: Path, log):
 
 
 def paper_results_exist(chapter: str) -> bool:
-    """Committed paper-profile results: `python -m lib book` renders them instead of the quick profile."""
-    return (Path(results_root()) / chapter / "paper" / "claims.json").is_file()
+    """Every point of the chapter's paper profile is stored: `python -m lib book` renders them instead of the quick
+    profile. A profile still being computed (some points stored) is not rendered."""
+    if not (Path(results_root()) / chapter / "paper" / "points").is_dir():
+        return False
+    from lib.core.verify import progress
+
+    stored, total, _ = progress(chapter, "paper")
+    return stored == total > 0
 
 
 def reads(chapter: str) -> tuple[str, ...]:

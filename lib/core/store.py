@@ -202,19 +202,19 @@ class Store:
         self.stored_only = os.environ.get("BOOK_STORED_ONLY") == "1" if stored_only is None else stored_only
         self.used: list[dict] = []  # the records of the last collect: the page's compute time and stale points
 
-    def _point_path(self, spec) -> Path:
+    def point_path(self, spec) -> Path:
         return self.dir / "points" / f"{key_of(spec_dict(spec))}.json"
 
     def has(self, spec) -> bool:
-        return self._point_path(spec).is_file()
+        return self.point_path(spec).is_file()
 
     def get(self, spec) -> dict | None:
-        path = self._point_path(spec)
+        path = self.point_path(spec)
         return read_json(path) if path.is_file() else None
 
     def put(self, spec, result: dict, env: dict) -> dict:
         record = _jsonable({"spec": spec_dict(spec), "result": result, **env})  # exactly what a later run loads
-        write_json(self._point_path(spec), record)
+        write_json(self.point_path(spec), record)
         return record
 
     def write(self, name: str, obj) -> Path:

@@ -4,6 +4,7 @@ provenance names everything a reader needs. A failing empirical claim is a findi
 reason to refuse the results.
 
     >>> problems("rpe_decay", "paper")      # [] when the committed paper results are sound
+    >>> progress("sample_complexity")       # (12, 33, []): 12 of the paper profile's 33 points stored, no strays
 """
 from __future__ import annotations
 
@@ -25,6 +26,20 @@ def recompute_claims(chapter: str, profile: str, params: dict, root: Path | None
     store = Store(chapter, profile, root=root, stored_only=True)
     results = collect(compute.points(params), store, "cpu", log=None)
     return page.claims(params, results)
+
+
+def progress(chapter: str, profile: str = "paper", root: Path | None = None) -> tuple[int, int, list[str]]:
+    """(stored, total, strays) for a profile being computed: how many of its sweep points are stored, out of how
+    many, and the stored point files that belong to no point of the profile as it is now (computed for other
+    parameters). A profile is complete when stored == total; until then no page is rendered from it."""
+    from lib.core import params as params_mod
+
+    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    store = Store(chapter, profile, root=root)
+    points = compute.points(params_mod.resolve(chapter, profile))
+    keys = {store.point_path(p.spec).name for p in points}
+    files = sorted(f.name for f in (store.dir / "points").glob("*.json")) if (store.dir / "points").is_dir() else []
+    return sum(f in keys for f in files), len(keys), [f for f in files if f not in keys]
 
 
 def problems(chapter: str, profile: str, root: Path | None = None) -> list[str]:
