@@ -49,9 +49,10 @@ class FigurePoint:
 WIDTH = {"transformer": "mlp_width", "rnn": "rnn_hidden", "ffn": "ffn_width"}
 
 
-def point_spec(P: dict, panel: str, model: str, N: int) -> FigurePoint:
+def point_spec(P: dict, panel: str, model: str, N: int, draw: int = 0) -> FigurePoint:
+    """The point of one (panel, model, N) on task draw `draw` (0: task_seed itself, j: task_seed + j)."""
     return FigurePoint(panel=panel, model=model, N=N, d=P["d"], d_e_rule=P["d_e_rule"], encoding=P["encoding"],
-                       seed=P["seed"], task_seed=P["task_seed"], n_seeds=P["n_seeds"], n_test=P["n_test"],
+                       seed=P["seed"], task_seed=P["task_seed"] + draw, n_seeds=P["n_seeds"], n_test=P["n_test"],
                        threshold=P[f"threshold_{panel}"], check_every=P[f"check_every_{panel}"],
                        batch_size=P["batch_size"], lr=P["lr"], weight_decay=P["weight_decay"],
                        max_samples=P["max_samples"], width=P[WIDTH[model]])
@@ -80,9 +81,16 @@ def run_point(spec: FigurePoint, device: str) -> dict:
 
 
 def points(P: dict) -> list[Point]:
-    """Every (panel, model, N) of Figure 1; results[(panel, model, N)] is its record."""
-    return [Point(((panel, model, N),), point_spec(P, panel, model, N), run_point, cost=_cost(P, panel, model, N))
+    """Every (panel, model, N) of Figure 1 on the task draw task_seed (results[(panel, model, N)] is its record), and
+    the task_draw_models' points on the further draws task_seed + j, j < n_task_draws (results[(panel, model, N, j)]).
+    The authors draw u and the position codes once per N and share them between seeds, so their seeds never average
+    over the draw; the further draws measure how much it moves a mean."""
+    main = [Point(((panel, model, N),), point_spec(P, panel, model, N), run_point, cost=_cost(P, panel, model, N))
             for panel in ("a", "b") for model in P["models"] for N in P[f"N_{panel}"]]
+    return main + [Point(((panel, model, N, j),), point_spec(P, panel, model, N, j), run_point,
+                         cost=_cost(P, panel, model, N))
+                   for j in range(1, P["n_task_draws"]) for panel in ("a", "b")
+                   for model in P["models"] if model in P["task_draw_models"] for N in P[f"N_{panel}"]]
 
 
 def footprint(P: dict) -> list[tuple[str, float, str]]:
