@@ -1,7 +1,11 @@
 """`python -m lib compute --jobs J`: J worker processes (lib.core.sweep.collect) share one sweep and store the same
 numbers as one process."""
 import json
+import os
+import subprocess
+import sys
 
+from tiny_sweep import ROOT
 from tiny_sweep import compute as _compute
 from tiny_sweep import stored_numbers as _points
 
@@ -23,3 +27,29 @@ def test_bad_jobs_exits_2(tmp_path):
     out = _compute(tmp_path, "--jobs", "0")
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "--jobs" in out.stderr
     assert not (tmp_path / "sample_complexity").exists()
+
+
+def test_workers_end_when_compute_is_killed(tmp_path):
+    """A `compute --jobs 2` killed with SIGKILL (no cleanup runs) leaves no worker training on for nobody."""
+    import signal
+    import time
+
+    from tiny_sweep import TINY
+
+    env = {**os.environ, "BOOK_RESULTS": str(tmp_path), "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", "quick", *TINY,
+                             "--set", "max_samples=1280000", "--jobs", "2"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    for line in proc.stdout:                                  # one point done: both workers are past their initialiser
+        if " computed in " in line:
+            break
+    children = [int(p) for p in subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()]
+    assert len(children) >= 2
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    for _ in range(40):
+        alive = [c for c in children if subprocess.run(["kill", "-0", str(c)], capture_output=True).returncode == 0]
+        if not alive:
+            break
+        time.sleep(0.5)
+    assert alive == [], f"orphaned workers still running: {alive}"

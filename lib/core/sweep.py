@@ -105,6 +105,21 @@ def _worker_init(threads: int) -> None:
     import torch
 
     torch.set_num_threads(threads)
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """On Linux, have the kernel end this worker when the process that started it dies: a `compute` killed with
+    SIGTERM or SIGKILL runs no cleanup, and its spawned workers would otherwise train on, orphaned, for nobody."""
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            pass
 
 
 class Unfinished(RuntimeError):

@@ -14,6 +14,7 @@ import torch
 
 from lib.core.claims import Row, Verdict, evaluate
 from lib.science import qstr
+from lib.science.seeds import seed_of
 from lib.science.stats import loglog_slope
 
 LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}
@@ -32,24 +33,26 @@ PAPER_FFN_TASK_TEST_N12 = 265e3
 
 # ------------------------------------------------------------------------------------------------ summary
 def summarize(P: dict, records: dict) -> dict:
-    """table[panel][model][test] = {"N": [...], "runs": (len(N), R) samples (NaN = censored), "mean": [...],
+    """table[panel][model][test] = {"N": [...], "runs": (len(N), G*R) samples pooled over the G task draws the model
+    has (NaN = censored), "by_draw": (len(N), G, R) the same with censored runs at the cap, "mean": [...],
     "censored": runs per N that never crossed}. A censored run counts at the cap `max_samples` in the mean (dropping
     it would let the slowest runs vanish from the mean), so a mean with censored runs is a lower bound."""
     cap = float(P["max_samples"])
-    table = {}
-    for (panel, model, N), rec in records.items():
+    groups: dict = {}
+    for key, rec in sorted(records.items(), key=lambda kv: (kv[0][:3], kv[0][3:])):   # draw 0 (task_seed) first
+        panel, model, N = key[:3]
         res = rec["result"]
         samples = np.array(res["samples"], dtype=float)  # None (censored) -> nan
         for k, test in enumerate(res["tests"]):
-            entry = table.setdefault(panel, {}).setdefault(model, {}).setdefault(test, {"N": [], "runs": []})
-            entry["N"].append(N)
-            entry["runs"].append(samples[:, k])
-    for panel in table.values():
-        for model in panel.values():
-            for entry in model.values():
-                entry["runs"] = np.array(entry["runs"])
-                entry["censored"] = np.isnan(entry["runs"]).sum(1)
-                entry["mean"] = np.nan_to_num(entry["runs"], nan=cap).mean(1)
+            groups.setdefault((panel, model, test), {}).setdefault(N, []).append(samples[:, k])
+    table = {}
+    for (panel, model, test), by_N in groups.items():
+        Ns = sorted(by_N)
+        draws = np.array([by_N[n] for n in Ns])                    # (len(N), G, R)
+        runs = draws.reshape(len(Ns), -1)
+        table.setdefault(panel, {}).setdefault(model, {})[test] = {
+            "N": Ns, "runs": runs, "by_draw": np.nan_to_num(draws, nan=cap), "censored": np.isnan(runs).sum(1),
+            "mean": np.nan_to_num(runs, nan=cap).mean(1)}
     return table
 
 
@@ -90,87 +93,6 @@ def _paper_means(panel: str) -> dict:
     return {m: dict(zip(ref["N"], ref[m])) for m in MODELS}
 
 
-# Each statistic maps ({model: {N: mean}}, grid) to (text, passed). It is applied to this run's means and to the
-# authors' means on the same grid (or, where the authors have no such N, on theirs), so the "paper" column of the
-# claim table is computed exactly as the "measured" one.
-def _tr_fewest(M, grid):
-    lowest = [n for n in grid if M["transformer"][n] < min(M["rnn"][n], M["ffn"][n])]
-    missed = [n for n in grid if n not in lowest]
-    return f"lowest at {lowest}" + (f", not at {missed}" if missed else ""), not missed
-
-
-def _ordering(M, grid):
-    tr, rnn, ffn = (M[m][grid[-1]] for m in MODELS)
-    return (f"{ffn:,.0f} > {rnn:,.0f} > {tr:,.0f} ({ffn / tr:.1f}x, {rnn / tr:.1f}x)",
-            ffn > rnn > tr and ffn / tr >= 4 and rnn / tr >= 2.5)
-
-
-def _slopes(M, grid):
-    s = {m: loglog_slope(grid, [M[m][n] for n in grid]) for m in MODELS}
-    return ", ".join(f"{SHORT[m]} {s[m]:.2f}" for m in ("ffn", "rnn", "transformer")), s
-
-
-def _tr_flattest(M, grid):
-    text, s = _slopes(M, grid)
-    return text, s["transformer"] < min(s["rnn"], s["ffn"])
-
-
-def _ffn_steepest(M, grid):
-    text, s = _slopes(M, grid)
-    return text, s["ffn"] > max(s["rnn"], s["transformer"])
-
-
-def _growth_4_12(M, grid):
-    g = {m: M[m][12] / M[m][4] for m in MODELS}
-    return (", ".join(f"{SHORT[m]} {g[m]:.1f}x" for m in ("ffn", "rnn", "transformer")),
-            g["ffn"] >= 8 and 3 <= g["rnn"] <= 6 and g["transformer"] <= 4)
-
-
-def _ffn_vs_rnn(sign):
-    def stat(M, grid):
-        ok = all((M["ffn"][n] - M["rnn"][n]) * sign > 0 for n in grid)
-        return ", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f}" for n in grid), ok
-    return stat
-
-
-def _small_n(M, grid):
-    v = [M[m][2] for m in MODELS]
-    return ", ".join(f"{SHORT[m]} {x:,.0f}" for m, x in zip(MODELS, v)), max(v) <= 3200
-
-
-def _ffn_gap(M, grid):
-    r = min(M["ffn"][n] / max(M["rnn"][n], M["transformer"][n]) for n in grid)
-    return f"min ratio {r:.2f}", r >= 1.8
-
-
-def _growth_b(M, grid):
-    g = {m: M[m][grid[-1]] / M[m][grid[0]] for m in MODELS}
-    return (", ".join(f"{SHORT[m]} {g[m]:.2f}x" for m in ("ffn", "rnn", "transformer")),
-            g["ffn"] >= 2 and g["rnn"] <= 1.7 and g["transformer"] <= 1.7)
-
-
-def _at_least(k):
-    return lambda grid: grid if len(grid) >= k else None
-
-
-def _figure1(panel: str, select, stat, scale=None):
-    """A row's measure: `stat` on this run's means of a panel, over the N that `select` picks from the run's grid
-    (None: the run has no such N), and the same statistic on the authors' means (on the same N where they have
-    them, else on theirs). `scale(P, M, grid)`, where given, names the scale the effect needs when this run is
-    below it ("" when it is not)."""
-    def measure(table: dict, P: dict) -> Verdict | None:
-        M = _means(table, panel, "authors" if panel == "a" else "task")
-        grid = select(sorted(M["ffn"])) if M else None
-        if grid is None:
-            return None
-        ref = _paper_means(panel)
-        paper_grid = select([n for n in grid if n in ref["ffn"]]) or select(sorted(ref["ffn"]))
-        measured, passed = stat(M, grid)
-        paper = f"{stat(ref, paper_grid)[0]} (N={paper_grid})" if paper_grid else "n/a"
-        return Verdict(measured, bool(passed), paper, where=f"N={grid}", scale=scale(P, M, grid) if scale else "")
-    return measure
-
-
 PAPER_GRU = 500        # the authors' GRU units per direction
 
 
@@ -209,69 +131,276 @@ def _crossing_scale(P, M, grid):
             f"{at['transformer']} and the RNN's {at['rnn']} on this run's log-log fits")
 
 
+# ------------------------------------------------------------------------------------------ uncertainty
+# A claim about Figure 1 is a statement about means of a few seeds, and the authors draw u and the position codes once
+# per N, so their seeds never average over that draw. Each claim is therefore tested on a one-sided bootstrap: the
+# runs of a (model, N) are resampled hierarchically (task draws with replacement, then seeds within each draw), and a
+# direction ("A needs fewer samples than B") passes where at least LEVEL of the replicates show it. A threshold on a
+# ratio is held against the replicates' lower (or upper) LEVEL bound. A model trained on one task draw is resampled
+# over its seeds only; the page says which models have several draws.
+N_BOOT = 2000
+LEVEL = 0.95
+
+
+def _replicates(entry: dict, key: tuple, draws: int | None = None) -> np.ndarray:
+    """(N_BOOT, len(N)) bootstrap means of one table entry. draws: task draws per replicate (default: the entry's
+    own count; 1 gives the spread of a single-draw mean like the authors'). The stream depends on `key` alone, so the
+    two test sets of panel (a), which score the same runs, are resampled with the same indices (paired)."""
+    by_draw = entry["by_draw"]
+    n, G, R = by_draw.shape
+    g = draws or G
+    rng = np.random.default_rng(seed_of("bootstrap", *key, g))
+    di = rng.integers(0, G, (N_BOOT, n, g))
+    si = rng.integers(0, R, (N_BOOT, n, g, R))
+    return by_draw[np.arange(n)[None, :, None, None], di[..., None], si].mean((2, 3))
+
+
+def _boot(table: dict, P: dict, panel: str, test: str) -> dict:
+    """{model: {N: (N_BOOT,) replicate means}} of one panel and test set."""
+    out = {}
+    for m in MODELS:
+        entry = table[panel][m][test]
+        reps = _replicates(entry, (P["seed"], panel, m))
+        out[m] = {n: reps[:, i] for i, n in enumerate(entry["N"])}
+    return out
+
+
+def _slope(grid, ys) -> np.ndarray:
+    """Least-squares log-log slope of each replicate: ys (..., len(grid))."""
+    x = np.log(np.asarray(grid, float))
+    y = np.log(np.asarray(ys, float))
+    x = x - x.mean()
+    return ((y - y.mean(-1, keepdims=True)) * x).sum(-1) / (x * x).sum()
+
+
+def _lower(v) -> float:
+    return float(np.quantile(v, 1 - LEVEL))
+
+
+def _upper(v) -> float:
+    return float(np.quantile(v, LEVEL))
+
+
+def _data(table: dict, P: dict, panel: str, select):
+    """(means, replicates, grid, authors' means, authors' grid) of a panel's claim test set over the N `select`
+    picks from the run's grid; None where the run has no such N."""
+    test = "authors" if panel == "a" else "task"
+    M = _means(table, panel, test)
+    grid = select(sorted(M["ffn"])) if M else None
+    if not grid:
+        return None
+    ref = _paper_means(panel)
+    ref_grid = select([n for n in grid if n in ref["ffn"]]) or select(sorted(ref["ffn"]))
+    return M, _boot(table, P, panel, test), grid, ref, ref_grid
+
+
+RERUN = "authors' code, re-run"
+
+
+def _tr_fewest(table: dict, P: dict) -> Verdict | None:
+    d = _data(table, P, "a", lambda Ns: [n for n in Ns if n >= 4])
+    if d is None:
+        return None
+    M, B, grid, ref, rg = d
+    share = {n: float(np.mean(B["transformer"][n] < np.minimum(B["rnn"][n], B["ffn"][n]))) for n in grid}
+    weak = min(grid, key=share.get)
+    lowest = [n for n in rg if ref["transformer"][n] < min(ref["rnn"][n], ref["ffn"][n])]
+    return Verdict(f"TR lowest in ≥ {share[weak]:.1%} of replicates at every N (weakest at N={weak})",
+                   all(v >= LEVEL for v in share.values()), f"{RERUN}: lowest at N={lowest} of {rg}", where=f"N={grid}")
+
+
+def _gap_largest(table: dict, P: dict) -> Verdict | None:
+    d = _data(table, P, "a", lambda Ns: [max(Ns)] if max(Ns) >= 8 else None)
+    if d is None:
+        return None
+    M, B, (n,), ref, rg = d
+    lo = {m: _lower(B[m][n] / B["transformer"][n]) for m in ("ffn", "rnn")}
+    r = {m: M[m][n] / M["transformer"][n] for m in ("ffn", "rnn")}
+    paper = ", ".join(f"{SHORT[m]}/TR {ref[m][rg[0]] / ref['transformer'][rg[0]]:.1f}×" for m in ("ffn", "rnn"))
+    return Verdict(", ".join(f"{SHORT[m]}/TR {r[m]:.1f}× (bound {lo[m]:.1f}×)" for m in ("ffn", "rnn")),
+                   min(lo.values()) >= 2, f"{RERUN}: {paper} at N={rg[0]}", where=f"N={n}",
+                   scale=_gru_scale(P, M, [n]))
+
+
+def _slopes(table: dict, P: dict, start: int):
+    d = _data(table, P, "a", lambda Ns: [n for n in Ns if n >= start] if len([n for n in Ns if n >= start]) >= 2 else None)
+    if d is None:
+        return None
+    M, B, grid, ref, rg = d
+    point = {m: loglog_slope(grid, [M[m][n] for n in grid]) for m in MODELS}
+    reps = {m: _slope(grid, np.stack([B[m][n] for n in grid], -1)) for m in MODELS}
+    paper = {m: loglog_slope(rg, [ref[m][n] for n in rg]) for m in MODELS}
+    return point, reps, paper, grid, rg, M
+
+
+def _tr_flattest(table: dict, P: dict) -> Verdict | None:
+    s = _slopes(table, P, SLOPE_FROM["a"])
+    if s is None:
+        return None
+    point, reps, paper, grid, rg, M = s
+    share = float(np.mean(reps["transformer"] < np.minimum(reps["rnn"], reps["ffn"])))
+    text = lambda v: ", ".join(f"{SHORT[m]} {v[m]:.2f}" for m in ("ffn", "rnn", "transformer"))
+    return Verdict(f"{text(point)}; TR flattest in {share:.1%} of replicates", share >= LEVEL, f"{RERUN}: {text(paper)}",
+                   where=f"N={grid}", scale=_gru_scale(P, M, grid))
+
+
+def _ffn_superlinear(table: dict, P: dict) -> Verdict | None:
+    s = _slopes(table, P, SLOPE_FROM["a"])
+    if s is None:
+        return None
+    point, reps, paper, grid, rg, M = s
+    every = _slopes(table, P, 0)            # the whole grid from N = 2: the ordering of the slopes can change
+    alt = f"; from N={every[3][0]}: FFN {every[0]['ffn']:.2f}, RNN {every[0]['rnn']:.2f}" if every and every[3] != grid else ""
+    return Verdict(f"FFN {point['ffn']:.2f} (bound {_lower(reps['ffn']):.2f}){alt}", _lower(reps["ffn"]) > 1,
+                   f"{RERUN}: FFN {paper['ffn']:.2f}", where=f"N={grid}")
+
+
+def _ffn_vs_rnn(sign: int, select):
+    def measure(table: dict, P: dict) -> Verdict | None:
+        d = _data(table, P, "a", select)
+        if d is None:
+            return None
+        M, B, grid, ref, rg = d
+        share = {n: float(np.mean((B["ffn"][n] - B["rnn"][n]) * sign > 0)) for n in grid}
+        paper = ", ".join(f"N={n}: {ref['ffn'][n]:,.0f} vs {ref['rnn'][n]:,.0f}" for n in rg)
+        return Verdict(", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f} ({share[n]:.1%})" for n in grid),
+                       all(v >= LEVEL for v in share.values()), f"{RERUN}: {paper}", where=f"N={grid}",
+                       scale=_gru_scale(P, M, grid))
+    return measure
+
+
+def _ffn_gap(table: dict, P: dict) -> Verdict | None:
+    d = _data(table, P, "b", lambda Ns: Ns)
+    if d is None:
+        return None
+    M, B, grid, ref, rg = d
+    share = {n: float(np.mean(B["ffn"][n] > np.maximum(B["rnn"][n], B["transformer"][n]))) for n in grid}
+    ratio = {n: M["ffn"][n] / max(M["rnn"][n], M["transformer"][n]) for n in grid}
+    weak = min(grid, key=share.get)
+    paper = min(ref["ffn"][n] / max(ref["rnn"][n], ref["transformer"][n]) for n in rg)
+    return Verdict(f"FFN above in ≥ {share[weak]:.1%} of replicates at every N; min ratio {min(ratio.values()):.2f}",
+                   all(v >= LEVEL for v in share.values()), f"{RERUN}: min ratio {paper:.2f}", where=f"N={grid}",
+                   scale=_crossing_scale(P, M, grid))
+
+
+def _rnn_milder(table: dict, P: dict) -> Verdict | None:
+    d = _data(table, P, "b", lambda Ns: Ns if len(Ns) >= 2 else None)
+    if d is None:
+        return None
+    M, B, grid, ref, rg = d
+    lo, hi = grid[0], grid[-1]
+    g = {m: M[m][hi] / M[m][lo] for m in MODELS}
+    share = {m: float(np.mean(B["ffn"][hi] / B["ffn"][lo] > B[m][hi] / B[m][lo])) for m in ("rnn", "transformer")}
+    paper = ", ".join(f"{SHORT[m]} {ref[m][rg[-1]] / ref[m][rg[0]]:.2f}×" for m in ("ffn", "rnn", "transformer"))
+    return Verdict(", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer"))
+                   + f"; FFN faster in ≥ {min(share.values()):.1%} of replicates", min(share.values()) >= LEVEL,
+                   f"{RERUN}: {paper}", where=f"N={lo}..{hi}", scale=_panel_b_scale(P, M, grid))
+
+
 def _test_protocol(table: dict, P: dict) -> Verdict | None:
     A, T = _means(table, "a", "authors"), _means(table, "a", "task")
     if not (A and T):
         return None
     N = max(A["ffn"])
+    BA, BT = _boot(table, P, "a", "authors"), _boot(table, P, "a", "task")   # paired: the same runs, the same draws
     r = {m: T[m][N] / A[m][N] for m in ("ffn", "transformer")}
-    return Verdict(f"FFN {r['ffn']:.2f}x, TR {r['transformer']:.2f}x", bool(r["ffn"] > 1.2 and r["transformer"] < 1.2),
-                   f"FFN {PAPER_FFN_TASK_TEST_N12 / _paper_means('a')['ffn'][12]:.1f}x at N=12, TR about 1.0x",
+    ffn_lo, tr_hi = _lower(BT["ffn"][N] / BA["ffn"][N]), _upper(BT["transformer"][N] / BA["transformer"][N])
+    return Verdict(f"FFN {r['ffn']:.2f}× (bound {ffn_lo:.2f}×), TR {r['transformer']:.2f}× (bound {tr_hi:.2f}×)",
+                   bool(ffn_lo > 1.2 and tr_hi < 1.2),
+                   f"{RERUN}: FFN {PAPER_FFN_TASK_TEST_N12 / _paper_means('a')['ffn'][12]:.1f}× at N=12, TR about 1.0×",
                    where=f"N={N}")
 
 
-def _paper_means_at(panel: str, test: str, N: int):
-    def measure(table: dict, P: dict) -> Verdict | None:
-        M = _means(table, panel, test)
-        if not M or N not in M["ffn"]:
-            return None
+def comparison(table: dict, P: dict) -> list[dict]:
+    """This run's mean against the authors' re-run at every (panel, model, N) both have, where the run's model and
+    threshold are the paper's: the ratio, and z = ln(ratio) / sqrt(se_run^2 + se_one^2) with the log standard errors
+    of this run's mean and of a one-draw, n_seeds mean like the authors' (both from this run's bootstrap)."""
+    rows = []
+    for panel, test, thr in (("a", "authors", 0.7), ("b", "task", 0.02)):
+        if panel not in table or P[f"threshold_{panel}"] != thr:
+            continue
         ref = _paper_means(panel)
-        dev = {m: M[m][N] / ref[m][N] - 1 for m in MODELS}
-        return Verdict(", ".join(f"{SHORT[m]} {M[m][N]:,.0f} ({dev[m]:+.0%})" for m in MODELS),
-                       bool(all(abs(v) <= 0.3 for v in dev.values())),
-                       ", ".join(f"{SHORT[m]} {ref[m][N]:,.0f}" for m in MODELS))
-    return measure
+        for m in MODELS:
+            entry = table[panel].get(m, {}).get(test)
+            if entry is None or (m == "rnn" and P["rnn_hidden"] < PAPER_GRU):
+                continue
+            own = np.log(_replicates(entry, (P["seed"], panel, m))).std(0)
+            one = np.log(_replicates(entry, (P["seed"], panel, m), draws=1)).std(0)
+            for i, n in enumerate(entry["N"]):
+                if n in ref[m]:
+                    ratio = entry["mean"][i] / ref[m][n]
+                    z = math.log(ratio) / math.hypot(own[i], one[i])
+                    rows.append({"panel": panel, "model": m, "N": n, "mean": float(entry["mean"][i]), "se": float(own[i]),
+                                 "authors": ref[m][n], "ratio": ratio, "z": z, "draws": entry["by_draw"].shape[1]})
+    return rows
 
 
-FIG1 = "Figure 1 (paper; the authors' means)"
-# Claims 1-4 of the paper's Figure 1 (each beside the same statistic of the authors' means), the test-protocol
-# finding of this book, and the authors' own numbers where this run's grid has the paper's N. Every row is an
-# empirical claim that a run can refute; this chapter has no exact construction to check.
+def comparison_table(table: dict, P: dict) -> str:
+    """Markdown: `comparison`, one row per (panel, model, N), the ones beyond what seeds and draws explain marked."""
+    rows = comparison(table, P)
+    if not rows:
+        return "This run's models or thresholds are not the paper's: nothing to compare with the authors' code."
+    out = ["| panel | model | $N$ | task draws | this run | authors' code (re-run) | ratio | $z$ | |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        flag = "beyond seeds and draws" if abs(r["z"]) > 3 else ""
+        out.append(f"| ({r['panel']}) | {LABELS[r['model']]} | {r['N']} | {r['draws']} | {r['mean']:,.0f} "
+                   f"(±{r['se']:.0%}) | {r['authors']:,.0f} | {r['ratio']:.2f} | {r['z']:+.1f} | {flag} |")
+    return "\n".join(out)
+
+
+def _paper_means_row(table: dict, P: dict) -> Verdict | None:
+    rows = comparison(table, P)
+    if not rows:
+        return None
+    worst = max(rows, key=lambda r: abs(r["z"]))
+    beyond = sum(abs(r["z"]) > 3 for r in rows)
+    return Verdict(f"max |z| {abs(worst['z']):.1f} ({SHORT[worst['model']]}, panel ({worst['panel']}), N={worst['N']}, "
+                   f"ratio {worst['ratio']:.2f}); {beyond} of {len(rows)} beyond 3", beyond == 0,
+                   f"{RERUN}: 5 seeds, one H100", where=f"{len(rows)} means")
+
+
+FIG1 = "Figure 1 (paper)"
+READ = "Figure 1 (a reading of the figure; the book's calibration)"
+# The paper's statements about Figure 1 (§1: on 1STR "both FFNs and RNNs suffer from a large sample complexity for
+# larger N"; on simple-1STR "RNNs perform closer to Transformers with a much milder dependence on N compared to
+# FFNs"), readings of the figure, the test-protocol finding of this book, and the authors' own numbers. Each row tests
+# a direction or a bound on the bootstrap (see above); the "paper" column holds the same statistic on the means of the
+# authors' code, re-run on one H100 for this book (not the published figure, whose means are only readable from a PNG).
 ROWS = [
-    Row("1-tr-fewest", "claim", FIG1, "1STR, authors' test set: the Transformer needs the fewest samples at every $N \\ge 4$",
-        "TR lowest at every $N \\ge 4$", _figure1("a", lambda Ns: _at_least(1)([n for n in Ns if n >= 4]), _tr_fewest)),
-    Row("1-ordering-12", "claim", FIG1, "1STR at $N=12$: FFN > RNN > Transformer, with FFN/TR ≥ 4 and RNN/TR ≥ 2.5",
-        "FFN > RNN > TR; 4×, 2.5×", _figure1("a", lambda Ns: [12] if 12 in Ns else None, _ordering)),
+    Row("1-tr-fewest", "claim", FIG1,
+        "1STR, authors' test set: the Transformer needs the fewest samples at every $N \\ge 4$",
+        f"TR lowest in ≥ {LEVEL:.0%} of replicates at each $N$", _tr_fewest),
+    Row("1-gap-largest-N", "claim", READ,
+        "1STR at the largest $N$ (≥ 8): the FFN and the RNN each need at least twice the Transformer's samples",
+        f"lower {LEVEL:.0%} bounds of FFN/TR, RNN/TR ≥ 2", _gap_largest),
     Row("2-tr-flattest", "claim", "Theorem 1 (Thm 4 vs 6, 9); Figure 1(a)",
-        "1STR: the Transformer's log-log slope of samples against $N$ ($N \\ge 4$) is the smallest", "slope TR < RNN, FFN",
-        _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= SLOPE_FROM["a"]]), _tr_flattest)),
-    Row("2-ffn-steepest", "claim", FIG1,
-        "1STR: the FFN's log-log slope of samples against $N$ ($N \\ge 4$) is the largest", "slope FFN > RNN, TR",
-        _figure1("a", lambda Ns: _at_least(2)([n for n in Ns if n >= SLOPE_FROM["a"]]), _ffn_steepest,
-                 _gru_scale)),
-    Row("2-growth-4-12", "claim", FIG1, "1STR: growth of the samples needed from $N=4$ to $N=12$",
-        "FFN ≥ 8×, RNN 3–6×, TR ≤ 4×", _figure1("a", lambda Ns: [4, 12] if {4, 12} <= set(Ns) else None, _growth_4_12)),
-    Row("3-ffn-below-rnn", "claim", FIG1, "1STR: the FFN needs fewer samples than the RNN at $4 \\le N \\le 6$", "FFN < RNN",
-        _figure1("a", lambda Ns: _at_least(1)([n for n in Ns if 4 <= n <= 6]), _ffn_vs_rnn(-1))),
-    Row("3-ffn-above-rnn", "claim", FIG1, "1STR: the FFN needs more samples than the RNN at $N \\ge 10$", "FFN > RNN",
-        _figure1("a", lambda Ns: _at_least(1)([n for n in Ns if n >= 10]), _ffn_vs_rnn(+1))),
-    Row("3-small-N", "claim", FIG1, "1STR at $N=2$: every model needs at most about 3k samples", "≤ 3,200",
-        _figure1("a", lambda Ns: [2] if 2 in Ns else None, _small_n)),
+        "1STR: the Transformer's log-log slope of samples against $N$ ($N \\ge 4$) is the smallest",
+        f"TR flattest in ≥ {LEVEL:.0%} of replicates", _tr_flattest),
+    Row("2-ffn-superlinear", "claim", READ,
+        "1STR: the FFN's samples grow faster than linearly in $N$ (log-log slope from $N = 4$; the slopes from $N = 2$, "
+        "where the GRU's can be the steepest, are shown beside it)", f"lower {LEVEL:.0%} bound of the slope > 1",
+        _ffn_superlinear),
+    Row("3-ffn-below-rnn", "claim", READ, "1STR: the FFN needs fewer samples than the RNN at $4 \\le N \\le 6$",
+        f"FFN < RNN in ≥ {LEVEL:.0%} of replicates at each $N$", _ffn_vs_rnn(-1, lambda Ns: [n for n in Ns if 4 <= n <= 6])),
+    Row("3-ffn-above-rnn", "claim", READ,
+        "1STR: the FFN needs more samples than the RNN at the largest $N$ (≥ 10; at $N = 10$ the authors' means differ "
+        "by 3%, within their seeds, so the crossing itself is not tested)",
+        f"FFN > RNN in ≥ {LEVEL:.0%} of replicates", _ffn_vs_rnn(+1, lambda Ns: [max(Ns)] if max(Ns) >= 10 else None)),
     Row("4-ffn-gap", "claim", "Theorem 1 (Thm 6 vs 4, 7); Figure 1(b)",
-        "simple-1STR: at every $N$ the FFN needs ≥ 1.8× the samples of both RNN and Transformer", "min ratio ≥ 1.8",
-        _figure1("b", _at_least(1), _ffn_gap, _crossing_scale)),
-    Row("4-growth", "claim", "Theorem 1 (Thm 6 vs 4, 7); Figure 1(b)",
-        "simple-1STR: from the smallest to the largest $N$ the FFN grows ≥ 2× while RNN and Transformer grow ≤ 1.7×",
-        "FFN ≥ 2×; RNN, TR ≤ 1.7×", _figure1("b", _at_least(2), _growth_b, _panel_b_scale)),
+        "simple-1STR: at every $N$ the FFN needs more samples than both the RNN and the Transformer",
+        f"FFN above in ≥ {LEVEL:.0%} of replicates at each $N$", _ffn_gap),
+    Row("4-rnn-milder", "claim", "§1 and Figure 1(b) (paper)",
+        "simple-1STR: from the smallest to the largest $N$ the RNN's and the Transformer's samples grow less than the "
+        "FFN's (\"a much milder dependence on $N$\")", f"FFN's growth larger in ≥ {LEVEL:.0%} of replicates",
+        _rnn_milder),
     Row("test-protocol", "claim", "hypothesis (this book), from the authors' code",
         "1STR: scored on 1STR prompts instead of the authors' simple-1STR prompts, the FFN needs more samples and "
-        "the Transformer about the same", "FFN ratio > 1.2, TR ratio < 1.2", _test_protocol),
-    Row("paper-means-N12", "claim", "the authors' code (5 seeds, one H100)",
-        "panel (a) at $N=12$: each mean within ±30% of the authors' code", r"$\lvert\text{deviation}\rvert \le 30\%$",
-        _paper_means_at("a", "authors", 12)),
-    Row("paper-means-N33", "claim", "the authors' code (5 seeds, one H100)",
-        "panel (b) at $N=33$: each mean within ±30% of the authors' code", r"$\lvert\text{deviation}\rvert \le 30\%$",
-        _paper_means_at("b", "task", 33)),
+        "the Transformer about the same", f"FFN ratio's lower {LEVEL:.0%} bound > 1.2, TR's upper bound < 1.2 (the "
+        "book's calibration)", _test_protocol),
+    Row("paper-means", "claim", "the authors' code, re-run (5 seeds, one H100)",
+        "every mean this run shares with the authors' re-run (same model, threshold and $N$) is within what seeds and "
+        "task draws explain", r"$\lvert z\rvert \le 3$ for every mean", _paper_means_row),
 ]
 
 
