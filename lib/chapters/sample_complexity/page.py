@@ -10,10 +10,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
 
+from lib.chapters.sample_complexity.scale import PAPER_GRU, crossing_scale, gru_scale, panel_b_scale
 from lib.core.claims import Row, Verdict, evaluate
-from lib.science import qstr
 from lib.science.seeds import seed_of
 from lib.science.stats import loglog_slope
 
@@ -91,44 +90,6 @@ def _means(table: dict, panel: str, test: str) -> dict | None:
 def _paper_means(panel: str) -> dict:
     ref = PAPER_MEANS[panel]
     return {m: dict(zip(ref["N"], ref[m])) for m in MODELS}
-
-
-PAPER_GRU = 500        # the authors' GRU units per direction
-
-
-def _gru_scale(P, M, grid):
-    """Prop. 8: a GRU's width must grow with N on 1STR; a narrower one than the authors' needs more samples as N grows,
-    which steepens its curve (the rnn_norm_growth chapter measures the width it needs)."""
-    return "" if P["rnn_hidden"] >= PAPER_GRU else (
-        f"the authors' {PAPER_GRU}-unit GRU (the paper profile); with {P['rnn_hidden']} units the GRU is narrower than "
-        "Prop. 8 asks as $N$ grows, so its own count grows faster")
-
-
-def _panel_b_scale(P, M, grid):
-    """Growth over a panel (b) grid: the paper's grid sits past the crossing, where the FFN rises steeply, and its GRU
-    is the 500-unit one."""
-    if max(grid) >= min(PAPER_MEANS["b"]["N"]) and P["rnn_hidden"] >= PAPER_GRU:
-        return ""
-    return (f"the paper's $N$ = 25..33 with its {PAPER_GRU}-unit GRU (this run: $N$ = {min(grid)}..{max(grid)}, "
-            f"{P['rnn_hidden']} units), past the crossing where the FFN's count overtakes the others")
-
-
-def _crossing_scale(P, M, grid):
-    """On simple-1STR the FFN's count grows like N d from below the N-free counts of the RNN and the Transformer: below
-    the crossing the gap cannot show. Where this run's grid ends before the paper's (N = 25), name the N at which
-    this run's own log-log fits put the FFN at 1.8x each of the two (none where that one grows as fast here)."""
-    if max(grid) >= min(PAPER_MEANS["b"]["N"]) or len(grid) < 2:
-        return ""
-    fit = {m: np.polyfit(np.log(grid), np.log([M[m][n] for n in grid]), 1) for m in MODELS}   # (slope, intercept)
-    at = {}
-    for m in ("transformer", "rnn"):   # the lines ln n = b ln N + a meet at ln N = (a_m + ln 1.8 - a_ffn) / (b_ffn - b_m)
-        gain = fit["ffn"][0] - fit[m][0]
-        log_N = (fit[m][1] + math.log(1.8) - fit["ffn"][1]) / gain if gain > 0 else math.inf
-        at[m] = (f"near $N$ = {max(max(grid), math.ceil(math.exp(log_N))):,}" if log_N < math.log(1e6) else
-                 "nowhere below $N = 10^6$ (its count grows about as fast as the FFN's here)")
-    gru = (f"; a {P['rnn_hidden']}-unit GRU where the paper's has {PAPER_GRU}" if P["rnn_hidden"] < PAPER_GRU else "")
-    return (f"the paper's $N$ = 25..33{gru}: the FFN's count, growing like $Nd$, passes 1.8× the Transformer's "
-            f"{at['transformer']} and the RNN's {at['rnn']} on this run's log-log fits")
 
 
 # ------------------------------------------------------------------------------------------ uncertainty
@@ -219,7 +180,7 @@ def _gap_largest(table: dict, P: dict) -> Verdict | None:
     paper = ", ".join(f"{SHORT[m]}/TR {ref[m][rg[0]] / ref['transformer'][rg[0]]:.1f}×" for m in ("ffn", "rnn"))
     return Verdict(", ".join(f"{SHORT[m]}/TR {r[m]:.1f}× (bound {lo[m]:.1f}×)" for m in ("ffn", "rnn")),
                    min(lo.values()) >= 2, f"{RERUN}: {paper} at N={rg[0]}", where=f"N={n}",
-                   scale=_gru_scale(P, M, [n]))
+                   scale=gru_scale(P, M, [n]))
 
 
 def _slopes(table: dict, P: dict, start: int):
@@ -241,7 +202,7 @@ def _tr_flattest(table: dict, P: dict) -> Verdict | None:
     share = float(np.mean(reps["transformer"] < np.minimum(reps["rnn"], reps["ffn"])))
     text = lambda v: ", ".join(f"{SHORT[m]} {v[m]:.2f}" for m in ("ffn", "rnn", "transformer"))
     return Verdict(f"{text(point)}; TR flattest in {share:.1%} of replicates", share >= LEVEL, f"{RERUN}: {text(paper)}",
-                   where=f"N={grid}", scale=_gru_scale(P, M, grid))
+                   where=f"N={grid}", scale=gru_scale(P, M, grid))
 
 
 def _ffn_superlinear(table: dict, P: dict) -> Verdict | None:
@@ -265,7 +226,7 @@ def _ffn_vs_rnn(sign: int, select):
         paper = ", ".join(f"N={n}: {ref['ffn'][n]:,.0f} vs {ref['rnn'][n]:,.0f}" for n in rg)
         return Verdict(", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f} ({share[n]:.1%})" for n in grid),
                        all(v >= LEVEL for v in share.values()), f"{RERUN}: {paper}", where=f"N={grid}",
-                       scale=_gru_scale(P, M, grid))
+                       scale=gru_scale(P, M, grid))
     return measure
 
 
@@ -280,7 +241,7 @@ def _ffn_gap(table: dict, P: dict) -> Verdict | None:
     paper = min(ref["ffn"][n] / max(ref["rnn"][n], ref["transformer"][n]) for n in rg)
     return Verdict(f"FFN above in ≥ {share[weak]:.1%} of replicates at every N; min ratio {min(ratio.values()):.2f}",
                    all(v >= LEVEL for v in share.values()), f"{RERUN}: min ratio {paper:.2f}", where=f"N={grid}",
-                   scale=_crossing_scale(P, M, grid))
+                   scale=crossing_scale(P, M, grid))
 
 
 def _rnn_milder(table: dict, P: dict) -> Verdict | None:
@@ -294,7 +255,7 @@ def _rnn_milder(table: dict, P: dict) -> Verdict | None:
     paper = ", ".join(f"{SHORT[m]} {ref[m][rg[-1]] / ref[m][rg[0]]:.2f}×" for m in ("ffn", "rnn", "transformer"))
     return Verdict(", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer"))
                    + f"; FFN faster in ≥ {min(share.values()):.1%} of replicates", min(share.values()) >= LEVEL,
-                   f"{RERUN}: {paper}", where=f"N={lo}..{hi}", scale=_panel_b_scale(P, M, grid))
+                   f"{RERUN}: {paper}", where=f"N={lo}..{hi}", scale=panel_b_scale(P, M, grid))
 
 
 def _test_protocol(table: dict, P: dict) -> Verdict | None:
@@ -408,99 +369,6 @@ def claims(P: dict, records: dict) -> list[dict]:
     """The rows of ROWS this run can measure (those whose sweep points it has), evaluated on its means. records: the
     sweep's points (`collect(compute.points(P), ...)`), as every chapter's page.claims takes them."""
     return evaluate(ROWS, summarize(P, records), P)
-
-
-# ----------------------------------------------------------------------------------------------- figures
-def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
-    """One 1STR prompt and one simple-1STR prompt: the encoded tokens z_i and which token each position retrieves."""
-    from lib.core.plotting import COLORS, figure
-
-    fig, axes = figure(3, 1, width=2.75, height=2.9)
-    task = qstr.QSTR(N=N, d=d, task_seed=task_seed)
-    gen = torch.Generator().manual_seed(seed)
-    X, T = task.draw(1, 1, gen)
-    z = task.encode(X, T)[0, 0]
-    ax = axes[0, 0]
-    lim = float(z.abs().max())
-    ax.imshow(z.numpy(), cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
-    for x in (d - 0.5, d + task.d_e - 0.5):
-        ax.axvline(x, color="k", lw=1)
-    ax.set(title=r"encoded prompt $z$ (1STR)", xlabel=rf"$x_i$ | $\omega_i$ | $\omega_{{t_i}}$   ($d={d}$, $d_e={task.d_e}$)",
-           ylabel="position $i$")
-    ax.grid(False)
-    for ax, simple, title in ((axes[0, 1], False, "1STR: $t_i$ per position"), (axes[0, 2], True, "simple-1STR: one shared $t$")):
-        _, T = task.draw(1, 1, gen, simple=simple)
-        t = T[0, 0, :, 0].numpy()
-        ax.scatter(t, np.arange(N), s=60, color=COLORS["transformer"])
-        ax.set(xlim=(-0.5, N - 0.5), ylim=(N - 0.5, -0.5), xticks=range(N), yticks=range(N), title=title,
-               xlabel="retrieved token $t_i$", ylabel="output position $i$")
-    return fig
-
-
-
-def plot_figure1(P: dict, table: dict):
-    """Figure 1 of the paper: samples-to-threshold against N (log-log), means and each seed, slopes in the legend."""
-    from matplotlib.ticker import LogFormatterSciNotation, NullLocator
-
-    from lib.core.plotting import COLORS, MARKERS, figure
-
-    fig, axes = figure(2, 1, width=4.0, height=4.6)
-    for ax, panel in zip(axes[0], ("a", "b")):
-        for model in P["models"]:
-            for test, style in (("authors", "-"), ("task", "--")):
-                entry = table.get(panel, {}).get(model, {}).get(test)
-                if entry is None:
-                    continue
-                N = np.array(entry["N"])
-                label = f"{LABELS[model]}" + (", authors' test" if panel == "a" and test == "authors" else
-                                             ", 1STR test" if panel == "a" else "")
-                fit = N >= SLOPE_FROM[panel]                   # the N the slope claims fit, so legend and table agree
-                slope = loglog_slope(N[fit], entry["mean"][fit])
-                ax.plot(N, entry["mean"], style, marker=MARKERS[model], color=COLORS[model], ms=5,
-                        label=f"{label}: slope {slope:.2f}")
-                runs = np.where(np.isnan(entry["runs"]), float(P["max_samples"]), entry["runs"])  # censored: at the cap
-                for r in range(runs.shape[1]):
-                    ax.scatter(N, runs[:, r], color=COLORS[model], alpha=0.25, s=12)
-                low = entry["censored"] > 0         # a mean counting censored runs at the cap is a lower bound
-                if low.any():
-                    ax.scatter(N[low], entry["mean"][low], marker="^", s=60, facecolors="none", edgecolors=COLORS[model],
-                               label=f"{LABELS[model]}: mean with censored runs (≥)")
-        ref = PAPER_MEANS[panel]
-        shown = [i for i, n in enumerate(ref["N"]) if min(P[f"N_{panel}"]) <= n <= max(P[f"N_{panel}"])]
-        for model in P["models"]:  # the authors' means, where this run's N range covers them
-            ax.scatter([ref["N"][i] for i in shown], [ref[model][i] for i in shown], marker="x", color=COLORS[model], s=30)
-        thr = P[f"threshold_{panel}"]
-        ax.set(xscale="log", yscale="log", xlabel="$N$ (sequence length)", ylabel="$n$ (training samples)",
-               title=f"({panel}) {'1STR' if panel == 'a' else 'simple-1STR'}, test MSE < {thr}")
-        ax.set_xticks(sorted(P[f"N_{panel}"]))
-        ax.get_xaxis().set_major_formatter("{x:.0f}")
-        ax.xaxis.set_minor_locator(NullLocator())
-        # under a decade of n: label some minor ticks too, or the panel shows a single tick label
-        ax.yaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False))
-        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2))   # below the axes, off the data
-    return fig
-
-
-def plot_curves(P: dict, records: dict, panel: str = "a"):
-    """Test MSE against samples seen at the largest N of a panel, every seed, each test set."""
-    from lib.core.plotting import COLORS, figure
-
-    N = max(P[f"N_{panel}"])
-    fig, axes = figure(1, 1, width=6.4, height=4.2)
-    ax = axes
-    for model in P["models"]:
-        res = records[(panel, model, N)]["result"]
-        x = np.array(res["curve_samples"], float)
-        curves = np.array(res["curves"], dtype=float)  # (C, R, K)
-        for k, test in enumerate(res["tests"]):
-            for r in range(curves.shape[1]):
-                ax.plot(x, curves[:, r, k], "-" if test == "authors" else "--", color=COLORS[model], lw=1,
-                        alpha=0.8, label=f"{LABELS[model]}, {TESTS[test]}" if r == 0 else None)
-    ax.axhline(P[f"threshold_{panel}"], color="k", lw=0.8, ls=":")
-    ax.set(xscale="log", yscale="log", xlabel="training samples seen", ylabel="test MSE",
-           title=f"learning curves at $N={N}$ ({'1STR' if panel == 'a' else 'simple-1STR'})")
-    ax.legend(fontsize=9, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))   # one column per model
-    return fig
 
 
 def protocol_table(P: dict, table: dict) -> str:

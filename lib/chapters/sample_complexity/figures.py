@@ -1,0 +1,105 @@
+"""The sample-complexity page's figures, drawn from the stored points and page.py's summary. Page-side: no computation
+imports this module, so editing it leaves the chapter's results current.
+
+    >>> figures.plot_figure1(P, page.summarize(P, records))
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from lib.chapters.sample_complexity.page import LABELS, PAPER_MEANS, SLOPE_FROM, TESTS
+from lib.science import qstr
+from lib.science.stats import loglog_slope
+
+
+def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
+    """One 1STR prompt and one simple-1STR prompt: the encoded tokens z_i and which token each position retrieves."""
+    from lib.core.plotting import COLORS, figure
+
+    fig, axes = figure(3, 1, width=2.75, height=2.9)
+    task = qstr.QSTR(N=N, d=d, task_seed=task_seed)
+    gen = torch.Generator().manual_seed(seed)
+    X, T = task.draw(1, 1, gen)
+    z = task.encode(X, T)[0, 0]
+    ax = axes[0, 0]
+    lim = float(z.abs().max())
+    ax.imshow(z.numpy(), cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
+    for x in (d - 0.5, d + task.d_e - 0.5):
+        ax.axvline(x, color="k", lw=1)
+    ax.set(title=r"encoded prompt $z$ (1STR)", xlabel=rf"$x_i$ | $\omega_i$ | $\omega_{{t_i}}$   ($d={d}$, $d_e={task.d_e}$)",
+           ylabel="position $i$")
+    ax.grid(False)
+    for ax, simple, title in ((axes[0, 1], False, "1STR: $t_i$ per position"), (axes[0, 2], True, "simple-1STR: one shared $t$")):
+        _, T = task.draw(1, 1, gen, simple=simple)
+        t = T[0, 0, :, 0].numpy()
+        ax.scatter(t, np.arange(N), s=60, color=COLORS["transformer"])
+        ax.set(xlim=(-0.5, N - 0.5), ylim=(N - 0.5, -0.5), xticks=range(N), yticks=range(N), title=title,
+               xlabel="retrieved token $t_i$", ylabel="output position $i$")
+    return fig
+
+
+
+def plot_figure1(P: dict, table: dict):
+    """Figure 1 of the paper: samples-to-threshold against N (log-log), means and each seed, slopes in the legend."""
+    from matplotlib.ticker import LogFormatterSciNotation, NullLocator
+
+    from lib.core.plotting import COLORS, MARKERS, figure
+
+    fig, axes = figure(2, 1, width=4.0, height=4.6)
+    for ax, panel in zip(axes[0], ("a", "b")):
+        for model in P["models"]:
+            for test, style in (("authors", "-"), ("task", "--")):
+                entry = table.get(panel, {}).get(model, {}).get(test)
+                if entry is None:
+                    continue
+                N = np.array(entry["N"])
+                label = f"{LABELS[model]}" + (", authors' test" if panel == "a" and test == "authors" else
+                                             ", 1STR test" if panel == "a" else "")
+                fit = N >= SLOPE_FROM[panel]                   # the N the slope claims fit, so legend and table agree
+                slope = loglog_slope(N[fit], entry["mean"][fit])
+                ax.plot(N, entry["mean"], style, marker=MARKERS[model], color=COLORS[model], ms=5,
+                        label=f"{label}: slope {slope:.2f}")
+                runs = np.where(np.isnan(entry["runs"]), float(P["max_samples"]), entry["runs"])  # censored: at the cap
+                for r in range(runs.shape[1]):
+                    ax.scatter(N, runs[:, r], color=COLORS[model], alpha=0.25, s=12)
+                low = entry["censored"] > 0         # a mean counting censored runs at the cap is a lower bound
+                if low.any():
+                    ax.scatter(N[low], entry["mean"][low], marker="^", s=60, facecolors="none", edgecolors=COLORS[model],
+                               label=f"{LABELS[model]}: mean with censored runs (≥)")
+        ref = PAPER_MEANS[panel]
+        shown = [i for i, n in enumerate(ref["N"]) if min(P[f"N_{panel}"]) <= n <= max(P[f"N_{panel}"])]
+        for model in P["models"]:  # the authors' means, where this run's N range covers them
+            ax.scatter([ref["N"][i] for i in shown], [ref[model][i] for i in shown], marker="x", color=COLORS[model], s=30)
+        thr = P[f"threshold_{panel}"]
+        ax.set(xscale="log", yscale="log", xlabel="$N$ (sequence length)", ylabel="$n$ (training samples)",
+               title=f"({panel}) {'1STR' if panel == 'a' else 'simple-1STR'}, test MSE < {thr}")
+        ax.set_xticks(sorted(P[f"N_{panel}"]))
+        ax.get_xaxis().set_major_formatter("{x:.0f}")
+        ax.xaxis.set_minor_locator(NullLocator())
+        # under a decade of n: label some minor ticks too, or the panel shows a single tick label
+        ax.yaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False))
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2))   # below the axes, off the data
+    return fig
+
+
+def plot_curves(P: dict, records: dict, panel: str = "a"):
+    """Test MSE against samples seen at the largest N of a panel, every seed, each test set."""
+    from lib.core.plotting import COLORS, figure
+
+    N = max(P[f"N_{panel}"])
+    fig, axes = figure(1, 1, width=6.4, height=4.2)
+    ax = axes
+    for model in P["models"]:
+        res = records[(panel, model, N)]["result"]
+        x = np.array(res["curve_samples"], float)
+        curves = np.array(res["curves"], dtype=float)  # (C, R, K)
+        for k, test in enumerate(res["tests"]):
+            for r in range(curves.shape[1]):
+                ax.plot(x, curves[:, r, k], "-" if test == "authors" else "--", color=COLORS[model], lw=1,
+                        alpha=0.8, label=f"{LABELS[model]}, {TESTS[test]}" if r == 0 else None)
+    ax.axhline(P[f"threshold_{panel}"], color="k", lw=0.8, ls=":")
+    ax.set(xscale="log", yscale="log", xlabel="training samples seen", ylabel="test MSE",
+           title=f"learning curves at $N={N}$ ({'1STR' if panel == 'a' else 'simple-1STR'})")
+    ax.legend(fontsize=9, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))   # one column per model
+    return fig
