@@ -154,7 +154,10 @@ def fit_kernel(rho, s, w, family: str, H: int, S: float, restarts: int = 4, roun
     `lib.science.numerics.separable_l1_fit` (variable projection, IRLS rounds towards the l1 error) over the rates
     theta in `theta_box`. Restart 0 starts from rates geometric on the whole starting range (unless
     `geometric_start` is False: a refit, which has fitted that start already), every other restart from rates on a
-    random sub-range with jitter. Returns the best l1 error with its rates p and values alpha, and the best l2 error.
+    random sub-range with jitter. Log heads draw these starts for p - 1 (log p - 1 in the box of `theta_box`), as the
+    class p > 1 did: heavy tails need rates resolved near p = 1; one more start, geometric in p over the box, covers
+    p <= 1 (t^-0.5 is one head at p = 0.5). Returns the best l1 error with its rates p and values alpha, and the
+    best l2 error.
     """
     rng = np.random.default_rng(seed)
     lo, hi, a0, b0 = theta_box(family, min(S, extent(s, w, rho)))
@@ -163,7 +166,10 @@ def fit_kernel(rho, s, w, family: str, H: int, S: float, restarts: int = 4, roun
         geometric = r == 0 and geometric_start
         a, b = (a0, b0) if geometric else tuple(np.sort(rng.uniform(a0, b0, 2)))
         th = np.linspace(a, b, H) if H > 1 else np.array([(a + b) / 2])
-        starts.append(th if geometric else th + rng.normal(0.0, 0.3, H))
+        th = th if geometric else th + rng.normal(0.0, 0.3, H)
+        starts.append(th if family == "lin" else np.log1p(np.exp(th)))        # log: the start is for p - 1
+    if family == "log" and geometric_start:
+        starts.append(np.linspace(a0, b0, H) if H > 1 else np.array([(a0 + b0) / 2]))
     best = separable_l1_fit(lambda t: basis(family, t, s), rho, w, starts, lo, hi, rounds, max_nfev * H)
     best["p"] = rates(family, best["theta"])
     return best
@@ -181,6 +187,7 @@ class FitPoint:
     max_nfev: int                # Levenberg-Marquardt evaluations per head and round
     seed: int                    # seed of the random starts
     grid: tuple[int, int, int]   # the window's quadrature: (EXACT_MAX, N_EXACT, N_GEO) of `grid`
+    rates: str = "p = e^theta, log starts p - 1 and p"   # log p > 0 as eq. (4) allows (it was p = 1 + e^theta)
 
 
 def fit_spec(P: dict, k: Kernel, family: str, S: float, H_list=None) -> FitPoint:
