@@ -153,3 +153,25 @@ def bump_summary(P: dict, results: dict) -> str:
         parts.append(f"$T$ = {T}: {fmt(e[0])} / {fmt(e[1])}")
     return (f"Bumps of width $T$/{1 / P['rel_bump_frac']:g}, $\\ell^1$ error at $H$ = {H} (lin / log): " + "; ".join(parts)
             + ".")
+
+
+def apph_summary(P: dict, results: dict) -> str:
+    """Appendix H's runs: per kernel, family and H the trained absolute MSE (median and range over seeds) beside the
+    fitter's optimum for the same family, window and H, and the paper's stated number where it states one."""
+    from lib.chapters.rpe_decay.apph_rows import apph_table
+    rows = apph_table(P, results)
+    if not rows:
+        return ""
+    paper = {("spow", "log", "min"): "< 1e-5", ("spow", "lin", "max"): "0.19 (H = 64)",
+             ("sexp", "lin", "min"): "< 1e-7", ("sexp", "log", "max"): "5.3e-4 (H = 64)"}
+    Hs = sorted({r["H"] for r in rows})
+    lines = []
+    for key in sorted({(r["kernel"], r["family"], r["H"]) for r in rows}, key=lambda k: (k[0], k[1], k[2])):
+        sel = [r for r in rows if (r["kernel"], r["family"], r["H"]) == key]
+        m = [r["mse"] for r in sel]
+        kind = sel[0]["k"].kind
+        which = "min" if key[2] == Hs[0] else "max" if key[2] == Hs[-1] else ""
+        lines.append([label(sel[0]["k"]), key[1], key[2], fmt(float(np.median(m))), f"{fmt(min(m))} – {fmt(max(m))}",
+                      fmt(sel[0]["opt"]), paper.get((kind, key[1], which), "")])
+    return markdown_table(["kernel", "RPE", "$H$", "trained MSE (median)", "range over seeds", "fitter's optimum",
+                           "paper (Tables 8, 9)"], lines)
