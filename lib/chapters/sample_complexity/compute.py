@@ -85,10 +85,13 @@ def points(P: dict) -> list[Point]:
     the task_draw_models' points on the further draws task_seed + j, j < n_task_draws (results[(panel, model, N, j)]).
     The authors draw u and the position codes once per N and share them between seeds, so their seeds never average
     over the draw; the further draws measure how much it moves a mean."""
-    main = [Point(((panel, model, N),), point_spec(P, panel, model, N), run_point, cost=_cost(P, panel, model, N))
-            for panel in ("a", "b") for model in P["models"] for N in P[f"N_{panel}"]]
+    # One torch thread per point: these models are small enough that a second thread gains little on an idle machine
+    # and loses 4x on a busy one (measured: 40 steps of a 64-unit GRU, 13 s on one thread, 52 s on two, at load 13),
+    # and a fixed thread count keeps the float sums, and so every stored number, the same. Parallelism: --jobs.
+    main = [Point(((panel, model, N),), point_spec(P, panel, model, N), run_point, cost=_cost(P, panel, model, N),
+                  threads=1) for panel in ("a", "b") for model in P["models"] for N in P[f"N_{panel}"]]
     return main + [Point(((panel, model, N, j),), point_spec(P, panel, model, N, j), run_point,
-                         cost=_cost(P, panel, model, N))
+                         cost=_cost(P, panel, model, N), threads=1)
                    for j in range(1, P["n_task_draws"]) for panel in ("a", "b")
                    for model in P["models"] if model in P["task_draw_models"] for N in P[f"N_{panel}"]]
 
