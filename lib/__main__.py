@@ -8,7 +8,7 @@
                                                          default profile `auto` renders committed paper results
                                                          where they exist and runs the quick profile elsewhere
     python -m lib compute CHAPTER [--profile P] [--jobs J]  the chapter's computation through lib alone (no
-                                                         Jupyter, no PyYAML: torch and numpy; for a GPU machine),
+                                                         Jupyter: torch, numpy, PyYAML; for a GPU machine),
                                                          stored for a later `run` to render; J worker processes
                                                          share the sweep
     python -m lib compute all --cluster tcp://host:8786  the same on a Dask cluster's workers
@@ -193,7 +193,7 @@ def main(argv=None) -> int:
     new.add_argument("--title", default=None, help="the chapter's title (default: from the name)")
     args = ap.parse_args(argv)
 
-    # runner imports no Jupyter package at module level: `compute` works on a machine with torch and numpy only
+    # runner imports no Jupyter package at module level: `compute` works on a machine with torch, numpy and PyYAML
     from lib.core.runner import (
         ChapterFailed,
         build_book,

@@ -77,6 +77,12 @@ def assert_refused(sandbox, out, *needles, code=2):
     (b"N_a: [2, 6, 4]\n", ("N_a", "increasing")),
     (b"models: [ffn, ffn]\n", ("models", "without repeats")),
     (b"N_a: [" + b", ".join(str(i).encode() for i in range(2, 4000)) + b", 1]\n", ("N_a", " ...)")),
+    (b"N_a: " + b"[" * 30000 + b"]" * 30000 + b"\n", ("hostile-", "line 1", "nested too deeply")),
+    (b"N_a: [&a 2, *a]\n", ("hostile-", "line 1", "alias")),
+    # ten aliases of ten: a 10^10-element list in 300 bytes (printing it in the error message never ends)
+    (b"N_a: [&a0 [1,1,1,1,1,1,1,1,1,1], " + b", ".join(b"&a%d [" % (i + 1) + b",".join([b"*a%d" % i] * 10) + b"]"
+                                                       for i in range(9)) + b"]\n", ("hostile-", "line 1")),
+    (b"n_seeds: \x07\n", ("hostile-", "malformed YAML", "special characters")),
 ])
 def test_bad_profile_files(sandbox, text, needles):
     t0 = time.perf_counter()
@@ -102,6 +108,7 @@ def test_bad_profile_files(sandbox, text, needles):
     (["run", CHAPTER, "--set", "N_a=[" + ",".join(["x" * 50] * 1900) + "]"], ("--set",)),
     (["run", CHAPTER, "--set", "N_a=[" + ",".join(str(i) for i in range(2, 1900)) + ",1]"], ("N_a", " ...)")),
     (["run", CHAPTER, "--set", "n_seeds=1e300"], ("n_seeds", "below 2^53")),
+    (["run", CHAPTER, "--set", "N_a=[&a 2, *a]"], ("--set", "alias")),
     (["run", CHAPTER, "--bogus"], ("unrecognized arguments",)),
     (["frobnicate"], ("invalid choice",)),
     ([], ("required",)),

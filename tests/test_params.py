@@ -166,6 +166,32 @@ def test_malformed_yaml(pdir):
     one_line_error(resolve, "sample_complexity", bad_profile(pdir, "a: b: c\n"), needles=("bad.yaml", "malformed YAML"))
 
 
+@pytest.mark.parametrize("text, needles", [
+    ("N_a: [[2, 4]]\n", ("line 1", "nested too deeply")),
+    ("N_a: " + "[" * 30000 + "]" * 30000 + "\n", ("line 1", "nested too deeply")),    # past Python's stack
+    ("d: &x 8\nn_test: *x\n", ("line 2", "alias")),
+    ("<<: {d: 8}\n", ("line 1", "merge")),
+    ("[a, b]: 1\n", ("line 1", "key ['a', 'b']: expected a parameter name")),
+    ("7: 1\n", ("line 1", "key 7: expected a parameter name")),
+    ("d: 8\n---\nd: 9\n", ("line 2", "another document")),
+    ("d: !!python/object:os.system 8\n", ("line 1", "constructor")),
+    ("d: \x07\n", ("special characters",)),
+])
+def test_yaml_beyond_a_profile_is_refused_in_one_line(pdir, text, needles):
+    """Profiles are read by PyYAML's safe loader, stricter: no aliases, no nesting beyond a list of values, no key
+    that is not a string, one document."""
+    one_line_error(resolve, "sample_complexity", bad_profile(pdir, text), needles=("bad.yaml", "malformed YAML", *needles))
+
+
+def test_profile_values_read_as_yaml_1_1_and_checked(pdir):
+    """`1e-3` is a string in YAML 1.1 (PyYAML) and a float to the checks, in a list as alone; comments, a BOM and CRLF
+    line ends are read."""
+    P = resolve("sample_complexity", bad_profile(pdir, "\ufeff# c\r\nlr: 1e-3  # a comment\r\nn_seeds: 2\r\n"
+                                                       "N_a: [2, 4]\r\nthreshold_a: .5\r\n"))
+    assert (P["lr"], P["n_seeds"], P["N_a"], P["threshold_a"]) == (0.001, 2, [2, 4], 0.5) and type(P["lr"]) is float
+    assert params.load_yaml("x: [1e-3, 2.0e-3]\ny: yes\nz: ~\n", "here") == {"x": ["1e-3", 0.002], "y": True, "z": None}
+
+
 def test_duplicate_key(pdir):
     one_line_error(resolve, "sample_complexity", bad_profile(pdir, "n_seeds: 3\nd: 4\nn_seeds: 5\n"),
                    needles=("bad.yaml", "line 3", "'n_seeds' given twice"))

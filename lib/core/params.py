@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.core import flatyaml
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS_DIR = ROOT / "book" / "chapters"
@@ -34,6 +34,7 @@ RESERVED = ("profile",)  # set by the runner from the profile's file name, never
 MAX_MESSAGE = 400        # characters of an error message: a megabyte-long value is cut, never printed whole
 MAX_INT = 2 ** 53        # every int parameter is below this (exact as a float, and in JSON)
 MAX_PROFILE_BYTES = 64 * 1024   # a profile is a few dozen lines; a larger file is refused before it is parsed
+MAX_DEPTH = 3            # YAML nodes deep: a profile is a mapping of values or of lists of values, nothing deeper
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")   # chapter and profile names: never a path
 
 
@@ -221,6 +222,55 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
+class _ProfileLoader(yaml.SafeLoader):
+    """safe_load, stricter where a profile is concerned: a key given twice or a key that is no string is an
+    error, and so are aliases (`*a`: ten nested aliases of ten make a 10^10-element list in a few hundred bytes,
+    which an error message would then try to print) and nesting deeper than MAX_DEPTH (`[[[[...` recurses past
+    Python's stack). YAML 1.1, as PyYAML reads it: `1e-3` is a string, which the checks below read as a float."""
+
+    depth = 0
+
+    def compose_node(self, parent, index):
+        mark = self.peek_event().start_mark
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(None, None, "an alias (*name): expected the value written out", mark)
+        if self.depth >= MAX_DEPTH:
+            raise yaml.composer.ComposerError(None, None, "nested too deeply: expected 'key: value' or "
+                                              "'key: [a, b]'", mark)
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)   # deep: a list key shows its elements
+            if not isinstance(key, str):   # a list or mapping as a key is unhashable: say so before Python does
+                raise yaml.constructor.ConstructorError(None, None, f"key {shown(key, 40)}: expected a parameter name",
+                                                        key_node.start_mark)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} given twice", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def load_yaml(text: str, where: str):
+    """A profile's (or a --set value's) content as _ProfileLoader reads it, or a one-line ParamError naming `where`
+    and the line.
+
+    >>> load_yaml("n_seeds: 5   # runs\\nN_a: [2, 4]\\nlr: 1e-3\\n", "here")
+    {'n_seeds': 5, 'N_a': [2, 4], 'lr': '1e-3'}
+    """
+    try:
+        return yaml.load(text, Loader=_ProfileLoader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]   # a ReaderError has no problem
+        raise ParamError(f"{where}: malformed YAML{f' at line {mark.line + 1}' if mark else ''}: {problem}") from None
+
+
 def read_profile(chapter: str, profile: str) -> tuple[dict, str]:
     """The profile file's mapping. Refused, in one line: a profile name that is not a plain name (a path would
     read, and later write, outside parameters/ and results/), a missing, oversized, non-UTF-8, NUL-holding or
@@ -243,11 +293,7 @@ def read_profile(chapter: str, profile: str) -> tuple[dict, str]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ParamError(f"{where}: not valid UTF-8 (byte {err.start}); expected a text file of 'key: value' lines") from None
-    try:
-        data = flatyaml.load_mapping(text)
-    except flatyaml.Malformed as err:
-        line = f" at line {err.line}" if err.line else ""
-        raise ParamError(f"{where}: malformed YAML{line}: {err.problem}") from None
+    data = load_yaml(text, where)
     if data is None:
         raise ParamError(f"{where}: no parameters; expected 'key: value' lines (an empty profile would run the "
                          "schema's defaults, the paper's scale)")
@@ -267,10 +313,7 @@ def parse_overrides(items: list[str]) -> dict:
             raise ParamError(f"--set {shown(item)}: expected key=value (value in YAML, e.g. N_grid=[2,4] or lr=1e-3)")
         if len(item) > 10_000 or "\0" in item:
             raise ParamError(f"--set {shown(item)}: expected a short key=value without NUL characters")
-        try:
-            out[key.strip()] = flatyaml.load_value(raw)
-        except flatyaml.Malformed:
-            raise ParamError(f"--set {shown(item)}: value is not valid YAML") from None
+        out[key.strip()] = load_yaml(raw, f"--set {shown(item)}")
     return out
 
 

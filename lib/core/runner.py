@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import subprocess
 import sys
 import time
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
+
+import yaml
 
 from lib.core import params as params_mod
 from lib.core.claims import below_scale, tally
@@ -47,9 +48,14 @@ class ChapterFailed(RuntimeError):
 
 def toc_chapters(root: Path = ROOT) -> list[str]:
     """Chapters in _toc.yml order: the entries under book/executed/ that have a source in book/chapters/."""
-    # the `file:` entries in order, read without PyYAML (the GPU machine has none); _toc.yml lists them unquoted
-    files = re.findall(r"^[ \t]*(?:-[ \t]+)?file:[ \t]*([^\s#]+)", (root / "_toc.yml").read_text(), re.M)
-    names = [Path(f).name for f in files if f.startswith("book/executed/")]
+    def files(node) -> list[str]:   # the `file:` entries in order, however parts, chapters and sections nest
+        if isinstance(node, dict):
+            own = [node["file"]] if isinstance(node.get("file"), str) else []
+            return own + [f for v in node.values() for f in files(v)]
+        return [f for item in node for f in files(item)] if isinstance(node, list) else []
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    names = [Path(f).name for f in files(toc) if f.startswith("book/executed/")]
     return [n for n in names if (params_mod.CHAPTERS_DIR / f"{n}.md").is_file()]
 
 
