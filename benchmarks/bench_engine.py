@@ -127,7 +127,8 @@ def compare_switches(R, n_test, steps, device):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=100, help="training steps per run (default 100)")
+    ap.add_argument("--steps", type=int, default=100, help="training steps per run (default 100; panel (b) takes at "
+                    "least 100, its evaluation interval)")
     ap.add_argument("--runs", type=int, default=5, help="runs per configuration (default 5, the paper's seeds)")
     ap.add_argument("--n-test", type=int, default=5000, help="test prompts per test set (default 5,000)")
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of " + ",".join(MODELS))
@@ -141,13 +142,14 @@ def main():
     names = [m for m in args.models.split(",") if m]
     mm = matmul_gflops() if device == "cpu" else float("nan")
     print(f"device: {device}, {torch.get_num_threads()} threads; float32 matmul 2048^3: {mm:.0f} GFLOP/s; {R} runs x "
-          f"{steps} steps of 64 prompts, {n_test:,} test prompts per set")
+          f"{steps} steps of 64 prompts (panel (b): at least 100), {n_test:,} test prompts per set")
     head = f"{'panel':<6}{'model':<13}{'authors samples/s':>18}{'engine samples/s':>18}{'ratio':>7}" \
            f"{'authors GFLOP/s':>17}{'engine GFLOP/s':>16}{'of matmul':>17}"
     print(head)
     for panel in PROTOCOLS:
         for name in names:
             task, tests, cfg = setup(panel, R, n_test, device)
+            steps = max(args.steps, cfg.check_every)                 # at least one evaluation in every protocol
             width = {"rnn": 500, "ffn": 1000, "transformer": 100}[name]
             f = models.forward_flops(name, task.N, task.D, task.d, width)
             flops = R * (steps * cfg.batch_size * 3 * f + (steps // cfg.check_every) * n_test * len(tests) * f)
