@@ -1,6 +1,6 @@
 """Many one-layer minGPT-style [CLS] classifiers trained at once: every trial's weights are stacked along a leading
 axis R, every matrix product is a batched einsum, and one AdamW steps all of them (AdamW is elementwise, so this is
-R separate AdamW runs; the per-trial gradient clipping is done per trial too).
+R separate AdamW runs: torch.optim.AdamW over the stacked tensors; the gradient clipping is per trial).
 
 The model (Edelman et al., Sec. 5 and App. C, on minGPT's 2021 defaults): token embeddings for 0, 1 and [CLS],
 learned positions (N(0, 0.02^2)), one pre-LayerNorm block (16-head self-attention with 1/sqrt(head dim) scaling,
@@ -130,35 +130,31 @@ def eval_logits(p: Params, bits: torch.Tensor, cfg: ModelConfig):
     return _tail(p, x0, y.reshape(R, B, d), cfg, None), att.transpose(2, 3)
 
 
-class Adam:
-    """AdamW over stacked parameters (decoupled decay on the Linear weights only, as minGPT), with gradient clipping
-    to norm `clip` per trial (the norm over all of that trial's gradients). Written out rather than torch.optim so
-    that the per-trial clipping and the per-trial live set are explicit."""
+def optimizer(params: Params, cfg: OptConfig) -> torch.optim.AdamW:
+    """torch.optim.AdamW over the stacked weights, decoupled decay on the Linear weights only (minGPT's groups).
+    AdamW is elementwise, so one optimizer over (R, ...) tensors is R separate AdamW runs."""
+    decay = [v for k, v in params.items() if k in DECAY]
+    rest = [v for k, v in params.items() if k not in DECAY]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}],
+                             lr=cfg.lr, betas=cfg.betas, eps=1e-8)
 
-    def __init__(self, params: Params, cfg: OptConfig):
-        self.cfg, self.t = cfg, 0
-        self.m = {k: torch.zeros_like(v) for k, v in params.items()}
-        self.v = {k: torch.zeros_like(v) for k, v in params.items()}
 
-    @torch.no_grad()
-    def step(self, params: Params):
-        cfg, self.t = self.cfg, self.t + 1
-        grads = {k: p.grad for k, p in params.items()}
-        if cfg.clip > 0:
-            norm = torch.sqrt(sum(g.flatten(1).pow(2).sum(1) for g in grads.values()))
-            scale = (cfg.clip / (norm + 1e-6)).clamp(max=1.0)
-        b1, b2 = cfg.betas
-        for k, p in params.items():
-            g = grads[k]
-            if cfg.clip > 0:
-                g = g * scale.view(-1, *[1] * (g.dim() - 1))
-            if k in DECAY:
-                p.mul_(1 - cfg.lr * cfg.weight_decay)
-            self.m[k].mul_(b1).add_(g, alpha=1 - b1)
-            self.v[k].mul_(b2).addcmul_(g, g, value=1 - b2)
-            denom = (self.v[k] / (1 - b2 ** self.t)).sqrt_().add_(1e-8)
-            p.addcdiv_(self.m[k], denom, value=-cfg.lr / (1 - b1 ** self.t))
-            p.grad = None
+@torch.no_grad()
+def clip_per_trial(params: Params, clip: float) -> None:
+    """torch.nn.utils.clip_grad_norm_ for every trial at once: trial r's gradients (its slice of every stacked
+    tensor) are scaled by min(1, clip / (norm_r + 1e-6)), norm_r the norm over all of that trial's gradients."""
+    grads = [p.grad for p in params.values()]
+    norm = torch.sqrt(sum(g.flatten(1).pow(2).sum(1) for g in grads))
+    scale = (clip / (norm + 1e-6)).clamp(max=1.0)
+    for g in grads:
+        g.mul_(scale.view(-1, *[1] * (g.dim() - 1)))
+
+
+def _step(params: Params, opt: torch.optim.AdamW, clip: float) -> None:
+    if clip > 0:
+        clip_per_trial(params, clip)
+    opt.step()
+    opt.zero_grad(set_to_none=True)
 
 
 def per_trial_ce(logits: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None = None) -> torch.Tensor:
@@ -184,13 +180,13 @@ def train_full_batch(p: Params, bits, y, weight, val_bits, val_y, cfg: ModelConf
     """Full-batch training of every trial on its own samples (bits (R, m_max, T), y, weight masking padding), the
     validation accuracy of every trial every `eval_every` iterations (and at the end). Returns per-trial curves and
     `checks`, the iterations validated at."""
-    opt, tok = Adam(p, opt_cfg), tokens_of(bits)
+    opt, tok = optimizer(p, opt_cfg), tokens_of(bits)
     train_loss, train_acc, val_acc, checks = [], [], [], []
     for it in range(1, iters + 1):
         logits, _ = forward(p, tok, cfg, gen)
         loss = per_trial_ce(logits, y, weight)
         loss.sum().backward()                               # the sum: every trial gets exactly its own gradient
-        opt.step(p)
+        _step(p, opt, opt_cfg.clip)
         train_loss.append(loss.detach())
         train_acc.append((((logits.argmax(-1) == y).float() * weight).sum(1) / weight.sum(1)).detach())
         if it % eval_every == 0 or it == iters:
@@ -204,14 +200,14 @@ def train_online(p: Params, sample, cfg: ModelConfig, opt_cfg: OptConfig, iters:
                  gen: torch.Generator) -> dict:
     """Online training: every iteration sample(batch, gen) -> (bits (R, batch, T), y (R, batch)) fresh for every
     trial. Returns the per-trial loss and accuracy on each fresh batch (before its step), every `log_every`."""
-    opt = Adam(p, opt_cfg)
+    opt = optimizer(p, opt_cfg)
     losses, accs, logged = [], [], []
     for it in range(iters):
         bits, y = sample(batch, gen)
         logits, _ = forward(p, tokens_of(bits), cfg, gen)
         loss = per_trial_ce(logits, y)
         loss.sum().backward()
-        opt.step(p)
+        _step(p, opt, opt_cfg.clip)
         if it % log_every == 0 or it == iters - 1:
             losses.append(loss.detach())
             accs.append((logits.argmax(-1) == y).float().mean(1).detach())
