@@ -182,10 +182,58 @@ def test_claims_can_fail():
     linear = rows(_fake_and({100: 30, 200: 40, 800: 100}))        # m* = 20 + T / 10
     assert not linear["A11b"]["passed"] and not linear["A11c"]["passed"]
     low = rows(_fake_and({100: 10, 200: 10, 800: 10}))
-    assert not low["A9"]["passed"]                                   # m* = 10 is below log2 C(T, 3)
+    assert not low["A9"]["passed"] and low["A9"]["kind"] == "check"   # m* = 10 is below log2 C(T, 3)
     flat = _fake_and({100: 40, 200: 50, 800: 70})
     flat["and"][100]["result"]["min_train_loss"] = [1.0] * 100
     assert not rows(flat)["A10"]["passed"]
+
+
+def test_a_T_without_critical_m_is_censored_not_dropped():
+    """The old fits dropped T = 800 (no m* up to m = 100) and passed A11b/A11c/A13b on the two T left; now the censored
+    T enters as a bound: rows it cannot decide read "censored", rows it decides are decided."""
+    P = {"and_T": [100, 200, 800], "and_m": list(range(10, 101, 10)), "and_iters": 1000}
+    some = [r for r in page.ROWS if r.id.startswith(("A9", "A11", "A13"))]
+    rows = lambda res: {r["id"]: r for r in page.evaluate(some, P, res)}
+    cen = rows(_fake_and({100: 40, 200: 50, 800: 1000}))             # m*(800) > 100: censored
+    assert page.bounds(_fake_and({800: 1000}))[800] == (100.0, math.inf)
+    for i in ("A11b", "A11c"):
+        assert cen[i]["censored"] and not cen[i]["passed"] and "T = [800]" in cen[i]["censored"]
+    assert cen["A13b"]["passed"] and "censored" not in cen["A13b"]    # m* rises whatever m*(800) > 100 is
+    assert cen["A9"]["kind"] == "check" and cen["A9"]["passed"]
+    down = rows(_fake_and({100: 1000, 200: 50, 800: 40}))            # censored at the smallest T: falls whatever it is
+    assert not down["A13b"]["passed"] and "censored" not in down["A13b"]
+    steep = rows(_fake_and({100: 10, 200: 30, 800: 1000}))          # exponent >= 0.5 for every m*(800) > 100
+    assert not steep["A11b"]["passed"] and "censored" not in steep["A11b"]
+    lo, hi = page.slope_range([0.0, 1.0], [1.0, 2.0], [1.0, math.inf])
+    assert lo == 1.0 and hi == math.inf
+
+
+def test_parity_median_counts_seeds_that_never_learn():
+    """A seed that never reaches 0.99 is later than the run: 2 of 3 such seeds at T = 20 put its median beyond the
+    run (the old median over the one learnt seed said 100, before T = 10's 200, and failed the row)."""
+    learnt = lambda it: {"iters_logged": [0, 100, 200], "acc": [[0.5, 1.0 if it == 100 else 0.5, 1.0]], "test_acc": [1.0]}
+    never = {"iters_logged": [0, 100, 200], "acc": [[0.5, 0.5, 0.5]], "test_acc": [0.5]}
+    res = {10: {"result": {**learnt(200), "acc": learnt(200)["acc"] * 3}},
+           20: {"result": {**never, "acc": learnt(100)["acc"] + never["acc"] * 2}}}
+    row = page.evaluate([r for r in page.ROWS if r.id == "A14b"], {"parity_iters": 200}, {"parity": res})[0]
+    assert row["passed"] and "T=20: > 200" in row["measured"]
+    res[10]["result"]["acc"] = never["acc"] * 3                         # both medians beyond the run: undecided
+    row = page.evaluate([r for r in page.ROWS if r.id == "A14b"], {"parity_iters": 200}, {"parity": res})[0]
+    assert row["censored"] and not row["passed"]
+
+
+def test_weight_norms_are_the_corollary_norms():
+    cfg = bt.ModelConfig(d=8, heads=2, dropout=0.0)
+    p = bt.init(2, 6, cfg, torch.Generator().manual_seed(0))
+    w = compute.weight_norms(p, cfg)
+    q, k, v = (p[n][1].detach().double() for n in ("q_w", "k_w", "v_w"))
+    heads = [slice(0, 4), slice(4, 8)]
+    b_qk = [(q[:, h] @ k[:, h].T / 2).norm(dim=0).max() for h in heads]
+    b_v = [torch.linalg.matrix_norm(v[:, h], 2) for h in heads]
+    b_vinf = [v[:, h].norm(dim=1).max() for h in heads]
+    cap = sum(a ** (2 / 3) + (2 * b * c) ** (2 / 3) for a, b, c in zip(b_vinf, b_qk, b_v)) ** 3
+    assert math.isclose(w["qk_norm"][1], max(b_qk), rel_tol=1e-9) and math.isclose(w["capacity"][1], cap, rel_tol=1e-9)
+    assert math.isclose(w["pos_norm"][1], float(p["wpe"][1].detach().double().norm(dim=1).max()), rel_tol=1e-9)
 
 
 def test_run_and_records_the_iterations_it_validated_at():
