@@ -111,6 +111,21 @@ def test_batched_forward_matches_reference_and_the_eval_shortcut():
     assert torch.allclose(fast, logits, atol=1e-5) and torch.allclose(att_fast, att, atol=1e-6)
 
 
+def test_shared_token_training_path_is_forward_without_embedding_dropout():
+    """With embd_dropout False, training's cheap path draws the same attention and residual dropout masks as forward
+    and gives the same logits and gradients; with embedding dropout it refuses (it cannot apply it)."""
+    cfg, _, p, bits, y = _setup(dropout=0.1)
+    cfg = bt.ModelConfig(d=cfg.d, heads=cfg.heads, dropout=0.1, embd_dropout=False)
+    a, _ = bt.forward(p, bt.tokens_of(bits), cfg, torch.Generator().manual_seed(5))
+    ga = torch.autograd.grad(bt.per_trial_ce(a, y).sum(), [p["k_w"], p["wpe"]])
+    b, _ = bt.train_logits(p, bits, cfg, torch.Generator().manual_seed(5))
+    gb = torch.autograd.grad(bt.per_trial_ce(b, y).sum(), [p["k_w"], p["wpe"]])
+    assert torch.allclose(a, b, atol=1e-5) and all(torch.allclose(u, v, atol=1e-5) for u, v in zip(ga, gb))
+    assert not torch.allclose(a, bt.forward(p, bt.tokens_of(bits), cfg)[0], atol=1e-3)     # dropout did act
+    with pytest.raises(ValueError, match="embedding dropout"):
+        bt.forward_shared(p, bits, bt.ModelConfig(d=cfg.d, heads=cfg.heads, dropout=0.1), torch.Generator())
+
+
 def test_batched_training_matches_one_model_at_a_time():
     """Same seeds, same numbers: the batched AdamW (per-trial clipping, decay on Linear weights) against
     torch.optim.AdamW on one minGPT-style module per trial."""
@@ -136,7 +151,8 @@ def test_padding_does_not_change_a_trial():
 
 
 def test_run_and_is_reproducible_and_the_spec_is_the_key():
-    spec = compute.AndPoint(T=6, ms=(4, 8), trials=2, d=8, heads=2, dropout=0.1, lr=1e-3, weight_decay=1e-4, iters=10,
+    spec = compute.AndPoint(T=6, ms=(4, 8), trials=2, d=8, heads=2, dropout=0.1,
+                            embd_dropout=True, lr=1e-3, weight_decay=1e-4, iters=10,
                             eval_every=5, n_val=64, max_elems=10 ** 6, seed=0)
     a, b = compute.run_and(spec, "cpu"), compute.run_and(spec, "cpu")
     a.pop("wall_s"), b.pop("wall_s")
@@ -144,7 +160,8 @@ def test_run_and_is_reproducible_and_the_spec_is_the_key():
     P = {"seed": 0, "lipschitz_pairs": 10, "lipschitz_T_max": 10, "truncation_instances": 1, "construction_T": [20],
          "construction_s": [2], "minimal_R_T": [20, 40], "exhaustive_T": 6, "random_T": 20, "random_inputs": 10,
          "symmetric_s_max": 2, "general_s_max": 2, "and_T": [6, 12], "and_m": [4, 8], "and_trials": 2, "and_iters": 10,
-         "eval_every": 5, "n_val": 64, "d_model": 8, "heads": 2, "dropout": 0.1, "lr": 1e-3, "weight_decay": 1e-4,
+         "eval_every": 5, "n_val": 64, "d_model": 8, "heads": 2, "dropout": 0.1,
+              "embd_dropout": True, "lr": 1e-3, "weight_decay": 1e-4,
          "max_elems": 10 ** 6, "parity": False, "parity_T": [10], "parity_trials": 1, "parity_iters": 1, "parity_batch": 8,
          "parity_log_every": 1}
     keys = [key_of(spec_dict(p.spec)) for p in compute.points(P)]
@@ -239,7 +256,8 @@ def test_weight_norms_are_the_corollary_norms():
 def test_run_and_records_the_iterations_it_validated_at():
     """iters not a multiple of eval_every: validation at 5, 10 and the last iteration 12 (the old code wrote
     [5, 10, 15] and cut the train-loss curve to two points)."""
-    spec = compute.AndPoint(T=6, ms=(4,), trials=1, d=8, heads=2, dropout=0.1, lr=1e-3, weight_decay=1e-4, iters=12,
+    spec = compute.AndPoint(T=6, ms=(4,), trials=1, d=8, heads=2, dropout=0.1,
+                            embd_dropout=True, lr=1e-3, weight_decay=1e-4, iters=12,
                             eval_every=5, n_val=32, max_elems=10 ** 6, seed=0)
     r = compute.run_and(spec, "cpu")
     assert r["checks"] == [5, 10, 12]
@@ -247,7 +265,8 @@ def test_run_and_records_the_iterations_it_validated_at():
 
 
 def test_run_parity_and_its_rows():
-    spec = compute.ParityPoint(T=5, seeds=2, d=8, heads=2, dropout=0.1, lr=1e-3, weight_decay=1e-4, iters=4, batch=16,
+    spec = compute.ParityPoint(T=5, seeds=2, d=8, heads=2, dropout=0.1,
+                            embd_dropout=True, lr=1e-3, weight_decay=1e-4, iters=4, batch=16,
                                log_every=2, seed=0)
     r = compute.run_parity(spec, "cpu")
     assert r["iters_logged"] == [0, 2, 3] and len(r["loss"]) == 2 and len(r["loss"][0]) == 3 and len(r["test_acc"]) == 2
@@ -263,7 +282,8 @@ def test_run_parity_and_its_rows():
 
 
 def test_pack_bounds_padding_and_memory():
-    spec = compute.AndPoint(T=800, ms=tuple(range(50, 201, 10)), trials=50, d=64, heads=16, dropout=0.1, lr=1e-3,
+    spec = compute.AndPoint(T=800, ms=tuple(range(50, 201, 10)), trials=50, d=64, heads=16, dropout=0.1,
+                            embd_dropout=True, lr=1e-3,
                             weight_decay=1e-4, iters=1, eval_every=1, n_val=1, max_elems=2 * 10 ** 8, seed=0)
     chunks = compute.pack(spec)
     assert sorted(j for c in chunks for j in c) == sorted((m, k) for m in spec.ms for k in range(50))

@@ -30,6 +30,7 @@ class ModelConfig:
     d: int = 64                # n_embd
     heads: int = 16
     dropout: float = 0.1       # embd_pdrop = attn_pdrop = resid_pdrop
+    embd_dropout: bool = True  # minGPT's embedding dropout; False: none, which lets training use `forward_shared`
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def forward(p: Params, tok: torch.Tensor, cfg: ModelConfig, gen: torch.Generator
     wte = p["wte"][:, None, None]                                                   # (R, 1, 1, 3, d)
     x = torch.where((tok == CLS)[..., None], wte[..., 2, :], torch.where((tok == 1)[..., None], wte[..., 1, :],
                                                                          wte[..., 0, :]))
-    x = _drop(x + p["wpe"][:, None, :L], cfg.dropout, gen)                          # (R, B, L, d)
+    x = _drop(x + p["wpe"][:, None, :L], cfg.dropout if cfg.embd_dropout else 0.0, gen)   # (R, B, L, d)
     h = _ln(x, p["ln1_w"], p["ln1_b"])
     return _head(p, x[:, :, 0], h[:, :, 0], h, cfg, gen)
 
@@ -104,11 +105,14 @@ def _tail(p: Params, x0, y, cfg: ModelConfig, gen):
     return torch.einsum("rbd,rdo->rbo", _ln(c, p["lnf_w"], p["lnf_b"]), p["head_w"])
 
 
-@torch.no_grad()
-def eval_logits(p: Params, bits: torch.Tensor, cfg: ModelConfig):
-    """forward(p, tokens_of(bits), cfg) without dropout, computed exactly but cheaply: with no dropout each position
-    holds one of two tokens, so its key and value are one of two vectors per trial, and [CLS]'s query is a constant;
-    scores and values are then gathered, O(T heads + T d) per sample instead of O(T d^2). Returns (logits, att)."""
+def forward_shared(p: Params, bits: torch.Tensor, cfg: ModelConfig, gen: torch.Generator | None = None):
+    """forward(p, tokens_of(bits), cfg, gen) computed exactly but cheaply where no embedding dropout touches the
+    tokens (gen=None, or cfg.embd_dropout False): each position then holds one of two tokens, so its key and value
+    are one of two vectors per trial, and [CLS]'s query is a constant; scores and values are gathered, O(T heads +
+    T d) per sample instead of O(T d^2). Attention and residual dropout act on [CLS]'s row alone, and draw the same
+    masks from gen as `forward`. Returns (logits, att)."""
+    if gen is not None and cfg.embd_dropout and cfg.dropout > 0:
+        raise ValueError("forward_shared cannot apply embedding dropout: use forward, or embd_dropout=False")
     R, B, T = bits.shape
     d, H = cfg.d, cfg.heads
     hd = d // H
@@ -122,12 +126,27 @@ def eval_logits(p: Params, bits: torch.Tensor, cfg: ModelConfig):
     s0, s1 = s[:, None, 1:, 0], s[:, None, 1:, 1]                                  # a 0 bit's and a 1 bit's score
     scores = torch.cat([s[:, 0, CLS][:, None, None].expand(R, B, 1, H), s0 + bf * (s1 - s0)], 2)
     att = torch.softmax(scores, 2)                                                  # (R, B, T+1, H)
+    ad = _drop(att, cfg.dropout, gen)                                               # forward's attention dropout
     va = v.view(R, T + 1, 3, H, hd)
-    y = att[:, :, 0, :, None] * va[:, None, 0, CLS]                                 # [CLS]'s own value
-    a = att[:, :, 1:]                                                               # (R, B, T, H)
+    y = ad[:, :, 0, :, None] * va[:, None, 0, CLS]                                  # [CLS]'s own value
+    a = ad[:, :, 1:]                                                                # (R, B, T, H)
     y = y + torch.einsum("rbth,rthe->rbhe", a * (1 - bf), va[:, 1:, 0]) + torch.einsum("rbth,rthe->rbhe", a * bf, va[:, 1:, 1])
     x0 = e[:, None, 0, CLS].expand(R, B, d)
-    return _tail(p, x0, y.reshape(R, B, d), cfg, None), att.transpose(2, 3)
+    return _tail(p, x0, y.reshape(R, B, d), cfg, gen), att.transpose(2, 3)
+
+
+@torch.no_grad()
+def eval_logits(p: Params, bits: torch.Tensor, cfg: ModelConfig):
+    """forward(p, tokens_of(bits), cfg) without dropout, through `forward_shared`. Returns (logits, att)."""
+    return forward_shared(p, bits, cfg, None)
+
+
+def train_logits(p: Params, bits: torch.Tensor, cfg: ModelConfig, gen: torch.Generator):
+    """forward with dropout from gen: `forward_shared` where there is no embedding dropout (the same numbers, at a
+    fraction of the cost), else forward on the tokens."""
+    if cfg.embd_dropout and cfg.dropout > 0:
+        return forward(p, tokens_of(bits), cfg, gen)
+    return forward_shared(p, bits, cfg, gen)
 
 
 def optimizer(params: Params, cfg: OptConfig) -> torch.optim.AdamW:
@@ -180,10 +199,10 @@ def train_full_batch(p: Params, bits, y, weight, val_bits, val_y, cfg: ModelConf
     """Full-batch training of every trial on its own samples (bits (R, m_max, T), y, weight masking padding), the
     validation accuracy of every trial every `eval_every` iterations (and at the end). Returns per-trial curves and
     `checks`, the iterations validated at."""
-    opt, tok = optimizer(p, opt_cfg), tokens_of(bits)
+    opt = optimizer(p, opt_cfg)
     train_loss, train_acc, val_acc, checks = [], [], [], []
     for it in range(1, iters + 1):
-        logits, _ = forward(p, tok, cfg, gen)
+        logits, _ = train_logits(p, bits, cfg, gen)
         loss = per_trial_ce(logits, y, weight)
         loss.sum().backward()                               # the sum: every trial gets exactly its own gradient
         _step(p, opt, opt_cfg.clip)
@@ -204,7 +223,7 @@ def train_online(p: Params, sample, cfg: ModelConfig, opt_cfg: OptConfig, iters:
     losses, accs, logged = [], [], []
     for it in range(iters):
         bits, y = sample(batch, gen)
-        logits, _ = forward(p, tokens_of(bits), cfg, gen)
+        logits, _ = train_logits(p, bits, cfg, gen)
         loss = per_trial_ce(logits, y)
         loss.sum().backward()
         _step(p, opt, opt_cfg.clip)

@@ -109,6 +109,7 @@ class AndPoint:
     d: int
     heads: int
     dropout: float
+    embd_dropout: bool            # minGPT's embedding dropout (False: none, and the cheap shared-token training path)
     lr: float
     weight_decay: float
     iters: int
@@ -165,7 +166,7 @@ def pack(spec: AndPoint) -> list[list[tuple[int, int]]]:
 
 def run_and(spec: AndPoint, device: str) -> dict:
     t0 = time.perf_counter()
-    cfg = bt.ModelConfig(d=spec.d, heads=spec.heads, dropout=spec.dropout)
+    cfg = bt.ModelConfig(d=spec.d, heads=spec.heads, dropout=spec.dropout, embd_dropout=spec.embd_dropout)
     opt = bt.OptConfig(lr=spec.lr, weight_decay=spec.weight_decay)
     chunks = pack(spec)
     rec = {k: [] for k in ("m", "max_val_acc", "success", "first_success", "min_train_loss", "final_train_acc",
@@ -212,6 +213,7 @@ class ParityPoint:
     d: int
     heads: int
     dropout: float
+    embd_dropout: bool
     lr: float
     weight_decay: float
     iters: int
@@ -222,7 +224,7 @@ class ParityPoint:
 
 def run_parity(spec: ParityPoint, device: str) -> dict:
     t0 = time.perf_counter()
-    cfg = bt.ModelConfig(d=spec.d, heads=spec.heads, dropout=spec.dropout)
+    cfg = bt.ModelConfig(d=spec.d, heads=spec.heads, dropout=spec.dropout, embd_dropout=spec.embd_dropout)
     gen = generator(spec.seed, "parity", spec.T, device=device)
     R = spec.seeds
     params = bt.init(R, spec.T, cfg, gen, device)
@@ -248,7 +250,8 @@ def points(P: dict) -> list[Point]:
                     exhaustive_T=P["exhaustive_T"], random_T=P["random_T"], random_inputs=P["random_inputs"],
                     symmetric_s_max=P["symmetric_s_max"], general_s_max=P["general_s_max"])
     pts = [Point(("exact",), ex, run_exact, cost=5.0, threads=1)]
-    model = dict(d=P["d_model"], heads=P["heads"], dropout=P["dropout"], lr=P["lr"], weight_decay=P["weight_decay"])
+    model = dict(d=P["d_model"], heads=P["heads"], dropout=P["dropout"], embd_dropout=P["embd_dropout"], lr=P["lr"],
+                 weight_decay=P["weight_decay"])
     for T in P["and_T"]:
         spec = AndPoint(T=T, ms=tuple(P["and_m"]), trials=P["and_trials"], iters=P["and_iters"], eval_every=P["eval_every"],
                         n_val=P["n_val"], max_elems=P["max_elems"], seed=P["seed"], **model)
