@@ -373,14 +373,16 @@ TRAINED_ROWS = [row for arch in ARCHS for row in (
         "threshold sit near it", "log-log slope 1 within its 95% $t$ interval", _norm),
     Row("10c-effective-dim", "claim", "hypothesis of this book (Prop. 35's packing read as dimension)",
         "Participation ratio of the states $s_j$ (widest Elman runs) grows "
-        "with $N$ on 1STR, not on simple-1STR", "slope ≥ 0.5 on 1STR, ≤ 0.3 on simple-1STR", _effective_dim),
+        "with $N$ on 1STR, not on simple-1STR", "slope ≥ 0.5 on 1STR, ≤ 0.3 on simple-1STR (this book's calibration)",
+        _effective_dim),
     Row("10c-separation", "claim", "Prop. 35 (event $E_1$ of its proof)",
         r"Replayed outputs $\Phi(s_j)\in\mathbb R^{N-1}$ of different prompts "
         r"stay apart at the scale of the labels: median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$ at every $N$",
-        "in [0.6, 1.2] at every $N$ (labels $g$: 1)", _separation),
+        "in [0.6, 1.2] at every $N$ (labels $g$: 1; this book's calibration)", _separation),
     Row("10b-transformer", "claim", "Lemma 11 ($\\log N$); against powers of $N$: hypothesis (this book)",
         r"The Transformer's attention scale $\alpha^*(N)$ of Equation A.2 follows $a+b\ln N$ better than "
-        r"$a+bN^{1/4}$ or $a+bN^{1/2}$", "lowest AIC for $\\ln N$, by ≥ 2", _transformer),
+        r"$a+bN^{1/4}$ or $a+bN^{1/2}$",
+        "lowest AIC for $\\ln N$, by ≥ 2 (the usual AIC margin; this book's calibration)", _transformer),
 ]
 MEMORISER_ROWS = [
     Row("thm9-memoriser-exact", "check", "Lemma 36 / Theorem 9", "Thm 9's memoriser (Lemmas 36-38 as the Elman readout "
