@@ -331,9 +331,9 @@ def _exponent(P, results):
             + f", bootstrap SE {f['exp_se']:.3f}: margin to 0.5 {margin:+.1f} SE; censoring-aware range "
             f"[{f['exp_min']:.2f}, {f['exp_max']:.2f}]; $m^*({f['T'][1]}) / m^*({f['T'][0]})$ = {f['ratio']:.2f} "
             f"(linear: {f['T'][1] / f['T'][0]:.1f})")
-    if cen and f["exp_min"] < 0.5 <= f["exp_max"]:
+    if cen and f["exp_min"] < 0.5 - 1e-9 <= f["exp_max"]:
         return Verdict(text, False, censored=cen, scale=_scale_note(P))
-    return Verdict(text, f["exp_max"] < 0.5, scale=_scale_note(P))
+    return Verdict(text, f["exp_max"] < 0.5 - 1e-9, scale=_scale_note(P))     # 0.5 itself is not below 0.5
 
 
 def _log_vs_linear(P, results):
@@ -341,7 +341,7 @@ def _log_vs_linear(P, results):
     if not f:
         return None
     text = f"residual sum of squares: log {f['log']['rss']:.1f}, linear {f['linear']['rss']:.1f}"
-    if f["censored"]:      # a censored m* can lie anywhere above its bound: either fit can be made the better one
+    if f["censored"]:      # a censored m* can lie anywhere above its bound, and the two fits move with it
         return Verdict(text + " (censored T at their bound)", False, scale=_scale_note(P),
                        censored=f"T = {f['censored']} (no $m^*$ up to m = {P['and_m'][-1]})")
     return Verdict(text, f["log"]["rss"] <= f["linear"]["rss"], scale=_scale_note(P))
