@@ -304,7 +304,7 @@ def _fits_train(P, results):
     loss = np.concatenate([x["min_train_loss"] for x in r])
     frac_acc, frac_loss = float((acc == 1).mean()), float((loss < 1e-4).mean())
     scale = "" if P["and_iters"] >= 1000 else "the paper's 1000 iterations (paper profile): this run trains for fewer"
-    se = math.sqrt(max(frac_loss * (1 - frac_loss), 1e-12) / len(loss))        # binomial SE of the loss fraction
+    se = math.sqrt(0.95 * 0.05 / len(loss))            # binomial SE of a fraction at the threshold (0 or 1 has none)
     return Verdict(f"train accuracy 100% in {frac_acc:.0%}, loss < 1e-4 in {frac_loss:.0%} of {len(acc)} runs "
                    f"({_margin(frac_loss, 0.95, se)})",
                    frac_acc >= 0.95 and frac_loss >= 0.95, paper="100% of runs", scale=scale)
