@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lib.core.claims import Row, Verdict, below_scale, evaluate, tally, to_markdown
+from lib.core.claims import Row, Verdict, below_scale, censored, evaluate, tally, to_markdown
 
 
 # ---------------------------------------------------------------------------------------------- rendering
@@ -63,3 +63,12 @@ def test_a_failure_below_scale_is_shown_as_such_and_still_counts_as_failed():
     table = to_markdown(rows, "claim")
     assert "`✗ below scale`" in table and "*below scale: N >= 25 (the paper's grid)*" in table
     assert table.count("`✗ FAIL`") == 1 and table.count("`✓ pass`") == 1
+
+
+def test_a_censored_verdict_is_neither_pass_nor_fail():
+    rows = evaluate([Row("c", "claim", "s", "x", "e", lambda: Verdict("m > 5 (bound)", False, censored="T = 800: no m*")),
+                     Row("p", "claim", "s", "x", "e", lambda: Verdict("1", True))])
+    assert rows[0]["censored"] and tally(rows, "claim") == (1, 0) and below_scale(rows) == 0
+    assert censored(rows) == 1 and "◌ censored" in to_markdown(rows) and "*censored: T = 800: no m*" in to_markdown(rows)
+    with pytest.raises(ValueError, match="censored"):
+        Verdict("m", True, censored="T = 800")

@@ -382,21 +382,55 @@ def test_width_claims_test_a_lower_bound_and_a_fixed_width():
         assert params.resolve("rnn_norm_growth", profile)["widths"][0] == 1
 
 
-def test_norm_rows_test_the_predicted_slope():
+def test_norm_rows_test_the_predicted_slope_on_the_states():
+    """The rows read (Lip rad)^2 measured on the states, not the product of separate norms (slope 3.9 here, as
+    training time inflated it at quick): the old rows failed 10b-norm and passed 10b-norm-lower on that product."""
     P = {"archs": ["elman"], "phase_N": [4, 6, 8], "widths": [2, 32], "n_seeds": 2, "threshold": 0.3}
     rows = {r.id: r for r in page.ROWS}
 
-    def res(power):
+    def res(power, product_power=3.9):
         out = {}
         for N in P["phase_N"]:
-            v = [1.0, 1.0, N ** power * 1.1, N ** power * 0.9]
-            out[("elman", "1str", N)] = {"result": {"product_sq": v, "samples": [np.nan, np.nan, 1.0, 1.0]}}
+            v = [1.0, 1.0, N ** product_power * 1.1, N ** product_power * 0.9]
+            lipr = [N ** power * 1.1, N ** power * 0.9]
+            out[("elman", "1str", N)] = {"result": {"product_sq": v, "samples": [np.nan, np.nan, 1.0, 1.0],
+                                                    "pack_lipr_sq": lipr}}
             out[("elman", "simple", N)] = {"result": {"product_sq": v, "samples": [np.nan] * 4}}
         return {"phase": out}
-    assert not rows["10b-norm"].measure(P, res(3.9)).passed                  # the old "slope > 0" passed it
+    assert not rows["10b-norm"].measure(P, res(3.9)).passed
     assert rows["10b-norm-lower"].measure(P, res(3.9)).passed
-    assert rows["10b-norm"].measure(P, res(1.0)).passed
+    assert rows["10b-norm"].measure(P, res(1.0)).passed                      # the product's 3.9 no longer decides
     assert not rows["10b-norm-lower"].measure(P, res(0.2)).passed
+    assert "hypothesis" in rows["10b-norm-lower"].source and "hypothesis" in rows["10a-width-1str-gru"].source
+    old = {"phase": {k: {"result": {x: y for x, y in v["result"].items() if x != "pack_lipr_sq"}}
+                     for k, v in res(1.0)["phase"].items()}}
+    assert rows["10b-norm"].measure(P, old) is None                          # points from before the measurement
+
+
+def test_lipschitz_on_states_is_the_largest_ratio_and_scale_free():
+    gen = torch.Generator().manual_seed(0)
+    s = torch.randn(2, 30, 5, generator=gen, dtype=torch.float64)
+    A = torch.randn(5, 7, generator=gen, dtype=torch.float64)
+    phi = torch.relu(s @ A)
+    out = rg.lipschitz_on_states(phi, s)
+    i, j = torch.triu_indices(30, 30, 1)
+    ratio = ((phi[0, i] - phi[0, j]).norm(dim=-1) / (s[0, i] - s[0, j]).norm(dim=-1)).max()
+    assert out["lip"][0] == pytest.approx(float(ratio)) and out["lip"][0] <= float(torch.linalg.matrix_norm(A, 2)) + 1e-9
+    big = rg.lipschitz_on_states(phi, 10 * s)                        # states x10 against the same outputs
+    assert big["lipr_sq"] == pytest.approx(out["lipr_sq"])
+
+
+def test_the_contrast_row_compares_the_two_slopes():
+    P = {"archs": ["gru"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 2, "threshold": 0.3, "d": 4}
+    row = {r.id: r for r in page.ROWS}["10a-contrast-gru"]
+    flat = [[.9, .2, .1, .1, .1, .1]] * 3                                  # d* between 1 and 2 at every N
+    steep = [[.9, .2, .1, .1, .1, .1], [.9, .9, .9, .2, .1, .1], [.9, .9, .9, .9, .9, .2]]
+    assert row.measure(P, _phase_results(P, steep, flat)).passed
+    both = row.measure(P, _phase_results(P, steep, steep))                 # simple-1STR doubling as 1STR does
+    assert not both.passed and not both.censored
+    floor = [[0.1] * 6] * 3                                                # simple at the floor: d* <= 1, slope unknown
+    cen = row.measure(P, _phase_results(P, steep, floor))
+    assert cen.censored and not cen.passed
 
 
 def test_the_training_loop_is_part_of_the_chapters_lib_hash():

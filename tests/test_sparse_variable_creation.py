@@ -111,6 +111,21 @@ def test_batched_forward_matches_reference_and_the_eval_shortcut():
     assert torch.allclose(fast, logits, atol=1e-5) and torch.allclose(att_fast, att, atol=1e-6)
 
 
+def test_shared_token_training_path_is_forward_without_embedding_dropout():
+    """With embd_dropout False, training's cheap path draws the same attention and residual dropout masks as forward
+    and gives the same logits and gradients; with embedding dropout it refuses (it cannot apply it)."""
+    cfg, _, p, bits, y = _setup(dropout=0.1)
+    cfg = bt.ModelConfig(d=cfg.d, heads=cfg.heads, dropout=0.1, embd_dropout=False)
+    a, _ = bt.forward(p, bt.tokens_of(bits), cfg, torch.Generator().manual_seed(5))
+    ga = torch.autograd.grad(bt.per_trial_ce(a, y).sum(), [p["k_w"], p["wpe"]])
+    b, _ = bt.train_logits(p, bits, cfg, torch.Generator().manual_seed(5))
+    gb = torch.autograd.grad(bt.per_trial_ce(b, y).sum(), [p["k_w"], p["wpe"]])
+    assert torch.allclose(a, b, atol=1e-5) and all(torch.allclose(u, v, atol=1e-5) for u, v in zip(ga, gb))
+    assert not torch.allclose(a, bt.forward(p, bt.tokens_of(bits), cfg)[0], atol=1e-3)     # dropout did act
+    with pytest.raises(ValueError, match="embedding dropout"):
+        bt.forward_shared(p, bits, bt.ModelConfig(d=cfg.d, heads=cfg.heads, dropout=0.1), torch.Generator())
+
+
 def test_batched_training_matches_one_model_at_a_time():
     """Same seeds, same numbers: the batched AdamW (per-trial clipping, decay on Linear weights) against
     torch.optim.AdamW on one minGPT-style module per trial."""
@@ -136,7 +151,8 @@ def test_padding_does_not_change_a_trial():
 
 
 def test_run_and_is_reproducible_and_the_spec_is_the_key():
-    spec = compute.AndPoint(T=6, ms=(4, 8), trials=2, d=8, heads=2, dropout=0.1, lr=1e-3, weight_decay=1e-4, iters=10,
+    spec = compute.AndPoint(T=6, ms=(4, 8), trials=2, d=8, heads=2, dropout=0.1,
+                            embd_dropout=True, lr=1e-3, weight_decay=1e-4, iters=10,
                             eval_every=5, n_val=64, max_elems=10 ** 6, seed=0)
     a, b = compute.run_and(spec, "cpu"), compute.run_and(spec, "cpu")
     a.pop("wall_s"), b.pop("wall_s")
@@ -144,7 +160,8 @@ def test_run_and_is_reproducible_and_the_spec_is_the_key():
     P = {"seed": 0, "lipschitz_pairs": 10, "lipschitz_T_max": 10, "truncation_instances": 1, "construction_T": [20],
          "construction_s": [2], "minimal_R_T": [20, 40], "exhaustive_T": 6, "random_T": 20, "random_inputs": 10,
          "symmetric_s_max": 2, "general_s_max": 2, "and_T": [6, 12], "and_m": [4, 8], "and_trials": 2, "and_iters": 10,
-         "eval_every": 5, "n_val": 64, "d_model": 8, "heads": 2, "dropout": 0.1, "lr": 1e-3, "weight_decay": 1e-4,
+         "eval_every": 5, "n_val": 64, "d_model": 8, "heads": 2, "dropout": 0.1,
+              "embd_dropout": True, "lr": 1e-3, "weight_decay": 1e-4,
          "max_elems": 10 ** 6, "parity": False, "parity_T": [10], "parity_trials": 1, "parity_iters": 1, "parity_batch": 8,
          "parity_log_every": 1}
     keys = [key_of(spec_dict(p.spec)) for p in compute.points(P)]
@@ -182,16 +199,65 @@ def test_claims_can_fail():
     linear = rows(_fake_and({100: 30, 200: 40, 800: 100}))        # m* = 20 + T / 10
     assert not linear["A11b"]["passed"] and not linear["A11c"]["passed"]
     low = rows(_fake_and({100: 10, 200: 10, 800: 10}))
-    assert not low["A9"]["passed"]                                   # m* = 10 is below log2 C(T, 3)
+    assert not low["A9"]["passed"] and low["A9"]["kind"] == "check"   # m* = 10 is below log2 C(T, 3)
     flat = _fake_and({100: 40, 200: 50, 800: 70})
     flat["and"][100]["result"]["min_train_loss"] = [1.0] * 100
     assert not rows(flat)["A10"]["passed"]
 
 
+def test_a_T_without_critical_m_is_censored_not_dropped():
+    """The old fits dropped T = 800 (no m* up to m = 100) and passed A11b/A11c/A13b on the two T left; now the censored
+    T enters as a bound: rows it cannot decide read "censored", rows it decides are decided."""
+    P = {"and_T": [100, 200, 800], "and_m": list(range(10, 101, 10)), "and_iters": 1000}
+    some = [r for r in page.ROWS if r.id.startswith(("A9", "A11", "A13"))]
+    rows = lambda res: {r["id"]: r for r in page.evaluate(some, P, res)}
+    cen = rows(_fake_and({100: 40, 200: 50, 800: 1000}))             # m*(800) > 100: censored
+    assert page.bounds(_fake_and({800: 1000}))[800] == (100.0, math.inf)
+    for i in ("A11b", "A11c"):
+        assert cen[i]["censored"] and not cen[i]["passed"] and "T = [800]" in cen[i]["censored"]
+    assert cen["A13b"]["passed"] and "censored" not in cen["A13b"]    # m* rises whatever m*(800) > 100 is
+    assert cen["A9"]["kind"] == "check" and cen["A9"]["passed"]
+    down = rows(_fake_and({100: 1000, 200: 50, 800: 40}))            # censored at the smallest T: falls whatever it is
+    assert not down["A13b"]["passed"] and "censored" not in down["A13b"]
+    steep = rows(_fake_and({100: 10, 200: 30, 800: 1000}))          # exponent >= 0.5 for every m*(800) > 100
+    assert not steep["A11b"]["passed"] and "censored" not in steep["A11b"]
+    lo, hi = page.slope_range([0.0, 1.0], [1.0, 2.0], [1.0, math.inf])
+    assert lo == 1.0 and hi == math.inf
+
+
+def test_parity_median_counts_seeds_that_never_learn():
+    """A seed that never reaches 0.99 is later than the run: 2 of 3 such seeds at T = 20 put its median beyond the
+    run (the old median over the one learnt seed said 100, before T = 10's 200, and failed the row)."""
+    learnt = lambda it: {"iters_logged": [0, 100, 200], "acc": [[0.5, 1.0 if it == 100 else 0.5, 1.0]], "test_acc": [1.0]}
+    never = {"iters_logged": [0, 100, 200], "acc": [[0.5, 0.5, 0.5]], "test_acc": [0.5]}
+    res = {10: {"result": {**learnt(200), "acc": learnt(200)["acc"] * 3}},
+           20: {"result": {**never, "acc": learnt(100)["acc"] + never["acc"] * 2}}}
+    row = page.evaluate([r for r in page.ROWS if r.id == "A14b"], {"parity_iters": 200}, {"parity": res})[0]
+    assert row["passed"] and "T=20: > 200" in row["measured"]
+    res[10]["result"]["acc"] = never["acc"] * 3                         # both medians beyond the run: undecided
+    row = page.evaluate([r for r in page.ROWS if r.id == "A14b"], {"parity_iters": 200}, {"parity": res})[0]
+    assert row["censored"] and not row["passed"]
+
+
+def test_weight_norms_are_the_corollary_norms():
+    cfg = bt.ModelConfig(d=8, heads=2, dropout=0.0)
+    p = bt.init(2, 6, cfg, torch.Generator().manual_seed(0))
+    w = compute.weight_norms(p, cfg)
+    q, k, v = (p[n][1].detach().double() for n in ("q_w", "k_w", "v_w"))
+    heads = [slice(0, 4), slice(4, 8)]
+    b_qk = [(q[:, h] @ k[:, h].T / 2).norm(dim=0).max() for h in heads]
+    b_v = [torch.linalg.matrix_norm(v[:, h], 2) for h in heads]
+    b_vinf = [v[:, h].norm(dim=1).max() for h in heads]
+    cap = sum(a ** (2 / 3) + (2 * b * c) ** (2 / 3) for a, b, c in zip(b_vinf, b_qk, b_v)) ** 3
+    assert math.isclose(w["qk_norm"][1], max(b_qk), rel_tol=1e-9) and math.isclose(w["capacity"][1], cap, rel_tol=1e-9)
+    assert math.isclose(w["pos_norm"][1], float(p["wpe"][1].detach().double().norm(dim=1).max()), rel_tol=1e-9)
+
+
 def test_run_and_records_the_iterations_it_validated_at():
     """iters not a multiple of eval_every: validation at 5, 10 and the last iteration 12 (the old code wrote
     [5, 10, 15] and cut the train-loss curve to two points)."""
-    spec = compute.AndPoint(T=6, ms=(4,), trials=1, d=8, heads=2, dropout=0.1, lr=1e-3, weight_decay=1e-4, iters=12,
+    spec = compute.AndPoint(T=6, ms=(4,), trials=1, d=8, heads=2, dropout=0.1,
+                            embd_dropout=True, lr=1e-3, weight_decay=1e-4, iters=12,
                             eval_every=5, n_val=32, max_elems=10 ** 6, seed=0)
     r = compute.run_and(spec, "cpu")
     assert r["checks"] == [5, 10, 12]
@@ -199,7 +265,8 @@ def test_run_and_records_the_iterations_it_validated_at():
 
 
 def test_run_parity_and_its_rows():
-    spec = compute.ParityPoint(T=5, seeds=2, d=8, heads=2, dropout=0.1, lr=1e-3, weight_decay=1e-4, iters=4, batch=16,
+    spec = compute.ParityPoint(T=5, seeds=2, d=8, heads=2, dropout=0.1,
+                            embd_dropout=True, lr=1e-3, weight_decay=1e-4, iters=4, batch=16,
                                log_every=2, seed=0)
     r = compute.run_parity(spec, "cpu")
     assert r["iters_logged"] == [0, 2, 3] and len(r["loss"]) == 2 and len(r["loss"][0]) == 3 and len(r["test_acc"]) == 2
@@ -215,7 +282,8 @@ def test_run_parity_and_its_rows():
 
 
 def test_pack_bounds_padding_and_memory():
-    spec = compute.AndPoint(T=800, ms=tuple(range(50, 201, 10)), trials=50, d=64, heads=16, dropout=0.1, lr=1e-3,
+    spec = compute.AndPoint(T=800, ms=tuple(range(50, 201, 10)), trials=50, d=64, heads=16, dropout=0.1,
+                            embd_dropout=True, lr=1e-3,
                             weight_decay=1e-4, iters=1, eval_every=1, n_val=1, max_elems=2 * 10 ** 8, seed=0)
     chunks = compute.pack(spec)
     assert sorted(j for c in chunks for j in c) == sorted((m, k) for m in spec.ms for k in range(50))

@@ -13,7 +13,7 @@ import time
 from typing import NamedTuple
 
 from lib.core import params as params_mod
-from lib.core.claims import below_scale, tally, to_markdown
+from lib.core.claims import below_scale, censored, tally, to_markdown
 from lib.core.store import Store, environment, is_stale, key_of, summary_line
 from lib.core.sweep import Point, collect
 from lib.core.tables import markdown_table
@@ -125,7 +125,7 @@ class Chapter:
         wall = time.perf_counter() - self.t0
         checks_ok, checks_bad = tally(rows, "check")
         passed, failed = tally(rows, "claim")
-        low = below_scale(rows)
+        low, open_ = below_scale(rows), censored(rows)
         used = self.store.used
         if self.stored is not None:  # the claims are recomputed from the stored results; the store is not touched
             prov = self.stored
@@ -145,7 +145,8 @@ class Chapter:
                 + (f" · compute wall time {prov.get('compute_wall_s', prov['wall_s'])} s · rendered at commit "
                    f"`{self.env['commit']}` in {wall:.1f} s" if rendered else f" · wall time {wall:.1f} s")
                 + f" · implementation checks {checks_ok} passed, {checks_bad} failed · claims {passed} passed, "
-                  f"{failed} failed" + (f" ({low} of them below the scale their effect needs)" if low else "") + ".")
+                  f"{failed} failed" + (f" ({low} of them below the scale their effect needs)" if low else "")
+                + (f", {open_} undecided (censored)" if open_ else "") + ".")
         stale = [r for r in used if is_stale(r, current=self.env["lib_hash"])]   # env holds lib_hash(chapter)
         if stale:
             line = (f"```{{warning}}\n{len(stale)} of the {len(used)} stored results this page loaded were computed with "

@@ -14,6 +14,10 @@ A claim whose effect needs more than the run's scale (a quick profile is a scale
 `Verdict` with `scale`, the scale at which the effect should show and why. The verdict stays what was measured; a
 failure below that scale is shown as "✗ below scale" with the note, never hidden or turned into a pass.
 
+A claim whose verdict hangs on a censored point (a run or a grid that never reached its threshold, so only a bound
+on the value is known) and that the bound does not decide returns a `Verdict` with `censored`, what is censored:
+it reads "◌ censored", is counted apart from passes and failures, and its `passed` is False.
+
     >>> row = Row("1-order", "claim", "Figure 1 (paper)", "FFN > RNN > TR at N=12", "FFN > RNN > TR",
     ...           lambda table: Verdict("118k > 70k > 16k", True, paper="120k > 71k > 17k"))
     >>> to_markdown(evaluate([row], table), "claim")
@@ -39,6 +43,11 @@ class Verdict:
     where: str = ""
     expected: str = ""       # the rule with this run's numbers in it, where it quotes a parameter; "": the row's own
     scale: str = ""          # where this run is below the scale the effect needs: that scale, and why ("" = at scale)
+    censored: str = ""       # the verdict hangs on censored points that their bounds do not decide: which ("" = decided)
+
+    def __post_init__(self):
+        if self.censored and self.passed:
+            raise ValueError("a censored verdict is undecided: passed must be False")
 
 
 @dataclass(frozen=True)
@@ -68,7 +77,7 @@ def evaluate(rows: list[Row], *data) -> list[dict]:
         out.append({"id": row.id, "kind": row.kind, "source": row.source,
                     "statement": f"{row.statement} ({v.where})" if v.where else row.statement,
                     "expected": v.expected or row.expected, "paper": v.paper, "measured": v.measured, "passed": bool(v.passed),
-                    "scale": v.scale})
+                    "scale": v.scale, **({"censored": v.censored} if v.censored else {})})
     return out
 
 
@@ -78,27 +87,38 @@ def to_markdown(rows: list[dict], kind: str | None = None) -> str:
     if not rows:
         return f"This run has no {KINDS.get(kind, 'claim')} rows."
     cols = ("id", "statement", "expected", "measured", "paper", "source")   # what was measured beside its rule
-    return markdown_table(["result", *cols], [[verdict(c["passed"], c.get("scale", ""))]
+    return markdown_table(["result", *cols], [[verdict(c["passed"], c.get("scale", ""), c.get("censored", ""))]
                                               + [_with_scale(c) if k == "measured" else c[k] for k in cols] for c in rows])
 
 
 def _with_scale(row: dict) -> str:
+    if row.get("censored"):
+        return f"{row['measured']}; *censored: {row['censored']}*"
     return f"{row['measured']}; *below scale: {row['scale']}*" if row.get("scale") and not row["passed"] else row["measured"]
 
 
-def verdict(passed: bool, scale: str = "") -> str:
-    """The verdict cell: first in its row (in view on a phone), a symbol and a word, green, amber (a failure below
-    the scale its effect needs, which the row's note names) or red (sphinx-design's badges)."""
+def verdict(passed: bool, scale: str = "", censored: str = "") -> str:
+    """The verdict cell: first in its row (in view on a phone), a symbol and a word, green, grey (undecided: censored
+    points), amber (a failure below the scale its effect needs, which the row's note names) or red (sphinx-design's
+    badges)."""
+    if censored:
+        return "{bdg-secondary}`◌ censored`"
     return "{bdg-success}`✓ pass`" if passed else "{bdg-warning}`✗ below scale`" if scale else "{bdg-danger}`✗ FAIL`"
 
 
 def below_scale(rows: list[dict], kind: str = "claim") -> int:
     """Failed rows of a kind that carry a scale note: the effect needs a larger run than this one."""
-    return sum(1 for r in rows if r.get("kind", "claim") == kind and not r["passed"] and r.get("scale"))
+    return sum(1 for r in rows if r.get("kind", "claim") == kind and not r["passed"] and r.get("scale")
+               and not r.get("censored"))
+
+
+def censored(rows: list[dict], kind: str = "claim") -> int:
+    """Rows of a kind left undecided by censored points (neither passed nor failed)."""
+    return sum(1 for r in rows if r.get("kind", "claim") == kind and r.get("censored"))
 
 
 def tally(rows: list[dict], kind: str | None = None) -> tuple[int, int]:
-    """(passed, failed) among the rows of one kind (all rows if kind is None)."""
-    rows = [r for r in rows if kind is None or r.get("kind", "claim") == kind]
+    """(passed, failed) among the rows of one kind (all rows if kind is None); censored rows are neither."""
+    rows = [r for r in rows if (kind is None or r.get("kind", "claim") == kind) and not r.get("censored")]
     passed = sum(bool(r["passed"]) for r in rows)
     return passed, len(rows) - passed

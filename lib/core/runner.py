@@ -23,7 +23,7 @@ from pathlib import Path
 import yaml
 
 from lib.core import params as params_mod
-from lib.core.claims import below_scale, tally
+from lib.core.claims import below_scale, censored, tally
 from lib.core.store import ROOT, atomic_write, clean_temps, read_json, results_root
 from lib.core.tables import markdown_table
 
@@ -287,9 +287,10 @@ def _runs(chapters: list[str], executed_dir: Path) -> list[dict]:
 def _counts(claims: list[dict], kind: str) -> str:
     """'✓ 5 · ✗ 2' for a kind of row, or a dash where the chapter has none."""
     ok, bad = tally(claims, kind)
-    low = below_scale(claims, kind)
-    return ("—" if ok + bad == 0 else f"✓ {ok}" if not bad else
-            f"✓ {ok} · ✗ {bad}" + (f" ({low} below scale)" if low else ""))
+    low, open_ = below_scale(claims, kind), censored(claims, kind)
+    out = ("—" if ok + bad == 0 else f"✓ {ok}" if not bad else
+           f"✓ {ok} · ✗ {bad}" + (f" ({low} below scale)" if low else ""))
+    return out if not open_ else f"◌ {open_} censored" if ok + bad == 0 else f"{out} · ◌ {open_} censored"
 
 
 def report_markdown(runs: list[dict]) -> str:

@@ -1,6 +1,6 @@
 """Many one-layer minGPT-style [CLS] classifiers trained at once: every trial's weights are stacked along a leading
 axis R, every matrix product is a batched einsum, and one AdamW steps all of them (AdamW is elementwise, so this is
-R separate AdamW runs; the per-trial gradient clipping is done per trial too).
+R separate AdamW runs: torch.optim.AdamW over the stacked tensors; the gradient clipping is per trial).
 
 The model (Edelman et al., Sec. 5 and App. C, on minGPT's 2021 defaults): token embeddings for 0, 1 and [CLS],
 learned positions (N(0, 0.02^2)), one pre-LayerNorm block (16-head self-attention with 1/sqrt(head dim) scaling,
@@ -30,6 +30,7 @@ class ModelConfig:
     d: int = 64                # n_embd
     heads: int = 16
     dropout: float = 0.1       # embd_pdrop = attn_pdrop = resid_pdrop
+    embd_dropout: bool = True  # minGPT's embedding dropout; False: none, which lets training use `forward_shared`
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def forward(p: Params, tok: torch.Tensor, cfg: ModelConfig, gen: torch.Generator
     wte = p["wte"][:, None, None]                                                   # (R, 1, 1, 3, d)
     x = torch.where((tok == CLS)[..., None], wte[..., 2, :], torch.where((tok == 1)[..., None], wte[..., 1, :],
                                                                          wte[..., 0, :]))
-    x = _drop(x + p["wpe"][:, None, :L], cfg.dropout, gen)                          # (R, B, L, d)
+    x = _drop(x + p["wpe"][:, None, :L], cfg.dropout if cfg.embd_dropout else 0.0, gen)   # (R, B, L, d)
     h = _ln(x, p["ln1_w"], p["ln1_b"])
     return _head(p, x[:, :, 0], h[:, :, 0], h, cfg, gen)
 
@@ -104,11 +105,14 @@ def _tail(p: Params, x0, y, cfg: ModelConfig, gen):
     return torch.einsum("rbd,rdo->rbo", _ln(c, p["lnf_w"], p["lnf_b"]), p["head_w"])
 
 
-@torch.no_grad()
-def eval_logits(p: Params, bits: torch.Tensor, cfg: ModelConfig):
-    """forward(p, tokens_of(bits), cfg) without dropout, computed exactly but cheaply: with no dropout each position
-    holds one of two tokens, so its key and value are one of two vectors per trial, and [CLS]'s query is a constant;
-    scores and values are then gathered, O(T heads + T d) per sample instead of O(T d^2). Returns (logits, att)."""
+def forward_shared(p: Params, bits: torch.Tensor, cfg: ModelConfig, gen: torch.Generator | None = None):
+    """forward(p, tokens_of(bits), cfg, gen) computed exactly but cheaply where no embedding dropout touches the
+    tokens (gen=None, or cfg.embd_dropout False): each position then holds one of two tokens, so its key and value
+    are one of two vectors per trial, and [CLS]'s query is a constant; scores and values are gathered, O(T heads +
+    T d) per sample instead of O(T d^2). Attention and residual dropout act on [CLS]'s row alone, and draw the same
+    masks from gen as `forward`. Returns (logits, att)."""
+    if gen is not None and cfg.embd_dropout and cfg.dropout > 0:
+        raise ValueError("forward_shared cannot apply embedding dropout: use forward, or embd_dropout=False")
     R, B, T = bits.shape
     d, H = cfg.d, cfg.heads
     hd = d // H
@@ -122,43 +126,54 @@ def eval_logits(p: Params, bits: torch.Tensor, cfg: ModelConfig):
     s0, s1 = s[:, None, 1:, 0], s[:, None, 1:, 1]                                  # a 0 bit's and a 1 bit's score
     scores = torch.cat([s[:, 0, CLS][:, None, None].expand(R, B, 1, H), s0 + bf * (s1 - s0)], 2)
     att = torch.softmax(scores, 2)                                                  # (R, B, T+1, H)
+    ad = _drop(att, cfg.dropout, gen)                                               # forward's attention dropout
     va = v.view(R, T + 1, 3, H, hd)
-    y = att[:, :, 0, :, None] * va[:, None, 0, CLS]                                 # [CLS]'s own value
-    a = att[:, :, 1:]                                                               # (R, B, T, H)
+    y = ad[:, :, 0, :, None] * va[:, None, 0, CLS]                                  # [CLS]'s own value
+    a = ad[:, :, 1:]                                                                # (R, B, T, H)
     y = y + torch.einsum("rbth,rthe->rbhe", a * (1 - bf), va[:, 1:, 0]) + torch.einsum("rbth,rthe->rbhe", a * bf, va[:, 1:, 1])
     x0 = e[:, None, 0, CLS].expand(R, B, d)
-    return _tail(p, x0, y.reshape(R, B, d), cfg, None), att.transpose(2, 3)
+    return _tail(p, x0, y.reshape(R, B, d), cfg, gen), att.transpose(2, 3)
 
 
-class Adam:
-    """AdamW over stacked parameters (decoupled decay on the Linear weights only, as minGPT), with gradient clipping
-    to norm `clip` per trial (the norm over all of that trial's gradients). Written out rather than torch.optim so
-    that the per-trial clipping and the per-trial live set are explicit."""
+@torch.no_grad()
+def eval_logits(p: Params, bits: torch.Tensor, cfg: ModelConfig):
+    """forward(p, tokens_of(bits), cfg) without dropout, through `forward_shared`. Returns (logits, att)."""
+    return forward_shared(p, bits, cfg, None)
 
-    def __init__(self, params: Params, cfg: OptConfig):
-        self.cfg, self.t = cfg, 0
-        self.m = {k: torch.zeros_like(v) for k, v in params.items()}
-        self.v = {k: torch.zeros_like(v) for k, v in params.items()}
 
-    @torch.no_grad()
-    def step(self, params: Params):
-        cfg, self.t = self.cfg, self.t + 1
-        grads = {k: p.grad for k, p in params.items()}
-        if cfg.clip > 0:
-            norm = torch.sqrt(sum(g.flatten(1).pow(2).sum(1) for g in grads.values()))
-            scale = (cfg.clip / (norm + 1e-6)).clamp(max=1.0)
-        b1, b2 = cfg.betas
-        for k, p in params.items():
-            g = grads[k]
-            if cfg.clip > 0:
-                g = g * scale.view(-1, *[1] * (g.dim() - 1))
-            if k in DECAY:
-                p.mul_(1 - cfg.lr * cfg.weight_decay)
-            self.m[k].mul_(b1).add_(g, alpha=1 - b1)
-            self.v[k].mul_(b2).addcmul_(g, g, value=1 - b2)
-            denom = (self.v[k] / (1 - b2 ** self.t)).sqrt_().add_(1e-8)
-            p.addcdiv_(self.m[k], denom, value=-cfg.lr / (1 - b1 ** self.t))
-            p.grad = None
+def train_logits(p: Params, bits: torch.Tensor, cfg: ModelConfig, gen: torch.Generator):
+    """forward with dropout from gen: `forward_shared` where there is no embedding dropout (the same numbers, at a
+    fraction of the cost), else forward on the tokens."""
+    if cfg.embd_dropout and cfg.dropout > 0:
+        return forward(p, tokens_of(bits), cfg, gen)
+    return forward_shared(p, bits, cfg, gen)
+
+
+def optimizer(params: Params, cfg: OptConfig) -> torch.optim.AdamW:
+    """torch.optim.AdamW over the stacked weights, decoupled decay on the Linear weights only (minGPT's groups).
+    AdamW is elementwise, so one optimizer over (R, ...) tensors is R separate AdamW runs."""
+    decay = [v for k, v in params.items() if k in DECAY]
+    rest = [v for k, v in params.items() if k not in DECAY]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}],
+                             lr=cfg.lr, betas=cfg.betas, eps=1e-8)
+
+
+@torch.no_grad()
+def clip_per_trial(params: Params, clip: float) -> None:
+    """torch.nn.utils.clip_grad_norm_ for every trial at once: trial r's gradients (its slice of every stacked
+    tensor) are scaled by min(1, clip / (norm_r + 1e-6)), norm_r the norm over all of that trial's gradients."""
+    grads = [p.grad for p in params.values()]
+    norm = torch.sqrt(sum(g.flatten(1).pow(2).sum(1) for g in grads))
+    scale = (clip / (norm + 1e-6)).clamp(max=1.0)
+    for g in grads:
+        g.mul_(scale.view(-1, *[1] * (g.dim() - 1)))
+
+
+def _step(params: Params, opt: torch.optim.AdamW, clip: float) -> None:
+    if clip > 0:
+        clip_per_trial(params, clip)
+    opt.step()
+    opt.zero_grad(set_to_none=True)
 
 
 def per_trial_ce(logits: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None = None) -> torch.Tensor:
@@ -184,13 +199,13 @@ def train_full_batch(p: Params, bits, y, weight, val_bits, val_y, cfg: ModelConf
     """Full-batch training of every trial on its own samples (bits (R, m_max, T), y, weight masking padding), the
     validation accuracy of every trial every `eval_every` iterations (and at the end). Returns per-trial curves and
     `checks`, the iterations validated at."""
-    opt, tok = Adam(p, opt_cfg), tokens_of(bits)
+    opt = optimizer(p, opt_cfg)
     train_loss, train_acc, val_acc, checks = [], [], [], []
     for it in range(1, iters + 1):
-        logits, _ = forward(p, tok, cfg, gen)
+        logits, _ = train_logits(p, bits, cfg, gen)
         loss = per_trial_ce(logits, y, weight)
         loss.sum().backward()                               # the sum: every trial gets exactly its own gradient
-        opt.step(p)
+        _step(p, opt, opt_cfg.clip)
         train_loss.append(loss.detach())
         train_acc.append((((logits.argmax(-1) == y).float() * weight).sum(1) / weight.sum(1)).detach())
         if it % eval_every == 0 or it == iters:
@@ -204,14 +219,14 @@ def train_online(p: Params, sample, cfg: ModelConfig, opt_cfg: OptConfig, iters:
                  gen: torch.Generator) -> dict:
     """Online training: every iteration sample(batch, gen) -> (bits (R, batch, T), y (R, batch)) fresh for every
     trial. Returns the per-trial loss and accuracy on each fresh batch (before its step), every `log_every`."""
-    opt = Adam(p, opt_cfg)
+    opt = optimizer(p, opt_cfg)
     losses, accs, logged = [], [], []
     for it in range(iters):
         bits, y = sample(batch, gen)
-        logits, _ = forward(p, tokens_of(bits), cfg, gen)
+        logits, _ = train_logits(p, bits, cfg, gen)
         loss = per_trial_ce(logits, y)
         loss.sum().backward()
-        opt.step(p)
+        _step(p, opt, opt_cfg.clip)
         if it % log_every == 0 or it == iters - 1:
             losses.append(loss.detach())
             accs.append((logits.argmax(-1) == y).float().mean(1).detach())

@@ -215,7 +215,22 @@ def packing(p: Params, task: qstr.QSTR, prompts: int, gen: torch.Generator) -> d
             out |= {"dist_median": pair.median(1).values.cpu().numpy(), "dist_q05": pair.quantile(0.05, 1).cpu().numpy(),
                     "g_dist_median": gd.median(1).values.cpu().numpy(),
                     "phi_mse": (phi - g).pow(2).mean((1, 2)).cpu().numpy()}
+            out |= lipschitz_on_states(phi, s.double())
     return out
+
+
+def lipschitz_on_states(phi: torch.Tensor, s: torch.Tensor) -> dict:
+    """The readout's Lipschitz constant on the states it sees, and their radius: per run, Lip = the largest
+    ||Phi(s) - Phi(s')|| / ||s - s'|| over pairs of the P states s (R, P, k), and rad = the largest ||s - mean s||;
+    (Lip rad)^2 is Prop. 8's (L ||U||_op r_h)^2 with the worst-case Lipschitz bound replaced by the one measured on
+    the state cloud and the ball by the cloud's own (invariant to rescaling s against U, which AdamW's weight
+    growth inflates only through the function on the states, not through the product of separate norms)."""
+    iu = torch.triu_indices(s.shape[1], s.shape[1], 1, device=s.device)
+    ds = torch.cdist(s, s)[:, iu[0], iu[1]]
+    dphi = torch.cdist(phi, phi)[:, iu[0], iu[1]]
+    lip = torch.where(ds > 0, dphi / ds.clamp_min(1e-300), torch.zeros_like(ds)).max(1).values
+    rad = (s - s.mean(1, keepdim=True)).norm(dim=-1).max(1).values
+    return {"lip": lip.cpu().numpy(), "radius": rad.cpu().numpy(), "lipr_sq": ((lip * rad) ** 2).cpu().numpy()}
 
 
 def run_phase(spec: PhasePoint, device: str) -> dict:

@@ -113,7 +113,11 @@ def plot_norm(P: dict, results: dict):
         ax.plot(e["N"], e["value"], "o", color=TASK_COLORS[task], alpha=0.7, label=f"{LABELS[task]}: slope {e['slope']:.2f}")
         Ns = np.array(sorted(set(e["N"])))
         ax.plot(Ns, [np.exp(np.log(e["value"][e["N"] == N]).mean()) for N in Ns], "-", color=TASK_COLORS[task])
-    ax.set(xscale="log", yscale="log", xlabel="$N$", ylabel=r"$(\mathfrak{L}\,\Vert U\Vert_{op}\,r_h)^2$",
+        if "lipr" in e:      # the fixed-accuracy quantity measured on the states (rows 10b)
+            ax.plot(e["N"], e["lipr"], "s", mfc="none", color=TASK_COLORS[task],
+                    label=rf"{LABELS[task]}: $(\mathrm{{Lip}}\cdot\mathrm{{rad}})^2$, slope {e['lipr_slope']:.2f}")
+            ax.plot(Ns, [np.exp(np.log(e["lipr"][e["N"] == N]).mean()) for N in Ns], "--", color=TASK_COLORS[task])
+    ax.set(xscale="log", yscale="log", xlabel="$N$", ylabel="squared Lipschitz product",
            title=f"Elman RNN, $d_h$ = {max(P['widths'])}, at test MSE {P['threshold']}")
     _no_minor_x(ax)
     ax.set_xticks(sorted(P["phase_N"]), [str(n) for n in sorted(P["phase_N"])])

@@ -8,8 +8,8 @@ Sweep points (see `points`):
   against ln T, and the exact symmetric and general sparse functions of Lemmas B.5/B.6 (B.8's lookup).
 - and (one per context length T): the planted 3-way AND of Sec. 5 / App. C.1, every (sample size m, trial) of that
   T trained as one batched computation (lib.science.batched_transformer): full-batch AdamW, validation every
-  `eval_every` iterations; per trial the maximum validation accuracy, the training fit and [CLS]'s attention on the
-  planted bits.
+  `eval_every` iterations; per trial the maximum validation accuracy, the training fit, [CLS]'s attention on the
+  planted bits and the weight norms of Thm 4.2 / Cor. 4.4 (`weight_norms`).
 - parity (one per T): the 3-sparse parity of App. C.2, online batches, every seed at once; per seed the loss curve.
 
     >>> results = collect(points(P), Store("sparse_variable_creation", "quick"), "cpu"); page.claims(P, results)
@@ -109,6 +109,7 @@ class AndPoint:
     d: int
     heads: int
     dropout: float
+    embd_dropout: bool            # minGPT's embedding dropout (False: none, and the cheap shared-token training path)
     lr: float
     weight_decay: float
     iters: int
@@ -125,6 +126,26 @@ def planted_and(gen, R: int, n: int, T: int, planted: torch.Tensor | None, devic
     bits = torch.randint(0, 2, (R, n, T), generator=gen, device=device)
     y = torch.gather(bits, 2, planted[:, None, :].expand(R, n, S_AND)).prod(-1)
     return planted, bits, y
+
+
+def weight_norms(p: bt.Params, cfg: bt.ModelConfig) -> dict:
+    """Per trial, the norms that Thm 4.2 / Cor. 4.4 (multi-head form, Lemma A.12) bound capacity by: per head h,
+    B_QK^inf[h] = ||W_QK^h||_{2,inf} (largest column norm of W_Q^h W_K^h^T / sqrt(head dim), the score's bilinear
+    form), B_V[h] = ||W_V^h||_2 and B_V^inf[h] = ||W_V^h^T||_{2,inf}; the capacity factor
+    (sum_h (B_V^inf[h])^(2/3) + (2 B_QK^inf[h] B_V[h])^(2/3))^3 of the covering bound, and B_P = ||P^T||_{2,inf}
+    of the learned positions (Lemma A.11's B_X + B_P)."""
+    with torch.no_grad():
+        R, d, H = p["q_w"].shape[0], cfg.d, cfg.heads
+        hd = d // H
+        q, k, v = (p[n].double().view(R, d, H, hd).permute(0, 2, 1, 3) for n in ("q_w", "k_w", "v_w"))   # (R, H, d, hd)
+        qk = q @ k.transpose(-1, -2) / math.sqrt(hd)                                                     # (R, H, d, d)
+        b_qk = qk.norm(dim=-2).max(-1).values                                                            # (R, H)
+        b_v = torch.linalg.matrix_norm(v, ord=2)
+        b_vinf = v.norm(dim=-1).max(-1).values
+        cap = ((b_vinf ** (2 / 3) + (2 * b_qk * b_v) ** (2 / 3)).sum(1)) ** 3
+        pos = p["wpe"].double().norm(dim=-1).max(1).values
+    return {"qk_norm": b_qk.max(1).values.tolist(), "v_norm": b_v.max(1).values.tolist(), "capacity": cap.tolist(),
+            "pos_norm": pos.tolist()}
 
 
 PAD = 1.25     # a batched computation pads every trial to its largest m: at most this many padded per real sample
@@ -145,11 +166,11 @@ def pack(spec: AndPoint) -> list[list[tuple[int, int]]]:
 
 def run_and(spec: AndPoint, device: str) -> dict:
     t0 = time.perf_counter()
-    cfg = bt.ModelConfig(d=spec.d, heads=spec.heads, dropout=spec.dropout)
+    cfg = bt.ModelConfig(d=spec.d, heads=spec.heads, dropout=spec.dropout, embd_dropout=spec.embd_dropout)
     opt = bt.OptConfig(lr=spec.lr, weight_decay=spec.weight_decay)
     chunks = pack(spec)
     rec = {k: [] for k in ("m", "max_val_acc", "success", "first_success", "min_train_loss", "final_train_acc",
-                           "planted_attention", "top3_is_planted")}
+                           "planted_attention", "top3_is_planted", "qk_norm", "v_norm", "capacity", "pos_norm")}
     curves = {}
     for c, chunk in enumerate(chunks):
         R, m_max = len(chunk), max(m for m, _ in chunk)
@@ -175,6 +196,8 @@ def run_and(spec: AndPoint, device: str) -> dict:
         rec["final_train_acc"] += out["train_acc"][:, -1].tolist()
         rec["planted_attention"] += on.tolist()
         rec["top3_is_planted"] += (top == planted.sort(1).values).all(1).tolist()
+        for k, v in weight_norms(params, cfg).items():                        # the trained weights, after the last step
+            rec[k] += v
         for i, (m, k) in enumerate(chunk):                                    # example curves: trial 0 of every m
             if k == 0:
                 curves[m] = {"train_loss": out["train_loss"][i, [c - 1 for c in out["checks"]]].tolist(),
@@ -190,6 +213,7 @@ class ParityPoint:
     d: int
     heads: int
     dropout: float
+    embd_dropout: bool
     lr: float
     weight_decay: float
     iters: int
@@ -200,7 +224,7 @@ class ParityPoint:
 
 def run_parity(spec: ParityPoint, device: str) -> dict:
     t0 = time.perf_counter()
-    cfg = bt.ModelConfig(d=spec.d, heads=spec.heads, dropout=spec.dropout)
+    cfg = bt.ModelConfig(d=spec.d, heads=spec.heads, dropout=spec.dropout, embd_dropout=spec.embd_dropout)
     gen = generator(spec.seed, "parity", spec.T, device=device)
     R = spec.seeds
     params = bt.init(R, spec.T, cfg, gen, device)
@@ -226,7 +250,8 @@ def points(P: dict) -> list[Point]:
                     exhaustive_T=P["exhaustive_T"], random_T=P["random_T"], random_inputs=P["random_inputs"],
                     symmetric_s_max=P["symmetric_s_max"], general_s_max=P["general_s_max"])
     pts = [Point(("exact",), ex, run_exact, cost=5.0, threads=1)]
-    model = dict(d=P["d_model"], heads=P["heads"], dropout=P["dropout"], lr=P["lr"], weight_decay=P["weight_decay"])
+    model = dict(d=P["d_model"], heads=P["heads"], dropout=P["dropout"], embd_dropout=P["embd_dropout"], lr=P["lr"],
+                 weight_decay=P["weight_decay"])
     for T in P["and_T"]:
         spec = AndPoint(T=T, ms=tuple(P["and_m"]), trials=P["and_trials"], iters=P["and_iters"], eval_every=P["eval_every"],
                         n_val=P["n_val"], max_elems=P["max_elems"], seed=P["seed"], **model)

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from lib.chapters.sparse_variable_creation.page import and_table, criticals, fits, floor_bits, minimal_R_fit
+from lib.chapters.sparse_variable_creation.page import and_table, bounds, criticals, fits, floor_bits, minimal_R_fit
 
 
 def plot_and(results: dict):
@@ -38,6 +38,9 @@ def plot_and(results: dict):
             axes[1].plot(grid, f["log"]["a"] + f["log"]["b"] * np.log(grid), "C0--", label=r"fit $a + b\ln T$")
             axes[1].plot(grid, f["linear"]["a"] + f["linear"]["b"] * grid, "C3:", label=r"fit $a + bT$")
         axes[1].plot(grid, [floor_bits(int(g)) for g in grid], color="0.5", lw=1, label=r"floor $\log_2\binom{T}{3}$")
+    cen = [(T, lo) for T, (lo, hi) in bounds(results).items() if not np.isfinite(hi)]
+    if cen:                  # no m* in the grid: m* exceeds the largest m (a bound, never dropped)
+        axes[1].plot(*zip(*cen), "k^", mfc="none", label="censored: $m^*$ > largest $m$")
     axes[1].set(xlabel="context length $T$", ylabel="critical sample size $m^*$")
     axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8)
     return fig
@@ -89,4 +92,24 @@ def plot_minimal_R(results: dict):
     ax.plot(np.log(T), f["intercept"] + f["slope"] * np.log(T), "C3:", label=f"fit, slope {f['slope']:.2f}")
     ax.set(xlabel=r"$\ln T$", ylabel="query scale $R = \\|W_Q\\|_F$")
     ax.legend(fontsize=8)
+    return fig
+
+
+def plot_norms(results: dict):
+    """The trained weights' norms against T (compute.weight_norms): Cor. 4.4's capacity factor and max_h B_QK^inf,
+    every trial, successes filled and failures hollow."""
+    from lib.core.plotting import figure
+
+    fig, axes = figure(ncols=2, squeeze=True)
+    for ax, key, label in ((axes[0], "capacity", "capacity factor of Cor. 4.4"),
+                           (axes[1], "qk_norm", r"$\max_h B_{QK}^{\infty}$ (query-key)")):
+        for T, rec in sorted(results["and"].items()):
+            r = rec["result"]
+            s, v = np.array(r["success"], bool), np.array(r[key])
+            jitter = T * (1 + 0.03 * np.linspace(-1, 1, len(v)))
+            ax.scatter(jitter[s], v[s], s=8, color="C0", label="success" if T == min(results["and"]) else None)
+            ax.scatter(jitter[~s], v[~s], s=8, facecolors="none", edgecolors="C3",
+                       label="failure" if T == min(results["and"]) else None)
+        ax.set(xscale="log", yscale="log", xlabel="context length $T$", ylabel=label)
+        ax.legend(fontsize=8)
     return fig
