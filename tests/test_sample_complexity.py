@@ -193,3 +193,14 @@ def test_scale_notes_name_the_scale_and_never_turn_a_failure_into_a_pass():
     assert 16 < N_cross < 1000 and "64-unit GRU" in gap["scale"]
     assert by_id["2-tr-flattest"]["scale"].startswith("the authors' 500-unit GRU")   # 64 units: noted whatever the verdict
     assert "`✗ below scale`" in to_markdown([gap])
+
+
+def test_a_claim_reading_a_censored_mean_says_censored():
+    """A Transformer run at N = 6 that never crossed: its mean is a lower bound, so the rows that read it are neither
+    pass nor fail; rows on other N keep their verdicts."""
+    records = paper_like()
+    records[("a", "transformer", 6)]["result"]["samples"][0] = [None, None]
+    by_id = {c["id"]: c for c in page.claims(P, records)}
+    assert by_id["1-tr-fewest"]["passed"] is False and "TR at N=6 (1 of 3)" in by_id["1-tr-fewest"]["censored"]
+    assert by_id["paper-means"]["censored"] and not by_id["paper-means"]["passed"]
+    assert "censored" not in by_id["3-ffn-above-rnn"] and by_id["3-ffn-above-rnn"]["passed"] is True

@@ -155,6 +155,20 @@ def _data(table: dict, P: dict, panel: str, select):
     return M, _boot(table, P, panel, test), grid, ref, ref_grid
 
 
+def _censored_in(table: dict, panel: str, tests, grid) -> str:
+    """The means over `grid` that count censored runs at the cap (lower bounds), in words; "" if none. A claim that
+    reads one says "censored" instead of a verdict: the bound alone does not tell which way the statistic goes."""
+    parts = [f"{SHORT[m]} at N={n} ({int(e['censored'][i])} of {e['runs'].shape[1]})"
+             for m in MODELS for t in tests for e in [table[panel][m][t]] for i, n in enumerate(e["N"])
+             if n in grid and e["censored"][i]]
+    return ", ".join(parts)
+
+
+def _verdict(table, panel, grid, measured, passed, paper, where, scale="", tests=None) -> Verdict:
+    cen = _censored_in(table, panel, tests or ["authors" if panel == "a" else "task"], grid)
+    return Verdict(measured, bool(passed) and not cen, paper, where=where, scale=scale, censored=cen)
+
+
 RERUN = "authors' code, re-run"
 
 
@@ -166,8 +180,8 @@ def _tr_fewest(table: dict, P: dict) -> Verdict | None:
     share = {n: float(np.mean(B["transformer"][n] < np.minimum(B["rnn"][n], B["ffn"][n]))) for n in grid}
     weak = min(grid, key=share.get)
     lowest = [n for n in rg if ref["transformer"][n] < min(ref["rnn"][n], ref["ffn"][n])]
-    return Verdict(f"TR lowest in ≥ {share[weak]:.1%} of replicates at every N (weakest at N={weak})",
-                   all(v >= LEVEL for v in share.values()), f"{RERUN}: lowest at N={lowest} of {rg}", where=f"N={grid}")
+    return _verdict(table, "a", grid, f"TR lowest in ≥ {share[weak]:.1%} of replicates at every N (weakest at N={weak})",
+                    all(v >= LEVEL for v in share.values()), f"{RERUN}: lowest at N={lowest} of {rg}", f"N={grid}")
 
 
 def _gap_largest(table: dict, P: dict) -> Verdict | None:
@@ -178,9 +192,8 @@ def _gap_largest(table: dict, P: dict) -> Verdict | None:
     lo = {m: _lower(B[m][n] / B["transformer"][n]) for m in ("ffn", "rnn")}
     r = {m: M[m][n] / M["transformer"][n] for m in ("ffn", "rnn")}
     paper = ", ".join(f"{SHORT[m]}/TR {ref[m][rg[0]] / ref['transformer'][rg[0]]:.1f}×" for m in ("ffn", "rnn"))
-    return Verdict(", ".join(f"{SHORT[m]}/TR {r[m]:.1f}× (bound {lo[m]:.1f}×)" for m in ("ffn", "rnn")),
-                   min(lo.values()) >= 2, f"{RERUN}: {paper} at N={rg[0]}", where=f"N={n}",
-                   scale=gru_scale(P, M, [n]))
+    return _verdict(table, "a", [n], ", ".join(f"{SHORT[m]}/TR {r[m]:.1f}× (bound {lo[m]:.1f}×)" for m in ("ffn", "rnn")),
+                    min(lo.values()) >= 2, f"{RERUN}: {paper} at N={rg[0]}", f"N={n}", gru_scale(P, M, [n]))
 
 
 def _slopes(table: dict, P: dict, start: int):
@@ -201,8 +214,8 @@ def _tr_flattest(table: dict, P: dict) -> Verdict | None:
     point, reps, paper, grid, rg, M = s
     share = float(np.mean(reps["transformer"] < np.minimum(reps["rnn"], reps["ffn"])))
     text = lambda v: ", ".join(f"{SHORT[m]} {v[m]:.2f}" for m in ("ffn", "rnn", "transformer"))
-    return Verdict(f"{text(point)}; TR flattest in {share:.1%} of replicates", share >= LEVEL, f"{RERUN}: {text(paper)}",
-                   where=f"N={grid}", scale=gru_scale(P, M, grid))
+    return _verdict(table, "a", grid, f"{text(point)}; TR flattest in {share:.1%} of replicates", share >= LEVEL,
+                    f"{RERUN}: {text(paper)}", f"N={grid}", gru_scale(P, M, grid))
 
 
 def _ffn_superlinear(table: dict, P: dict) -> Verdict | None:
@@ -212,8 +225,8 @@ def _ffn_superlinear(table: dict, P: dict) -> Verdict | None:
     point, reps, paper, grid, rg, M = s
     every = _slopes(table, P, 0)            # the whole grid from N = 2: the ordering of the slopes can change
     alt = f"; from N={every[3][0]}: FFN {every[0]['ffn']:.2f}, RNN {every[0]['rnn']:.2f}" if every and every[3] != grid else ""
-    return Verdict(f"FFN {point['ffn']:.2f} (bound {_lower(reps['ffn']):.2f}){alt}", _lower(reps["ffn"]) > 1,
-                   f"{RERUN}: FFN {paper['ffn']:.2f}", where=f"N={grid}")
+    return _verdict(table, "a", grid, f"FFN {point['ffn']:.2f} (bound {_lower(reps['ffn']):.2f}){alt}",
+                    _lower(reps["ffn"]) > 1, f"{RERUN}: FFN {paper['ffn']:.2f}", f"N={grid}")
 
 
 def _ffn_vs_rnn(sign: int, select):
@@ -224,9 +237,9 @@ def _ffn_vs_rnn(sign: int, select):
         M, B, grid, ref, rg = d
         share = {n: float(np.mean((B["ffn"][n] - B["rnn"][n]) * sign > 0)) for n in grid}
         paper = ", ".join(f"N={n}: {ref['ffn'][n]:,.0f} vs {ref['rnn'][n]:,.0f}" for n in rg)
-        return Verdict(", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f} ({share[n]:.1%})" for n in grid),
-                       all(v >= LEVEL for v in share.values()), f"{RERUN}: {paper}", where=f"N={grid}",
-                       scale=gru_scale(P, M, grid))
+        return _verdict(table, "a", grid, ", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f} ({share[n]:.1%})"
+                                                      for n in grid),
+                        all(v >= LEVEL for v in share.values()), f"{RERUN}: {paper}", f"N={grid}", gru_scale(P, M, grid))
     return measure
 
 
@@ -239,9 +252,9 @@ def _ffn_gap(table: dict, P: dict) -> Verdict | None:
     ratio = {n: M["ffn"][n] / max(M["rnn"][n], M["transformer"][n]) for n in grid}
     weak = min(grid, key=share.get)
     paper = min(ref["ffn"][n] / max(ref["rnn"][n], ref["transformer"][n]) for n in rg)
-    return Verdict(f"FFN above in ≥ {share[weak]:.1%} of replicates at every N; min ratio {min(ratio.values()):.2f}",
-                   all(v >= LEVEL for v in share.values()), f"{RERUN}: min ratio {paper:.2f}", where=f"N={grid}",
-                   scale=crossing_scale(P, M, grid))
+    return _verdict(table, "b", grid, f"FFN above in ≥ {share[weak]:.1%} of replicates at every N; min ratio "
+                    f"{min(ratio.values()):.2f}", all(v >= LEVEL for v in share.values()), f"{RERUN}: min ratio {paper:.2f}",
+                    f"N={grid}", crossing_scale(P, M, grid))
 
 
 def _rnn_milder(table: dict, P: dict) -> Verdict | None:
@@ -253,9 +266,9 @@ def _rnn_milder(table: dict, P: dict) -> Verdict | None:
     g = {m: M[m][hi] / M[m][lo] for m in MODELS}
     share = {m: float(np.mean(B["ffn"][hi] / B["ffn"][lo] > B[m][hi] / B[m][lo])) for m in ("rnn", "transformer")}
     paper = ", ".join(f"{SHORT[m]} {ref[m][rg[-1]] / ref[m][rg[0]]:.2f}×" for m in ("ffn", "rnn", "transformer"))
-    return Verdict(", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer"))
-                   + f"; FFN faster in ≥ {min(share.values()):.1%} of replicates", min(share.values()) >= LEVEL,
-                   f"{RERUN}: {paper}", where=f"N={lo}..{hi}", scale=panel_b_scale(P, M, grid))
+    return _verdict(table, "b", [lo, hi], ", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer"))
+                    + f"; FFN faster in ≥ {min(share.values()):.1%} of replicates", min(share.values()) >= LEVEL,
+                    f"{RERUN}: {paper}", f"N={lo}..{hi}", panel_b_scale(P, M, grid))
 
 
 def _test_protocol(table: dict, P: dict) -> Verdict | None:
@@ -266,10 +279,10 @@ def _test_protocol(table: dict, P: dict) -> Verdict | None:
     BA, BT = _boot(table, P, "a", "authors"), _boot(table, P, "a", "task")   # paired: the same runs, the same draws
     r = {m: T[m][N] / A[m][N] for m in ("ffn", "transformer")}
     ffn_lo, tr_hi = _lower(BT["ffn"][N] / BA["ffn"][N]), _upper(BT["transformer"][N] / BA["transformer"][N])
-    return Verdict(f"FFN {r['ffn']:.2f}× (bound {ffn_lo:.2f}×), TR {r['transformer']:.2f}× (bound {tr_hi:.2f}×)",
-                   bool(ffn_lo > 1.2 and tr_hi < 1.2),
-                   f"{RERUN}: FFN {PAPER_FFN_TASK_TEST_N12 / _paper_means('a')['ffn'][12]:.1f}× at N=12, TR about 1.0×",
-                   where=f"N={N}")
+    return _verdict(table, "a", [N], f"FFN {r['ffn']:.2f}× (bound {ffn_lo:.2f}×), TR {r['transformer']:.2f}× (bound "
+                    f"{tr_hi:.2f}×)", ffn_lo > 1.2 and tr_hi < 1.2,
+                    f"{RERUN}: FFN {PAPER_FFN_TASK_TEST_N12 / _paper_means('a')['ffn'][12]:.1f}× at N=12, TR about 1.0×",
+                    f"N={N}", tests=["authors", "task"])
 
 
 def comparison(table: dict, P: dict) -> list[dict]:
@@ -292,7 +305,8 @@ def comparison(table: dict, P: dict) -> list[dict]:
                     ratio = entry["mean"][i] / ref[m][n]
                     z = math.log(ratio) / math.hypot(own[i], one[i])
                     rows.append({"panel": panel, "model": m, "N": n, "mean": float(entry["mean"][i]), "se": float(own[i]),
-                                 "authors": ref[m][n], "ratio": ratio, "z": z, "draws": entry["by_draw"].shape[1]})
+                                 "authors": ref[m][n], "ratio": ratio, "z": z, "draws": entry["by_draw"].shape[1],
+                                 "censored": int(entry["censored"][i])})
     return rows
 
 
@@ -305,6 +319,7 @@ def comparison_table(table: dict, P: dict) -> str:
            "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         flag = "beyond seeds and draws" if abs(r["z"]) > 3 else ""
+        flag += f"{'; ' if flag else ''}{r['censored']} censored (a lower bound)" if r["censored"] else ""
         out.append(f"| ({r['panel']}) | {LABELS[r['model']]} | {r['N']} | {r['draws']} | {r['mean']:,.0f} "
                    f"(±{r['se']:.0%}) | {r['authors']:,.0f} | {r['ratio']:.2f} | {r['z']:+.1f} | {flag} |")
     return "\n".join(out)
@@ -316,9 +331,10 @@ def _paper_means_row(table: dict, P: dict) -> Verdict | None:
         return None
     worst = max(rows, key=lambda r: abs(r["z"]))
     beyond = sum(abs(r["z"]) > 3 for r in rows)
+    cen = ", ".join(f"{SHORT[r['model']]} at N={r['N']}" for r in rows if r["censored"])
     return Verdict(f"max |z| {abs(worst['z']):.1f} ({SHORT[worst['model']]}, panel ({worst['panel']}), N={worst['N']}, "
-                   f"ratio {worst['ratio']:.2f}); {beyond} of {len(rows)} beyond 3", beyond == 0,
-                   f"{RERUN}: 5 seeds, one H100", where=f"{len(rows)} means")
+                   f"ratio {worst['ratio']:.2f}); {beyond} of {len(rows)} beyond 3", beyond == 0 and not cen,
+                   f"{RERUN}: 5 seeds, one H100", where=f"{len(rows)} means", censored=cen)
 
 
 FIG1 = "Figure 1 (paper)"
