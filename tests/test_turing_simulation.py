@@ -15,6 +15,7 @@ from lib.chapters.turing_simulation import margins, page
 from lib.core import params
 from lib.core.store import Store, key_of, spec_dict
 from lib.core.sweep import collect
+from lib.science import tm_run
 from lib.science import tm_transformer as tt
 from lib.science import turing as tu
 
@@ -35,7 +36,7 @@ def state_vec(net, **fields):
 
 
 def ff(net, l, h):
-    return tt._ff(net, l, h, net.params)[0, 0, 0]
+    return tm_run._ff(net, l, h, net.params)[0, 0, 0]
 
 
 # -------------------------------------------------------------------------------------------- interpreter
@@ -126,7 +127,7 @@ def test_binary_search_matches_the_last_write_table():
         tr = tu.run(tm, x, T)
         assert np.bincount(tr.wl[1:]).max() >= 10 or tm.name != "counter"
         net = tt.build(tm, T)
-        hid = tt.teacher_forced(net, [x], tt.reference_outputs(net, [tr]), hidden=True)["hidden"][3 + net.P, 0, 0]
+        hid = tm_run.teacher_forced(net, [x], tm_run.reference_outputs(net, [tr]), hidden=True)["hidden"][3 + net.P, 0, 0]
         sl = net.lay.sl
         assert np.array_equal(hid[:, sl["scr3"]].numpy(), tt.bits(np.maximum(tr.last, 0), net.P))
         assert np.array_equal(hid[:, sl["f1"].start].numpy(), (tr.last >= 0).astype(float))
@@ -138,14 +139,14 @@ def test_binary_search_matches_the_last_write_table():
 def test_catalogue_traces_rollout_and_teacher_forced(name):
     tm = tu.catalogue()[name]
     T = 48
-    xs = ts._inputs(tm, T, 2, 0)
+    xs = margins.inputs(tm, T, 2, 0)
     traces = [tu.run(tm, x, T) for x in xs]
     net = tt.build(tm, T)
-    ref = tt.reference_outputs(net, traces)
-    ro = tt.rollout(net, xs)
-    tf = tt.teacher_forced(net, xs, ref, chunk=17)["out"]        # chunked queries give the same result
+    ref = tm_run.reference_outputs(net, traces)
+    ro = tm_run.rollout(net, xs)
+    tf = tm_run.teacher_forced(net, xs, ref, chunk=17)["out"]        # chunked queries give the same result
     assert torch.equal(ro[0], ref) and torch.equal(tf[0], ref)
-    assert tt.mismatches(net, ro, traces).sum() == 0
+    assert tm_run.mismatches(net, ro, traces).sum() == 0
 
 
 def test_random_machines_exact_and_classifier():
@@ -162,12 +163,12 @@ def test_without_correction_exact_and_low_precision():
     T = 32
     tr = tu.run(tm, [], T)
     net = tt.build(tm, T, correction=False)   # decodes exactly; float rounding of 1/|ties| is not erased, only grows
-    out = tt.rollout(net, [[]])
-    assert tt.mismatches(net, out, [tr]).sum() == 0
-    assert 0 < float((out[0] - tt.reference_outputs(net, [tr])).abs().max()) < 1e-6
+    out = tm_run.rollout(net, [[]])
+    assert tm_run.mismatches(net, out, [tr]).sum() == 0
+    assert 0 < float((out[0] - tm_run.reference_outputs(net, [tr])).abs().max()) < 1e-6
     for dt in (torch.float16, torch.bfloat16):
         n16 = tt.build(tm, T).to(dtype=dt)
-        assert torch.equal(tt.rollout(n16, [[]], tol=0.0)[0], tt.reference_outputs(n16, [tr]))
+        assert torch.equal(tm_run.rollout(n16, [[]], tol=0.0)[0], tm_run.reference_outputs(n16, [tr]))
 
 
 def test_softmax_converges_to_hardmax_and_perturbation_breaks_without_correction():
@@ -175,8 +176,8 @@ def test_softmax_converges_to_hardmax_and_perturbation_breaks_without_correction
     T = 24
     tr = tu.run(tm, [], T)
     net = tt.build(tm, T).replicate(2)
-    out = tt.rollout(net, [[]], beta=torch.tensor([0.3, 30.0], dtype=torch.float64))
-    fm = tt.first_mismatch(net, out, [tr])
+    out = tm_run.rollout(net, [[]], beta=torch.tensor([0.3, 30.0], dtype=torch.float64))
+    fm = tm_run.first_mismatch(net, out, [tr])
     assert fm[0] <= T and fm[1] == T + 1
     # structured attack: scaling the transition output by 0.9 is erased with correction, fatal without
     for corr, broken in ((True, False), (False, True)):
@@ -184,6 +185,22 @@ def test_softmax_converges_to_hardmax_and_perturbation_breaks_without_correction
         d = margins.structured_direction(n)
         fail = margins.fail_scales(n, [d], np.array([[0.1]]), [[]], [tr])
         assert bool(fail[0, 0]) == broken
+
+
+def test_rollout_takes_one_number_or_one_per_run_and_refuses_the_rest():
+    """beta=5.0 (a Python float) raised AttributeError ('float' object has no attribute 'to'): a number now means
+    that temperature for every run, and anything else is refused in one line naming beta and its forms."""
+    tm = tu.counter()
+    net = tt.build(tm, 12).replicate(2)
+    both = tm_run.rollout(net, [[]], beta=torch.tensor([5.0, 5.0], dtype=torch.float64))
+    for beta in (5.0, 5, np.float32(5.0), [5.0, 5.0], np.array([5.0, 5.0]), torch.tensor(5.0)):
+        assert torch.equal(tm_run.rollout(net, [[]], beta=beta), both)
+    for beta, err in ((True, TypeError), ("5", TypeError), ({"b": 5}, TypeError), (0.0, ValueError),
+                      (-1.0, ValueError), (math.nan, ValueError), (math.inf, ValueError), ([5.0, 5.0, 5.0], ValueError),
+                      ([[5.0, 5.0]], ValueError), (["a", "b"], TypeError)):
+        with pytest.raises(err, match=r"rollout: beta: expected None \(hard-max\), a number > 0 or 2 numbers") as e:
+            tm_run.rollout(net, [[]], beta=beta)
+        assert "\n" not in str(e.value)
 
 
 def test_smallest_failing_finds_a_threshold():
