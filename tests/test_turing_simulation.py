@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from lib.chapters.turing_simulation import compute as ts
-from lib.chapters.turing_simulation import margins, page
+from lib.chapters.turing_simulation import margins, page, read, rows
 from lib.core import params
 from lib.core.store import Store, key_of, spec_dict
 from lib.core.sweep import collect
@@ -244,7 +244,7 @@ def test_a_radius_nothing_corrupts_is_read_back_as_inf():
     """smallest_failing returns inf where no scale fails; JSON stores it as None; the page must read inf (a robust
     direction), not NaN, which nanmedian and nanmax would silently skip."""
     rec = {"result": {"T": 16, "t_struct": None, "struct_l2": 0.5, "r_random": [1.0, None], "alpha": 1.0, "p": 10, "w": 5}}
-    a = page.robust_arrays({"robust": {(16, True): rec}}, True)
+    a = read.robust_arrays({"robust": {(16, True): rec}}, True)
     assert np.isinf(a["t"][0]) and np.isinf(a["r"][0, 1]) and a["r"][0, 0] == 1.0
 
 
@@ -298,8 +298,51 @@ def test_sweep_stores_and_reloads(tmp_path):
 def test_polylog_row_tests_the_theorems_bound_not_flatness(monkeypatch):
     """Theorem 4.1 allows the corrected margin to fall like 1/poly(log T): a mild fall passes (the old row, 'flat
     within 2x and slope > -0.1', failed it), an exponential collapse in T fails."""
-    from lib.chapters.turing_simulation import page as tpage
     T = np.array([16, 32, 64, 128])
     for radii, ok in (([2.0, 2.03, 1.88, 1.44], True), (2.0 * np.exp(-0.1 * (T - 16)), False)):
-        monkeypatch.setattr(tpage, "robust_arrays", lambda results, corr, r=radii: {"T": T, "r": np.array(r)[:, None]})
-        assert tpage._polylog_random({"n_directions": 1}, {}).passed is ok
+        monkeypatch.setattr(rows, "robust_arrays", lambda results, corr, r=radii: {"T": T, "r": np.array(r)[:, None]})
+        assert rows._polylog_random({"n_directions": 1}, {}).passed is ok
+
+
+# The quick profile's robustness radii (counter machine, 3 random directions), with and without correction.
+RADII = {True: {16: (0.3908, 10.36, [1.953, 2.026, 2.001]), 32: (0.3814, 10.10, [1.727, 2.026, 2.051]),
+                64: (0.3814, 10.36, [1.882, 1.665, 1.905]), 128: (0.3814, 10.61, [1.437, 1.491, 1.385])},
+         False: {16: (1.566e-4, 9.78e-4, [4.34e-6, 5.68e-6, 1.22e-5]), 32: (4.58e-7, 2.86e-6, [1.98e-10, 6.5e-12, 2.06e-5]),
+                 64: (5.22e-12, 3.34e-11, [1.12e-15, 1.34e-15, 9.3e-16]), 128: (1e-17, 6.6e-17, [1e-17, 1e-17, 1e-17])}}
+SIZE = {16: (5261.0, 162080, 44), 32: (5261.0, 162080, 44), 64: (6409.0, 216720, 48), 128: (7673.0, 282380, 52)}
+
+
+def _robust_results(swap: bool) -> dict:
+    """Robust points as stored; swap=True files each horizon's uncorrected radii as the corrected ones and back:
+    a run in which the correction's mechanism is absent (and one in which the uncorrected network is robust)."""
+    out = {}
+    for corr in (True, False):
+        for T, (t, l2, r) in RADII[corr ^ swap].items():
+            a, p, w = SIZE[T]
+            out[(T, corr)] = {"result": {"T": T, "t_struct": t, "struct_l2": l2, "r_random": r, "alpha": a, "p": p, "w": w,
+                                         "d": 4 + int(math.log2(T)) + 2}}
+    return {"robust": out}
+
+
+def test_robustness_claims_fail_when_the_mechanism_is_absent():
+    """Issue 29's rule for a claim: it passes the faithful run and fails a run without the mechanism it is about
+    (the correction's T-independent radius for 7-polylog-random and 12-bound, the uncorrected collapse for the
+    other two); censored radii (at the float64 floor) are shown as bounds, not dropped."""
+    P = {"n_directions": 3}
+    ids = ("7-polylog-random", "12-bound", "7-collapse", "7-random-nocorr")
+    measure = {r.id: r.measure for r in rows.ROWS}
+    faithful, absent = _robust_results(False), _robust_results(True)
+    for i in ids:
+        assert measure[i](P, faithful).passed, i
+        assert not measure[i](P, absent).passed, i
+        assert next(r for r in rows.ROWS if r.id == i).kind == "claim"
+    collapse = measure["7-collapse"](P, faithful).measured
+    assert "$T$ = 128: ≤ 1e-15 (censored)" in collapse and "over 3 measured radii" in collapse
+    assert "sd over 3 directions" in measure["7-polylog-random"](P, faithful).measured
+    assert "sd over 3 directions" in measure["12-bound"](P, faithful).measured
+
+
+def test_every_threshold_says_whose_it_is():
+    """Every row's rule names the source of its numbers: the paper's, the book's calibration, or exact."""
+    for r in rows.ROWS:
+        assert any(w in r.expected for w in ("paper", "book", "exact", "no threshold", "known values")), r.id
