@@ -95,7 +95,8 @@ def exact_spec(P: dict, names: list[str], T: int) -> ExactPoint:
 
 
 def check_machine(tm: tu.TM, T: int, xs, device, rollout: bool, chunk: int) -> dict:
-    """Every check of the guide's section 5 (items 1-3, 6) for one machine, horizon and input set."""
+    """Every exact-simulation measurement the claim rows 1-3 and 6 read (traces, lookups, bits, score gaps, theta_cls,
+    busy beavers) for one machine, horizon and input set."""
     traces = [tu.run(tm, x, T) for x in xs]
     net = tt.build(tm, T, device=device)
     ref = tm_run.reference_outputs(net, traces)
