@@ -14,6 +14,7 @@ import pytest
 
 from lib.core import params
 from lib.core.store import ROOT, atomic_write, clean_temps
+from lib.science import tm_run
 from lib.science import tm_transformer as tt
 from lib.science import turing as tu
 
@@ -212,7 +213,7 @@ def test_bad_runs_are_the_same_error_on_both_sides(side):
     def go(tm, x, T):
         if side == "interpreter":
             return tu.run(tm, x, T)
-        return tt.rollout(tt.build(tm, T, m_max=max(1, len(x))), [x])
+        return tm_run.rollout(tt.build(tm, T, m_max=max(1, len(x))), [x])
 
     for tm, x, T, needle in ((parity, [1, 3], 8, "input symbol 3"), (parity, [1, 0], 8, "input symbol 0"),
                              (parity, [1], -1, "T: expected a whole number"), (parity, [1], 2.5, "T: expected"),

@@ -11,10 +11,11 @@ import pytest
 import torch
 
 from lib.chapters.turing_simulation import compute as ts
-from lib.chapters.turing_simulation import margins, page
+from lib.chapters.turing_simulation import margins, page, read, rows
 from lib.core import params
 from lib.core.store import Store, key_of, spec_dict
 from lib.core.sweep import collect
+from lib.science import tm_run
 from lib.science import tm_transformer as tt
 from lib.science import turing as tu
 
@@ -35,7 +36,7 @@ def state_vec(net, **fields):
 
 
 def ff(net, l, h):
-    return tt._ff(net, l, h, net.params)[0, 0, 0]
+    return tm_run._ff(net, l, h, net.params)[0, 0, 0]
 
 
 # -------------------------------------------------------------------------------------------- interpreter
@@ -126,7 +127,7 @@ def test_binary_search_matches_the_last_write_table():
         tr = tu.run(tm, x, T)
         assert np.bincount(tr.wl[1:]).max() >= 10 or tm.name != "counter"
         net = tt.build(tm, T)
-        hid = tt.teacher_forced(net, [x], tt.reference_outputs(net, [tr]), hidden=True)["hidden"][3 + net.P, 0, 0]
+        hid = tm_run.teacher_forced(net, [x], tm_run.reference_outputs(net, [tr]), hidden=True)["hidden"][3 + net.P, 0, 0]
         sl = net.lay.sl
         assert np.array_equal(hid[:, sl["scr3"]].numpy(), tt.bits(np.maximum(tr.last, 0), net.P))
         assert np.array_equal(hid[:, sl["f1"].start].numpy(), (tr.last >= 0).astype(float))
@@ -138,14 +139,14 @@ def test_binary_search_matches_the_last_write_table():
 def test_catalogue_traces_rollout_and_teacher_forced(name):
     tm = tu.catalogue()[name]
     T = 48
-    xs = ts._inputs(tm, T, 2, 0)
+    xs = margins.inputs(tm, T, 2, 0)
     traces = [tu.run(tm, x, T) for x in xs]
     net = tt.build(tm, T)
-    ref = tt.reference_outputs(net, traces)
-    ro = tt.rollout(net, xs)
-    tf = tt.teacher_forced(net, xs, ref, chunk=17)["out"]        # chunked queries give the same result
+    ref = tm_run.reference_outputs(net, traces)
+    ro = tm_run.rollout(net, xs)
+    tf = tm_run.teacher_forced(net, xs, ref, chunk=17)["out"]        # chunked queries give the same result
     assert torch.equal(ro[0], ref) and torch.equal(tf[0], ref)
-    assert tt.mismatches(net, ro, traces).sum() == 0
+    assert tm_run.mismatches(net, ro, traces).sum() == 0
 
 
 def test_random_machines_exact_and_classifier():
@@ -162,12 +163,12 @@ def test_without_correction_exact_and_low_precision():
     T = 32
     tr = tu.run(tm, [], T)
     net = tt.build(tm, T, correction=False)   # decodes exactly; float rounding of 1/|ties| is not erased, only grows
-    out = tt.rollout(net, [[]])
-    assert tt.mismatches(net, out, [tr]).sum() == 0
-    assert 0 < float((out[0] - tt.reference_outputs(net, [tr])).abs().max()) < 1e-6
+    out = tm_run.rollout(net, [[]])
+    assert tm_run.mismatches(net, out, [tr]).sum() == 0
+    assert 0 < float((out[0] - tm_run.reference_outputs(net, [tr])).abs().max()) < 1e-6
     for dt in (torch.float16, torch.bfloat16):
         n16 = tt.build(tm, T).to(dtype=dt)
-        assert torch.equal(tt.rollout(n16, [[]], tol=0.0)[0], tt.reference_outputs(n16, [tr]))
+        assert torch.equal(tm_run.rollout(n16, [[]], tol=0.0)[0], tm_run.reference_outputs(n16, [tr]))
 
 
 def test_softmax_converges_to_hardmax_and_perturbation_breaks_without_correction():
@@ -175,8 +176,8 @@ def test_softmax_converges_to_hardmax_and_perturbation_breaks_without_correction
     T = 24
     tr = tu.run(tm, [], T)
     net = tt.build(tm, T).replicate(2)
-    out = tt.rollout(net, [[]], beta=torch.tensor([0.3, 30.0], dtype=torch.float64))
-    fm = tt.first_mismatch(net, out, [tr])
+    out = tm_run.rollout(net, [[]], beta=torch.tensor([0.3, 30.0], dtype=torch.float64))
+    fm = tm_run.first_mismatch(net, out, [tr])
     assert fm[0] <= T and fm[1] == T + 1
     # structured attack: scaling the transition output by 0.9 is erased with correction, fatal without
     for corr, broken in ((True, False), (False, True)):
@@ -184,6 +185,22 @@ def test_softmax_converges_to_hardmax_and_perturbation_breaks_without_correction
         d = margins.structured_direction(n)
         fail = margins.fail_scales(n, [d], np.array([[0.1]]), [[]], [tr])
         assert bool(fail[0, 0]) == broken
+
+
+def test_rollout_takes_one_number_or_one_per_run_and_refuses_the_rest():
+    """beta=5.0 (a Python float) raised AttributeError ('float' object has no attribute 'to'): a number now means
+    that temperature for every run, and anything else is refused in one line naming beta and its forms."""
+    tm = tu.counter()
+    net = tt.build(tm, 12).replicate(2)
+    both = tm_run.rollout(net, [[]], beta=torch.tensor([5.0, 5.0], dtype=torch.float64))
+    for beta in (5.0, 5, np.float32(5.0), [5.0, 5.0], np.array([5.0, 5.0]), torch.tensor(5.0)):
+        assert torch.equal(tm_run.rollout(net, [[]], beta=beta), both)
+    for beta, err in ((True, TypeError), ("5", TypeError), ({"b": 5}, TypeError), (0.0, ValueError),
+                      (-1.0, ValueError), (math.nan, ValueError), (math.inf, ValueError), ([5.0, 5.0, 5.0], ValueError),
+                      ([[5.0, 5.0]], ValueError), (["a", "b"], TypeError)):
+        with pytest.raises(err, match=r"rollout: beta: expected None \(hard-max\), a number > 0 or 2 numbers") as e:
+            tm_run.rollout(net, [[]], beta=beta)
+        assert "\n" not in str(e.value)
 
 
 def test_smallest_failing_finds_a_threshold():
@@ -227,7 +244,7 @@ def test_a_radius_nothing_corrupts_is_read_back_as_inf():
     """smallest_failing returns inf where no scale fails; JSON stores it as None; the page must read inf (a robust
     direction), not NaN, which nanmedian and nanmax would silently skip."""
     rec = {"result": {"T": 16, "t_struct": None, "struct_l2": 0.5, "r_random": [1.0, None], "alpha": 1.0, "p": 10, "w": 5}}
-    a = page.robust_arrays({"robust": {(16, True): rec}}, True)
+    a = read.robust_arrays({"robust": {(16, True): rec}}, True)
     assert np.isinf(a["t"][0]) and np.isinf(a["r"][0, 1]) and a["r"][0, 0] == 1.0
 
 
@@ -281,8 +298,51 @@ def test_sweep_stores_and_reloads(tmp_path):
 def test_polylog_row_tests_the_theorems_bound_not_flatness(monkeypatch):
     """Theorem 4.1 allows the corrected margin to fall like 1/poly(log T): a mild fall passes (the old row, 'flat
     within 2x and slope > -0.1', failed it), an exponential collapse in T fails."""
-    from lib.chapters.turing_simulation import page as tpage
     T = np.array([16, 32, 64, 128])
     for radii, ok in (([2.0, 2.03, 1.88, 1.44], True), (2.0 * np.exp(-0.1 * (T - 16)), False)):
-        monkeypatch.setattr(tpage, "robust_arrays", lambda results, corr, r=radii: {"T": T, "r": np.array(r)[:, None]})
-        assert tpage._polylog_random({"n_directions": 1}, {}).passed is ok
+        monkeypatch.setattr(rows, "robust_arrays", lambda results, corr, r=radii: {"T": T, "r": np.array(r)[:, None]})
+        assert rows._polylog_random({"n_directions": 1}, {}).passed is ok
+
+
+# The quick profile's robustness radii (counter machine, 3 random directions), with and without correction.
+RADII = {True: {16: (0.3908, 10.36, [1.953, 2.026, 2.001]), 32: (0.3814, 10.10, [1.727, 2.026, 2.051]),
+                64: (0.3814, 10.36, [1.882, 1.665, 1.905]), 128: (0.3814, 10.61, [1.437, 1.491, 1.385])},
+         False: {16: (1.566e-4, 9.78e-4, [4.34e-6, 5.68e-6, 1.22e-5]), 32: (4.58e-7, 2.86e-6, [1.98e-10, 6.5e-12, 2.06e-5]),
+                 64: (5.22e-12, 3.34e-11, [1.12e-15, 1.34e-15, 9.3e-16]), 128: (1e-17, 6.6e-17, [1e-17, 1e-17, 1e-17])}}
+SIZE = {16: (5261.0, 162080, 44), 32: (5261.0, 162080, 44), 64: (6409.0, 216720, 48), 128: (7673.0, 282380, 52)}
+
+
+def _robust_results(swap: bool) -> dict:
+    """Robust points as stored; swap=True files each horizon's uncorrected radii as the corrected ones and back:
+    a run in which the correction's mechanism is absent (and one in which the uncorrected network is robust)."""
+    out = {}
+    for corr in (True, False):
+        for T, (t, l2, r) in RADII[corr ^ swap].items():
+            a, p, w = SIZE[T]
+            out[(T, corr)] = {"result": {"T": T, "t_struct": t, "struct_l2": l2, "r_random": r, "alpha": a, "p": p, "w": w,
+                                         "d": 4 + int(math.log2(T)) + 2}}
+    return {"robust": out}
+
+
+def test_robustness_claims_fail_when_the_mechanism_is_absent():
+    """Issue 29's rule for a claim: it passes the faithful run and fails a run without the mechanism it is about
+    (the correction's T-independent radius for 7-polylog-random and 12-bound, the uncorrected collapse for the
+    other two); censored radii (at the float64 floor) are shown as bounds, not dropped."""
+    P = {"n_directions": 3}
+    ids = ("7-polylog-random", "12-bound", "7-collapse", "7-random-nocorr")
+    measure = {r.id: r.measure for r in rows.ROWS}
+    faithful, absent = _robust_results(False), _robust_results(True)
+    for i in ids:
+        assert measure[i](P, faithful).passed, i
+        assert not measure[i](P, absent).passed, i
+        assert next(r for r in rows.ROWS if r.id == i).kind == "claim"
+    collapse = measure["7-collapse"](P, faithful).measured
+    assert "$T$ = 128: ≤ 1e-15 (censored)" in collapse and "over 3 measured radii" in collapse
+    assert "sd over 3 directions" in measure["7-polylog-random"](P, faithful).measured
+    assert "sd over 3 directions" in measure["12-bound"](P, faithful).measured
+
+
+def test_every_threshold_says_whose_it_is():
+    """Every row's rule names the source of its numbers: the paper's, the book's calibration, or exact."""
+    for r in rows.ROWS:
+        assert any(w in r.expected for w in ("paper", "book", "exact", "no threshold", "known values")), r.id

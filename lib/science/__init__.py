@@ -1,4 +1,4 @@
 """The science the chapters compute with: task generators (`qstr`), batched models (`models`), the batched
 training engine (`engine`) and many one-layer Transformers trained at once (`batched_transformer`), explicit
-constructions (`a2`, `turing`, `tm_transformer`, `sparse_boolean`), statistics (`stats`) and
+constructions (`a2`, `turing`, `tm_transformer` with its runner `tm_run`, `sparse_boolean`), statistics (`stats`) and
 numerics (`numerics`). A chapter's lib hash covers every module here that its compute.py imports."""

@@ -1,7 +1,8 @@
 """The explicit-weight encoder-decoder Transformer of Theorem 4.1 (Wei, Chen, Ma), built from a machine's
-transition table and the horizon T, following the reading guide's implementation-ready spec (section 3.7) and its
-errata (3.6). Weights are tensors with a leading run axis R, so R perturbed or differently tempered copies of one
-construction run as one batched computation.
+transition table and the horizon T, following Section 4.2 and Appendix C (Lemmas C.1-C.8) of the paper, with the
+gaps this book fills (a pre-start state for step 0, P bits that can encode every position, left padding by c0
+blank cells, terminal states that write back and move right). Weights are tensors with a leading run axis R, so
+R perturbed or differently tempered copies of one construction run as one batched computation.
 
 Stream layout (width w = K + 4|A| + 4P + 5, K = states + the pre-start state, P bits per position code):
 st(K) sym1(A) sym2(A) pos1(P) pos2(P) pos3(P) scr1(A) scr2(A) scr3(P) f1 f2 tmp dirL dirR.
@@ -14,8 +15,11 @@ relu(3z - 1) - relu(3z - 2), the paper's 3 relu(z - 1/3) - 3 relu(z - 2/3) with 
 the same function with integer weights, so that binary activations stay exactly binary in floating point (1/3 is
 not a binary fraction, and 3 (1 - 1/3) - 3 (1 - 2/3) is 1 + 2^-52 with a fused multiply-add).
 
+This module builds the weights and measures their size; lib.science.tm_run runs them (attention, the teacher-forced
+check, the rollout, decoding).
+
     >>> from lib.science import turing; net = build(turing.counter(), T=64)
-    >>> trace = decode(net, rollout(net, [[]] * 1))        # the real autoregressive run
+    >>> size(net)["d"], size(net)["w"]                    # depth P + 4 and width K + 4|A| + 4P + 5
 """
 from __future__ import annotations
 
@@ -43,7 +47,7 @@ def unbits(b) -> np.ndarray:
 
 
 def n_bits(max_position: int) -> int:
-    """P = ceil(log2(max position + 1)) (guide 3.6, item 2: log2 T alone cannot encode T nor head cells)."""
+    """P = ceil(log2(max position + 1)): the paper's w_pos = ceil(log2 T) can encode neither T nor every head cell."""
     return max(1, math.ceil(math.log2(max_position + 1)))
 
 
@@ -250,205 +254,3 @@ def size(net: Net) -> dict:
     flat = torch.cat([v[0].reshape(-1) for v in net.params.values()]).double()
     return {"d": net.d, "w": net.w, "H": net.H, "P": net.P, "K": net.K, "A": net.A, "p": int(flat.numel()),
             "l1": float(flat.abs().sum()), "linf": float(flat.abs().max()), "nnz": int((flat != 0).sum())}
-
-
-# ---------------------------------------------------------------------------------------------- running
-def positions(net: Net, idx, dtype, device) -> torch.Tensor:
-    """beta(i): Bin(i) on pos1, zeros elsewhere; (len(idx), w)."""
-    out = torch.zeros(len(idx), net.w, dtype=dtype, device=device)
-    out[:, net.lay.sl["pos1"]] = torch.as_tensor(bits(np.asarray(idx), net.P), dtype=dtype, device=device)
-    return out
-
-
-def _check_inputs(net: Net, xs) -> None:
-    """The interpreter's checks of each input (symbols, and the head staying on the tape for T steps), so that the
-    Transformer never writes into a neighbouring field or wraps the head round: the same error on both sides.
-    Inputs are checked once per net; with c0 >= T the head cannot reach cell -1 and only the symbols are checked."""
-    seen = net.__dict__.setdefault("_checked", set())
-    for x in xs:
-        key = tuple(int(s) if turing._whole(s) else s for s in x)
-        if key in seen:
-            continue
-        turing.check_run(net.tm, list(x), net.T, net.c0)
-        if net.c0 < net.T:
-            turing.run(net.tm, list(x), net.T, net.c0)
-        seen.add(key)
-
-
-def encode_inputs(net: Net, xs) -> torch.Tensor:
-    """Encoder tokens E[:, x_j] + beta(j) of the left-padded inputs [blank]^c0 x, j = 1..c0+m: (R, B, c0+m, w).
-    All inputs of one call have the same length m."""
-    p = net.params
-    m = len(xs[0])
-    if any(len(x) != m for x in xs) or m > net.m_max:
-        raise turing.TMError(f"{net.tm.name}: inputs must share one length <= m_max={net.m_max}")
-    _check_inputs(net, xs)
-    toks = torch.tensor([[0] * net.c0 + list(x) for x in xs], device=p["E"].device)        # (B, Me)
-    emb = p["E"].transpose(1, 2)[:, toks]                                                    # (R, B, Me, w)
-    return emb + positions(net, range(1, net.c0 + m + 1), emb.dtype, emb.device)
-
-
-def attend(q, k, v, k0, v0, mask=None, beta=None, tol=1e-6, stats=None):
-    """Single-head attention with a null key/value, no scaling, no output projection. q (R,B,Nq,dk), k (R,B,Nk,dk),
-    v (R,B,Nk,w), k0 (R,dk), v0 (R,w), mask (Nq,Nk) True = visible. Hard-max (beta None): uniform average over the
-    keys within tol of the max; softmax: softmax(beta * scores), beta (R,). Returns sum_j weight_j v_j."""
-    s = torch.einsum("rbqk,rbnk->rbqn", q, k)
-    s0 = torch.einsum("rbqk,rk->rbq", q, k0)
-    s = torch.cat([s0[..., None], s], -1)
-    if mask is not None:
-        full = torch.cat([torch.ones_like(mask[:, :1]), mask], 1)
-        s = s.masked_fill(~full, float("-inf"))
-    if beta is None:
-        top = s.max(-1, keepdim=True).values
-        wts = (s >= top - tol).to(q.dtype)
-        wts = wts / wts.sum(-1, keepdim=True)
-        if stats is not None:
-            below = s.masked_fill(s >= top - tol, float("-inf")).max(-1).values
-            gap = (top[..., 0] - below)
-            finite = gap[torch.isfinite(gap)]
-            stats["gap"] = min(stats.get("gap", math.inf), float(finite.min()) if finite.numel() else math.inf)
-    else:
-        wts = torch.softmax(beta.to(s.dtype).view(-1, *([1] * (s.dim() - 1))) * s, -1)
-    vals = torch.cat([v0[:, None, None, :].expand(*v.shape[:2], 1, v.shape[-1]), v], -2)
-    out = torch.einsum("rbqn,rbnw->rbqw", wts, vals)
-    if stats is not None and beta is None:   # tied maximisers must carry identical values
-        spread = torch.einsum("rbqn,rbnw->rbqw", wts, vals * vals) - out * out   # variance of v over the ties
-        stats["tie_spread"] = max(stats.get("tie_spread", 0.0), float(spread.abs().max()))
-    return out, wts
-
-
-def _lin(W, b, x):
-    """x (R,B,N,w_in) @ W (R,out,w_in)^T + b (R,out)."""
-    return torch.einsum("row,rbnw->rbno", W, x) + b[:, None, None, :]
-
-
-def _ff(net: Net, l: int, x, p):
-    h = torch.relu(_lin(p["W1"][:, l], p["b1"][:, l], x))
-    z = torch.relu(_lin(p["W2"][:, l], p["b2"][:, l], h))
-    return torch.relu(_lin(p["W3"][:, l], p["b3"][:, l], z)) if net.correction else z
-
-
-def _zero(p, pre, l) -> bool:
-    return all(not bool(p[pre + k][:, l].any()) for k in ATTN)
-
-
-def layer(net: Net, l: int, x, hist, enc, mask, beta=None, tol=1e-6, stats=None, keep_attn=False):
-    """One decoder layer on queries x (R,B,Nq,w) with self-attention over hist (R,B,Nk,w) (mask (Nq,Nk)) and
-    encoder-decoder attention over enc (R,B,Me,w). An attention module whose parameters are all zero adds exactly
-    zero (scores tie, values vanish), so it is skipped."""
-    p, att = net.params, None
-    if not _zero(p, "s", l):
-        o, att = attend(_lin(p["sq_W"][:, l], p["sq_b"][:, l], x), _lin(p["sk_W"][:, l], p["sk_b"][:, l], hist),
-                        _lin(p["sv_W"][:, l], p["sv_b"][:, l], hist), p["sk0"][:, l], p["sv0"][:, l], mask, beta, tol, stats)
-        x = x + o
-    if not _zero(p, "c", l):
-        o, _ = attend(_lin(p["cq_W"][:, l], p["cq_b"][:, l], x), _lin(p["ck_W"][:, l], p["ck_b"][:, l], enc),
-                      _lin(p["cv_W"][:, l], p["cv_b"][:, l], enc), p["ck0"][:, l], p["cv0"][:, l], None, beta, tol, stats)
-        x = x + o
-    return _ff(net, l, x, p), (att if keep_attn else None)
-
-
-def reference_outputs(net: Net, traces) -> torch.Tensor:
-    """The invariant (C.2) of every o_i from the interpreter's traces: st = 1(z_i), sym1 = 1(a_i), pos2 = Bin(l_i),
-    zero elsewhere; (B, T+1, w)."""
-    p0 = net.params["h0"]
-    out = torch.zeros(len(traces), net.T + 1, net.w, dtype=p0.dtype, device=p0.device)
-    sl = net.lay.sl
-    for b, tr in enumerate(traces):
-        i = torch.arange(net.T + 1)
-        out[b, i, sl["st"].start + torch.as_tensor(tr.z)] = 1
-        out[b, i, sl["sym1"].start + torch.as_tensor(tr.a)] = 1
-        out[b, :, sl["pos2"]] = torch.as_tensor(bits(tr.l, net.P), dtype=p0.dtype, device=p0.device)
-    return out
-
-
-def teacher_forced(net: Net, xs, ref, chunk: int = 2048, hidden: bool = False, stats=None, keep_attn_layer=None):
-    """The parallel check: every position i gets the encoded reference o_{i-1} + beta(i) (h0 at i = 0) and all
-    T+1 positions run at once under a causal mask; returns the outputs (R, B, T+1, w). If every o_i equals the
-    reference, the autoregressive rollout equals it too (induction on i). Queries run in chunks of `chunk`.
-    hidden=True also returns every layer's output (d+1, R, B, T+1, w); keep_attn_layer: that layer's self-attention
-    weights (R, B, T+1, T+2)."""
-    p = net.params
-    N = net.T + 1
-    x = torch.cat([p["h0"][:, None, None, :].expand(net.R, len(xs), 1, net.w),
-                   ref[None, :, :-1].to(p["h0"].dtype).expand(net.R, -1, -1, -1)
-                   + positions(net, range(1, N), p["h0"].dtype, p["h0"].device)], 2)
-    enc = encode_inputs(net, xs)
-    causal = torch.ones(N, N, dtype=torch.bool, device=x.device).tril()
-    hs, att_keep = [x], None
-    for l in range(net.d):
-        outs, atts = [], []
-        for s in range(0, N, chunk):
-            o, a = layer(net, l, x[:, :, s:s + chunk], x, enc, causal[s:s + chunk], stats=stats,
-                         keep_attn=keep_attn_layer == l)
-            outs.append(o); atts.append(a)
-        x = torch.cat(outs, 2)
-        if keep_attn_layer == l and atts[0] is not None:
-            att_keep = torch.cat(atts, 2)
-        if hidden:
-            hs.append(x)
-    out = {"out": x}
-    if hidden:
-        out["hidden"] = torch.stack(hs)
-    if keep_attn_layer is not None:
-        out["attn"] = att_keep
-    return out
-
-
-def rollout(net: Net, xs, beta=None, tol=1e-6):
-    """The real autoregressive run: h_0 = h0, h_{i+1} = o_i + beta(i+1), each layer attending over its own inputs
-    at steps 0..i (per-layer caches of keys and values). beta: (R,) inverse temperatures for softmax attention
-    (None: hard-max). Returns the outputs (R, B, T+1, w) (teacher_forced has the attention and hidden states)."""
-    p = net.params
-    R, B, N, w = net.R, len(xs), net.T + 1, net.w
-    dt, dev = p["h0"].dtype, p["h0"].device
-    enc = encode_inputs(net, xs)
-    on_s = [not _zero(p, "s", l) for l in range(net.d)]
-    on_c = [not _zero(p, "c", l) for l in range(net.d)]
-    Ks = {l: torch.zeros(R, B, N, net.dk, dtype=dt, device=dev) for l in range(net.d) if on_s[l]}
-    Vs = {l: torch.zeros(R, B, N, w, dtype=dt, device=dev) for l in range(net.d) if on_s[l]}
-    Kc = {l: _lin(p["ck_W"][:, l], p["ck_b"][:, l], enc) for l in range(net.d) if on_c[l]}
-    Vc = {l: _lin(p["cv_W"][:, l], p["cv_b"][:, l], enc) for l in range(net.d) if on_c[l]}
-    outs = torch.zeros(R, B, N, w, dtype=dt, device=dev)
-    pos = positions(net, range(N + 1), dt, dev)
-    h = p["h0"][:, None, None, :].expand(R, B, 1, w)
-    for i in range(N):
-        for l in range(net.d):
-            if on_s[l]:
-                Ks[l][:, :, i:i + 1] = _lin(p["sk_W"][:, l], p["sk_b"][:, l], h)
-                Vs[l][:, :, i:i + 1] = _lin(p["sv_W"][:, l], p["sv_b"][:, l], h)
-                o, _ = attend(_lin(p["sq_W"][:, l], p["sq_b"][:, l], h), Ks[l][:, :, : i + 1], Vs[l][:, :, : i + 1],
-                              p["sk0"][:, l], p["sv0"][:, l], None, beta, tol)
-                h = h + o
-            if on_c[l]:
-                o, _ = attend(_lin(p["cq_W"][:, l], p["cq_b"][:, l], h), Kc[l], Vc[l], p["ck0"][:, l], p["cv0"][:, l],
-                              None, beta, tol)
-                h = h + o
-            h = _ff(net, l, h, p)
-        outs[:, :, i] = h[:, :, 0]
-        h = h + pos[i + 1]
-    return outs
-
-
-def decode(net: Net, out: torch.Tensor) -> dict:
-    """(z, a, l) of every o_i: argmax of st, argmax of sym1, Bin^{-1}(pos2 > 1/2); arrays (R, B, T+1)."""
-    sl = net.lay.sl
-    o = out.double().cpu()
-    return {"z": o[..., sl["st"]].argmax(-1).numpy(), "a": o[..., sl["sym1"]].argmax(-1).numpy(),
-            "l": unbits(o[..., sl["pos2"]].numpy())}
-
-
-def mismatches(net: Net, out: torch.Tensor, traces) -> np.ndarray:
-    """Steps i where the decoded (z_i, a_i, l_i) differs from the interpreter's, counted per (run, input): (R, B)."""
-    dec = decode(net, out)
-    ref = {k: np.stack([getattr(tr, k) for tr in traces])[None] for k in ("z", "a", "l")}
-    bad = (dec["z"] != ref["z"]) | (dec["a"] != ref["a"]) | (dec["l"] != ref["l"])
-    return bad.sum(-1)
-
-
-def first_mismatch(net: Net, out: torch.Tensor, traces) -> np.ndarray:
-    """The first step with a wrong decoded (z, a, l) per run (any input), T+1 where there is none: (R,)."""
-    dec = decode(net, out)
-    ref = {k: np.stack([getattr(tr, k) for tr in traces])[None] for k in ("z", "a", "l")}
-    bad = ((dec["z"] != ref["z"]) | (dec["a"] != ref["a"]) | (dec["l"] != ref["l"])).any(1)   # (R, T+1)
-    return np.where(bad.any(-1), bad.argmax(-1), bad.shape[-1])

@@ -1,7 +1,8 @@
-"""Single-tape Turing machines: an interpreter with the halting convention of the reading guide, and a catalogue.
+"""Single-tape Turing machines: an interpreter with the halting convention of this book, and a catalogue.
 
-Conventions (guide section 3.6): symbol 0 is the blank; the input x occupies cells c0+1 .. c0+m (the c0 cells to
-its left are blank, so two-way machines never fall off cell 0); the head starts at c0+1 in state `init`; every
+Conventions (this book's, where Section 4 and Appendix C of the paper leave them open): symbol 0 is the blank;
+the input x occupies cells c0+1 .. c0+m (the c0 cells to its left are blank, so two-way machines never fall off
+cell 0); the head starts at c0+1 in state `init`; every
 step applies S(z, a) = (z', u, q), writes u under the head and moves q = -1 or +1 (no "stay"). A terminal state
 (accept or reject) writes back what it reads and moves right, so the tape never changes after halting. The
 trace records, for i = 0..T, the state z_i, the symbol a_i under the head and the head cell l_i at the end of
@@ -128,7 +129,7 @@ def check_run(tm: TM, x, T, c0) -> None:
 
 
 def run(tm: TM, x, T: int, c0: int | None = None) -> Trace:
-    """Run tm on input x (symbols 1..n_sym-1) for T steps; the guide's conventions (module docstring). A head that
+    """Run tm on input x (symbols 1..n_sym-1) for T steps, with the conventions of the module docstring. A head that
     moves left of cell 0 is an error (TMError), never a wrap-around."""
     validate(tm)
     c0 = tm.offset(T) if c0 is None and _whole(T) else c0
@@ -160,7 +161,7 @@ def run(tm: TM, x, T: int, c0: int | None = None) -> Trace:
 
 
 def max_position(tm: TM, T: int, m: int, c0: int | None = None) -> int:
-    """The largest cell or time index a run of T steps can name: max(c0 + 1 + T, c0 + m, T) (guide 3.6, item 2)."""
+    """The largest cell or time index a run of T steps can name: max(c0 + 1 + T, c0 + m, T)."""
     c0 = tm.offset(T) if c0 is None else c0
     return max(c0 + 1 + T, c0 + m, T)
 
@@ -224,7 +225,8 @@ def counter() -> TM:
 
 
 def busy_beaver(n: int) -> TM:
-    """The busy beavers of the guide (H = halt, treated as accept), on a blank tape of symbols {0, 1}."""
+    """The busy beavers BB-2, BB-3 (the Sigma champion) and BB-4 (H = halt, treated as accept), on a blank tape of
+    symbols {0, 1}."""
     tables = {
         2: "A0 1RB, A1 1LB, B0 1LA, B1 1RH",
         3: "A0 1RB, A1 1RH, B0 0RC, B1 1RB, C0 1LC, C1 1LA",

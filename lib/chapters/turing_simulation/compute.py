@@ -15,9 +15,10 @@ Points (see `points`), each a frozen spec of exactly the parameters it depends o
 - precision: float16 / bfloat16 rollouts, and collisions of scalar position codes.
 - toy: the all-layer margin of Claim 3.5's product network with and without rounding.
 
-The margin searches and Claim 3.5's margins are in margins.py beside this module. This module is the computation
-only: what the page shows of the results (tables, claims, figures) is lib.chapters.turing_simulation.page (and
-figures.py), which no computation imports, so editing it leaves the stored points current.
+The robust, softmax and toy points (the margins: how far the construction is from failing) are defined and run in
+margins.py beside this module; this module lists every point and runs the others. It is the computation only: what
+the page shows of the results (tables, claims, figures) is lib.chapters.turing_simulation.page (and figures.py),
+which no computation imports, so editing it leaves the stored points current.
 
     >>> results = collect(points(P), Store("turing_simulation", "quick"), "cpu")
 """
@@ -29,16 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from lib.chapters.turing_simulation.margins import (
-    fail_scales,
-    rho_product_formula,
-    rho_product_numeric,
-    rho_rounded_dp,
-    smallest_failing,
-    structured_direction,
-    unit_direction,
-)
+from lib.chapters.turing_simulation.margins import RobustPoint, SoftmaxPoint, ToyPoint, inputs, run_robust, run_softmax, run_toy
 from lib.core.sweep import Point
+from lib.science import tm_run
 from lib.science import tm_transformer as tt
 from lib.science import turing as tu
 from lib.science.stats import seed_of
@@ -61,10 +55,6 @@ def _random_bounds(P: dict, names) -> dict:
     """The random-machine bounds, for a point that holds a random machine (None otherwise: not read)."""
     rand = any(n.startswith("random") for n in names)
     return {"k_max": P["random_k_max"] if rand else None, "sym_max": P["random_sym_max"] if rand else None}
-
-
-def _inputs(tm, T, n, seed):
-    return tu.inputs(tm, T, n, np.random.default_rng(seed_of(seed, "inputs", tm.name, T)))
 
 
 def check_params(P: dict) -> list[tuple[str, str]]:
@@ -105,12 +95,13 @@ def exact_spec(P: dict, names: list[str], T: int) -> ExactPoint:
 
 
 def check_machine(tm: tu.TM, T: int, xs, device, rollout: bool, chunk: int) -> dict:
-    """Every check of the guide's section 5 (items 1-3, 6) for one machine, horizon and input set."""
+    """Every exact-simulation measurement the claim rows 1-3 and 6 read (traces, lookups, bits, score gaps, theta_cls,
+    busy beavers) for one machine, horizon and input set."""
     traces = [tu.run(tm, x, T) for x in xs]
     net = tt.build(tm, T, device=device)
-    ref = tt.reference_outputs(net, traces)
+    ref = tm_run.reference_outputs(net, traces)
     stats = {}
-    tf = tt.teacher_forced(net, xs, ref, chunk=chunk, hidden=True, stats=stats)
+    tf = tm_run.teacher_forced(net, xs, ref, chunk=chunk, hidden=True, stats=stats)
     hid, out = tf["hidden"][:, 0], tf["out"]                      # (d+1, B, T+1, w)
     sl, Pb = net.lay.sl, net.P
     after = hid[3 + Pb].double().cpu().numpy()                   # after the last search layer
@@ -122,7 +113,7 @@ def check_machine(tm: tu.TM, T: int, xs, device, rollout: bool, chunk: int) -> d
     nonbinary = int(((h != 0) & (h != 1)).sum())
     # the tape, read back from the transformer: step i wrote sym2 at pos2 (layer 1 output)
     l1 = hid[1].double().cpu().numpy()
-    dec = tt.decode(net, out)
+    dec = tm_run.decode(net, out)
     steps, ones, tape_ok = [], [], []
     for b, tr in enumerate(traces):
         tape = {tr.c0 + 1 + j: s for j, s in enumerate(xs[b])}
@@ -136,7 +127,7 @@ def check_machine(tm: tu.TM, T: int, xs, device, rollout: bool, chunk: int) -> d
     halted = np.array([tr.halted for tr in traces])
     want = np.array([1.0 if tr.accepted else -1.0 for tr in traces])
     res = {"T": T, "P": Pb, "d": net.d, "w": net.w, "B": len(xs), "m": len(xs[0]),
-           "tf_mismatch": int(tt.mismatches(net, out, traces).sum()), "tf_bit_exact": bool((out[0] == ref).all()),
+           "tf_mismatch": int(tm_run.mismatches(net, out, traces).sum()), "tf_bit_exact": bool((out[0] == ref).all()),
            "nonbinary": nonbinary, "lookup_bad": lookup_bad, "gap": stats.get("gap", math.inf),
            "tie_spread": stats.get("tie_spread", 0.0),
            "max_overwrites": int(max(np.bincount(tr.wl[1:]).max() for tr in traces)),
@@ -145,8 +136,8 @@ def check_machine(tm: tu.TM, T: int, xs, device, rollout: bool, chunk: int) -> d
            "steps_tf": steps, "ones_tf": ones, "tape_bad": int(sum(not t for t in tape_ok)),
            "rollout": rollout, "ro_mismatch": 0, "ro_bit_exact": True}
     if rollout:
-        ro = tt.rollout(net, xs)
-        res["ro_mismatch"] = int(tt.mismatches(net, ro, traces).sum())
+        ro = tm_run.rollout(net, xs)
+        res["ro_mismatch"] = int(tm_run.mismatches(net, ro, traces).sum())
         res["ro_bit_exact"] = bool((ro[0] == ref).all())
     return res
 
@@ -155,7 +146,7 @@ def run_exact(spec: ExactPoint, device: str) -> dict:
     out = {}
     for name in spec.machines:
         tm = machine(name, spec.k_max, spec.sym_max)
-        xs = _inputs(tm, spec.T, spec.n_inputs, spec.seed)
+        xs = inputs(tm, spec.T, spec.n_inputs, spec.seed)
         out[name] = check_machine(tm, spec.T, xs, device, spec.rollout, spec.chunk)
         if name.startswith("random"):
             out[name].update(k=tm.n_states - 2, n_sym=tm.n_sym)
@@ -175,15 +166,15 @@ def run_anatomy(spec: AnatomyPoint, device: str) -> dict:
     """One run of the shown machine: every layer's stream at one step, the fetch attention, both space-time
     diagrams (the interpreter's tape and the tape read back from the transformer's writes)."""
     tm, T = tu.catalogue()[spec.machine], spec.T
-    xs = _inputs(tm, T, 1, spec.seed)
+    xs = inputs(tm, T, 1, spec.seed)
     tr = tu.run(tm, xs[0], T)
     net = tt.build(tm, T, device=device)
-    tf = tt.teacher_forced(net, xs, tt.reference_outputs(net, [tr]), hidden=True, keep_attn_layer=net.d - 1)
+    tf = tm_run.teacher_forced(net, xs, tm_run.reference_outputs(net, [tr]), hidden=True, keep_attn_layer=net.d - 1)
     hid = tf["hidden"][:, 0, 0].double().cpu().numpy()           # (d+1, T+1, w)
     gap = np.arange(T + 1) - tr.last
     gap[tr.last < 0] = -1
     step = int(np.argmax(gap))                                   # the step whose last write lies furthest back
-    dec = tt.decode(net, tf["out"])
+    dec = tm_run.decode(net, tf["out"])
     cells = sorted(set(tr.l.tolist()) | set(tr.wl.tolist()))
     lo, hi = min(cells), max(cells)
 
@@ -221,70 +212,6 @@ def run_sizes(spec: SizesPoint, device: str) -> dict:
     return {"rows": rows, "k": tm.n_states, "A": tm.n_sym}
 
 
-# ----------------------------------------------------------------------------------------------- robustness
-@dataclass(frozen=True)
-class RobustPoint:
-    """The smallest corrupting perturbation of one machine's construction at one horizon."""
-    machine: str               # catalogue name
-    T: int                     # horizon
-    correction: bool           # with the rounding correction layers
-    n_directions: int          # random unit directions (besides the structured one)
-    grid: int                  # grid points per refinement round
-    seed: int                  # seed of the input and the directions
-
-
-def run_robust(spec: RobustPoint, device: str) -> dict:
-    tm, T = tu.catalogue()[spec.machine], spec.T
-    xs = _inputs(tm, T, 1, spec.seed)
-    traces = [tu.run(tm, x, T) for x in xs]
-    net = tt.build(tm, T, correction=spec.correction, device=device)
-    gen = torch.Generator().manual_seed(seed_of(spec.seed, "directions", T, spec.correction))
-    dirs = [structured_direction(net)] + [unit_direction(net, gen) for _ in range(spec.n_directions)]
-    radius = smallest_failing(lambda g: fail_scales(net, dirs, g, xs, traces), 1e-17, 10.0, spec.grid, 3, len(dirs))
-    struct_norm = math.sqrt(float(net.params["W2"][0, 0].double().pow(2).sum()))
-    size = tt.size(net)
-    return {"T": T, "t_struct": radius[0], "struct_l2": radius[0] * struct_norm, "r_random": radius[1:],
-            "alpha": size["l1"], "p": size["p"], "w": size["w"], "d": size["d"]}
-
-
-@dataclass(frozen=True)
-class SoftmaxPoint:
-    """The smallest exact inverse temperature of one machine's construction at one horizon."""
-    machine: str               # catalogue name
-    T: int                     # horizon
-    correction: bool           # with the rounding correction layers
-    beta_max: float            # largest inverse temperature tried
-    grid: int                  # grid points per refinement round
-    seed: int                  # seed of the input
-
-
-def run_softmax(spec: SoftmaxPoint, device: str) -> dict:
-    """beta*: the smallest inverse temperature on a grid over [0.5, beta_max] from which every larger grid value
-    gives an exact decoded trace, refined between the grid points either side."""
-    tm, T = tu.catalogue()[spec.machine], spec.T
-    xs = _inputs(tm, T, 1, spec.seed)
-    traces = [tu.run(tm, x, T) for x in xs]
-    net = tt.build(tm, T, correction=spec.correction, device=device)
-
-    def ok(betas):
-        rep = net.replicate(len(betas))
-        out = tt.rollout(rep, xs, beta=torch.as_tensor(betas, dtype=torch.float64, device=device))
-        return tt.first_mismatch(net, out, traces) > T
-
-    grid = np.exp(np.linspace(np.log(0.5), np.log(spec.beta_max), spec.grid))
-    good = ok(grid)
-    tail = np.flip(np.logical_and.accumulate(np.flip(good)))     # good here and at every larger grid value
-    if not tail.any():
-        return {"T": T, "beta_star": math.inf}
-    k = int(tail.argmax())
-    if k == 0:
-        return {"T": T, "beta_star": float(grid[0])}
-    fine = np.linspace(grid[k - 1], grid[k], spec.grid)
-    g2 = ok(fine)
-    tail2 = np.flip(np.logical_and.accumulate(np.flip(g2)))
-    return {"T": T, "beta_star": float(fine[int(tail2.argmax())])}
-
-
 # ------------------------------------------------------------------------------------------------ precision
 @dataclass(frozen=True)
 class PrecisionPoint:
@@ -311,13 +238,13 @@ def run_precision(spec: PrecisionPoint, device: str) -> dict:
     runs = {}
     for name in spec.machines:
         tm = machine(name, spec.k_max, spec.sym_max)
-        xs = _inputs(tm, T, 1, spec.seed)
+        xs = inputs(tm, T, 1, spec.seed)
         traces = [tu.run(tm, x, T) for x in xs]
         for dt in spec.dtypes:
             net = tt.build(tm, T, device=device).to(dtype=DTYPES[dt])
-            ref = tt.reference_outputs(net, traces)
-            ro = tt.rollout(net, xs, tol=0.0)
-            runs[f"{name}/{dt}"] = {"mismatch": int(tt.mismatches(net, ro, traces).sum()),
+            ref = tm_run.reference_outputs(net, traces)
+            ro = tm_run.rollout(net, xs, tol=0.0)
+            runs[f"{name}/{dt}"] = {"mismatch": int(tm_run.mismatches(net, ro, traces).sum()),
                                     "bit_exact": bool((ro[0] == ref).all())}
     coll = {}
     for dt in spec.dtypes:
@@ -330,21 +257,6 @@ def run_precision(spec: PrecisionPoint, device: str) -> dict:
                          "Bin": n})                              # Bin(i) is a bit vector: distinct by construction
         coll[dt] = rows
     return {"runs": runs, "collisions": coll}
-
-
-# ------------------------------------------------------------------------------------------------------ toy
-@dataclass(frozen=True)
-class ToyPoint:
-    """Claim 3.5's margins at every depth."""
-    depths: tuple[int, ...]    # depths d
-    restarts: int              # SLSQP random starts per depth
-    seed: int                  # seed of the starts
-
-
-def run_toy(spec: ToyPoint, device: str) -> dict:
-    ds = list(spec.depths)
-    return {"depths": ds, "formula": rho_product_formula(ds),
-            "numeric": [rho_product_numeric(d, spec.restarts, spec.seed) for d in ds], "rounded": rho_rounded_dp(ds)}
 
 
 # ---------------------------------------------------------------------------------------------------- points

@@ -1,18 +1,29 @@
-"""The margins the turing_simulation chapter measures, as exact computations: the smallest perturbation of the
-construction's weights that corrupts a decoded trace (a batched grid search along given directions), and the
-all-layer margin of Claim 3.5's toy product network, with and without rounding.
+"""The margins the turing_simulation chapter measures: how far the construction is from failing. The smallest
+perturbation of its weights that corrupts a decoded trace (a batched grid search along given directions: the
+robustness points), the smallest inverse temperature at which softmax attention still gives exact traces (the
+softmax points), and the all-layer margin of Claim 3.5's toy product network, with and without rounding (the toy
+point). compute.py, beside it, lists these points with the exact-simulation ones.
 
     >>> rho_rounded_dp([1, 2, 16], grid=1001)   # about 0.5, 0.49, 0.49: rounding keeps the margin above 1/3
+    >>> run_robust(RobustPoint("counter", 32, True, 2, 16, 0), "cpu")["t_struct"]   # about 0.38
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from lib.science import tm_run
 from lib.science import tm_transformer as tt
+from lib.science import turing as tu
 from lib.science.stats import seed_of
+
+
+def inputs(tm, T, n, seed):
+    """n inputs of machine tm for horizon T, drawn from the seed (the same for every point that asks)."""
+    return tu.inputs(tm, T, n, np.random.default_rng(seed_of(seed, "inputs", tm.name, T)))
 
 
 # ----------------------------------------------------------------------------------------- trace corruption
@@ -39,8 +50,8 @@ def fail_scales(net, dirs, scales, xs, traces, beta=None):
     for k, v in rep.params.items():
         delta = torch.stack([dirs[i][k][0] for i in range(D) for _ in range(G)])
         params[k] = v + s.view(-1, *([1] * (v.dim() - 1))).to(v) * delta
-    out = tt.rollout(rep.with_params(params), xs, beta=beta)
-    return (tt.first_mismatch(net, out, traces) <= net.T).reshape(D, G)
+    out = tm_run.rollout(rep.with_params(params), xs, beta=beta)
+    return (tm_run.first_mismatch(net, out, traces) <= net.T).reshape(D, G)
 
 
 def smallest_failing(fail, lo, hi, G, rounds, D):
@@ -67,6 +78,69 @@ def smallest_failing(fail, lo, hi, G, rounds, D):
                 a[i], b[i] = grid[i, k - 1], grid[i, k]
         a, b = np.where(active, a, lo), np.where(active, b, hi)
     return res
+
+
+@dataclass(frozen=True)
+class RobustPoint:
+    """The smallest corrupting perturbation of one machine's construction at one horizon."""
+    machine: str               # catalogue name
+    T: int                     # horizon
+    correction: bool           # with the rounding correction layers
+    n_directions: int          # random unit directions (besides the structured one)
+    grid: int                  # grid points per refinement round
+    seed: int                  # seed of the input and the directions
+
+
+def run_robust(spec: RobustPoint, device: str) -> dict:
+    tm, T = tu.catalogue()[spec.machine], spec.T
+    xs = inputs(tm, T, 1, spec.seed)
+    traces = [tu.run(tm, x, T) for x in xs]
+    net = tt.build(tm, T, correction=spec.correction, device=device)
+    gen = torch.Generator().manual_seed(seed_of(spec.seed, "directions", T, spec.correction))
+    dirs = [structured_direction(net)] + [unit_direction(net, gen) for _ in range(spec.n_directions)]
+    radius = smallest_failing(lambda g: fail_scales(net, dirs, g, xs, traces), 1e-17, 10.0, spec.grid, 3, len(dirs))
+    struct_norm = math.sqrt(float(net.params["W2"][0, 0].double().pow(2).sum()))
+    size = tt.size(net)
+    return {"T": T, "t_struct": radius[0], "struct_l2": radius[0] * struct_norm, "r_random": radius[1:],
+            "alpha": size["l1"], "p": size["p"], "w": size["w"], "d": size["d"]}
+
+
+@dataclass(frozen=True)
+class SoftmaxPoint:
+    """The smallest exact inverse temperature of one machine's construction at one horizon."""
+    machine: str               # catalogue name
+    T: int                     # horizon
+    correction: bool           # with the rounding correction layers
+    beta_max: float            # largest inverse temperature tried
+    grid: int                  # grid points per refinement round
+    seed: int                  # seed of the input
+
+
+def run_softmax(spec: SoftmaxPoint, device: str) -> dict:
+    """beta*: the smallest inverse temperature on a grid over [0.5, beta_max] from which every larger grid value
+    gives an exact decoded trace, refined between the grid points either side."""
+    tm, T = tu.catalogue()[spec.machine], spec.T
+    xs = inputs(tm, T, 1, spec.seed)
+    traces = [tu.run(tm, x, T) for x in xs]
+    net = tt.build(tm, T, correction=spec.correction, device=device)
+
+    def ok(betas):
+        rep = net.replicate(len(betas))
+        out = tm_run.rollout(rep, xs, beta=torch.as_tensor(betas, dtype=torch.float64, device=device))
+        return tm_run.first_mismatch(net, out, traces) > T
+
+    grid = np.exp(np.linspace(np.log(0.5), np.log(spec.beta_max), spec.grid))
+    good = ok(grid)
+    tail = np.flip(np.logical_and.accumulate(np.flip(good)))     # good here and at every larger grid value
+    if not tail.any():
+        return {"T": T, "beta_star": math.inf}
+    k = int(tail.argmax())
+    if k == 0:
+        return {"T": T, "beta_star": float(grid[0])}
+    fine = np.linspace(grid[k - 1], grid[k], spec.grid)
+    g2 = ok(fine)
+    tail2 = np.flip(np.logical_and.accumulate(np.flip(g2)))
+    return {"T": T, "beta_star": float(fine[int(tail2.argmax())])}
 
 
 # ------------------------------------------------------------------------------------------ Claim 3.5's toy
@@ -115,3 +189,17 @@ def rho_rounded_dp(depths, grid: int = 2001) -> np.ndarray:
         if converged:
             break
     return np.array([out[k] for k in depths])
+
+
+@dataclass(frozen=True)
+class ToyPoint:
+    """Claim 3.5's margins at every depth."""
+    depths: tuple[int, ...]    # depths d
+    restarts: int              # SLSQP random starts per depth
+    seed: int                  # seed of the starts
+
+
+def run_toy(spec: ToyPoint, device: str) -> dict:
+    ds = list(spec.depths)
+    return {"depths": ds, "formula": rho_product_formula(ds),
+            "numeric": [rho_product_numeric(d, spec.restarts, spec.seed) for d in ds], "rounded": rho_rounded_dp(ds)}

@@ -1,0 +1,332 @@
+"""The turing_simulation claim check (`ROWS`): what Theorem 4.1, Theorem D.6 and Claim 3.5 of Wei, Chen, Ma imply
+for the explicit construction, every number from this run's points (read.py). Each measure(P, results) returns its
+row's Verdict.
+
+Kinds. A `check` holds by construction: the weights are integers, the activations bits and the scores integers, so
+the exact traces, the lookups, the score gap, the sizes and norms, the correction's radius 1/3 along the structured
+direction, the low-precision runs and the toy margins follow from the construction (or from floating-point
+arithmetic) and only a bug breaks them. A `claim` is a measurement that fails when the mechanism it is about is
+absent: with the rounding correction removed, the corrupting radius collapses exponentially in T, which fails
+7-polylog-random and 12-bound (a unit test feeds them the uncorrected radii), and the uncorrected rows fail if the
+uncorrected network does not collapse.
+
+Thresholds. Each row's rule says whose number it is: "paper" (a constant of the paper's statements, e.g. the round's
+1/3 of Proposition 3.4) or "book's calibration" (a margin this book chose, with its reason beside the constant).
+Where a row reads the random directions (the seeds of the robustness points), its measured text gives its margin
+in units of the spread over directions.
+
+    >>> rows = claims(P, results)      # one dict per row this run can measure
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lib.chapters.turing_simulation.read import bound, exact_rows, robust_arrays, size_rows, softmax_arrays
+from lib.core.claims import Row, Verdict, evaluate
+from lib.science import turing as tu
+from lib.science.stats import loglog_slope
+
+CAL = "calibration, this book"   # values of an independent implementation made for this book, not the paper's
+POLYLOG_DEGREE = 3    # book's calibration: a low power of log T; e^{-cT} with c = 0.1 over T = 16..128 fits p of about 20
+FLOOR = 1e-15         # book's: a relative perturbation below this leaves weights of size 1 to 3 unchanged in float64
+                      # (eps = 2.2e-16), so a radius at or below it is censored (the unperturbed network already fails)
+NOCORR_MAX = 1e-4     # book's calibration: far below the corrected radii (about 1 to 2), above the float64 floor
+BOUND_SLOPE = 6       # book's calibration: log n_hat against log log T; alpha^2 log p alone gives about 3
+COLLAPSE_R2 = 0.9     # book's calibration: ln t* linear in T (an exponential collapse), not just falling
+
+
+def _fit(x, y):
+    c = np.polyfit(x, y, 1)
+    pred = np.polyval(c, x)
+    ss = float(((y - y.mean()) ** 2).sum())
+    return c, (1 - float(((y - pred) ** 2).sum()) / ss) if ss > 0 else 1.0
+
+
+def _sd_margin(gap: float, per_seed) -> str:
+    """'margin k sd' for a statistic `gap` away from its threshold, in units of the spread of its per-direction
+    values (sample sd over the finite ones); '' with fewer than two."""
+    v = np.asarray(per_seed, float)
+    v = v[np.isfinite(v)]
+    if len(v) < 2 or not np.std(v, ddof=1) > 0:
+        return ""
+    return f"; margin {gap / np.std(v, ddof=1):.1f} sd over {len(v)} directions"
+
+
+# ------------------------------------------------------------------------------------------- exact (checks)
+def _exact(P, results):
+    rows = exact_rows(results)
+    n_runs = sum(r["runs"] * r["inputs"] // max(r["runs"], 1) for r in rows)
+    tf, ro = sum(r["tf_mismatch"] for r in rows), sum(r["ro_mismatch"] for r in rows)
+    n_rand = max((r["runs"] for r in rows if r["name"] == "random"), default=0)
+    Ts = sorted({r["T"] for r in rows})
+    bit = all(r["tf_bit_exact"] and r["ro_bit_exact"] for r in rows)
+    return Verdict(f"{tf} teacher-forced and {ro} rollout mismatches over {sum(r['steps'] for r in rows):,} steps of "
+                   f"{n_runs} runs; bit-equal: {bit}", tf == 0 and ro == 0 and bit, paper=f"0 ({CAL})",
+                   where=f"{len(P['machines'])} catalogue machines and {n_rand} random machines, $T$ = {Ts[0]} to {Ts[-1]}")
+
+
+def _lookup(P, results):
+    rows = exact_rows(results)
+    lk, ow = sum(r["lookup_bad"] for r in rows), max(r["max_overwrites"] for r in rows)
+    return Verdict(f"{lk} errors; most overwritten cell: {ow} writes", lk == 0 and ow >= 10, paper="exact (Claims C.4-C.5)")
+
+
+def _binary(P, results):
+    nb = sum(r["nonbinary"] for r in exact_rows(results))
+    return Verdict(f"{nb} non-binary values", nb == 0, paper="all in {0, 1}")
+
+
+def _gap(P, results):
+    rows = exact_rows(results)
+    gap, spread = min(r["gap"] for r in rows), max(r["tie_spread"] for r in rows)
+    return Verdict(f"min gap {gap:.6g}, max spread {spread:.1e}", gap >= 1 - 1e-9 and spread < 1e-9,
+                   paper="gap 1 (integer scores)")
+
+
+def _cls(P, results):
+    rows = exact_rows(results)
+    halted, cb = sum(r["halted"] for r in rows), sum(r["cls_bad"] for r in rows)
+    return Verdict(f"{cb} errors over {halted} halting runs", cb == 0 and halted > 0, paper="±1 on accept/reject")
+
+
+def _busy_beaver(P, results):
+    bb = {}
+    for (name, T), rec in results["exact"].items():
+        if name in tu.BB_KNOWN and T > tu.BB_KNOWN[name][0]:
+            m = rec["result"]["machines"][name]
+            bb[name] = (m["steps_interp"][0], m["ones_interp"][0], m["steps_tf"][0], m["ones_tf"][0])
+    ok = bool(bb) and all(v[:2] == tu.BB_KNOWN[n] and v[2:] == tu.BB_KNOWN[n] for n, v in bb.items())
+    return Verdict("; ".join(f"{n}: {v[0]}/{v[1]} and {v[2]}/{v[3]}" for n, v in sorted(bb.items()))
+                   or "no T above the halting step", ok,
+                   paper=", ".join(f"{n}: {s}/{o}" for n, (s, o) in tu.BB_KNOWN.items()))
+
+
+# ------------------------------------------------------------------------------------- sizes (checks)
+def _depth_width(P, results):
+    sr = size_rows(results)
+    k, A = results["sizes"]["result"]["k"], results["sizes"]["result"]["A"]
+    ok = all(r["d"] == r["P"] + 4 and r["w"] == (k + 1) + 4 * A + 4 * r["P"] + 5 for r in sr)
+    return Verdict(f"$d$ {sr[0]['d']} → {sr[-1]['d']}, $w$ {sr[0]['w']} → {sr[-1]['w']}; formulas hold: {ok}", ok,
+                   paper=r"$d \sim \log T$, $w \gtrsim k\lvert A\rvert + \log T$",
+                   where=f"{P['size_machine']}, $T = 2^{{{int(math.log2(sr[0]['T']))}}}$ to "
+                         f"$2^{{{int(math.log2(sr[-1]['T']))}}}$")
+
+
+def _params(P, results):
+    sr = size_rows(results)
+    ratio = sr[-1]["p"] / sr[0]["p"]
+    return Verdict(f"$p$ {sr[0]['p']:,} → {sr[-1]['p']:,} (×{ratio:.1f})", ratio < 100,
+                   paper=f"$p = O(dw^2)$; about 20× ({CAL})",
+                   expected=r"$p(T_{max})/p(T_{min}) \ll T_{max}/T_{min}$" + f" = {sr[-1]['T'] // sr[0]['T']:,} "
+                            "(below 100: book's calibration)")
+
+
+def _norms(P, results):
+    sr = size_rows(results)
+    Pb, l1 = np.array([r["P"] for r in sr], float), np.array([r["l1"] for r in sr])
+    c2 = np.polyfit(Pb, l1, 2)
+    r2 = 1 - float(((l1 - np.polyval(c2, Pb)) ** 2).sum()) / float(((l1 - l1.mean()) ** 2).sum())
+    linf_ok = all(r["linf"] == 2 * r["P"] - 1 for r in sr)
+    return Verdict(f"$\\lVert\\theta\\rVert_1$ = {c2[0]:.1f} $P^2$ + {c2[1]:.0f} $P$ + {c2[2]:.0f} ($R^2$ = {r2:.4f}); "
+                   f"$\\lVert\\theta\\rVert_\\infty = 2P - 1$: {linf_ok}", r2 > 0.99 and c2[0] >= 0 and linf_ok,
+                   paper=r"$\alpha = O(k\lvert A\rvert + \log T\,(k + \lvert A\rvert + \log T))$")
+
+
+# ------------------------------------------------------------------------------------------- robustness
+def _flat_structured(P, results):
+    a = robust_arrays(results, True)
+    return Verdict(", ".join(f"$T$ = {T}: {t:.3f}" for T, t in zip(a["T"], a["t"])), bool(np.all(a["t"] >= 1 / 3)),
+                   paper=f"about 0.37 ({CAL})")
+
+
+def _polylog_p(T, r) -> float:
+    """p of r = c (ln T)^-p, least squares over the T with a finite positive r; NaN with fewer than two."""
+    return -loglog_slope(np.log(np.asarray(T, float)), r)
+
+
+def _polylog_random(P, results):
+    """Theorem 4.1 bounds the margin below by 1/poly(k, |A|, log T): fit r = c (ln T)^-p to the median radii. An
+    exponential collapse in T (as without correction) gives p far above any low degree over this range of T. A
+    direction that nothing up to the search's largest scale corrupts is censored above (inf): it enters the median
+    as the largest value and leaves its own per-direction fit."""
+    a = robust_arrays(results, True)
+    med = np.median(a["r"], axis=1)
+    fin = np.isfinite(med) & (med > 0)
+    p = _polylog_p(a["T"][fin], med[fin])
+    per = [_polylog_p(a["T"], a["r"][:, j]) for j in range(a["r"].shape[1]) if np.all(np.isfinite(a["r"][:, j]))]
+    cens = int(np.isinf(a["r"]).sum())
+    text = (f"{', '.join(f'{m:.3g}' for m in med)} (max/min {float(med[fin].max() / med[fin].min()):.2f}); fitted $p$ = "
+            f"{p:.2f}" if fin.sum() >= 2 else "fewer than two horizons with a finite median radius")
+    text += _sd_margin(POLYLOG_DEGREE - p, per) + (f"; {cens} radii censored above (nothing up to 10 corrupts)" if cens else "")
+    return Verdict(text, bool(p <= POLYLOG_DEGREE), paper=f"1.7 to 2.5 at every $T$ ({CAL})",
+                   where=f"{P['n_directions']} directions")
+
+
+def _collapse(P, results):
+    """ln t* against T without correction. A radius at or below FLOOR is censored (the unperturbed network already
+    fails there, or the perturbation is below float64 resolution): it is kept as the bound t* <= FLOOR and must lie
+    at larger T than every measured radius, as a collapse predicts; the fit runs over the measured ones."""
+    a = robust_arrays(results, False)
+    ok = np.isfinite(a["t"]) & (a["t"] > FLOOR)
+    slope, r2 = float("nan"), float("nan")
+    if ok.sum() >= 2:
+        (slope, _), r2 = _fit(a["T"][ok].astype(float), np.log(a["t"][ok]))
+    cens = a["T"][~ok & (a["t"] <= FLOOR)]
+    after = bool(not len(cens) or (ok.any() and cens.min() > a["T"][ok].max()))
+    text = ", ".join(f"$T$ = {T}: {t:.1e}" if t > FLOOR else f"$T$ = {T}: ≤ {FLOOR:.0e} (censored)"
+                     for T, t in zip(a["T"], a["t"]))
+    return Verdict(text + f"; slope {slope:.3f}, $R^2$ {r2:.3f} over {int(ok.sum())} measured radii",
+                   bool(slope < 0 and r2 > COLLAPSE_R2 and after), paper=f"slope about -0.35 per step ({CAL})")
+
+
+def _random_nocorr(P, results):
+    """Every uncorrected random-direction radius below NOCORR_MAX; the margin is that of the worst direction at the
+    worst T, in decades, over the spread of log10 r across directions there."""
+    a = robust_arrays(results, False)
+    r0 = np.max(a["r"], axis=1)
+    worst = int(np.argmax(r0))
+    logs = np.log10(np.clip(a["r"][worst], FLOOR, None))
+    text = ", ".join(f"$T$ = {T}: {r:.1e}" if r > FLOOR else f"$T$ = {T}: ≤ {FLOOR:.0e} (censored)" for T, r in zip(a["T"], r0))
+    margin = _sd_margin(math.log10(NOCORR_MAX) - logs.max(), logs)
+    text += margin + (f" of $\\log_{{10}} r$ at $T$ = {a['T'][worst]}" if margin else "")
+    return Verdict(text, bool(np.all(r0 < NOCORR_MAX)), paper=f"$< 10^{{-4}}$ ({CAL})")
+
+
+# ------------------------------------------------------------------------------------------------ softmax
+def _beta(P, results):
+    T, b = softmax_arrays(results, True)
+    fin = np.isfinite(b)
+    slope = np.polyfit(np.log(T[fin]), b[fin], 1)[0] if fin.sum() >= 2 else float("nan")
+    room = float(np.min(np.log(3 * (T + 1)) - b))
+    return Verdict(", ".join(f"$T$ = {t}: {v:.2f}" for t, v in zip(T, b)) + f"; slope {slope:.2f}; "
+                   f"smallest room below $\\ln(3(T+1))$: {room:.2f}",
+                   bool(room >= 0) and 0.5 <= slope <= 1.5, paper=r"$\beta^* \approx \ln T - 0.7$" + f" ({CAL})")
+
+
+def _beta_nocorr(P, results):
+    (_, bc), (Tn, bn) = softmax_arrays(results, True), softmax_arrays(results, False)
+    return Verdict(", ".join(f"$T$ = {T}: {'none' if not np.isfinite(b) else f'{b:.1f}'}" for T, b in zip(Tn, bn)),
+                   bool(np.all(bn > bc)), paper=f"15, 26, 39 at $T$ = 32, 64, 128; none ≤ 60 from 256 ({CAL})")
+
+
+# -------------------------------------------------------------------------------------------- precision
+def _low_precision(P, results):
+    runs = results["precision"]["result"]["runs"]
+    bad = [k for k, v in runs.items() if not (v["bit_exact"] and v["mismatch"] == 0)]
+    return Verdict(f"{len(runs) - len(bad)} of {len(runs)} runs bit-exact", not bad,
+                   paper=f"exact ({CAL}: float16 at $T$ = 512)", where=f"$T$ = {P['precision_T']}")
+
+
+def _scalar_codes(P, results):
+    bf = results["precision"]["result"]["collisions"]["bfloat16"]
+    first = lambda key: next((r["T"] for r in bf if r[key] < r["T"]), None)
+    t_iT, t_inv = first("i/T"), first("1/i")
+    return Verdict(f"$i/T$: first collision at $T$ = {t_iT}; $1/i$: at $T$ = {t_inv}", t_iT is not None and t_iT <= 1024,
+                   paper=f"384 of 512 distinct at $T$ = 512 ({CAL})")
+
+
+# -------------------------------------------------------------------------------------------------- toy
+def _toy(P, results):
+    return {k: np.array(results["toy"]["result"][k], float) for k in ("depths", "numeric", "formula", "rounded")}
+
+
+def _toy_product(P, results):
+    t = _toy(P, results)
+    err = float(np.max(np.abs(t["numeric"] / t["formula"] - 1)))
+    big = t["depths"] >= 4
+    slope = loglog_slope(t["depths"][big], t["numeric"][big])
+    return Verdict(f"max relative error {err:.1e}; slope {slope:.3f} ($d$ ≥ 4)", err < 0.01 and -0.6 < slope < -0.4,
+                   paper=r"$\rho \le 3/\sqrt d$ (paper)")
+
+
+def _toy_rounded(P, results):
+    t = _toy(P, results)
+    rnd = t["rounded"]
+    return Verdict(f"$\\rho(1)$ = {rnd[0]:.4f}, min over $d$ {rnd.min():.4f}, $\\rho({int(t['depths'][-1])})$ = {rnd[-1]:.4f}",
+                   bool(np.all(rnd >= 1 / 3) and rnd[-1] >= rnd[0] - 0.1), paper=r"$\rho \ge 1/3$ (paper)")
+
+
+# ------------------------------------------------------------------------------------------------ bound
+def _bound(P, results):
+    """The slope of log n_hat against log log T, n_hat from the smallest radius over every direction; its spread
+    from n_hat per random direction (gamma_j = min(structured, direction j)). The VC proxy w T is shown beside it,
+    not tested: its growth in T follows from its formula."""
+    b = bound(results)
+    slope = loglog_slope(np.log2(b["T"]), b["n_hat"])   # over the finite n_hat; NaN with fewer than two
+    a = robust_arrays(results, True)
+    per = [loglog_slope(np.log2(a["T"]), a["alpha"] ** 2 * np.log(a["p"]) / np.fmin(a["l2"], a["r"][:, j]) ** 2)
+           for j in range(a["r"].shape[1])]
+    vc = loglog_slope(b["T"], b["vc"])
+    return Verdict(f"$\\hat n$ {b['n_hat'][0]:.2e} → {b['n_hat'][-1]:.2e}, slope {slope:.2f} in $\\log\\log T$"
+                   + _sd_margin(BOUND_SLOPE - slope, per) + f" (VC proxy $wT$: slope {vc:.2f} in $\\log T$, not tested)",
+                   bool(slope <= BOUND_SLOPE), paper=r"$\mathrm{poly}(k, \lvert A\rvert, \log T)$")
+
+
+BOOK = "book's calibration"
+ROWS = [
+    Row("1-exact", "check", "Theorem 4.1", "decoded $(z, a, l)$ equals the interpreter's at every step",
+        "0 mismatches (teacher-forced and rollout), outputs bit-equal to the invariant (C.2): exact, as the proof has it",
+        _exact),
+    Row("2-lookup", "check", "Claims C.4-C.5", r"after the search, `scr3` $= \mathrm{Bin}(i')$ (last write to the new head "
+        r"cell), `f1` $= \mathbb 1(i' \text{ exists})$, `f2` $= \mathbb 1(\text{cell in the input})$, against the "
+        "interpreter's last-write table", f"0 errors (exact), with cells overwritten ≥ 10 times ({BOOK}: deep histories)",
+        _lookup),
+    Row("3-binary", "check", "Theorem 4.1 (App. C)", "every activation of every layer at every step is exactly 0 or 1",
+        "0 non-binary values (exact)", _binary),
+    Row("3-gap", "check", "Claims C.4-C.6", "hard-max attention: max score minus the best non-tied score, over all "
+        "attention calls; tied maximisers carry identical values",
+        f"gap ≥ 1 (paper: integer scores), value spread over ties 0 ($< 10^{{-9}}$: {BOOK}, float64 rounding)", _gap),
+    Row("1-cls", "check", "Theorem 4.1", r"$\theta_{cls} \cdot o_T = 2G(x) - 1$ on every run that halts within $T$",
+        "0 errors (exact)", _cls),
+    Row("6-busy-beaver", "check", "Theorem 4.1", "busy beavers: steps and ones from the interpreter and read back from "
+        "the transformer (halting step of the decoded state; the tape rebuilt from its writes)", "the known values, exactly",
+        _busy_beaver),
+    Row("4-depth-width", "check", "Theorem 4.1", "depth and width of the construction",
+        r"$d = P + 4$ and $w = K + 4\lvert A\rvert + 4P + 5$ exactly ($P$ bits per position)", _depth_width),
+    Row("4-params", "check", "Theorem 4.1", "dense parameter count $p$ grows polylogarithmically in $T$",
+        rf"$p(T_{{max}})/p(T_{{min}}) \ll T_{{max}}/T_{{min}}$ (below 100: {BOOK})", _params),
+    Row("5-norms", "check", "Theorem 4.1", r"$\lVert\theta\rVert_1$ is quadratic in $P = \log T$; "
+        r"$\lVert\theta\rVert_\infty = 2P - 1$ (the fetch null key)",
+        rf"quadratic fit $R^2 > 0.99$ ({BOOK}) with leading coefficient ≥ 0; $\lVert\theta\rVert_\infty = 2P - 1$ at every $T$",
+        _norms),
+    Row("7-flat-structured", "check", "Theorem D.6, Proposition 3.4", "with correction: the smallest corrupting scale "
+        "$t^*$ of the transition layer's output, at every $T$ (it follows from the round: $1 - t$ rounds back to 1 "
+        "while $t \\le 1/3$)", r"$t^* \ge 1/3$ at every $T$ (paper: the round's threshold 2/3)", _flat_structured),
+    Row("7-polylog-random", "claim", "Theorem 4.1 (margin at least $1/\\mathrm{poly}(k, \\lvert A\\rvert, \\log T)$)",
+        r"with correction: the smallest corrupting $\lVert\delta\rVert_2$ along random unit directions (median) "
+        r"falls at most like a low power of $\log T$",
+        rf"$r \propto (\ln T)^{{-p}}$ with $p \le {POLYLOG_DEGREE}$ ({BOOK}: a low degree; without correction $p \gg 3$)",
+        _polylog_random),
+    Row("7-collapse", "claim", "Claim 3.5", r"without correction: $\ln t^*$ against $T$ (radii at or below the float64 floor "
+        "$10^{-15}$ are censored bounds)", f"linear with negative slope, $R^2 > {COLLAPSE_R2}$ ({BOOK}): an exponential "
+        "collapse; censored radii only beyond the measured ones", _collapse),
+    Row("7-random-nocorr", "claim", "Claim 3.5", r"without correction: the smallest corrupting $\lVert\delta\rVert_2$ "
+        "along random directions", f"$< 10^{{-4}}$ at every $T$ ({BOOK}: the corrected radius is about 1 to 2)",
+        _random_nocorr),
+    Row("8-beta", "claim", "hypothesis (this book)", r"softmax with correction: the smallest inverse temperature "
+        r"$\beta^*$ with exact traces", r"$\beta^* \le \ln(3(T+1))$ at every $T$ (book: $T+1$ competitors, each "
+        rf"$e^{{-\beta}}$, below the round's 1/3); slope of $\beta^*$ against $\ln T$ in [0.5, 1.5] ({BOOK})", _beta),
+    Row("8-beta-nocorr", "claim", "hypothesis (this book)", r"softmax without correction: $\beta^*$ is larger at every "
+        "$T$ (none: no $\\beta$ ≤ `beta_max` works, a censored bound)",
+        r"$\beta^*$(no correction) > $\beta^*$(correction) at every $T$ (no threshold)", _beta_nocorr),
+    Row("9-low-precision", "check", "Theorem 4.1 (precision)", "hard-max construction in float16 and bfloat16, real "
+        "rollout", "bit-exact outputs on every run (exact: integer weights, bit activations)", _low_precision),
+    Row("9-scalar-codes", "check", "Theorem 4.1 (precision)", "scalar position codes $i/T$ and $1/i$ in bfloat16: the "
+        r"first $T$ with two positions sharing a code ($\mathrm{Bin}(i)$ never collides)",
+        rf"$i/T$ collides for some $T \le 1024$ ({BOOK}; bfloat16 has 8 significant bits)", _scalar_codes),
+    Row("10-toy-product", "check", "Claim 3.5", r"Claim 3.5 without rounding: numerical $\rho$ of $(\prod_i W_i)x - 1/2$ "
+        r"against $\sqrt d\,(1 - 2^{-1/d})$", f"within 1% at every depth; log-log slope in (-0.6, -0.4) ({BOOK}, "
+        "around the formula's -1/2)", _toy_product),
+    Row("10-toy-rounded", "check", "Claim 3.5", "Claim 3.5 with rounding (exact dynamic programme over layers)",
+        rf"$\rho \ge 1/3$ at every depth (paper), and no decay: $\rho(d_{{max}}) \ge \rho(1) - 0.1$ ({BOOK})", _toy_rounded),
+    Row("12-bound", "claim", "Lemma 2.4", r"$\hat n = \alpha^2\log p/\hat\gamma^2$ against $\log T$ (a bound's value, not "
+        "a measured sample complexity)",
+        rf"$\log\hat n$ against $\log\log T$ has slope ≤ {BOUND_SLOPE} ({BOOK}: $\alpha^2\log p$ alone gives about 3)",
+        _bound),
+]
+
+
+def claims(P: dict, results: dict) -> list[dict]:
+    return evaluate(ROWS, P, results)
