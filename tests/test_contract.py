@@ -31,6 +31,31 @@ def test_every_chapter_is_in_the_toc_and_every_toc_chapter_has_a_source():
     assert sorted(runner.toc_chapters()) == CHAPTERS
 
 
+def test_toc_parts_name_their_papers_in_the_order_the_intro_tells_them():
+    """A part's caption is its paper's authors, year and short title (a reader knows no "Seed 000"), and the parts
+    come in the order in which book/intro.md cites the papers."""
+    import re
+
+    parts = [p for p in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"] if p["caption"] != "About this build"]
+    bib = (ROOT / "book" / "references.bib").read_text()
+    intro = (ROOT / "book" / "intro.md").read_text()
+    cited = []
+    for key in re.findall(r"\{cite:t\}`([^`]+)`", intro):
+        if key not in cited:
+            cited.append(key)
+    keys = []
+    for part in parts:
+        caption = part["caption"]
+        assert not re.search(r"seed", caption, re.I), caption
+        m = re.fullmatch(r"(.+) \((\d{4})\): .{10,}", caption)
+        assert m, f"expected 'Authors (year): short title', got {caption!r}"
+        surname, year = m.group(1).split(",")[0].split(" & ")[0], m.group(2)
+        entries = [e for e in bib.split("@")[1:] if re.search(rf"author\s*=\s*\{{{re.escape(surname)},", e)]
+        assert len(entries) == 1 and re.search(rf"year\s*=\s*\{{{year}\}}", entries[0]), (caption, "references.bib")
+        keys.append(re.match(r"\w+\{(\w+),", entries[0]).group(1))
+    assert keys == [k for k in cited if k in keys], (keys, cited)
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_files(chapter):
     for rel in (f"book/chapters/{chapter}.md", f"lib/chapters/{chapter}/__init__.py",
