@@ -260,6 +260,13 @@ def main(argv=None) -> int:
     except ChapterFailed as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    except OSError as err:   # a read-only or full disk met by `compute` (a run's notebook reports its own)
+        from lib.core.store import environment_fault
+
+        if not (fault := environment_fault(err)):
+            raise
+        print(f"error: {fault}; every finished sweep point is kept, and a rerun resumes from them", file=sys.stderr)
+        return 1
     except (ClusterError, ModuleNotFoundError) as err:   # compute where a package (or the cluster) is missing
         print(f"error: {str(err).splitlines()[0] if str(err) else type(err).__name__}", file=sys.stderr)
         return 1
