@@ -49,7 +49,8 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     except BaseException as err:
         if tmp:
             Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError) and (not err.filename or Path(err.filename).name.startswith(f".{path.name}.")):
+        if isinstance(err, OSError) and err.errno is not None and (not err.filename or
+                                                                   Path(err.filename).name.startswith(f".{path.name}.")):
             err.filename = str(path)   # the file meant, not its temporary copy (mkdir's error names its folder)
         raise
 
