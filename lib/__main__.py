@@ -17,6 +17,9 @@
                                                          the same command resumes from the stored points
     python -m lib new NAME [--title T]                   a working chapter skeleton (source, compute, page,
                                                          profiles, test, toc line)
+    python -m lib pdf                                    the whole book as one PDF (_build/html/book.pdf, linked
+                                                         from the intro), printed from the built HTML by headless
+                                                         Chromium
     python -m lib diff CHAPTER A B                       what moved between two result sets (a profile, a results
                                                          folder, or REV:PROFILE at a git commit): each claim's
                                                          verdict and measured value on both sides, each changed
@@ -196,6 +199,7 @@ def main(argv=None) -> int:
     new = sub.add_parser("new", help="write a working chapter skeleton that follows the chapter contract")
     new.add_argument("name", help="the chapter's name: lowercase letters, digits and underscores")
     new.add_argument("--title", default=None, help="the chapter's title (default: from the name)")
+    sub.add_parser("pdf", help="the whole book as one PDF, printed from the built HTML by headless Chromium")
     dif = sub.add_parser("diff", help="what moved between two result sets of a chapter (exit 1: a verdict changed)")
     dif.add_argument("chapter", help="a chapter name")
     for side in ("A", "B"):
@@ -218,6 +222,11 @@ def main(argv=None) -> int:
     try:
         if args.cmd == "list":
             _list()
+            return 0
+        if args.cmd == "pdf":
+            from lib.core.pdf import build_pdf
+
+            build_pdf()
             return 0
         if args.cmd == "diff":
             from lib.core.diff import diff
