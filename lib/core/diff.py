@@ -130,7 +130,11 @@ def load(chapter: str, text: str, tmp: Path) -> Side:
     side.params = {**{k: p.default for k, p in params_mod.load_schema(chapter).items()}, **prov["params"]}
     store = Store(chapter, folder.name, stored_only=True)
     store.dir = folder
-    points = importlib.import_module(f"lib.chapters.{chapter}.compute").points(side.params)
+    try:
+        points = importlib.import_module(f"lib.chapters.{chapter}.compute").points(side.params)
+    except (KeyError, TypeError, ValueError) as err:   # parameters of an older chapter that this checkout reads otherwise
+        raise params_mod.ParamError(f"{folder}: its parameters do not fit this checkout's {chapter} "
+                                    f"({type(err).__name__}: {err})") from None
     side.n_points = len(points)
     for p in points:
         side.seeds[p.name] = {v for k, v in vars(p.spec).items() if k.endswith("seeds") and isinstance(v, int) and v > 1}
