@@ -70,6 +70,15 @@ def test_a_seed_axis_is_judged_by_the_seeds_range():
     assert "mean 110 -> 310 (moved +200), range 20 | 20 over 3 seeds" in beyond[0][1]
 
 
+def test_the_seed_axis_is_found_when_the_seed_count_changes():
+    """Curves of 3 checks x seeds: with 2 seeds on A and 3 on B the seed axis is the one whose length changed, not
+    the first axis as long as B's seed count."""
+    a, b = np.zeros((3, 2, 1)).tolist(), np.ones((3, 3, 1)).tolist()
+    found = diff.changes("curves", a, b, {2}, {3})
+    assert [w for w, _, _ in found] == ["curves[0,seeds,0]", "curves[1,seeds,0]", "curves[2,seeds,0]"]
+    assert "over 2 -> 3 seeds" in found[0][1]
+
+
 def test_censored_seeds_are_not_judged_and_float_noise_is_no_change():
     a = {"samples": [[100.0], [None]], "x": 0.5}
     found = diff.changes("", a, {"samples": [[200.0], [None]], "x": 0.5 * (1 + 1e-12)}, {2}, {2})

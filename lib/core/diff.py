@@ -205,10 +205,11 @@ def changes(path: str, a, b, seeds_a: set, seeds_b: set) -> list[tuple[str, str,
         if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):   # a ragged list: item by item
             return [c for i, (x, y) in enumerate(zip(a, b)) for c in changes(f"{path}[{i}]", x, y, seeds_a, seeds_b)]
         return [] if a == b else [(path, f"{_short(a)} -> {_short(b)}", None)]
-    ax_a = next((i for i, n in enumerate(A.shape) if n in seeds_a), None)
-    ax_b = next((i for i, n in enumerate(B.shape) if n in seeds_b), None)
-    if ax_a is not None and ax_a == ax_b and np.delete(A.shape, ax_a).tolist() == np.delete(B.shape, ax_b).tolist():
-        At, Bt = np.moveaxis(A, ax_a, -1), np.moveaxis(B, ax_b, -1)
+    # the seed axis: as long as the point's seed count on each side, all other axes alike (the first such axis)
+    ax_a = next((i for i in range(A.ndim) if A.ndim == B.ndim and A.shape[i] in seeds_a and B.shape[i] in seeds_b
+                 and np.delete(A.shape, i).tolist() == np.delete(B.shape, i).tolist()), None)
+    if ax_a is not None:
+        At, Bt = np.moveaxis(A, ax_a, -1), np.moveaxis(B, ax_a, -1)
         out = []
         for idx in np.ndindex(At.shape[:-1]):
             x, y = At[idx], Bt[idx]
@@ -273,6 +274,7 @@ def report(chapter: str, a: Side, b: Side, limit: int = LIMIT) -> tuple[list[str
     for name in both:
         found = changes("", a.records[name]["result"], b.records[name]["result"], a.seeds.get(name, set()),
                         b.seeds.get(name, set()))
+        found.sort(key=lambda c: {True: 0, False: 1, None: 2}[c[2]])   # what moved beyond its seeds first
         if not found:
             continue
         n_points, n_moved = n_points + 1, n_moved + len(found)
