@@ -26,8 +26,9 @@
                                                          stored number against its seeds' range; exit status 1
                                                          when a verdict changed
 
-Bad input exits with status 2 and one line on stderr; a failing chapter exits 1 and shows its traceback; a compute
-that reached its deadline with points left exits 3.
+Bad input exits with status 2 and one line on stderr; a failing chapter exits 1 and shows its traceback, except
+where the machine failed it (a read-only or full disk: one line naming the path and why); a compute that reached
+its deadline with points left exits 3.
 """
 from __future__ import annotations
 
