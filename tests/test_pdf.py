@@ -40,6 +40,8 @@ def test_titles_drop_the_book_title(tmp_path):
     page = tmp_path / "p.html"
     page.write_text("<html><head><title>RPE decay &amp; memory — Transformers, by the theorem</title></head></html>")
     assert pdf.title_of(page) == "RPE decay & memory"
+    page.write_text("<title>Sparse variable creation: \\(\\log T\\) capacity — Book</title>")
+    assert pdf.title_of(page) == "Sparse variable creation: log T capacity"
 
 
 @pytest.mark.e2e

@@ -50,6 +50,7 @@ def toc_pages(root: Path = ROOT) -> list[str]:
 def title_of(page: Path) -> str:
     m = re.search(r"<title>(.*?)</title>", page.read_text(errors="replace"), re.S)
     title = html.unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip() if m else page.stem
+    title = re.sub(r"\\([A-Za-z]+)", r"\1", re.sub(r"\\[()\[\]]|\$", "", title))   # a bookmark shows no TeX: \(\log T\) -> log T
     return re.sub(r"\s+[—–-]+\s+[^—–-]*$", "", title) or page.stem   # "Chapter — Book title": the chapter's
 
 
