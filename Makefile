@@ -4,7 +4,7 @@ VENV    ?= .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 
-.PHONY: book test lint setup build bench clean
+.PHONY: book test lint setup build pdf bench clean
 book: $(STAMP)
 	$(PY) -m lib book --profile $(PROFILE)
 	@echo "open _build/html/index.html"
@@ -25,6 +25,9 @@ $(STAMP): requirements.txt
 
 build: $(STAMP)
 	$(PY) -m lib build
+
+pdf: $(STAMP)
+	$(PY) -m lib pdf
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_engine.py

@@ -17,9 +17,18 @@
                                                          the same command resumes from the stored points
     python -m lib new NAME [--title T]                   a working chapter skeleton (source, compute, page,
                                                          profiles, test, toc line)
+    python -m lib pdf                                    the whole book as one PDF (_build/html/book.pdf, linked
+                                                         from the intro), printed from the built HTML by headless
+                                                         Chromium
+    python -m lib diff CHAPTER A B                       what moved between two result sets (a profile, a results
+                                                         folder, or REV:PROFILE at a git commit): each claim's
+                                                         verdict and measured value on both sides, each changed
+                                                         stored number against its seeds' range; exit status 1
+                                                         when a verdict changed
 
-Bad input exits with status 2 and one line on stderr; a failing chapter exits 1 and shows its traceback; a compute
-that reached its deadline with points left exits 3.
+Bad input exits with status 2 and one line on stderr; a failing chapter exits 1 and shows its traceback, except
+where the machine failed it (a read-only or full disk: one line naming the path and why); a compute that reached
+its deadline with points left exits 3.
 """
 from __future__ import annotations
 
@@ -191,6 +200,13 @@ def main(argv=None) -> int:
     new = sub.add_parser("new", help="write a working chapter skeleton that follows the chapter contract")
     new.add_argument("name", help="the chapter's name: lowercase letters, digits and underscores")
     new.add_argument("--title", default=None, help="the chapter's title (default: from the name)")
+    sub.add_parser("pdf", help="the whole book as one PDF, printed from the built HTML by headless Chromium")
+    dif = sub.add_parser("diff", help="what moved between two result sets of a chapter (exit 1: a verdict changed)")
+    dif.add_argument("chapter", help="a chapter name")
+    for side in ("A", "B"):
+        dif.add_argument(side.lower(), metavar=side, help="a profile (results/<chapter>/<profile>/), a results folder, "
+                         "or REV:PROFILE (the results stored at a git commit; REV alone: its paper profile)")
+    dif.add_argument("--limit", type=int, default=10, help="changed numbers shown per sweep point (default 10)")
     args = ap.parse_args(argv)
 
     # runner imports no Jupyter package at module level: `compute` works on a machine with torch, numpy and PyYAML
@@ -208,6 +224,15 @@ def main(argv=None) -> int:
         if args.cmd == "list":
             _list()
             return 0
+        if args.cmd == "pdf":
+            from lib.core.pdf import build_pdf
+
+            build_pdf()
+            return 0
+        if args.cmd == "diff":
+            from lib.core.diff import diff
+
+            return diff(args.chapter, args.a, args.b, limit=max(args.limit, 0))
         if args.cmd == "new":
             from lib.core.scaffold import new_chapter
 
@@ -244,6 +269,13 @@ def main(argv=None) -> int:
         return 2
     except ChapterFailed as err:
         print(f"error: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:   # a read-only or full disk met by `compute` (a run's notebook reports its own)
+        from lib.core.store import environment_fault
+
+        if not (fault := environment_fault(err)):
+            raise
+        print(f"error: {fault}; every finished sweep point is kept, and a rerun resumes from them", file=sys.stderr)
         return 1
     except (ClusterError, ModuleNotFoundError) as err:   # compute where a package (or the cluster) is missing
         print(f"error: {str(err).splitlines()[0] if str(err) else type(err).__name__}", file=sys.stderr)

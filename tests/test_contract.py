@@ -40,6 +40,33 @@ def test_the_toc_is_read_as_yaml(tmp_path):
     assert runner.toc_chapters(tmp_path) == ["ffn_span", "sample_complexity"]
 
 
+def test_toc_parts_name_their_papers_in_the_order_the_intro_tells_them():
+    """A part's caption is its paper's authors, year and short title (a reader knows no "Seed 000"), and the parts
+    come in the order in which book/intro.md cites the papers."""
+    import re
+
+    parts = [p for p in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"] if p["caption"] != "About this build"]
+    bib = (ROOT / "book" / "references.bib").read_text()
+    intro = (ROOT / "book" / "intro.md").read_text()
+    cited = []
+    for key in re.findall(r"\{cite:t\}`([^`]+)`", intro):
+        if key not in cited:
+            cited.append(key)
+    keys = []
+    for part in parts:
+        caption = part["caption"]
+        assert not re.search(r"seed", caption, re.I), caption
+        m = re.fullmatch(r"(.+) \((\d{4})\): .{10,}", caption)
+        assert m, f"expected 'Authors (year): short title', got {caption!r}"
+        surname, year = m.group(1).split(",")[0].split(" & ")[0], m.group(2)
+        entries = [e for e in bib.split("@")[1:] if re.search(rf"author\s*=\s*\{{{re.escape(surname)},", e)
+                   and re.search(rf"year\s*=\s*\{{{year}\}}", e)]       # a paper may have two versions (arXiv, proceedings)
+        found = [re.match(r"\w+\{(\w+),", e).group(1) for e in entries]
+        assert found, (caption, "no entry of that author and year in references.bib")
+        keys.append(next((k for k in cited if k in found), found[0]))
+    assert keys == [k for k in cited if k in keys], (keys, cited)
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_files(chapter):
     for rel in (f"book/chapters/{chapter}.md", f"lib/chapters/{chapter}/__init__.py",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lib.core import params
-from lib.core.store import ROOT, atomic_write, clean_temps
+from lib.core.store import ROOT, atomic_write, clean_temps, environment_fault
 from lib.science import tm_run
 from lib.science import tm_transformer as tt
 from lib.science import turing as tu
@@ -135,6 +135,71 @@ def test_unwritable_executed_directory_fails_the_chapter_in_one_line(sandbox, tm
     assert out.returncode == 1 and out.stderr.startswith(f"error: chapter {CHAPTER} failed: cannot write"), out.stderr
     assert len(out.stderr.splitlines()) == 1 and blocked.read_text() == "not a directory"
     assert (tree(sandbox["results"]), tree(sandbox["executed"])) == sandbox["before"]
+
+
+# A tiny sweep of the chapter: the tests below fail at its first stored point, a few seconds in
+TINY = ["--set", "N_a=[2]", "--set", "N_b=[4]", "--set", "models=[ffn]", "--set", "n_seeds=2", "--set", "n_test=64",
+        "--set", "max_samples=640", "--set", "ffn_width=16"]
+
+
+def test_unwritable_results_fail_the_run_in_one_line(sandbox, tmp_path):
+    """results/ that cannot be written (a file where the folder should be) fails the chapter in one line naming the
+    path and why, not with the notebook's traceback; book/executed/ is left as it was."""
+    blocked = tmp_path / "blocked"
+    blocked.write_text("not a directory")
+    out = subprocess.run([sys.executable, "-m", "lib", "run", CHAPTER, *TINY], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300, env={**os.environ, "BOOK_RESULTS": str(blocked / "results"),
+                                                      "BOOK_EXECUTED": str(sandbox["executed"])})
+    assert out.returncode == 1 and len(out.stderr.splitlines()) == 1, out.stderr[-3000:]
+    assert re.match(rf"error: chapter {CHAPTER} failed in cell \d+: cannot write {re.escape(str(blocked))}/results/\S+: "
+                    rf"Not a directory \({re.escape(str(blocked))} is a file where a folder should be: move the file "
+                    r"away\); every finished sweep point and the last good notebook are kept", out.stderr), out.stderr
+    assert blocked.read_text() == "not a directory" and tree(sandbox["executed"]) == sandbox["before"][1]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders: no read-only results/ to test")
+def test_read_only_results_fail_compute_in_one_line(sandbox):
+    results = sandbox["results"] / CHAPTER / "quick"
+    results.chmod(0o555)
+    try:
+        out = subprocess.run([sys.executable, "-m", "lib", "compute", CHAPTER, "--profile", "quick", *TINY], cwd=ROOT,
+                             capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "BOOK_RESULTS": str(sandbox["results"])})
+    finally:
+        results.chmod(0o755)
+    assert out.returncode == 1 and len(out.stderr.splitlines()) == 1 and "Permission denied" in out.stderr, out.stderr
+
+
+def test_a_full_disk_is_one_line_naming_the_file(sandbox, monkeypatch, capsys):
+    """ENOSPC while a point is stored: `compute` says which file and why in one line (the point is not stored)."""
+    import errno
+
+    from lib.__main__ import main
+    from lib.core import store
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setenv("BOOK_RESULTS", str(sandbox["results"]))
+    monkeypatch.setattr(store.os, "replace", full)
+    assert main(["compute", CHAPTER, "--profile", "quick", *TINY]) == 1
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and re.match(rf"error: cannot write {re.escape(str(sandbox['results']))}/"
+                                                   rf"{CHAPTER}/quick/points/[0-9a-f]{{16}}\.json: No space left on "
+                                                   r"device \(the disk is full: free some space\)", err), err
+    assert tree(sandbox["results"]) == sandbox["before"][0]
+
+
+@pytest.mark.parametrize("error, line", [
+    ("[Errno 28] No space left on device: '/r/a.json'", "cannot write /r/a.json: No space left on device (the disk is full"),
+    ("[Errno 30] Read-only file system: '/r'", "cannot write /r: Read-only file system (a read-only file system"),
+    ("[Errno 13] Permission denied: '/r/p'", "cannot write /r/p: Permission denied (not writable here"),
+    ("[Errno 2] No such file or directory: '/r'", None),    # a bug (a file the code expected), not the machine
+    ("division by zero", None),
+])
+def test_environment_faults_and_bugs_are_told_apart(error, line):
+    fault = environment_fault(error)
+    assert fault == line if line is None else fault.startswith(line), fault
 
 
 # --------------------------------------------------------------------------------------------- kill -9 leftovers

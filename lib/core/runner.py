@@ -24,7 +24,7 @@ import yaml
 
 from lib.core import params as params_mod
 from lib.core.claims import below_scale, censored, tally
-from lib.core.store import ROOT, atomic_write, clean_temps, read_json, results_root
+from lib.core.store import ROOT, atomic_write, clean_temps, environment_fault, read_json, results_root
 from lib.core.tables import markdown_table
 
 EXECUTED = ROOT / "book" / "executed"
@@ -246,6 +246,9 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
                                 extra_arguments=["--IPKernelApp.log_level=ERROR"])
         done = nbformat.read(tmp, as_version=4)
     except pm.PapermillExecutionError as err:
+        if fault := environment_fault(err.evalue):   # a read-only or full disk: one line, no traceback
+            raise ChapterFailed(f"chapter {chapter} failed in cell {err.exec_count}: {fault}; every finished sweep "
+                                "point and the last good notebook are kept, and a rerun resumes from them") from None
         raise ChapterFailed(f"chapter {chapter} failed in cell {err.exec_count}: {err.ename}: {err.evalue}\n"
                             + "\n".join(err.traceback)) from None
     except KeyboardInterrupt:

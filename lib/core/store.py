@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import errno
 import hashlib
 import json
 import os
@@ -32,20 +33,52 @@ def results_root() -> Path:
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write to a temporary file in the same directory, then rename: readers see the old file or the new one."""
+    """Write to a temporary file in the same directory, then rename: readers see the old file or the new one. An
+    OSError names the file it was writing (a full disk's write() names none)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # The writer's pid is in the name, so a later run can tell a temporary file left by a killed writer (clean_temps
-    # removes it) from one that a concurrent writer is still filling.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # The writer's pid is in the name, so a later run can tell a temporary file left by a killed writer
+        # (clean_temps removes it) from one that a concurrent writer is still filling.
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(data.encode() if isinstance(data, str) else data)
         os.chmod(tmp, 0o644)  # mkstemp creates 0600; results and notebooks are meant to be read by others
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as err:
+        if tmp:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and err.errno is not None and (not err.filename or
+                                                                   Path(err.filename).name.startswith(f".{path.name}.")):
+            err.filename = str(path)   # the file meant, not its temporary copy (mkdir's error names its folder)
         raise
+
+
+# Errors of the machine rather than of the code: a folder that is read-only or not ours, a full disk or quota, a file
+# where a folder should be. A run that meets one says so in one line (environment_fault); any other error is a bug
+# and keeps its traceback.
+ENV_ERRNOS = {errno.EACCES: "not writable here", errno.EPERM: "not writable here", errno.EROFS: "a read-only file system",
+              errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",
+              errno.ENOTDIR: "a file stands where a folder should be", errno.EEXIST: "a file stands where a folder should be"}
+_ERRNO = re.compile(r"\[Errno (\d+)\] ([^:]+?)(?:: '(.*)')?(?: -> '.*')?")
+
+
+def environment_fault(err: OSError | str) -> str | None:
+    """'cannot write PATH: WHY (what to do)' for an OSError (or its text, as a notebook's kernel reports it) that the
+    machine caused; None for any other error.  >>> environment_fault("[Errno 28] No space left on device: '/r/x'")"""
+    if isinstance(err, OSError):
+        code, why, name = err.errno, err.strerror, err.filename
+    else:
+        m = _ERRNO.fullmatch(str(err).strip())
+        code, why, name = (int(m.group(1)), m.group(2), m.group(3)) if m else (None, "", None)
+    if code not in ENV_ERRNOS:
+        return None
+    fix = ("free some space" if code in (errno.ENOSPC, errno.EDQUOT) else "move the file away" if code in
+           (errno.ENOTDIR, errno.EEXIST) else "make its folder writable")
+    blocker = next((p for p in Path(name).parents if p.is_file()), None) if name and code == errno.ENOTDIR else None
+    return (f"cannot write {name or 'the results'}: {why} ("
+            + (f"{blocker} is a file where a folder should be" if blocker else ENV_ERRNOS[code]) + f": {fix})")
 
 
 _TEMP = re.compile(r"^\..+\.(\d+)\.[^.]+\.tmp(\.ipynb)?$")   # .<name>.<pid>.<random>.tmp[.ipynb]

@@ -18,12 +18,15 @@ from lib.core.sweep import collect
 PROVENANCE = ("chapter", "profile", "commit", "lib_hash", "device", "torch", "wall_s", "seeds", "params")
 
 
-def recompute_claims(chapter: str, profile: str, params: dict, root: Path | None = None) -> list[dict]:
+def recompute_claims(chapter: str, profile: str, params: dict, root: Path | None = None,
+                     folder: Path | None = None) -> list[dict]:
     """The chapter's claim rows, evaluated again from the points stored for `params` (nothing is computed: a missing
-    point raises MissingResult)."""
+    point raises MissingResult). folder: the result set's own folder, where it is not <root>/<chapter>/<profile>."""
     compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
     page = importlib.import_module(f"lib.chapters.{chapter}.page")
     store = Store(chapter, profile, root=root, stored_only=True)
+    if folder is not None:
+        store.dir = Path(folder)
     results = collect(compute.points(params), store, "cpu", log=None)
     return page.claims(params, results)
 

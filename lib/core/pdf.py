@@ -1,0 +1,99 @@
+"""`python -m lib pdf`: the whole book as one PDF, printed offline from the built HTML by the distribution's headless
+Chromium (Debian: apt-get install chromium) and merged with pypdf.
+
+Every page of _toc.yml (the intro, each chapter, the execution report, the bibliography) is printed on its own, in
+the table of contents' order, so each starts on a new page; Chromium runs with no network and waits until MathJax has
+typeset the equations (a virtual-time budget: the page's timers run to completion before it prints). The PDF has one
+bookmark per page and is written atomically to _build/html/book.pdf, next to the HTML, where the intro's link finds
+it. Jupyter Book's own `pdfhtml` builder downloads a Chromium at build time, which an offline machine cannot.
+
+    python -m lib build && python -m lib pdf      # or: make pdf
+"""
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from lib.core.params import ParamError
+from lib.core.runner import ChapterFailed
+from lib.core.store import ROOT, atomic_write
+
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--no-first-run", "--disable-sync", "--disable-quic", "--no-default-browser-check", "--hide-scrollbars",
+         "--no-pdf-header-footer", "--run-all-compositor-stages-before-draw")
+BUDGET_MS = 30000    # virtual time for MathJax to typeset a page (virtual: a page that is done prints at once)
+TIMEOUT_S = 300      # wall-clock limit per page, on a busy two-core machine
+
+
+def chromium() -> str:
+    """The headless browser that prints the pages; ParamError (one line) where there is none."""
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if path := shutil.which(name):
+            return path
+    raise ParamError("pdf: no Chromium here to print the pages with: apt-get install chromium (Debian's; Jupyter "
+                     "Book's pdfhtml downloads its own and cannot work offline)")
+
+
+def toc_pages(root: Path = ROOT) -> list[str]:
+    """Every page of the book in _toc.yml's order (root first), as paths without suffix: book/intro, ..."""
+    text = (Path(root) / "_toc.yml").read_text()
+    first = re.search(r"^root:[ \t]*([^\s#]+)", text, re.M)
+    files = re.findall(r"^[ \t]*(?:-[ \t]+)?file:[ \t]*([^\s#]+)", text, re.M)
+    return ([first.group(1)] if first else []) + files
+
+
+def title_of(page: Path) -> str:
+    m = re.search(r"<title>(.*?)</title>", page.read_text(errors="replace"), re.S)
+    title = html.unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip() if m else page.stem
+    title = re.sub(r"\\([A-Za-z]+)", r"\1", re.sub(r"\\[()\[\]]|\$", "", title))   # a bookmark shows no TeX: \(\log T\) -> log T
+    return re.sub(r"\s+[—–-]+\s+[^—–-]*$", "", title) or page.stem   # "Chapter — Book title": the chapter's
+
+
+def print_page(browser: str, page: Path, out: Path, profile: Path) -> None:
+    """One HTML page to one PDF file, by headless Chromium."""
+    cmd = [browser, *FLAGS, f"--user-data-dir={profile}", f"--virtual-time-budget={BUDGET_MS}",
+           f"--print-to-pdf={out}", page.as_uri()]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise ChapterFailed(f"pdf: Chromium took more than {TIMEOUT_S} s to print {page}") from None
+    if proc.returncode != 0 or not out.is_file() or out.stat().st_size == 0:
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1][:200]
+        raise ChapterFailed(f"pdf: Chromium could not print {page} (exit status {proc.returncode}: {last})")
+
+
+def build_pdf(root: Path = ROOT, log=print) -> Path:
+    """Print every page of the built book and merge them into <root>/_build/html/book.pdf; returns its path."""
+    try:
+        from pypdf import PdfReader, PdfWriter
+    except ModuleNotFoundError:
+        raise ParamError("pdf: the Python package pypdf is not installed: pip install -r requirements.txt") from None
+    root = Path(root)
+    html_dir = root / "_build" / "html"
+    pages = [html_dir / f"{p}.html" for p in toc_pages(root)]
+    missing = [p for p in pages if not p.is_file()]
+    if missing:
+        raise ParamError(f"pdf: the HTML is not built ({missing[0].relative_to(root)} is missing): python -m lib build")
+    browser = chromium()
+    target = html_dir / "book.pdf"
+    writer = PdfWriter()
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="lib-pdf-") as tmp:
+        for i, page in enumerate(pages):
+            part = Path(tmp) / f"{i:03d}.pdf"
+            print_page(browser, page, part, Path(tmp) / "profile")
+            start = len(writer.pages)
+            writer.append(PdfReader(part))
+            writer.add_outline_item(title_of(page), start)
+            log(f"pdf: [{i + 1}/{len(pages)}] {page.relative_to(html_dir)}: {len(writer.pages) - start} page(s)")
+        writer.add_metadata({"/Title": title_of(pages[0]) if pages else "book", "/Creator": "python -m lib pdf"})
+        with open(Path(tmp) / "book.pdf", "wb") as f:
+            writer.write(f)
+        atomic_write(target, (Path(tmp) / "book.pdf").read_bytes())
+    log(f"pdf: {len(writer.pages)} pages in {time.perf_counter() - t0:.0f} s -> {target}")
+    return target

@@ -1,0 +1,156 @@
+"""`python -m lib diff`: claims and stored numbers of two result sets side by side, each changed number judged
+against its own seeds' range; exit 0 (no verdict changed), 1 (one did) or 2 (bad input, one line)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lib.__main__ import main
+from lib.core import diff
+from lib.core.params import ParamError
+
+ROOT = Path(__file__).resolve().parent.parent
+# six points (panels a and b, three models, one N each, two seeds) in a few seconds, with three claim rows measured
+TINY = ["--set", "N_a=[2]", "--set", "N_b=[4]", "--set", "n_seeds=2", "--set", "n_test=64", "--set", "max_samples=3200",
+        "--set", "ffn_width=32", "--set", "mlp_width=16", "--set", "rnn_hidden=8"]
+
+
+def lib(results: Path, *args):
+    env = {**os.environ, "BOOK_RESULTS": str(results), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys):
+    """python -m lib diff ARGS in this process (importing torch once for every test): (status, stdout, stderr)."""
+    def run(results: Path, *args):
+        monkeypatch.setenv("BOOK_RESULTS", str(results))
+        status = main(["diff", *args])
+        out = capsys.readouterr()
+        return status, out.out, out.err
+    return run
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    results = tmp_path_factory.mktemp("diff") / "results"
+    out = lib(results, "compute", "sample_complexity", "--profile", "quick", *TINY)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return results
+
+
+def tampered(tiny: Path, tmp_path: Path, factor: float) -> Path:
+    """A copy of the tiny result set with panel (a)'s Transformer needing `factor` times the samples."""
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny / "sample_complexity" / "quick", copy)
+    for path in (copy / "points").glob("*.json"):
+        rec = json.loads(path.read_text())
+        if rec["spec"]["panel"] == "a" and rec["spec"]["model"] == "transformer":
+            rec["result"]["samples"] = [[x and x * factor for x in row] for row in rec["result"]["samples"]]
+            path.write_text(json.dumps(rec))
+    return copy
+
+
+# ------------------------------------------------------------------------------------------- numbers
+def test_a_seed_axis_is_judged_by_the_seeds_range():
+    seeds = {3}
+    a = {"samples": [[100.0, 1.0], [110.0, 1.0], [120.0, 1.0]], "wall_s": 1.0}
+    within = diff.changes("", a, {"samples": [[104.0, 1.0], [114.0, 1.0], [124.0, 1.0]], "wall_s": 9.0}, seeds, seeds)
+    assert [(w, b) for w, _, b in within] == [("samples[seeds,0]", False)]      # moved 4, range 20; wall_s ignored
+    beyond = diff.changes("", a, {"samples": [[300.0, 1.0], [310.0, 1.0], [320.0, 1.0]]}, seeds, seeds)
+    assert [(w, b) for w, _, b in beyond] == [("samples[seeds,0]", True)]
+    assert "mean 110 -> 310 (moved +200), range 20 | 20 over 3 seeds" in beyond[0][1]
+
+
+def test_the_seed_axis_is_found_when_the_seed_count_changes():
+    """Curves of 3 checks x seeds: with 2 seeds on A and 3 on B the seed axis is the one whose length changed, not
+    the first axis as long as B's seed count."""
+    a, b = np.zeros((3, 2, 1)).tolist(), np.ones((3, 3, 1)).tolist()
+    found = diff.changes("curves", a, b, {2}, {3})
+    assert [w for w, _, _ in found] == ["curves[0,seeds,0]", "curves[1,seeds,0]", "curves[2,seeds,0]"]
+    assert "over 2 -> 3 seeds" in found[0][1]
+
+
+def test_censored_seeds_are_not_judged_and_float_noise_is_no_change():
+    a = {"samples": [[100.0], [None]], "x": 0.5}
+    found = diff.changes("", a, {"samples": [[200.0], [None]], "x": 0.5 * (1 + 1e-12)}, {2}, {2})
+    assert len(found) == 1 and found[0][2] is None and "censored 1 -> 1" in found[0][1]
+
+
+def test_numbers_without_seeds_strings_and_shapes():
+    found = diff.changes("", {"D": 22, "tests": ["task"], "m": [[1, 2], [3, 4]], "r": [1, [2, 3]]},
+                         {"D": 23, "tests": ["authors"], "m": [[1, 2], [3, 5]], "r": [1, [2, 3, 4]]}, set(), set())
+    assert [(w, b) for w, _, b in found] == [("D", None), ("m[1,1]", None), ("r[1]", None), ("tests[0]", None)]
+    assert diff.changes("", {"v": [1, 2]}, {"v": [1, 2, 3]}, set(), set())[0][1] == "shape (2,) -> (3,)"
+
+
+# ------------------------------------------------------------------------------------------- the command
+def test_the_same_results_change_no_verdict(tiny, cli):
+    status, out, err = cli(tiny, "sample_complexity", "quick", str(tiny / "sample_complexity" / "quick"))
+    assert status == 0, err
+    assert "claims recomputed from its points" in out and "0 stored numbers changed" in out
+    assert "= claim 3-small-N: ✓ pass -> ✓ pass" in out, out
+
+
+def test_a_changed_verdict_exits_1_and_names_the_numbers_that_moved(tiny, tmp_path):
+    out = lib(tiny, "diff", "sample_complexity", "quick", str(tampered(tiny, tmp_path, 10)))
+    assert out.returncode == 1, out.stdout + out.stderr[-2000:]
+    assert "≠ claim 3-small-N: ✓ pass -> ✗ FAIL  (CHANGED)" in out.stdout
+    assert "samples[seeds,0]: mean 2240 -> 2.24e+04" in out.stdout and "BEYOND its seeds' range" in out.stdout
+    assert "summary: 1 of" in out.stdout and "(3-small-N)" in out.stdout
+
+
+def test_a_side_without_its_points_shows_its_stored_claims(tiny, tmp_path, cli):
+    copy = tampered(tiny, tmp_path, 1)
+    next((copy / "points").glob("*.json")).unlink()
+    (copy / "claims.json").write_text(json.dumps([{"id": "3-small-N", "kind": "claim", "measured": "x", "passed": False}]))
+    status, out, _ = cli(tiny, "sample_complexity", str(copy), "quick")
+    assert status == 1 and "claims as stored in its claims.json" in out, out
+    assert "5 of its 6 points stored" in out and "stored on B only" in out
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["nochapter", "quick", "quick"], "unknown chapter 'nochapter'"),
+    (["sample_complexity", "quick", "nosuch"], "'nosuch': not a result set of sample_complexity"),
+    (["sample_complexity", "quick", "./no/such/folder"], "no such results folder"),
+    (["sample_complexity", "quick", "0123456789abcdef:paper"], "not a git commit"),
+    (["sample_complexity", "quick", "HEAD:../x"], "expected REV:PROFILE"),
+])
+def test_bad_input_is_one_line_and_exit_2(tiny, args, needle, cli):
+    status, out, err = cli(tiny, *args)
+    assert status == 2 and not out and len(err.splitlines()) == 1 and needle in err, err
+
+
+def test_a_folder_without_parameters_is_refused(tmp_path):
+    (tmp_path / "points").mkdir()
+    with pytest.raises(ParamError, match="no provenance.json or compute.json"):
+        diff.load("sample_complexity", str(tmp_path), tmp_path / "scratch")
+
+
+def test_results_at_a_git_commit_are_read_from_that_commit(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    files = {"compute.json": '{"params": {}}\n', "points/abc.json": '{"result": {"x": [1, 2]}}\n'}
+    for name, text in files.items():
+        (repo / "results" / "rpe_decay" / "paper" / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / "results" / "rpe_decay" / "paper" / name).write_text(text)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(git + ["init", "-q"], cwd=repo, check=True)
+    subprocess.run(git + ["add", "."], cwd=repo, check=True)
+    subprocess.run(git + ["commit", "-qm", "results"], cwd=repo, check=True)
+    (repo / "results" / "rpe_decay" / "paper" / "compute.json").write_text("changed since\n")
+    monkeypatch.setattr(diff, "ROOT", repo)
+    for text in ("HEAD:paper", "HEAD"):
+        folder, where = diff.locate("rpe_decay", text, tmp_path / text.replace(":", "_"))
+        assert {str(p.relative_to(folder)): p.read_text() for p in folder.rglob("*") if p.is_file()} == files
+        assert where.startswith("results/rpe_decay/paper/ at commit ")
+    with pytest.raises(ParamError, match=r"stores no results/rpe_decay/quick/ \(results committed there: paper\)"):
+        diff.locate("rpe_decay", "HEAD:quick", tmp_path / "q")
+    assert np.isnan(diff._seed_stats(np.array([np.nan, 1.0]))[1])

@@ -1,0 +1,89 @@
+"""`python -m lib pdf`: the whole book as one PDF. On the book the session builds (conftest's `book`): a page (and a
+bookmark) for every page of the table of contents, each chapter's claim ids in its text, no TeX left untypeset, and
+every page rendered by pdftoppm with ink on it and every figure in it not blank.
+
+The end-to-end test is skipped, with a message, where Chromium or poppler-utils is missing (.ci/run installs them)."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lib.core import pdf, runner
+from lib.core.params import ParamError
+from lib.core.store import ROOT
+
+
+def test_pages_are_the_table_of_contents_in_order():
+    pages = pdf.toc_pages()
+    assert pages[0] == "book/intro" and pages[-2:] == ["book/executed/report", "book/bibliography"]
+    assert [p.split("/")[-1] for p in pages if p.startswith("book/executed/")][:-1] == runner.toc_chapters()
+
+
+def test_missing_chromium_or_html_is_one_line(tmp_path, monkeypatch):
+    pytest.importorskip("pypdf", reason="pypdf is not installed")
+    shutil.copy(ROOT / "_toc.yml", tmp_path / "_toc.yml")
+    with pytest.raises(ParamError, match=r"HTML is not built \(_build/html/book/intro.html is missing\): python -m lib build"):
+        pdf.build_pdf(tmp_path)
+    monkeypatch.setattr(pdf.shutil, "which", lambda name: None)
+    with pytest.raises(ParamError, match="no Chromium here to print the pages with: apt-get install chromium"):
+        pdf.chromium()
+
+
+def test_titles_drop_the_book_title(tmp_path):
+    page = tmp_path / "p.html"
+    page.write_text("<html><head><title>RPE decay &amp; memory — Transformers, by the theorem</title></head></html>")
+    assert pdf.title_of(page) == "RPE decay & memory"
+    page.write_text("<title>Sparse variable creation: \\(\\log T\\) capacity — Book</title>")
+    assert pdf.title_of(page) == "Sparse variable creation: log T capacity"
+
+
+@pytest.mark.e2e
+def test_the_book_as_one_pdf(book):
+    if not pdf.shutil.which("chromium") or not shutil.which("pdftoppm"):
+        pytest.skip("no Chromium or pdftoppm here: apt-get install chromium poppler-utils")
+    from PIL import Image
+    from pypdf import PdfReader
+
+    path = pdf.build_pdf(book["root"], log=lambda line: None)
+    assert path == book["html"] / "book.pdf"
+    intro = book["html"] / "book" / "intro.html"    # the intro links it
+    assert 'href="../book.pdf"' in intro.read_text() and (intro.parent / "../book.pdf").resolve() == path.resolve()
+    reader = PdfReader(path)
+    pages = pdf.toc_pages(book["root"])
+    starts = [reader.get_destination_page_number(o) for o in reader.outline]
+    assert len(starts) == len(pages) and starts == sorted(set(starts)) and len(reader.pages) > len(pages), starts
+
+    # each chapter's pages hold its claim ids (as its results stored them) and no untypeset TeX
+    for chapter, (a, b) in zip(pages, zip(starts, starts[1:] + [len(reader.pages)])):
+        text = unicodedata.normalize("NFKC", " ".join(reader.pages[i].extract_text() for i in range(a, b)))  # no ligatures
+        assert "\\frac" not in text and "$$" not in text and "\\mathbb" not in text, chapter
+        notebook = book["root"] / f"{chapter}.ipynb"
+        if notebook.is_file():   # a chapter: its claim rows are where its run stored them
+            claims = Path(json.loads(notebook.read_text())["metadata"]["book"]["results"]) / "claims.json"
+            squeezed = "".join(text.split())   # a long id may break across lines
+            missing = [c["id"] for c in json.loads(claims.read_text()) if "".join(c["id"].split()) not in squeezed]
+            assert not missing, (chapter, missing)
+
+    # every figure of the HTML is in the PDF, and none is blank
+    figures = sum(len(re.findall(r'<img [^>]*src="[^"]*_images/', (book["html"] / f"{p}.html").read_text()))
+                  for p in pages)
+    images = [img.image for page in reader.pages for img in page.images]
+    assert len(images) >= figures > 0, (len(images), figures)
+    blank = [i for i, im in enumerate(images) if np.asarray(im.convert("L")).std() < 1.0]
+    assert not blank, f"{len(blank)} blank image(s) of {len(images)}"
+
+    # every page renders, with something on it
+    out = book["root"] / "pdf-pages"
+    out.mkdir()
+    subprocess.run(["pdftoppm", "-gray", "-r", "20", str(path), str(out / "p")], check=True, timeout=600)
+    rendered = sorted(out.glob("p-*.pgm"))
+    assert len(rendered) == len(reader.pages)
+    empty = [p.name for p in rendered if (np.asarray(Image.open(p)) < 200).mean() < 0.002]
+    assert not empty, empty
