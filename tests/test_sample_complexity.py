@@ -46,7 +46,7 @@ def test_loglog_slope_ignores_nan_and_needs_two_points():
 # ------------------------------------------------------------------------------------------------ claims
 MODELS = ("transformer", "rnn", "ffn")
 P = {"models": list(MODELS), "N_a": page.PAPER_MEANS["a"]["N"], "N_b": page.PAPER_MEANS["b"]["N"], "max_samples": 10 ** 6,
-     "rnn_hidden": 500, "seed": 0, "threshold_a": 0.7, "threshold_b": 0.02}
+     "rnn_hidden": 500, "seed": 0, "threshold_a": 0.7, "threshold_b": 0.02, "n_test": 5000, "n_seeds": 5}
 
 
 def fake_records(means_a: dict, means_b: dict, task_factor: dict) -> dict:
@@ -204,3 +204,9 @@ def test_a_claim_reading_a_censored_mean_says_censored():
     assert by_id["1-tr-fewest"]["passed"] is False and "TR at N=6 (1 of 3)" in by_id["1-tr-fewest"]["censored"]
     assert by_id["paper-means"]["censored"] and not by_id["paper-means"]["passed"]
     assert "censored" not in by_id["3-ffn-above-rnn"] and by_id["3-ffn-above-rnn"]["passed"] is True
+
+
+def test_a_smaller_protocol_than_the_authors_is_named_on_every_row():
+    """2 seeds and 500 test prompts (the quick profile): every row says the authors' protocol is the scale."""
+    for c in page.claims({**P, "n_seeds": 2, "n_test": 500}, paper_like()):
+        assert "5 seeds and 5,000 test prompts (this run: 2 and 500" in c["scale"], c["id"]

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from lib.chapters.sample_complexity.scale import PAPER_GRU, crossing_scale, gru_scale, panel_b_scale
+from lib.chapters.sample_complexity.scale import PAPER_GRU, crossing_scale, gru_scale, panel_b_scale, protocol_scale
 from lib.core.claims import Row, Verdict, evaluate
 from lib.science.seeds import seed_of
 from lib.science.stats import loglog_slope
@@ -164,8 +164,9 @@ def _censored_in(table: dict, panel: str, tests, grid) -> str:
     return ", ".join(parts)
 
 
-def _verdict(table, panel, grid, measured, passed, paper, where, scale="", tests=None) -> Verdict:
+def _verdict(table, P, panel, grid, measured, passed, paper, where, scale="", tests=None) -> Verdict:
     cen = _censored_in(table, panel, tests or ["authors" if panel == "a" else "task"], grid)
+    scale = "; ".join(x for x in (scale, protocol_scale(P)) if x)
     return Verdict(measured, bool(passed) and not cen, paper, where=where, scale=scale, censored=cen)
 
 
@@ -180,7 +181,7 @@ def _tr_fewest(table: dict, P: dict) -> Verdict | None:
     share = {n: float(np.mean(B["transformer"][n] < np.minimum(B["rnn"][n], B["ffn"][n]))) for n in grid}
     weak = min(grid, key=share.get)
     lowest = [n for n in rg if ref["transformer"][n] < min(ref["rnn"][n], ref["ffn"][n])]
-    return _verdict(table, "a", grid, f"TR lowest in ≥ {share[weak]:.1%} of replicates at every N (weakest at N={weak})",
+    return _verdict(table, P, "a", grid, f"TR lowest in ≥ {share[weak]:.1%} of replicates at every N (weakest at N={weak})",
                     all(v >= LEVEL for v in share.values()), f"{RERUN}: lowest at N={lowest} of {rg}", f"N={grid}")
 
 
@@ -192,7 +193,7 @@ def _gap_largest(table: dict, P: dict) -> Verdict | None:
     lo = {m: _lower(B[m][n] / B["transformer"][n]) for m in ("ffn", "rnn")}
     r = {m: M[m][n] / M["transformer"][n] for m in ("ffn", "rnn")}
     paper = ", ".join(f"{SHORT[m]}/TR {ref[m][rg[0]] / ref['transformer'][rg[0]]:.1f}×" for m in ("ffn", "rnn"))
-    return _verdict(table, "a", [n], ", ".join(f"{SHORT[m]}/TR {r[m]:.1f}× (bound {lo[m]:.1f}×)" for m in ("ffn", "rnn")),
+    return _verdict(table, P, "a", [n], ", ".join(f"{SHORT[m]}/TR {r[m]:.1f}× (bound {lo[m]:.1f}×)" for m in ("ffn", "rnn")),
                     min(lo.values()) >= 2, f"{RERUN}: {paper} at N={rg[0]}", f"N={n}", gru_scale(P, M, [n]))
 
 
@@ -214,7 +215,7 @@ def _tr_flattest(table: dict, P: dict) -> Verdict | None:
     point, reps, paper, grid, rg, M = s
     share = float(np.mean(reps["transformer"] < np.minimum(reps["rnn"], reps["ffn"])))
     text = lambda v: ", ".join(f"{SHORT[m]} {v[m]:.2f}" for m in ("ffn", "rnn", "transformer"))
-    return _verdict(table, "a", grid, f"{text(point)}; TR flattest in {share:.1%} of replicates", share >= LEVEL,
+    return _verdict(table, P, "a", grid, f"{text(point)}; TR flattest in {share:.1%} of replicates", share >= LEVEL,
                     f"{RERUN}: {text(paper)}", f"N={grid}", gru_scale(P, M, grid))
 
 
@@ -225,7 +226,7 @@ def _ffn_superlinear(table: dict, P: dict) -> Verdict | None:
     point, reps, paper, grid, rg, M = s
     every = _slopes(table, P, 0)            # the whole grid from N = 2: the ordering of the slopes can change
     alt = f"; from N={every[3][0]}: FFN {every[0]['ffn']:.2f}, RNN {every[0]['rnn']:.2f}" if every and every[3] != grid else ""
-    return _verdict(table, "a", grid, f"FFN {point['ffn']:.2f} (bound {_lower(reps['ffn']):.2f}){alt}",
+    return _verdict(table, P, "a", grid, f"FFN {point['ffn']:.2f} (bound {_lower(reps['ffn']):.2f}){alt}",
                     _lower(reps["ffn"]) > 1, f"{RERUN}: FFN {paper['ffn']:.2f}", f"N={grid}")
 
 
@@ -237,7 +238,7 @@ def _ffn_vs_rnn(sign: int, select):
         M, B, grid, ref, rg = d
         share = {n: float(np.mean((B["ffn"][n] - B["rnn"][n]) * sign > 0)) for n in grid}
         paper = ", ".join(f"N={n}: {ref['ffn'][n]:,.0f} vs {ref['rnn'][n]:,.0f}" for n in rg)
-        return _verdict(table, "a", grid, ", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f} ({share[n]:.1%})"
+        return _verdict(table, P, "a", grid, ", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f} ({share[n]:.1%})"
                                                       for n in grid),
                         all(v >= LEVEL for v in share.values()), f"{RERUN}: {paper}", f"N={grid}", gru_scale(P, M, grid))
     return measure
@@ -252,7 +253,7 @@ def _ffn_gap(table: dict, P: dict) -> Verdict | None:
     ratio = {n: M["ffn"][n] / max(M["rnn"][n], M["transformer"][n]) for n in grid}
     weak = min(grid, key=share.get)
     paper = min(ref["ffn"][n] / max(ref["rnn"][n], ref["transformer"][n]) for n in rg)
-    return _verdict(table, "b", grid, f"FFN above in ≥ {share[weak]:.1%} of replicates at every N; min ratio "
+    return _verdict(table, P, "b", grid, f"FFN above in ≥ {share[weak]:.1%} of replicates at every N; min ratio "
                     f"{min(ratio.values()):.2f}", all(v >= LEVEL for v in share.values()), f"{RERUN}: min ratio {paper:.2f}",
                     f"N={grid}", crossing_scale(P, M, grid))
 
@@ -266,7 +267,7 @@ def _rnn_milder(table: dict, P: dict) -> Verdict | None:
     g = {m: M[m][hi] / M[m][lo] for m in MODELS}
     share = {m: float(np.mean(B["ffn"][hi] / B["ffn"][lo] > B[m][hi] / B[m][lo])) for m in ("rnn", "transformer")}
     paper = ", ".join(f"{SHORT[m]} {ref[m][rg[-1]] / ref[m][rg[0]]:.2f}×" for m in ("ffn", "rnn", "transformer"))
-    return _verdict(table, "b", [lo, hi], ", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer"))
+    return _verdict(table, P, "b", [lo, hi], ", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer"))
                     + f"; FFN faster in ≥ {min(share.values()):.1%} of replicates", min(share.values()) >= LEVEL,
                     f"{RERUN}: {paper}", f"N={lo}..{hi}", panel_b_scale(P, M, grid))
 
@@ -279,7 +280,7 @@ def _test_protocol(table: dict, P: dict) -> Verdict | None:
     BA, BT = _boot(table, P, "a", "authors"), _boot(table, P, "a", "task")   # paired: the same runs, the same draws
     r = {m: T[m][N] / A[m][N] for m in ("ffn", "transformer")}
     ffn_lo, tr_hi = _lower(BT["ffn"][N] / BA["ffn"][N]), _upper(BT["transformer"][N] / BA["transformer"][N])
-    return _verdict(table, "a", [N], f"FFN {r['ffn']:.2f}× (bound {ffn_lo:.2f}×), TR {r['transformer']:.2f}× (bound "
+    return _verdict(table, P, "a", [N], f"FFN {r['ffn']:.2f}× (bound {ffn_lo:.2f}×), TR {r['transformer']:.2f}× (bound "
                     f"{tr_hi:.2f}×)", ffn_lo > 1.2 and tr_hi < 1.2,
                     f"{RERUN}: FFN {PAPER_FFN_TASK_TEST_N12 / _paper_means('a')['ffn'][12]:.1f}× at N=12, TR about 1.0×",
                     f"N={N}", tests=["authors", "task"])
@@ -334,7 +335,7 @@ def _paper_means_row(table: dict, P: dict) -> Verdict | None:
     cen = ", ".join(f"{SHORT[r['model']]} at N={r['N']}" for r in rows if r["censored"])
     return Verdict(f"max |z| {abs(worst['z']):.1f} ({SHORT[worst['model']]}, panel ({worst['panel']}), N={worst['N']}, "
                    f"ratio {worst['ratio']:.2f}); {beyond} of {len(rows)} beyond 3", beyond == 0 and not cen,
-                   f"{RERUN}: 5 seeds, one H100", where=f"{len(rows)} means", censored=cen)
+                   f"{RERUN}: 5 seeds, one H100", where=f"{len(rows)} means", censored=cen, scale=protocol_scale(P))
 
 
 FIG1 = "Figure 1 (paper)"
