@@ -11,11 +11,14 @@ import pytest
 import torch
 
 from lib.chapters.ffn_span import compute as fs
+from lib.chapters.ffn_span import learners
 from lib.chapters.ffn_span import page as page
+from lib.chapters.rnn_norm_growth.widths import critical_width
 from lib.core.store import Store, key_of, spec_dict
 from lib.core.sweep import collect
 from lib.science import models, span
 from lib.science.qstr import QSTR
+from lib.science.stats import BELOW_GRID, log_crossing
 
 
 def gen(seed=0):
@@ -191,9 +194,50 @@ def test_zscore_handles_identical_runs():
 def test_samples_to_threshold():
     n = [10, 20, 40, 80]
     assert page.samples_to_threshold(n, [1.0, 0.9, 0.6, 0.3], 0.75) == pytest.approx(math.sqrt(20 * 40))
-    assert page.samples_to_threshold(n, [0.5, 0.4, 0.3, 0.2], 0.75) == 10
+    # below the grid: the crossing is at or before n[0], a bound (it used to read as n[0] itself)
+    assert page.samples_to_threshold(n, [0.5, 0.4, 0.3, 0.2], 0.75) == BELOW_GRID == -math.inf
     assert math.isnan(page.samples_to_threshold(n, [1.0, 0.9, 0.9, 0.8], 0.75))
-    assert page.loglog_slope([2, 4, 8], [3, 12, 48]) == pytest.approx(2.0)
+
+
+def test_rnn_critical_width_keeps_its_reading_of_a_crossing_below_the_grid():
+    """log_crossing's other caller: the critical width is still the smallest width when that one reaches already."""
+    assert critical_width([2, 4, 8], [0.2, 0.1, 0.1], 0.3) == 2
+    assert log_crossing([2, 4, 8], [0.2, 0.1, 0.1], 0.3) == BELOW_GRID
+
+
+def _floor_results(nstar_curve):
+    """ffn results at one N = 2 (d = 2, Nd = 4) whose mean test-MSE curve over n = 1, 2, 4, 8 is `nstar_curve`."""
+    rec = {"result": {"n": [1, 2, 4, 8], "test_mse": [[v, v] for v in nstar_curve], "oracle_mse": [[0.5, 0.5]] * 4}}
+    return {"ffn": {(2, False): rec}}
+
+
+def test_floor_reads_bounds_and_fails_below_it():
+    P = {"N_grid": [2], "d": 2, "threshold": 0.5}                      # floor (1 - 0.5) * 4 = 2
+    assert page._floor(P, _floor_results([1.0, 0.9, 0.8, 0.7])).passed                       # > 8: above the grid
+    assert page._floor(P, _floor_results([1.0, 0.9, 0.8, 0.4])).passed                       # between 4 and 8
+    assert not page._floor(P, _floor_results([1.0, 0.4, 0.3, 0.2])).passed                   # between 1 and 2 < floor
+    below = page._floor(P, _floor_results([0.4, 0.3, 0.2, 0.1]))                             # <= 1 < floor: broken
+    assert not below.passed and "censored" not in below.measured
+    P3 = {"N_grid": [2], "d": 2, "threshold": 0.9}                     # floor 0.4 < n[0] = 1: undecided
+    assert "censored" in page._floor(P3, _floor_results([0.4, 0.3, 0.2, 0.1])).measured
+
+
+def test_min_norm_readout_learns_u_and_sits_on_the_line():
+    """beta = u once the training tokens span R^d; with n < d it is u's projection (min norm), and the learner's risk
+    is 1 - n/(Nd) within Monte-Carlo error (the oracle's)."""
+    N, d = 3, 2
+    x = torch.randn(1, 4, N * d, generator=gen(11))
+    t = torch.tensor([[0, 2, 1, 2]])
+    U = span.unit_vectors(1, d, gen(12))
+    y = torch.einsum("nd,d->n", x.view(4, N, d)[torch.arange(4), t[0]], U[0])[None]
+    torch.testing.assert_close(learners.min_norm_readout(x, t, y, N), U.double())
+    beta1 = learners.min_norm_readout(x[:, :1], t[:, :1], y[:, :1], N)               # n = 1 < d: min norm
+    f = x.view(4, N, d)[0, t[0, 0]].double()
+    torch.testing.assert_close(beta1[0], f * float(y[0, 0]) / float(f @ f))
+    out = learners.run_readout(learners.ReadoutPoint(N=3, d=2, n=(2, 4), draws=400, n_test=200, seed=0), "cpu")
+    mse = out["readout_mse"]
+    for i, n in enumerate(out["n"]):
+        assert abs(mse[i].mean() - (1 - n / 6)) <= 4 * mse[i].std() / math.sqrt(mse.shape[1])
 
 
 TINY = dict(profile="unit", device="cpu", seed=0, task_seed=42, d=2, N_grid=[2, 3], n_over_Nd=[0.5, 1.0, 4.0],
@@ -210,12 +254,12 @@ def test_specs_hold_what_their_runs_read():
     """A point's store key changes with a parameter its run reads and with no other."""
     keys = lambda P: {p.label: key_of(spec_dict(p.spec)) for p in fs.points(P)}
     base = keys(TINY)
-    assert list(base) == [("span",), ("visibility", 2), ("visibility", 3), ("ffn", (2, False)), ("ffn", (3, False)),
-                          ("ffn", (3, True)), ("transformer",)]
+    assert list(base) == [("span",), ("visibility", 2), ("visibility", 3), ("readout", 2), ("readout", 3),
+                          ("ffn", (2, False)), ("ffn", (3, False)), ("ffn", (3, True)), ("transformer",)]
     differs = lambda **kw: {label for label, k in keys({**TINY, **kw}).items() if k != base[label]}
     assert differs(tr_lr=0.5) == {("transformer",)}
     assert differs(adamw_lr=0.5) == {("span",)}
-    assert differs(n_draws=7) == {("visibility", 2), ("visibility", 3)}
+    assert differs(n_draws=7) == {("visibility", 2), ("visibility", 3), ("readout", 2), ("readout", 3)}
     assert differs(threshold=0.5) == differs(device="cuda") == set()        # page-only and run-time parameters
     assert fs.visibility_spec({**TINY, "n_test": 5000}, 2).n_test == 1000   # capped: the draws dominate the error
 
@@ -235,13 +279,14 @@ def tiny(tmp_path_factory):
 
 def test_compute_stores_every_point_and_reruns_load(tiny):
     first, second = tiny["results"], tiny["rerun"]
-    assert len(tiny["lines"]) == 7 and all("computed" in line for line in tiny["lines"])  # span, 2 visibility, 3 ffn, TR
-    assert len(tiny["again"]) == 1 and "7 of 7 points loaded" in tiny["again"][0]
+    assert len(tiny["lines"]) == 9 and all("computed" in line for line in tiny["lines"])  # span, 2+2 Monte Carlo, 3 ffn, TR
+    assert len(tiny["again"]) == 1 and "9 of 9 points loaded" in tiny["again"][0]
     ref = tiny["ref"]
     assert not ref["available"] and "sample_complexity" in ref["why"]
     assert second["ffn"][(3, True)]["result"] == first["ffn"][(3, True)]["result"]
     rows = page.claims(TINY, second)
-    assert {c["id"] for c in rows} >= {"8a-decay-law", "8-oracle", "8b-ffn-above-line", "8c-slope", "rotation-ffn"}
+    assert {c["id"] for c in rows} >= {"8a-decay-law", "8-oracle", "8b-ffn-above-line", "8c-floor", "8b-readout-on-line",
+                                             "8b-adamw-line", "rotation-ffn"}
     assert all(isinstance(c["passed"], bool) and c["kind"] in ("check", "claim") and c["source"] for c in rows)
     assert np.array(second["ffn"][(2, False)]["result"]["test_mse"], dtype=float).shape == (3, 2)
 
@@ -253,3 +298,11 @@ def test_claim_fails_when_the_ffn_beats_the_line(tiny):
         rec["result"]["test_mse"] = (np.array(rec["result"]["test_mse"], dtype=float) * 0 + 0.01).tolist()
     verdict = {c["id"]: c["passed"] for c in page.claims(TINY, results)}
     assert verdict["8b-ffn-above-line"] is False
+
+
+def test_adamw_line_claim_fails_when_adamw_beats_the_line(tiny):
+    """8b-adamw-line can fail: an AdamW FFN far below 1 - n/(Nd) on the fixed n fails it."""
+    results = copy.deepcopy(tiny["results"])
+    results["span"]["result"]["adamw"]["test_mse"] = [0.01, 0.02]
+    verdict = {c["id"]: c["passed"] for c in page.claims(TINY, results)}
+    assert verdict["8b-adamw-line"] is False

@@ -300,3 +300,62 @@ def test_scaling_h1_runs_where_prop21_holds(monkeypatch):
     y = h1["y"].clone()
     y[..., :4] = 0
     assert torch.allclose(h1["metric"], (y[..., 4:].pow(2).flatten(1).mean(1) / 2.0))
+
+
+# ------------------------------------------------------------------------------------- claim rules (issue 29)
+def _calc(bayes_rank_q: float) -> dict:
+    return {"calculator": {"result": {"formula": [2.0, 1.0, 0.0], "bayes": [2.0, 1.0, bayes_rank_q],
+                                      "bayes_se": [0.02, 0.01, 0.0], "rank": [0, 1, 2]}}}
+
+
+def test_calc_bayes_holds_rank_q_to_exactness():
+    """At rank q the old rule compared a raw MSE with 3 (standard errors of 1e-12): a risk of 0.5 passed."""
+    assert page._calc_bayes({}, _calc(1e-12)).passed
+    assert not page._calc_bayes({}, _calc(0.5)).passed
+
+
+def test_relative_rank_does_not_count_an_untrained_spectrum():
+    """Near-uniform attention onto q = 3 keys: one large singular value and two of order 1e-2, which the old
+    absolute tolerance 1e-3 counted as rank 3."""
+    assert page._relative_rank([0.3, 0.02, 0.01]) == 1
+    assert page._relative_rank([1.0, 0.98, 0.95]) == 3
+    assert page._relative_rank([1.0, 0.9, 0.001]) == 2          # two heads on one key
+
+
+def _prop21(fvu, svals, q=2):
+    heads = [q] * len(fvu)
+    return {"prop21": {"result": {"heads": heads, "bound": [0.0] * len(fvu), "fvu": fvu, "fvu_se": [0.01] * len(fvu),
+                                  "svals": svals}}}
+
+
+def test_reach_fraction_and_rank_used():
+    P = {"p21_q": 2, "n_seeds": 4}
+    good, stalled = [1.0, 0.9], [1.0, 0.01]
+    res = _prop21([0.01, 0.02, 0.36, 0.4], [good, good, stalled, stalled])
+    assert page._reach_fraction(P, res).passed                                      # 2 of 4
+    assert not page._reach_fraction(P, _prop21([0.01, 0.36, 0.4, 0.5], [good] + [stalled] * 3)).passed
+    assert page._rank_used(P, res).passed
+    assert not page._rank_used(P, _prop21([0.01], [stalled])).passed                # zero error on one direction
+    assert page._rank_used(P, _prop21([0.5], [stalled])) is None                    # nothing reached: nothing to check
+
+
+def _scaling_results(samples_of_N, seeds=5, noise=0.05):
+    rng = np.random.default_rng(0)
+    Ns = [16, 32, 64, 128, 256]
+    out = {}
+    for N in Ns:
+        s = samples_of_N(N) * np.exp(noise * rng.standard_normal(seeds))
+        out[N] = {"result": {"heads": [2] * seeds + [1] * seeds, "samples": list(s) + [np.nan] * seeds,
+                             "best_fvu": [0.1] * seeds + [0.6] * seeds}}
+    P = {"scale_q": 2, "scale_N": Ns, "scale_threshold": 0.25, "scale_max_samples": 10 ** 7}
+    return P, {"scaling": out}
+
+
+def test_scaling_tells_polylog_from_a_power():
+    """'slope < 1' accepted N^0.9; the rule p + 2 se < 1/2 over N = 16..256 does not."""
+    assert page._scaling(*_scaling_results(lambda N: 2000 * np.log(N))).passed
+    assert not page._scaling(*_scaling_results(lambda N: 300 * N ** 0.9)).passed
+    P, res = _scaling_results(lambda N: 2000 * np.log(N))
+    res["scaling"][256]["result"]["samples"][0] = np.nan                            # one censored run
+    v = page._scaling(P, res)
+    assert not v.passed and v.measured.startswith("censored")

@@ -179,16 +179,18 @@ def sweep(task_seed: int, Ns, off_target: float, draws: int, scale: float = 1.0,
 GROWTHS = {"ln N": np.log, "N^1/4": lambda n: n ** 0.25, "N^1/2": np.sqrt}
 
 
-def compare_fits(N, y) -> dict:
-    """y = a + b f(N) for f in GROWTHS, by least squares: each fit's slope b, intercept a, residual sum of squares
-    and AIC = n ln(RSS/n) + 2k (k = 2 for all, so the AIC differences are n ln of the RSS ratios); `best` is the
-    lowest AIC and `margin` its AIC gap to the next (>= 2: the data favour it, >= 10: strongly)."""
+def compare_fits(N, y, growths: dict | None = None) -> dict:
+    """y = a + b f(N) for f in `growths` (default GROWTHS), by least squares: each fit's slope b, intercept a,
+    residual sum of squares and AIC = n ln(RSS/n) + 2k (k = 2 for all, so the AIC differences are n ln of the RSS
+    ratios); `best` is the lowest AIC and `margin` its AIC gap to the next (>= 2: the data favour it, >= 10:
+    strongly)."""
     N, y = np.asarray(N, float), np.asarray(y, float)
+    growths = GROWTHS if growths is None else growths
     out = {}
-    for name, f in GROWTHS.items():
+    for name, f in growths.items():
         b, a = np.polyfit(f(N), y, 1)
         rss = float(np.sum((y - (a + b * f(N))) ** 2))
         out[name] = {"slope": float(b), "intercept": float(a), "rss": rss,
                      "aic": float(len(y) * math.log(max(rss, 1e-300) / len(y)) + 4)}
-    order = sorted(GROWTHS, key=lambda k: out[k]["aic"])
+    order = sorted(growths, key=lambda k: out[k]["aic"])
     return {"fits": out, "best": order[0], "margin": out[order[1]]["aic"] - out[order[0]]["aic"]}

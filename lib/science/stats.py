@@ -19,11 +19,16 @@ def loglog_slope(x, y) -> float:
     return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0]) if ok.sum() >= 2 else float("nan")
 
 
+BELOW_GRID = -math.inf   # what log_crossing returns when y starts at or below the threshold
+
+
 def log_crossing(x, y, threshold: float, strict: bool = False) -> float:
     """The x at which y first falls to `threshold` (below it if strict), interpolated linearly in log x between the
-    grid points either side; x[0] if y starts there; NaN if it never gets there.
+    grid points either side; BELOW_GRID (-inf) if y is there already at x[0], where the grid cannot place the crossing
+    (it lies at or below x[0]: a bound, not a value); NaN if it never gets there (above the grid).
 
         >>> log_crossing([10, 20, 40], [1.0, 0.6, 0.3], 0.75)   # between 10 and 20, in log x
+        >>> log_crossing([10, 20, 40], [0.5, 0.4, 0.3], 0.75)   # -inf: below the grid
     """
     x, y = np.asarray(x, float), np.asarray(y, float)
     below = np.flatnonzero(y < threshold if strict else y <= threshold)
@@ -31,7 +36,7 @@ def log_crossing(x, y, threshold: float, strict: bool = False) -> float:
         return float("nan")
     j = below[0]
     if j == 0:
-        return float(x[0])
+        return BELOW_GRID
     frac = (y[j - 1] - threshold) / (y[j - 1] - y[j])
     return float(np.exp(np.log(x[j - 1]) + frac * (np.log(x[j]) - np.log(x[j - 1]))))
 

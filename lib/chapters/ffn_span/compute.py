@@ -1,13 +1,15 @@
 """Theorem 6 of seed 000 (Appendix B): a network whose first layer is fully connected on the flattened tokens
 needs about N*d samples to learn simple-1STR, because that layer only ever sees the span of its training inputs.
 
-Four measurements, each a stored point (see `points`):
+Five measurements, each a stored point (see `points`):
 
-- span: one training set, full-batch GD with L2 and AdamW from the same start; the off-span energy
+- span: one training set, full-batch GD with L2 and AdamW from the same start (and their test MSE); the off-span energy
   ||W_x (I - V^T V)||_F^2 of the first layer's token columns W_x, relative to the span of the n training inputs
   (orthonormal rows V), recorded along the way. Under GD it decays exactly as (1 - lr*l2)^(2t).
 - visibility (one per N): the visible fraction nu = E_t ||V P_t u||^2 of the target direction and the risk of the
   oracle E[y | Vx, t, u], by Monte Carlo over training sets, u and test prompts; both against n/(Nd).
+- readout (one per N, learners.py): a learner of the theorem's class that reaches its line, the span-restricted
+  least-squares read-out, by Monte Carlo over training sets and u.
 - ffn (one per N, and once with rotated prompts): GD-trained FFNs for n = c*N*d, every run with its own u,
   training set and initialisation; test MSE beside the oracle's on the same test prompts.
 - transformer: the same learning curve for a one-layer Transformer (AdamW, lib.science.engine) with and without the
@@ -28,6 +30,7 @@ from functools import partial
 import numpy as np
 import torch
 
+from lib.chapters.ffn_span.learners import readout_spec, run_readout
 from lib.core.sweep import Point
 from lib.science import engine, models, qstr
 from lib.science.span import (
@@ -72,9 +75,6 @@ def simple_1str(task: qstr.QSTR, U: torch.Tensor, B: int, gen: torch.Generator, 
     return task.encode(shown, T), y[:, :, None].expand(R, B, N), x, t
 
 
-# ----------------------------------------------------------------------------------------- the span argument
-
-
 # ---------------------------------------------------------------------------------------------- training
 
 
@@ -108,6 +108,7 @@ class SpanPoint:
     gd_l2: float               # GD's L2 penalty lambda
     adamw_lr: float            # AdamW learning rate
     adamw_weight_decay: float  # AdamW decoupled weight decay
+    n_test: int                # test prompts per run (the test MSE of both optimisers on this fixed n)
 
 
 def span_spec(P: dict) -> SpanPoint:
@@ -115,11 +116,13 @@ def span_spec(P: dict) -> SpanPoint:
     n = min(n_values(N, P["d"], [P["span_n_over_Nd"]])[0], N * P["d"] - 1)   # below Nd, or nothing is off the span
     return SpanPoint(N=N, n=n, d=P["d"], seed=P["seed"], task_seed=P["task_seed"], n_seeds=P["n_seeds"],
                      ffn_width=P["ffn_width"], steps=P["gd_steps"], every=P["record_every"], gd_lr=P["gd_lr"],
-                     gd_l2=P["gd_l2"], adamw_lr=P["adamw_lr"], adamw_weight_decay=P["adamw_weight_decay"])
+                     gd_l2=P["gd_l2"], adamw_lr=P["adamw_lr"], adamw_weight_decay=P["adamw_weight_decay"],
+                     n_test=P["n_test"])
 
 
 def run_span(spec: SpanPoint, device: str) -> dict:
-    """GD and AdamW on the same training sets from the same initialisations; off-span energy along the way."""
+    """GD and AdamW on the same training sets from the same initialisations; off-span energy along the way, and
+    each run's test MSE at the end (AdamW with the authors' rates: the paper's own FFN on a fixed n)."""
     t0 = time.perf_counter()
     N, d, n, S = spec.N, spec.d, spec.n, spec.n_seeds
     task = qstr.QSTR(N=N, d=d, simple=True, task_seed=spec.task_seed, device=device)
@@ -132,11 +135,14 @@ def run_span(spec: SpanPoint, device: str) -> dict:
     P = span_projector(x, ns)
     cols = x_columns(N, task.D, d).to(device)
     watch = partial(layer_energies, cols=cols, P=P)
+    zt, yt, _, _ = simple_1str(task, U, spec.n_test, generator(spec.seed, "span-test", N, n, device=device))
     out = {"N": N, "n": n, "Nd": N * d}
     for opt, lr, l2 in (("gd", spec.gd_lr, spec.gd_l2), ("adamw", spec.adamw_lr, spec.adamw_weight_decay)):
-        _, steps, rec = train_full_batch(model.forward, init, z, y, ns, spec.steps, opt, lr, l2, watch, spec.every)
+        params, steps, rec = train_full_batch(model.forward, init, z, y, ns, spec.steps, opt, lr, l2, watch, spec.every)
+        with torch.no_grad():
+            test = engine.evaluate(model.forward, params, [(zt, yt)])[:, 0].cpu().numpy()
         out["steps"] = steps
-        out[opt] = {"off": rec[:, :, 0].numpy(), "total": rec[:, :, 1].numpy()}   # (T, S) each
+        out[opt] = {"off": rec[:, :, 0].numpy(), "total": rec[:, :, 1].numpy(), "test_mse": test}   # (T, S), (S,)
     out["wall_s"] = time.perf_counter() - t0
     return out
 
@@ -344,12 +350,14 @@ def run_transformer(spec: TransformerPoint, device: str) -> dict:
 
 # ---------------------------------------------------------------------------------------------- points
 def points(P: dict) -> list[Point]:
-    """Every point of the chapter: results["span"], results["visibility"][N], results["ffn"][(N, rotated)] and
-    results["transformer"]. Cost: training steps, the FFN sweeps (many runs of n up to 16 N d) first."""
+    """Every point of the chapter: results["span"], results["visibility"][N], results["readout"][N],
+    results["ffn"][(N, rotated)] and results["transformer"]. Cost: training steps, the FFN sweeps (many runs of n
+    up to 16 N d) first."""
     N_rot = P["N_rotation"]
     ffn = [(N, False) for N in sorted(set(P["N_grid"]) | {N_rot})] + [(N_rot, True)]
     return ([Point(("span",), span_spec(P), run_span, cost=P["gd_steps"])]
             + [Point(("visibility", N), visibility_spec(P, N), run_visibility, cost=1) for N in P["N_grid"]]
+            + [Point(("readout", N), readout_spec(P, N), run_readout, cost=1) for N in P["N_grid"]]
             + [Point(("ffn", key), ffn_spec(P, *key), run_ffn, cost=2 * P["gd_steps"] * (1 + key[0] / 4))
                for key in ffn]
             + [Point(("transformer",), transformer_spec(P), run_transformer, cost=P["tr_steps"])])

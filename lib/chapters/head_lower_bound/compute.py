@@ -13,7 +13,7 @@ Five computations, each a stored point (see `points`):
 - `scaling` (one per N): samples-to-threshold for H = q on qSTR (reaches it) and for H = 1 on the Prop. 21 data with
   its block-diagonal W_QK (held above the threshold by Prop. 21).
 - `figure2`: the authors' Figure 2 setup (fixed dataset, epochs, AdamW, weight decay 0.2) and |W_Q^T W_K| (the page
-  reads its diagonal statistics).
+  reads its diagonal statistics); in figure2.py, since it trains a different model on a different task.
 
 This module is the computation only: what the page shows (claims, tables, notes, figures) is in
 lib.chapters.head_lower_bound.page, which reads these results and is not part of this chapter's lib hash.
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from lib.chapters.head_lower_bound.figure2 import figure2_spec, run_figure2
 from lib.core.sweep import Point
 from lib.science import a2, engine, models, qstr
 from lib.science.stats import generator, standard_error
@@ -305,67 +306,6 @@ def run_scaling(spec: ScalingPoint, device: str) -> dict:
         out["samples"] += runs.samples[:, 0].tolist()
         out["best_fvu"] += np.nanmin(runs.curves[:, :, 0], axis=0).tolist()   # best checked error of each run
     return out | {"samples": np.array(out["samples"]), "best_fvu": np.array(out["best_fvu"]), "wall_s": time.perf_counter() - t0}
-
-
-# ------------------------------------------------------------------------------------------------ Figure 2
-@dataclass(frozen=True)
-class Figure2Point:
-    """The authors' attention_weights.py run: everything its numbers depend on."""
-    N: int               # sequence length
-    d: int               # token dimension
-    simple: bool         # simple-1STR (the authors' code) or 1STR (their caption)
-    n_train: int         # size of the fixed training set
-    epochs: int          # at most this many shuffled epochs
-    stop_loss: float     # stop once an epoch's mean training loss is below this
-    lr: float            # AdamW learning rate
-    weight_decay: float  # AdamW weight decay
-    batch_size: int      # the script's batch size (64)
-    mlp_width: int       # the script's MLP width (100)
-    d_e_rule: str        # floor or ceil of 5 ln N
-    task_seed: int       # seed of u and the position codes
-    seed: int            # seed of the data, initialisation, shuffles and test set
-
-
-def figure2_spec(P: dict) -> Figure2Point:
-    return Figure2Point(N=P["fig2_N"], d=P["fig2_d"], simple=P["fig2_task"] == "simple", n_train=P["fig2_train"],
-                        epochs=P["fig2_epochs"], stop_loss=P["fig2_stop_loss"], lr=P["fig2_lr"],
-                        weight_decay=P["fig2_weight_decay"], batch_size=64, mlp_width=100, d_e_rule=P["d_e_rule"],
-                        task_seed=P["task_seed"], seed=P["seed"])
-
-
-def run_figure2(spec: Figure2Point, device: str) -> dict:
-    """The authors' attention_weights.py: one Transformer (torch MHA, one head) trained on a fixed dataset for up to
-    `epochs` shuffled epochs, stopping once an epoch's mean training loss is below `stop_loss`."""
-    t0 = time.perf_counter()
-    task = qstr.QSTR(N=spec.N, d=spec.d, simple=spec.simple, d_e_rule=spec.d_e_rule, task_seed=spec.task_seed,
-                     device=device)
-    gen = generator(spec.seed, "figure2", "data", device=device)
-    X, T = task.draw(1, spec.n_train, gen)                # the fixed training set (tokens and indices only)
-    model = models.Transformer(task.D, spec.mlp_width)
-    p = {k: v.requires_grad_() for k, v in model.init(1, generator(spec.seed, "figure2", "init"), device).items()}
-    opt = torch.optim.AdamW(list(p.values()), lr=spec.lr, weight_decay=spec.weight_decay)
-    losses, B = [], spec.batch_size
-    for _ in range(spec.epochs):
-        order = torch.randperm(spec.n_train, generator=gen, device=device)
-        total = torch.zeros((), device=device)   # summed on the device: no host sync per step
-        for i in range(0, spec.n_train, B):
-            idx = order[i:i + B]
-            xb, tb = X[:, idx], T[:, idx]
-            loss = (model.forward(p, task.encode(xb, tb)) - task.labels(xb, tb)).pow(2).mean()
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            total += loss.detach() * len(idx)
-        losses.append(total.item() / spec.n_train)
-        if losses[-1] < spec.stop_loss:
-            break
-    D = task.D
-    w = p["attn.in_w"][0].detach()
-    M = (w[:D].T @ w[D:2 * D]).cpu().numpy()                 # W_Q^T W_K: rows query features, columns key features
-    Xt, Tt = task.draw(1, 2000, generator(spec.seed, "figure2", "test", device=device))
-    with torch.no_grad():
-        test = float((model.forward(p, task.encode(Xt, Tt)) - task.labels(Xt, Tt)).pow(2).mean())
-    return {"M": M, "d_e": task.d_e, "D": D, "epoch_loss": losses, "test_mse": test, "wall_s": time.perf_counter() - t0}
 
 
 # ------------------------------------------------------------------------------------------------- the sweep

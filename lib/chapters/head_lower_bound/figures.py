@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.chapters.head_lower_bound.compute import SETTINGS, lower_bound
-from lib.chapters.head_lower_bound.page import scaling_table
+from lib.chapters.head_lower_bound.page import RANK_TOL, REACH, scaling_table
 from lib.science import a2
 from lib.science.stats import loglog_slope
 
@@ -53,19 +53,21 @@ def plot_heads(P: dict, results: dict):
 
 
 def plot_spectra(P: dict, results: dict):
+    """Singular values of the attention onto the relevant keys relative to the largest, per trained Prop. 21 model."""
     from lib.core.plotting import figure
 
     r = results["prop21"]["result"]
     q = P["p21_q"]
     fig, ax = figure(width=4.8, height=3.4)
     seen = set()
-    for H, sv in zip(r["heads"], r["svals"]):
-        ax.semilogy(np.arange(1, q + 1), np.maximum(sv, 1e-8), "o-", color=f"C{H - 1}", alpha=0.8,
-                    label=f"$H={H}$" if H not in seen else None)
+    for H, f, sv in zip(r["heads"], r["fvu"], r["svals"]):
+        rel = np.asarray(sv, float) / max(sv[0], 1e-300)
+        ax.semilogy(np.arange(1, q + 1), np.maximum(rel, 1e-8), "o-" if f <= REACH else "x--", color=f"C{H - 1}",
+                    alpha=0.8, label=f"$H={H}$" if H not in seen else None)
         seen.add(H)
-    ax.axhline(1e-3, color="k", ls=":", lw=1)
-    ax.set(xlabel="singular value index", ylabel="singular value of $A$ (median over prompts)", xticks=np.arange(1, q + 1),
-           ylim=(1e-8, 3))
+    ax.axhline(RANK_TOL, color="k", ls=":", lw=1)
+    ax.set(xlabel="singular value index $k$", ylabel=r"$\sigma_k / \sigma_1$ of $A$ (median spectrum over prompts)",
+           xticks=np.arange(1, q + 1), ylim=(1e-8, 3))
     ax.legend(fontsize=9)
     return fig
 

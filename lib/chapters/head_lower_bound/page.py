@@ -15,7 +15,6 @@ from lib.chapters.head_lower_bound.compute import SETTINGS
 from lib.core.claims import Row, Verdict, evaluate
 from lib.core.tables import markdown_table
 from lib.science import a2
-from lib.science.stats import loglog_slope
 
 
 # ------------------------------------------------------------------------------------------------ Figure 2
@@ -49,10 +48,6 @@ def _runs(res: dict, H=None):
     return [r for r in rows if H is None or r[0] == H]
 
 
-def _rank(svals, tol=1e-3) -> int:
-    return int(sum(s > tol for s in svals))
-
-
 def scaling_table(P: dict, results: dict) -> dict:
     """{H: {"N": [...], "samples": (len(N), seeds), "mean": [...]}} for the samples-to-threshold sweep."""
     out = {}
@@ -71,10 +66,15 @@ def _formula(c: dict) -> str:
 
 
 def _calc_bayes(P, results):
+    """Ranks below q: the Monte-Carlo risk within 3 standard errors of the formula. Rank q: the predictor is exact
+    (y is a function of A x), so its risk is 0 up to rounding, held to 1e-9 rather than to a standard error that
+    would itself be 0."""
     c = _result(results, "calculator")
-    dev = [abs(b - f) / max(se, 1e-12) if f > 0 else abs(b) for b, f, se in zip(c["bayes"], c["formula"], c["bayes_se"])]
-    return Verdict(", ".join(f"{b:.3f}±{s:.3f}" for b, s in zip(c["bayes"], c["bayes_se"])), max(dev) <= 3,
-                   paper=_formula(c))
+    z = [abs(b - f) / max(se, 1e-12) for b, f, se in zip(c["bayes"], c["formula"], c["bayes_se"]) if f > 0]
+    exact = [b for b, f in zip(c["bayes"], c["formula"]) if f == 0]
+    return Verdict(", ".join(f"{b:.3f}±{s:.3f}" for b, s in zip(c["bayes"], c["bayes_se"]))
+                   + f"; ranks < q: max |z| = {max(z):.1f}; rank q: {max(exact):.1e}",
+                   max(z) <= 3 and max(exact) <= 1e-9, paper=_formula(c))
 
 
 def _calc_mlp(P, results):
@@ -92,20 +92,43 @@ def _floor_prop21(P, results):
 
 
 def _reach_prop21(P, results):
-    best_q = min(f for H, _, f, _, _ in _runs(_result(results, "prop21"), P["p21_q"]))
-    return Verdict(f"{best_q:.3f}", best_q <= 0.05, paper="0 (Thm 4: $H=q$ suffices)")
+    best_q, se = min((f, s) for H, _, f, s, _ in _runs(_result(results, "prop21"), P["p21_q"]))
+    return Verdict(f"{best_q:.3f} ± {se:.3f} (margin {(REACH - best_q) / max(se, 1e-12):+.1f} SE)", best_q <= REACH,
+                   paper="0 (Thm 4: $H=q$ suffices)")
 
 
-def _rank_le_heads(P, results):
+REACH = 0.05      # FVU that counts as "gets it right" (the book's calibration, from the guide's claim 6)
+RANK_TOL = 0.1    # sigma_k / sigma_1 above which a direction counts as used (the book's calibration)
+
+
+def _relative_rank(svals) -> int:
+    """Directions the attention passes on, relative to its largest: sigma_k / sigma_1 > RANK_TOL. An absolute
+    tolerance counts every direction of an untrained model (near-uniform attention has all sigma_k > 1e-3)."""
+    s = np.asarray(svals, float)
+    return int(np.sum(s > RANK_TOL * s[0])) if s[0] > 0 else 0
+
+
+def _rank_used(P, results):
+    """Zero error needs all q directions (Prop. 21's proof): every run, of any H, that reaches FVU <= REACH."""
     q = P["p21_q"]
-    ranks = [(H, _rank(sv)) for H, _, _, _, sv in _runs(_result(results, "prop21"))]
-    return Verdict(", ".join(f"H={H}: {r}" for H, r in ranks), all(r <= min(H, q) for H, r in ranks), paper="rank ≤ $H$")
+    done = [(H, f, _relative_rank(sv)) for H, _, f, _, sv in _runs(_result(results, "prop21")) if f <= REACH]
+    if not done:
+        return None
+    return Verdict("; ".join(f"H={H}: FVU {f:.3f}, rank {r}" for H, f, r in done), all(r == q for _, _, r in done),
+                   paper=f"rank {q} wherever the error is 0", where=f"{len(done)} runs at FVU ≤ {REACH}")
 
 
-def _rank_full(P, results):
+def _reach_fraction(P, results):
+    """How many runs with H >= q heads reach the threshold: a fraction, with its binomial standard error."""
     q = P["p21_q"]
-    _, r_best = min((f, _rank(sv)) for H, _, f, _, sv in _runs(_result(results, "prop21"), q))
-    return Verdict(str(r_best), r_best == q, paper=str(q))
+    runs = [(H, f, _relative_rank(sv)) for H, _, f, _, sv in _runs(_result(results, "prop21")) if H >= q]
+    k, n = sum(f <= REACH for _, f, _ in runs), len(runs)
+    p = k / n
+    se = math.sqrt(max(p * (1 - p), 0.25 / n) / n)       # p(1-p) floored at 1/(4n): a binomial spread at p = 0 or 1
+    stalled = "; ".join(f"H={H}: {f:.2f} (rank {r})" for H, f, r in runs if f > REACH) or "none"
+    return Verdict(f"{k} of {n} ({p:.2f} ± {se:.2f}; margin {(p - 0.5) / se:+.1f} SE); stalled: {stalled}", p >= 0.5,
+                   paper="Thm 4: $H=q$ suffices (for the constrained ERM, not for training)",
+                   where=rf"$H={q},\dots,{max(r[0] for r in runs)}$, {P['n_seeds']} seeds each")
 
 
 def _floor_prop3(P, results):
@@ -118,9 +141,10 @@ def _floor_prop3(P, results):
 
 def _control(P, results):
     q = P["p21_q"]
-    ctl = min(f for H, _, f, _, _ in _runs(_result(results, "control"), 1))
+    ctl, se = min((f, s) for H, _, f, s, _ in _runs(_result(results, "control"), 1))
     sq1 = min(f for H, _, f, _, _ in _runs(_result(results, "prop21"), 1))
-    return Verdict(f"{ctl:.3f} (square link: {sq1:.3f})", ctl <= 0.05, paper=f"about 0 (square link: ≥ {1 - 1 / q:.2f})")
+    return Verdict(f"{ctl:.3f} ± {se:.3f} (margin {(REACH - ctl) / max(se, 1e-12):+.1f} SE; square link: {sq1:.3f})",
+                   ctl <= REACH, paper=f"about 0 (square link: ≥ {1 - 1 / q:.2f})")
 
 
 def _a2_where(P, con) -> str:
@@ -164,18 +188,44 @@ def _scaling_h1(P, results):
                    where=f"$q={P['scale_q']}$, threshold {P['scale_threshold']}")
 
 
+SAMPLE_GROWTHS = {"ln N": np.log, "N^1/2": np.sqrt, "N": lambda n: n}   # polylog against powers, for n*(N)
+MAX_POWER = 0.5   # the book's calibration: a power N^p with p >= 1/2 is ruled out when p + 2 se < 1/2
+
+
+def power_fit(N, samples) -> dict:
+    """Least-squares slope p of ln n* against ln N over every run (not the means: the spread over seeds is the
+    noise), its standard error, and the number of runs; NaN where fewer than three runs."""
+    x = np.repeat(np.log(np.asarray(N, float)), np.asarray(samples).shape[1])
+    y = np.log(np.asarray(samples, float)).ravel()
+    if len(y) < 3:
+        return {"p": float("nan"), "se": float("nan"), "runs": len(y)}
+    p, a = np.polyfit(x, y, 1)
+    rss = float(np.sum((y - a - p * x) ** 2))
+    se = math.sqrt(rss / (len(y) - 2) / float(np.sum((x - x.mean()) ** 2)))
+    return {"p": float(p), "se": se, "runs": len(y)}
+
+
 def _scaling(P, results):
+    """Theorem 4's polylog cost against powers of N: the slope p of ln n* on ln N, per run, is below 1/2 by two of
+    its standard errors (a polylog has local slope 1/ln N: 0.36 at N = 16, 0.18 at 256). A censored run (never
+    crossed, n* above the cap) is a bound, not a value: the claim then reads "censored", not pass."""
     hq = scaling_table(P, results)[P["scale_q"]]
-    reached = not np.isnan(hq["samples"]).any()
-    slope = loglog_slope(hq["N"], hq["mean"]) if reached else float("nan")
-    fit = a2.compare_fits(hq["N"], hq["mean"])["fits"]["ln N"] if reached else {"slope": float("nan")}
+    S = hq["samples"]
+    where = rf"$q={P['scale_q']}$, threshold {P['scale_threshold']}, $N = {min(P['scale_N'])},\dots,{max(P['scale_N'])}$"
     span = max(P["scale_N"]) / min(P["scale_N"])
-    return Verdict(f"crossed {int((~np.isnan(hq['samples'])).sum())} of {hq['samples'].size}; log-log slope {slope:.2f}; "
-                   f"{fit['slope']:.0f} samples per unit of $\\ln N$", reached and slope < 1,
-                   paper="polylog $N$ (Thm 4); $\\Omega(N)$ for an FFN (Thm 6)",
-                   where=f"$q={P['scale_q']}$, threshold {P['scale_threshold']}",
-                   scale="" if span >= 16 else f"$N$ spans a factor {span:.0f}: a log-log slope below 1 is testable, but telling "
-                   "$\\log N$ from a small power of $N$ needs $N$ over decades (the paper profile: 16 to 256)")
+    scale = "" if span >= 16 else (rf"$N$ spans a factor {span:.0f}: telling $\log N$ from $N^{{1/2}}$ needs $N$ over "
+                                   "a decade or more (the paper profile: 16 to 256)")
+    paper = r"polylog $N$ (Thm 4); $\Omega(N)$ for an FFN (Thm 6)"
+    if np.isnan(S).any():
+        return Verdict(f"censored: {int(np.isnan(S).sum())} of {S.size} runs never crossed (n* > "
+                       f"{P['scale_max_samples']:,}), so the slope is only bounded below", False, paper=paper,
+                       where=where, scale=scale)
+    fit = power_fit(hq["N"], S)
+    cmp = a2.compare_fits(np.repeat(hq["N"], S.shape[1]), S.ravel(), SAMPLE_GROWTHS)
+    aic = ", ".join(f"{k}: {cmp['fits'][k]['aic']:.1f}" for k in SAMPLE_GROWTHS)
+    return Verdict(f"p = {fit['p']:.2f} ± {fit['se']:.2f} over {fit['runs']} runs (margin "
+                   rf"{(MAX_POWER - fit['p']) / fit['se']:+.1f} SE); AIC of $a+b\,f(N)$: {aic}",
+                   fit["p"] + 2 * fit["se"] < MAX_POWER, paper=paper, where=where, scale=scale)
 
 
 def _figure2(P, results):
@@ -200,14 +250,15 @@ def _fig2_outside(P, results):
     return Verdict(f"{st['diag_mean']:.1f} vs {st['outside_median']:.3f} ({ratio:.0f}×) after {steps} steps",
                    ratio >= FIG2_OUTSIDE / 4,
                    paper=f"about {FIG2_OUTSIDE}× (the authors' script, 3,128 steps)",
-                   expected=f"ratio ≥ {FIG2_OUTSIDE // 4} (a quarter of the authors' {FIG2_OUTSIDE}×)")
+                   expected=f"ratio ≥ {FIG2_OUTSIDE // 4} (a quarter of the authors' {FIG2_OUTSIDE}×; book's calibration; "
+                   "one run)")
 
 
 def _fig2_top(P, results):
     f2, st = _figure2(P, results)
     need = math.ceil(20 / 23 * f2["d_e"])     # 20 of the paper's 23, scaled to this run's d_e
     return Verdict(f"{st['top_on_diag']} of {f2['d_e']}", st["top_on_diag"] >= need, paper=PAPER_FIG2["top_on_diag"],
-                   where=f"$d_e={f2['d_e']}$", expected=f"≥ {need} of {f2['d_e']} (20 of 23 scaled)")
+                   where=f"$d_e={f2['d_e']}$", expected=f"≥ {need} of {f2['d_e']} (20 of 23 scaled; book's calibration; one run)")
 
 
 def _fig2_sign(P, results):
@@ -216,22 +267,19 @@ def _fig2_sign(P, results):
 
 
 FIG2 = "Figure 2 (paper)"
-# What only a bug can break (an identity, a bound that holds for every parameter, a rank that cannot exceed H): checks.
+# What only a bug can break (an identity, a bound that holds for every parameter, a property of a construction): checks.
 # What training, random codes or the paper's figure could refute: claims, each with its source.
 ROWS = [
     Row("calc-bayes", "check", "Prop. 21 (proof, Lemma 40)",
         r"The exact Bayes predictor from $\mathbf A\mathbf x$ has risk $2(q-\operatorname{rank}\mathbf A)/q$ "
         "(Monte Carlo, every rank)",
-        "within 3 standard errors", _calc_bayes),
+        "ranks < q: within 3 standard errors; rank q: exact (≤ 1e-9)", _calc_bayes),
     Row("calc-mlp", "check", "Prop. 21 (proof, Lemma 40)",
         r"A fitted MLP regressor of $y$ from $\mathbf A\mathbf x$ does not beat the Bayes risk",
         r"MSE ≥ $2(q-\operatorname{rank}\mathbf A)/q - 3\,\mathrm{se}$", _calc_mlp),
     Row("5-floor-prop21", "check", "Prop. 21",
         r"Prop. 21, block-diagonal $\mathbf W_{QK}$: no trained model with $H<q$ beats $1-H/q$ on the positions $i\ge N/2$",
         r"FVU ≥ $1-H/q-3\,\mathrm{se}$, every run", _floor_prop21),
-    Row("6-rank", "check", "Prop. 21 (proof)",
-        r"Attention from a query $i\ge N/2$ onto the $q$ relevant keys has rank ≤ $H$ (its $H$ rows are all the prediction "
-        "can see of them)", r"numerical rank ($\sigma > 10^{-3}$) ≤ $\min(H, q)$", _rank_le_heads),
     Row("7-floor-prop3", "check", "Prop. 3", r"Prop. 3, unrestricted $\mathbf W_{QK}$: no trained model beats $1-H(q+d)/(qd)$",
         r"FVU ≥ bound $-\,3\,\mathrm{se}$, every run with a non-vacuous bound", _floor_prop3),
     Row("4-floor-h1", "check", "Prop. 21",
@@ -245,29 +293,40 @@ ROWS = [
         r"A.2 under Assumption 3: the worst target's $\alpha^*$ lies between $\ln\frac{(N-1)(1-\varepsilon)}{\varepsilon}/2$ "
         r"(overlaps ≥ −1) and $2\ln\frac{(N-1)(1-\varepsilon)}{\varepsilon}$ (overlaps ≤ 1/2); the (2,1) norm of "
         r"$\mathbf W_{QK}$ is $\alpha^* d_e$", "every draw inside the bounds", _alpha_bounds),
+    Row("11-alpha-logN", "check", r"Lemma 11 ($\log N$)",
+        r"A.2: the worst target's $\alpha^*(N)$ follows $a+b\ln N$ better than $a+bN^{1/4}$ or $a+bN^{1/2}$ (no training "
+        r"enters: the construction and the codes fix $\alpha^*$, between two multiples of $\ln N$; an implementation "
+        "property)",
+        "lowest AIC for $\\ln N$, by ≥ 2 (book's calibration)", _alpha_log_n),
+    Row("6-rank-used", "check", "Prop. 21 (proof): zero error needs rank $q$",
+        r"Every trained Prop. 21 model that gets the data right passes on all $q$ directions: the attention onto the "
+        r"relevant keys has $q$ singular values above $0.1\,\sigma_1$",
+        rf"relative rank ($\sigma_k/\sigma_1 > {RANK_TOL}$, book's calibration) $= q$ wherever FVU ≤ {REACH}", _rank_used),
     Row("5-reach-prop21", "claim", "Theorem 4", "With $H=q$ heads a trained model gets the Prop. 21 data right",
-        "best FVU at $H=q$ ≤ 0.05", _reach_prop21),
-    Row("6-rank-full", "claim", "Prop. 21 (proof): zero error needs rank $q$",
-        "The best trained $H=q$ model uses all $q$ directions", "rank $q$", _rank_full),
+        f"best FVU at $H=q$ ≤ {REACH} (book's calibration)", _reach_prop21),
+    Row("5-reach-fraction", "claim", "Theorem 4; for training: hypothesis (this book)",
+        r"Most trained models with $H\ge q$ heads get the Prop. 21 data right (a run that stalls has two heads on one "
+        "key: its relative rank is below $q$)",
+        f"≥ half of the $H \\ge q$ runs at FVU ≤ {REACH} (book's calibration)", _reach_fraction),
     Row("control-one-head", "claim", "Remark after Prop. 3 (one head suffices); trained: hypothesis (this book)",
         r"Sparse averaging $y_i=\frac1q\sum_j\langle\mathbf u,\mathbf x_{t_{ij}}\rangle$ needs one head: a trained $H=1$ "
         "model gets it right where the square link is held at $1-1/q$",
-        r"FVU(mean link, $H=1$) ≤ 0.05, with $\operatorname{Var}(y_i)=1/q$", _control),
-    Row("11-alpha-logN", "claim", r"Lemma 11 ($\log N$); against powers of $N$: hypothesis (this book)",
-        r"A.2: the worst target's $\alpha^*(N)$ follows $a+b\ln N$ better than $a+bN^{1/4}$ or $a+bN^{1/2}$",
-        "lowest AIC for $\\ln N$, by ≥ 2", _alpha_log_n),
+        rf"FVU(mean link, $H=1$) ≤ {REACH} (book's calibration), with $\operatorname{{Var}}(y_i)=1/q$", _control),
     Row("4-scaling", "claim", "Theorem 4",
-        "qSTR: $H=q$ heads reach the FVU threshold at every $N$, at a cost sub-linear in $N$ (polylog in Theorem 4)",
-        "every $H=q$ run crosses; log-log slope < 1", _scaling),
+        "qSTR: $H=q$ heads reach the FVU threshold at every $N$, at a cost polylogarithmic in $N$: a power $N^p$ fitted "
+        "to every run's samples-to-threshold has $p<1/2$",
+        f"every $H=q$ run crosses; $p + 2\\,\\mathrm{{se}} < {MAX_POWER}$ (book's calibration)", _scaling),
     Row("fig2-diagonal", "claim", FIG2, "Fig. 2: the A.2 diagonal stands out of its block",
-        "diagonal mean ≥ 3 × block off-diagonal median", _fig2_diagonal),
+        "diagonal mean ≥ 3 × block off-diagonal median (book's calibration, the paper's figure: 6-7×; one run, no "
+        "spread over seeds)", _fig2_diagonal),
     Row("fig2-outside", "claim", FIG2 + "; the authors' script",
         "Fig. 2: everything outside the A.2 block is near zero (weight decay removes what the task does not use)",
-        f"diagonal mean ≥ {FIG2_OUTSIDE // 4} × median outside the block", _fig2_outside),
+        f"diagonal mean ≥ {FIG2_OUTSIDE // 4} × median outside the block (book's calibration; one run)", _fig2_outside),
     Row("fig2-top", "claim", FIG2, "Fig. 2: the $d_e$ largest entries lie on the A.2 diagonal",
-        r"≥ $\lceil 20 d_e / 23\rceil$ of $d_e$ (20 of 23 scaled)", _fig2_top),
+        r"≥ $\lceil 20 d_e / 23\rceil$ of $d_e$ (20 of 23 scaled; book's calibration, the paper's figure: 23 of 23; one run)",
+        _fig2_top),
     Row("fig2-sign", "claim", "Eq. A.2", "Fig. 2: the diagonal is positive, as A.2 ($\\alpha > 0$) says",
-        "≥ 90% of the diagonal entries > 0", _fig2_sign),
+        "≥ 90% of the diagonal entries > 0 (book's calibration; one run)", _fig2_sign),
 ]
 
 
@@ -293,6 +352,16 @@ def h1_best(P: dict, results: dict) -> str:
         r = results["scaling"][N]["result"]
         best.append(f"{N}: {min(f for h, f in zip(r['heads'], r['best_fvu']) if h == 1):.2f}")
     return ", ".join(best)
+
+
+def reach_numbers(P: dict, results: dict) -> dict:
+    """The numbers the H sweep's paragraph quotes (for Chapter.glue): Prop. 21 runs with H >= q, how many reach
+    FVU <= REACH, and the relative rank of those that stall."""
+    q = P["p21_q"]
+    runs = [(f, _relative_rank(sv)) for H, _, f, _, sv in _runs(_result(results, "prop21")) if H >= q]
+    stalled = [r for f, r in runs if f > REACH]
+    return {"reach_k": sum(f <= REACH for f, _ in runs), "reach_n": len(runs), "reach_level": REACH,
+            "stall_ranks": ", ".join(str(r) for r in stalled) or "none", "rank_tol": RANK_TOL}
 
 
 def figure2_numbers(P: dict, results: dict) -> dict:

@@ -11,13 +11,15 @@ import numpy as np
 
 from lib.chapters.rnn_norm_growth.compute import TASKS
 from lib.core.store import result_array
-from lib.science.stats import log_crossing, loglog_slope
+from lib.science.stats import BELOW_GRID, log_crossing, loglog_slope
 
 
 def critical_width(widths, mse, threshold: float) -> float:
     """The width at which the median best test MSE first drops to `threshold` (interpolated in log width), NaN if
-    no width gets there."""
-    return log_crossing(widths, mse, threshold)
+    no width gets there; the smallest width if it is there already (width_bounds then gives d* the interval
+    (0, widths[0]])."""
+    c = log_crossing(widths, mse, threshold)
+    return float(widths[0]) if c == BELOW_GRID else c
 
 
 def width_bounds(widths, median, decided_no, threshold: float) -> tuple[float, float, float]:
