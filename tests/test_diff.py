@@ -17,8 +17,10 @@ from lib.core import diff
 from lib.core.params import ParamError
 
 ROOT = Path(__file__).resolve().parent.parent
-# six points (panels a and b, three models, one N each, two seeds) in a few seconds, with three claim rows measured
-TINY = ["--set", "N_a=[2]", "--set", "N_b=[4]", "--set", "n_seeds=2", "--set", "n_test=64", "--set", "max_samples=3200",
+# eight points (panels a and b, three models, one N each, two seeds, a second task draw for the Transformer) in a few
+# seconds, with three claim rows measured; max_samples high enough that no panel (a) run is censored, so paper-means
+# passes (a censored mean fails it)
+TINY = ["--set", "N_a=[2]", "--set", "N_b=[4]", "--set", "n_seeds=2", "--set", "n_test=64", "--set", "max_samples=25600",
         "--set", "ffn_width=32", "--set", "mlp_width=16", "--set", "rnn_hidden=8"]
 
 
@@ -97,24 +99,24 @@ def test_the_same_results_change_no_verdict(tiny, cli):
     status, out, err = cli(tiny, "sample_complexity", "quick", str(tiny / "sample_complexity" / "quick"))
     assert status == 0, err
     assert "claims recomputed from its points" in out and "0 stored numbers changed" in out
-    assert "= claim 3-small-N: ✓ pass -> ✓ pass" in out, out
+    assert "= claim paper-means: ✓ pass -> ✓ pass" in out, out
 
 
 def test_a_changed_verdict_exits_1_and_names_the_numbers_that_moved(tiny, tmp_path):
     out = lib(tiny, "diff", "sample_complexity", "quick", str(tampered(tiny, tmp_path, 10)))
     assert out.returncode == 1, out.stdout + out.stderr[-2000:]
-    assert "≠ claim 3-small-N: ✓ pass -> ✗ FAIL  (CHANGED)" in out.stdout
+    assert "≠ claim paper-means: ✓ pass -> ✗ below scale  (CHANGED)" in out.stdout
     assert "samples[seeds,0]: mean 2240 -> 2.24e+04" in out.stdout and "BEYOND its seeds' range" in out.stdout
-    assert "summary: 1 of" in out.stdout and "(3-small-N)" in out.stdout
+    assert "summary: 1 of" in out.stdout and "(paper-means)" in out.stdout
 
 
 def test_a_side_without_its_points_shows_its_stored_claims(tiny, tmp_path, cli):
     copy = tampered(tiny, tmp_path, 1)
     next((copy / "points").glob("*.json")).unlink()
-    (copy / "claims.json").write_text(json.dumps([{"id": "3-small-N", "kind": "claim", "measured": "x", "passed": False}]))
+    (copy / "claims.json").write_text(json.dumps([{"id": "paper-means", "kind": "claim", "measured": "x", "passed": False}]))
     status, out, _ = cli(tiny, "sample_complexity", str(copy), "quick")
     assert status == 1 and "claims as stored in its claims.json" in out, out
-    assert "5 of its 6 points stored" in out and "stored on B only" in out
+    assert "7 of its 8 points stored" in out and "stored on B only" in out
 
 
 @pytest.mark.parametrize("args, needle", [

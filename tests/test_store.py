@@ -106,7 +106,7 @@ def test_lib_hash_is_stable():
 def test_lib_hash_covers_what_a_chapter_imports():
     mods = store.lib_modules("sample_complexity")
     assert {"lib/chapters/sample_complexity/compute.py", "lib/science/engine.py", "lib/science/models.py",
-            "lib/science/qstr.py", "lib/science/stats.py"} <= set(mods)
+            "lib/science/qstr.py", "lib/science/seeds.py"} <= set(mods)
     # other chapters, pages and lib/core (store, sweep, claims, plotting: no number) do not make results stale
     assert all(m.startswith(("lib/science/", "lib/chapters/sample_complexity/compute.py")) for m in mods), mods
     for chapter in params.chapters():

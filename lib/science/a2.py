@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from lib.science import models, qstr
-from lib.science.stats import generator
+from lib.science.seeds import generator
 
 
 def weights(q: int, d: int, d_e: int, alpha: float) -> torch.Tensor:

@@ -20,7 +20,7 @@ import torch
 
 from lib.science import qstr
 from lib.science.models import Params
-from lib.science.stats import generator
+from lib.science.seeds import generator
 
 
 # ================================================================================== the Thm 7 accumulator

@@ -9,8 +9,6 @@ import math
 import numpy as np
 import torch
 
-from lib.science.seeds import generator, seed_of  # noqa: F401  (until every chapter imports them from seeds)
-
 
 def loglog_slope(x, y) -> float:
     """Least-squares slope of log y against log x over the finite positive y; NaN with fewer than two."""

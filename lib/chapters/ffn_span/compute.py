@@ -33,6 +33,7 @@ import torch
 from lib.chapters.ffn_span.learners import readout_spec, run_readout
 from lib.core.sweep import Point
 from lib.science import engine, models, qstr
+from lib.science.seeds import generator
 from lib.science.span import (
     ffn_init,
     first_layer_residual,
@@ -45,7 +46,6 @@ from lib.science.span import (
     visible_fraction,
     x_columns,
 )
-from lib.science.stats import generator
 
 LAW_FLOOR = 1e-6  # the decay law is checked while (1 - lr l2)^(2t) >= this (see run_ffn)
 

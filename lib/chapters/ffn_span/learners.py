@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from lib.science.seeds import generator
 from lib.science.span import oracle_predict, span_projector, unit_vectors
-from lib.science.stats import generator
 
 
 @dataclass(frozen=True)

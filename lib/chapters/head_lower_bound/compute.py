@@ -32,7 +32,8 @@ import torch
 from lib.chapters.head_lower_bound.figure2 import figure2_spec, run_figure2
 from lib.core.sweep import Point
 from lib.science import a2, engine, models, qstr
-from lib.science.stats import generator, standard_error
+from lib.science.seeds import generator
+from lib.science.stats import standard_error
 
 
 def check_params(P: dict) -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from lib.science import models, qstr
-from lib.science.stats import generator
+from lib.science.seeds import generator
 
 
 @dataclass(frozen=True)

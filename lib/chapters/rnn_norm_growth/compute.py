@@ -45,7 +45,7 @@ from lib.science.rnn_constructions import (
     rounding_scale,
     transition,
 )
-from lib.science.stats import generator
+from lib.science.seeds import generator
 
 TASKS = ("1str", "simple")
 

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from lib.chapters.rpe_decay.train import FAMILIES, final_kernel, init_params, model_kernel, two_phases
-from lib.science.stats import generator
+from lib.science.seeds import generator
 
 
 @dataclass(frozen=True)

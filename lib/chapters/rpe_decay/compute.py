@@ -35,7 +35,7 @@ from lib.chapters.rpe_decay.apph import AppHPoint, run_apph
 from lib.chapters.rpe_decay.train import FAMILIES, VAR_X, TrainPoint, run_train
 from lib.core.sweep import Point
 from lib.science.numerics import separable_l1_fit
-from lib.science.stats import seed_of
+from lib.science.seeds import seed_of
 
 __all__ = ["FAMILIES", "VAR_X", "AppHPoint", "TrainPoint", "run_apph", "run_train"]
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from lib.science.stats import seed_of
+from lib.science.seeds import seed_of
 
 TABLE1 = [0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10,
           11, 11, 11, 11, 11, 11, 11, 11]   # Table 1 of the paper: -r(t - s) for t - s = 0..30

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from lib.science import engine
-from lib.science.stats import generator
+from lib.science.seeds import generator
 
 FAMILIES = ("lin", "log")
 VAR_X = 1.0 / 3.0     # Var(x) for x ~ U[-1, 1] (Part C)

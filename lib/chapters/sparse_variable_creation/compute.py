@@ -26,7 +26,7 @@ import torch
 from lib.core.sweep import Point
 from lib.science import batched_transformer as bt
 from lib.science import sparse_boolean as sb
-from lib.science.stats import generator, seed_of
+from lib.science.seeds import generator, seed_of
 
 S_AND = S_PARITY = 3      # the paper's sparsity in both experiments
 

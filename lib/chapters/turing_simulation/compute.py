@@ -35,7 +35,7 @@ from lib.core.sweep import Point
 from lib.science import tm_run
 from lib.science import tm_transformer as tt
 from lib.science import turing as tu
-from lib.science.stats import seed_of
+from lib.science.seeds import seed_of
 
 DTYPES = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 

@@ -18,7 +18,7 @@ import torch
 from lib.science import tm_run
 from lib.science import tm_transformer as tt
 from lib.science import turing as tu
-from lib.science.stats import seed_of
+from lib.science.seeds import seed_of
 
 
 def inputs(tm, T, n, seed):
