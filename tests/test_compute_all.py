@@ -111,7 +111,7 @@ def test_compute_all_with_a_past_deadline_lists_what_is_left_and_exits_4(tmp_pat
     out = _cli(tmp_path, "compute", "--all", "--profile", "quick", "--deadline", "0",
                block=NOT_NEEDED_TO_COMPUTE + ("threadpoolctl",))
     assert out.returncode == 4, out.stderr
-    assert "sample_complexity" in out.stdout and "0/21" in out.stdout and "give a later deadline" in out.stdout
+    assert "sample_complexity" in out.stdout and "0/28" in out.stdout and "give a later deadline" in out.stdout
     assert "skipped: needs threadpoolctl" in out.stdout and "rpe_decay" in out.stderr and "turing_simulation" in out.stdout
 
 

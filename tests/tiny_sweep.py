@@ -1,5 +1,5 @@
 """A tiny Figure 1 sweep through `python -m lib compute`, shared by the tests of --jobs, --cluster and --deadline:
-six points of a few seconds each, and the stored numbers to compare between runs."""
+six points of a few seconds each (one task draw), and the stored numbers to compare between runs."""
 import json
 import os
 import subprocess
@@ -8,7 +8,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--set", "N_a=[2, 3]", "--set", "N_b=[4]", "--set", "models=[transformer, ffn]", "--set", "n_seeds=2",
-        "--set", "n_test=64", "--set", "max_samples=1280", "--set", "ffn_width=32", "--set", "mlp_width=16"]
+        "--set", "n_test=64", "--set", "max_samples=1280", "--set", "ffn_width=32", "--set", "mlp_width=16",
+        "--set", "n_task_draws=1"]
 
 
 def compute(results: Path, *extra):
