@@ -36,7 +36,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from lib.science import engine, models, qstr  # noqa: E402
+from lib.science import engine, models, qstr, reference  # noqa: E402
 
 MODELS = ("transformer", "ffn", "rnn")
 PROTOCOLS = {"a": (6, False, 10), "b": (33, True, 100)}    # panel: N, simple-1STR, check_every
@@ -56,7 +56,7 @@ def per_run_loop(name, task, R, steps, cfg, tests, device):
     """The authors' protocol, one run after another, with their modules."""
     for r in range(R):
         torch.manual_seed(r)
-        net = models.reference(models.build(name, task.N, task.D, task.d)).to(device)
+        net = reference.reference(models.build(name, task.N, task.D, task.d)).to(device)
         opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
         gen = torch.Generator(device=device).manual_seed(r)
         for step in range(1, steps + 1):

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from lib.science import engine, models
+from lib.science import engine, models, reference
 from lib.science.engine import TrainConfig, evaluate, train_to_threshold
 from lib.science.models import blinear
 
@@ -94,7 +94,7 @@ def ffn_batches(R, steps, batch, seed=0):
 
 def per_run_adamw(init, r, batches, cfg):
     """The authors' loop for run r: its own RefFFN and its own torch.optim.AdamW, on its own batches."""
-    ref = models.reference(FFN)
+    ref = reference.reference(FFN)
     with torch.no_grad():
         for i, layer in enumerate(ref.layers):
             layer.weight.copy_(init[f"l{i}.w"][r])

@@ -7,7 +7,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lib.science import models
+from lib.science import models, reference
 from lib.science.qstr import QSTR
 
 R, B, N, d = 3, 4, 5, 3
@@ -27,8 +27,8 @@ def model(request):
 
 def refs_and_stacked(model, seed=0):
     torch.manual_seed(seed)
-    refs = [models.reference(model) for _ in range(R)]
-    return refs, models.stack(refs)
+    refs = [reference.reference(model) for _ in range(R)]
+    return refs, reference.stack(refs)
 
 
 def data(seed=1):
@@ -81,7 +81,7 @@ def grads_in_batched_layout(refs):
         for (_, hp), (_, rp) in zip(h.named_parameters(), ref.named_parameters()):
             hp.data = rp.grad.clone()
         holders.append(h)
-    return models.stack(holders)
+    return reference.stack(holders)
 
 
 def test_gradients_match_reference(model):
@@ -123,7 +123,7 @@ def test_build():
 
 def test_n_params_counts_one_run(model):
     p = model.init(R, torch.Generator().manual_seed(0))
-    ref = models.reference(model)
+    ref = reference.reference(model)
     assert models.n_params(p) == sum(t.numel() for t in ref.parameters())
 
 
