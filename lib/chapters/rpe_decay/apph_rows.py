@@ -49,10 +49,12 @@ def margin(values, threshold: float, below: bool) -> str:
     return f"margin {worst:+.1f} decades{spread}"
 
 
-def _scale(P: dict, H: int) -> str:
+def _scale(P: dict, H: int, which: str) -> str:
     short = [f"{k} = {P[k]}" for k in ("apph_S", "apph_steps") if P[k] < PAPER_SCALE[k]]
-    if H < PAPER_SCALE["H"]:
+    if which == "max" and H < PAPER_SCALE["H"]:      # the "one head" rows are at the paper's H whatever the grid
         short.append(f"H up to {H}")
+    if which == "min" and H > 1:
+        short.append(f"no run with one head (the fewest: {H})")
     return ("the paper's setup is S = 1000, 10,000 AdamW steps, H up to 64 (the paper profile); this run has "
             + ", ".join(short)) if short else ""
 
@@ -75,7 +77,7 @@ def _rule(P, results, kind, family, which, threshold, below, paper):
     measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds); fitter's optimum {fmt(opt)}; "
                 + margin(mse, threshold, below))
     return Verdict(measured, bool(ok), paper=paper, where=f"$H$ = {H}, $S$ = {P['apph_S']}, {P['apph_steps']} steps",
-                   scale="" if ok else _scale(P, H))
+                   scale="" if ok else _scale(P, H, which))
 
 
 def _4a_log(P, results):

@@ -237,11 +237,14 @@ def _train_order(P, results):
         wins = sum(m[good][s] < m["lin" if good == "log" else "log"][s] for s in m[good])
         verdicts.append((label(sel[0]["k"]), good, wins))
         if wins < need and max(r["opt"] for r in sel) < TRAIN_FLOOR:   # both optima below what float32 training sees
-            unseen.append(f"{label(sel[0]['k'])} at $S$ = {S}")
-    scale = (f"at {', '.join(unseen)} both RPEs' optima at $H$ = {Hc} are below float32 training's floor "
-             f"({TRAIN_FLOOR:g}), so the ordering measures the optimiser, not the RPE; the hypothesis is stated at "
-             "$S$ = 1024 (the paper profile)") if unseen else ""
-    return Verdict("; ".join(f"{n}: {g} better in {w}/{P['train_seeds']}" for n, g, w in verdicts),
+            unseen.append((f"{label(sel[0]['k'])} at $S$ = {S}", S))
+    floor = (f"at {', '.join(u for u, _ in unseen)} both RPEs' optima at $H$ = {Hc} are below float32 training's "
+             f"floor ({TRAIN_FLOOR:g}), so the ordering measures the optimiser, not the RPE") if unseen else ""
+    # below scale only where the run is shorter than the S the hypothesis is stated at; at S >= 1024 the same
+    # floor is a finding about the hypothesis (its H = 8 is too many heads to see the ordering), shown as a failure
+    scale = floor + "; the hypothesis is stated at $S$ = 1024 (the paper profile)" if any(S < 1024 for _, S in unseen) else ""
+    return Verdict("; ".join(f"{n}: {g} better in {w}/{P['train_seeds']}" for n, g, w in verdicts)
+                   + (f" ({floor})" if floor and not scale else ""),
                    all(w >= need for _, _, w in verdicts), paper="none (designed here)", scale=scale,
                    where=f"$H$ = {Hc}", expected=f"in ≥ {need} of {P['train_seeds']} seeds for every kernel (hypothesis)")
 
