@@ -30,7 +30,7 @@ from functools import partial
 import numpy as np
 import torch
 
-from lib.chapters.ffn_span.learners import readout_spec, run_readout
+from lib.chapters.ffn_span.learners import DrawsPoint, readout_spec, run_readout
 from lib.core.sweep import Point
 from lib.science import engine, models, qstr
 from lib.science.seeds import generator
@@ -148,20 +148,12 @@ def run_span(spec: SpanPoint, device: str) -> dict:
 
 
 @dataclass(frozen=True)
-class VisibilityPoint:
+class VisibilityPoint(DrawsPoint):
     """The visible fraction and the oracle's risk at one N, by Monte Carlo over training sets and u."""
-    N: int                     # sequence length
-    d: int                     # token dimension
-    n: tuple[int, ...]         # training-set sizes, all below N*d (the theorem's range)
-    draws: int                 # independent (training set, u) per n
-    n_test: int                # test prompts per draw
-    seed: int                  # seed of every draw
 
 
 def visibility_spec(P: dict, N: int) -> VisibilityPoint:
-    ns = tuple(n for n in n_values(N, P["d"], P["n_over_Nd"]) if n < N * P["d"])   # the theorem's range
-    # Test prompts per draw, at most 1000: the Monte-Carlo error is dominated by the draws of (V, u).
-    return VisibilityPoint(N=N, d=P["d"], n=ns, draws=P["n_draws"], n_test=min(P["n_test"], 1000), seed=P["seed"])
+    return VisibilityPoint.at(P, N, n_values)
 
 
 def run_visibility(spec: VisibilityPoint, device: str) -> dict:

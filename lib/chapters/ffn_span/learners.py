@@ -26,8 +26,9 @@ from lib.science.span import oracle_predict, span_projector, unit_vectors
 
 
 @dataclass(frozen=True)
-class ReadoutPoint:
-    """The span-restricted least-squares learner at one N, by Monte Carlo over (training set, u)."""
+class DrawsPoint:
+    """A Monte-Carlo point at one N over (training set, u) draws; its subclasses are the store's point types (the
+    type's name is part of a point's key, so a read-out and a visibility point with the same fields differ)."""
     N: int                     # sequence length
     d: int                     # token dimension
     n: tuple[int, ...]         # training-set sizes, all below N*d (the theorem's range)
@@ -35,12 +36,22 @@ class ReadoutPoint:
     n_test: int                # test prompts per draw
     seed: int                  # seed of every draw
 
+    @classmethod
+    def at(cls, P: dict, N: int, n_values):
+        ns = tuple(n for n in n_values(N, P["d"], P["n_over_Nd"]) if n < N * P["d"])   # the theorem's range
+        # Test prompts per draw, at most 1000: the Monte-Carlo error is dominated by the draws of (V, u).
+        return cls(N=N, d=P["d"], n=ns, draws=P["n_draws"], n_test=min(P["n_test"], 1000), seed=P["seed"])
+
+
+@dataclass(frozen=True)
+class ReadoutPoint(DrawsPoint):
+    """The span-restricted least-squares learner at one N, by Monte Carlo over (training set, u)."""
+
 
 def readout_spec(P: dict, N: int) -> ReadoutPoint:
     from lib.chapters.ffn_span.compute import n_values
 
-    ns = tuple(n for n in n_values(N, P["d"], P["n_over_Nd"]) if n < N * P["d"])   # the theorem's range
-    return ReadoutPoint(N=N, d=P["d"], n=ns, draws=P["n_draws"], n_test=min(P["n_test"], 1000), seed=P["seed"])
+    return ReadoutPoint.at(P, N, n_values)
 
 
 def min_norm_readout(x: torch.Tensor, t: torch.Tensor, y: torch.Tensor, N: int) -> torch.Tensor:
