@@ -132,7 +132,7 @@ def test_a_near_tie_is_not_a_pass():
 def test_claims_are_deterministic_and_the_two_test_sets_are_paired():
     assert page.claims(P, paper_like()) == page.claims(P, paper_like())
     table = page.summarize(P, paper_like())
-    BA, BT = page._boot(table, P, "a", "authors"), page._boot(table, P, "a", "task")
+    BA, BT = page.boot(table, P, "a", "authors"), page.boot(table, P, "a", "task")
     np.testing.assert_allclose(BT["ffn"][12] / BA["ffn"][12], 2.2)       # the same runs resampled on both sets
 
 
@@ -149,7 +149,7 @@ def test_task_draws_are_pooled_and_resampled():
     assert entry["by_draw"].shape == (6, 2, 3) and entry["runs"].shape == (6, 6)
     np.testing.assert_allclose(entry["mean"], 1.5 * np.array(page.PAPER_MEANS["a"]["transformer"]))
     key = (0, "a", "transformer")
-    assert np.log(page._replicates(entry, key, draws=1)).std(0).min() > np.log(page._replicates(entry, key)).std(0).max()
+    assert np.log(page.replicates(entry, key, draws=1)).std(0).min() > np.log(page.replicates(entry, key)).std(0).max()
     assert table["a"]["rnn"]["authors"]["by_draw"].shape == (6, 1, 3)
 
 

@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from lib.chapters.sample_complexity.scale import PAPER_GRU, crossing_scale, gru_scale, panel_b_scale, protocol_scale
+from lib.chapters.sample_complexity.bootstrap import LEVEL, boot, lower, replicates, slope, upper
+from lib.chapters.sample_complexity.scale import MODELS, PAPER_GRU, crossing_scale, gru_scale, panel_b_scale, protocol_scale
 from lib.core.claims import Row, Verdict, evaluate
-from lib.science.seeds import seed_of
 from lib.science.stats import loglog_slope
 
 LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}
@@ -74,7 +74,6 @@ def _mean_at(entry, N):
     return float(entry["mean"][entry["N"].index(N)]) if N in entry["N"] else float("nan")
 
 
-MODELS = ("transformer", "rnn", "ffn")
 SLOPE_FROM = {"a": 4, "b": 0}     # panel (a)'s slopes are fitted from N = 4 (N = 2 is cheap for every model)
 SHORT = {"transformer": "TR", "rnn": "RNN", "ffn": "FFN"}
 
@@ -92,56 +91,6 @@ def _paper_means(panel: str) -> dict:
     return {m: dict(zip(ref["N"], ref[m])) for m in MODELS}
 
 
-# ------------------------------------------------------------------------------------------ uncertainty
-# A claim about Figure 1 is a statement about means of a few seeds, and the authors draw u and the position codes once
-# per N, so their seeds never average over that draw. Each claim is therefore tested on a one-sided bootstrap: the
-# runs of a (model, N) are resampled hierarchically (task draws with replacement, then seeds within each draw), and a
-# direction ("A needs fewer samples than B") passes where at least LEVEL of the replicates show it. A threshold on a
-# ratio is held against the replicates' lower (or upper) LEVEL bound. A model trained on one task draw is resampled
-# over its seeds only; the page says which models have several draws.
-N_BOOT = 2000
-LEVEL = 0.95
-
-
-def _replicates(entry: dict, key: tuple, draws: int | None = None) -> np.ndarray:
-    """(N_BOOT, len(N)) bootstrap means of one table entry. draws: task draws per replicate (default: the entry's
-    own count; 1 gives the spread of a single-draw mean like the authors'). The stream depends on `key` alone, so the
-    two test sets of panel (a), which score the same runs, are resampled with the same indices (paired)."""
-    by_draw = entry["by_draw"]
-    n, G, R = by_draw.shape
-    g = draws or G
-    rng = np.random.default_rng(seed_of("bootstrap", *key, g))
-    di = rng.integers(0, G, (N_BOOT, n, g))
-    si = rng.integers(0, R, (N_BOOT, n, g, R))
-    return by_draw[np.arange(n)[None, :, None, None], di[..., None], si].mean((2, 3))
-
-
-def _boot(table: dict, P: dict, panel: str, test: str) -> dict:
-    """{model: {N: (N_BOOT,) replicate means}} of one panel and test set."""
-    out = {}
-    for m in MODELS:
-        entry = table[panel][m][test]
-        reps = _replicates(entry, (P["seed"], panel, m))
-        out[m] = {n: reps[:, i] for i, n in enumerate(entry["N"])}
-    return out
-
-
-def _slope(grid, ys) -> np.ndarray:
-    """Least-squares log-log slope of each replicate: ys (..., len(grid))."""
-    x = np.log(np.asarray(grid, float))
-    y = np.log(np.asarray(ys, float))
-    x = x - x.mean()
-    return ((y - y.mean(-1, keepdims=True)) * x).sum(-1) / (x * x).sum()
-
-
-def _lower(v) -> float:
-    return float(np.quantile(v, 1 - LEVEL))
-
-
-def _upper(v) -> float:
-    return float(np.quantile(v, LEVEL))
-
-
 def _data(table: dict, P: dict, panel: str, select):
     """(means, replicates, grid, authors' means, authors' grid) of a panel's claim test set over the N `select`
     picks from the run's grid; None where the run has no such N."""
@@ -152,7 +101,7 @@ def _data(table: dict, P: dict, panel: str, select):
         return None
     ref = _paper_means(panel)
     ref_grid = select([n for n in grid if n in ref["ffn"]]) or select(sorted(ref["ffn"]))
-    return M, _boot(table, P, panel, test), grid, ref, ref_grid
+    return M, boot(table, P, panel, test), grid, ref, ref_grid
 
 
 def _censored_in(table: dict, panel: str, tests, grid) -> str:
@@ -190,7 +139,7 @@ def _gap_largest(table: dict, P: dict) -> Verdict | None:
     if d is None:
         return None
     M, B, (n,), ref, rg = d
-    lo = {m: _lower(B[m][n] / B["transformer"][n]) for m in ("ffn", "rnn")}
+    lo = {m: lower(B[m][n] / B["transformer"][n]) for m in ("ffn", "rnn")}
     r = {m: M[m][n] / M["transformer"][n] for m in ("ffn", "rnn")}
     paper = ", ".join(f"{SHORT[m]}/TR {ref[m][rg[0]] / ref['transformer'][rg[0]]:.1f}×" for m in ("ffn", "rnn"))
     return _verdict(table, P, "a", [n], ", ".join(f"{SHORT[m]}/TR {r[m]:.1f}× (bound {lo[m]:.1f}×)" for m in ("ffn", "rnn")),
@@ -203,7 +152,7 @@ def _slopes(table: dict, P: dict, start: int):
         return None
     M, B, grid, ref, rg = d
     point = {m: loglog_slope(grid, [M[m][n] for n in grid]) for m in MODELS}
-    reps = {m: _slope(grid, np.stack([B[m][n] for n in grid], -1)) for m in MODELS}
+    reps = {m: slope(grid, np.stack([B[m][n] for n in grid], -1)) for m in MODELS}
     paper = {m: loglog_slope(rg, [ref[m][n] for n in rg]) for m in MODELS}
     return point, reps, paper, grid, rg, M
 
@@ -226,8 +175,8 @@ def _ffn_superlinear(table: dict, P: dict) -> Verdict | None:
     point, reps, paper, grid, rg, M = s
     every = _slopes(table, P, 0)            # the whole grid from N = 2: the ordering of the slopes can change
     alt = f"; from N={every[3][0]}: FFN {every[0]['ffn']:.2f}, RNN {every[0]['rnn']:.2f}" if every and every[3] != grid else ""
-    return _verdict(table, P, "a", grid, f"FFN {point['ffn']:.2f} (bound {_lower(reps['ffn']):.2f}){alt}",
-                    _lower(reps["ffn"]) > 1, f"{RERUN}: FFN {paper['ffn']:.2f}", f"N={grid}")
+    return _verdict(table, P, "a", grid, f"FFN {point['ffn']:.2f} (bound {lower(reps['ffn']):.2f}){alt}",
+                    lower(reps["ffn"]) > 1, f"{RERUN}: FFN {paper['ffn']:.2f}", f"N={grid}")
 
 
 def _ffn_vs_rnn(sign: int, select):
@@ -277,9 +226,9 @@ def _test_protocol(table: dict, P: dict) -> Verdict | None:
     if not (A and T):
         return None
     N = max(A["ffn"])
-    BA, BT = _boot(table, P, "a", "authors"), _boot(table, P, "a", "task")   # paired: the same runs, the same draws
+    BA, BT = boot(table, P, "a", "authors"), boot(table, P, "a", "task")   # paired: the same runs, the same draws
     r = {m: T[m][N] / A[m][N] for m in ("ffn", "transformer")}
-    ffn_lo, tr_hi = _lower(BT["ffn"][N] / BA["ffn"][N]), _upper(BT["transformer"][N] / BA["transformer"][N])
+    ffn_lo, tr_hi = lower(BT["ffn"][N] / BA["ffn"][N]), upper(BT["transformer"][N] / BA["transformer"][N])
     return _verdict(table, P, "a", [N], f"FFN {r['ffn']:.2f}× (bound {ffn_lo:.2f}×), TR {r['transformer']:.2f}× (bound "
                     f"{tr_hi:.2f}×)", ffn_lo > 1.2 and tr_hi < 1.2,
                     f"{RERUN}: FFN {PAPER_FFN_TASK_TEST_N12 / _paper_means('a')['ffn'][12]:.1f}× at N=12, TR about 1.0×",
@@ -299,8 +248,8 @@ def comparison(table: dict, P: dict) -> list[dict]:
             entry = table[panel].get(m, {}).get(test)
             if entry is None or (m == "rnn" and P["rnn_hidden"] < PAPER_GRU):
                 continue
-            own = np.log(_replicates(entry, (P["seed"], panel, m))).std(0)
-            one = np.log(_replicates(entry, (P["seed"], panel, m), draws=1)).std(0)
+            own = np.log(replicates(entry, (P["seed"], panel, m))).std(0)
+            one = np.log(replicates(entry, (P["seed"], panel, m), draws=1)).std(0)
             for i, n in enumerate(entry["N"]):
                 if n in ref[m]:
                     ratio = entry["mean"][i] / ref[m][n]
