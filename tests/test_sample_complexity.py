@@ -80,6 +80,38 @@ def test_summarize_table():
     np.testing.assert_allclose(table["a"]["ffn"]["task"]["mean"], 2.2 * np.array(page.PAPER_MEANS["a"]["ffn"]))
 
 
+def test_split_gru_runs_summarize_like_one_batched_point():
+    """split_rnn_seeds stores the GRU's runs one point each; the table pools them in run order, as one batched point."""
+    batched = paper_like()
+    split = {k: v for k, v in batched.items() if k[1] != "rnn"}
+    for (panel, model, N), rec in batched.items():
+        if model == "rnn":
+            for r, row in enumerate(rec["result"]["samples"]):
+                split[(panel, model, N, 0, r)] = {"result": {"tests": rec["result"]["tests"], "samples": [row]}}
+    a, b = page.summarize(P, batched), page.summarize(P, dict(reversed(list(split.items()))))
+    for panel in a:
+        for test, entry in a[panel]["rnn"].items():
+            np.testing.assert_array_equal(entry["by_draw"], b[panel]["rnn"][test]["by_draw"])
+    rows = batched[("a", "rnn", 4)]["result"]["samples"]
+    assert [r["samples"] for r in sc.runs_of(split, "a", "rnn", 4)] == [[row] for row in rows]
+
+
+def test_split_gru_points_are_one_run_each_on_the_batched_test_sets():
+    """With split_rnn_seeds: one point per GRU run (the others unchanged, keys included), each point's cost a share of
+    the batched one, and a run point trains one run of the model the batched point trains."""
+    Q = {**params.resolve("sample_complexity", "quick"), "N_a": [2], "N_b": [4], "n_seeds": 2, "n_test": 32,
+         "max_samples": 640, "rnn_hidden": 8, "n_task_draws": 1}
+    plain, split = sc.points(Q), sc.points({**Q, "split_rnn_seeds": True})
+    same = [p for p in split if p.spec.model != "rnn"]
+    assert [key_of(spec_dict(p.spec)) for p in same] == [key_of(spec_dict(p.spec)) for p in plain if p.spec.model != "rnn"]
+    runs = [p for p in split if p.spec.model == "rnn"]
+    assert len(runs) == 2 * 2 and {p.spec.run for p in runs} == {0, 1}
+    batched = {p.spec.panel: p for p in plain if p.spec.model == "rnn"}
+    assert all(p.cost == pytest.approx(batched[p.spec.panel].cost / 2) for p in runs)
+    one = sc.run_point(runs[1].spec, "cpu")
+    assert np.array(one["samples"]).shape == (1, 2) and one["n_params"] == sc.run_point(batched["a"].spec, "cpu")["n_params"]
+
+
 def test_a_censored_run_counts_at_the_cap_and_is_named():
     """Dropping censored runs (the old nanmean) made a point whose slowest seed never crossed look fast."""
     records = paper_like()

@@ -46,6 +46,16 @@ class FigurePoint:
     width: int               # the model's width: MLP (transformer), GRU units (rnn) or second hidden layer (ffn)
 
 
+@dataclass(frozen=True)
+class RunPoint(FigurePoint):
+    """One run (seed index `run` of n_seeds) of a (panel, model, N) whose seeds are computed one point each
+    (`split_rnn_seeds`): a paper-size GRU point trains for hours on one CPU thread, longer than a session's background
+    window, and a point still running at its deadline is abandoned; one seed fits. On the CPU the GRU runs torch's
+    fused kernel per run anyway, so splitting costs it no batching. Its test set is run `run`'s of the batched draw,
+    so every model is still scored on the same prompts; its training and initialisation streams are its own."""
+    run: int                 # which of the n_seeds runs
+
+
 WIDTH = {"transformer": "mlp_width", "rnn": "rnn_hidden", "ffn": "ffn_width"}
 
 
@@ -59,8 +69,9 @@ def point_spec(P: dict, panel: str, model: str, N: int, draw: int = 0) -> Figure
 
 
 def run_point(spec: FigurePoint, device: str) -> dict:
-    """Train the n_seeds runs of one sweep point as one batched computation."""
+    """Train the n_seeds runs of one sweep point as one batched computation (a RunPoint: its one run)."""
     panel, N, R = spec.panel, spec.N, spec.n_seeds
+    one = isinstance(spec, RunPoint)
     task = qstr.QSTR(N=N, d=spec.d, simple=PANELS[panel]["simple"], d_e_rule=spec.d_e_rule,
                      encoding=spec.encoding, task_seed=spec.task_seed, device=device)
     width = {WIDTH[spec.model]: spec.width}
@@ -69,7 +80,9 @@ def run_point(spec: FigurePoint, device: str) -> dict:
     test_gen = generator(spec.seed, panel, N, "test", device=device)
     tests = [task.sample(R, spec.n_test, test_gen, simple=True if name == "authors" else None)  # None: the task's own
              for name in PANELS[panel]["tests"]]
-    gen = generator(spec.seed, panel, spec.model, N, device=device)
+    gen = generator(spec.seed, panel, spec.model, N, *(("run", spec.run) if one else ()), device=device)
+    if one:
+        tests, R = [(z[spec.run:spec.run + 1], y[spec.run:spec.run + 1]) for z, y in tests], 1
     cfg = engine.TrainConfig(lr=spec.lr, weight_decay=spec.weight_decay, batch_size=spec.batch_size,
                              check_every=spec.check_every, max_samples=spec.max_samples)
     params = model.init(R, gen, device)
@@ -82,18 +95,36 @@ def run_point(spec: FigurePoint, device: str) -> dict:
 
 def points(P: dict) -> list[Point]:
     """Every (panel, model, N) of Figure 1 on the task draw task_seed (results[(panel, model, N)] is its record), and
-    the task_draw_models' points on the further draws task_seed + j, j < n_task_draws (results[(panel, model, N, j)]).
+    the task_draw_models' points on the further draws task_seed + j, j < n_task_draws (results[(panel, model, N, j)]);
+    `runs_of` reads either layout, split or not.
     The authors draw u and the position codes once per N and share them between seeds, so their seeds never average
     over the draw; the further draws measure how much it moves a mean."""
     # One torch thread per point: these models are small enough that a second thread gains little on an idle machine
     # and loses 4x on a busy one (measured: 40 steps of a 64-unit GRU, 13 s on one thread, 52 s on two, at load 13),
     # and a fixed thread count keeps the float sums, and so every stored number, the same. Parallelism: --jobs.
-    main = [Point(((panel, model, N),), point_spec(P, panel, model, N), run_point, cost=_cost(P, panel, model, N),
-                  threads=1) for panel in ("a", "b") for model in P["models"] for N in P[f"N_{panel}"]]
-    return main + [Point(((panel, model, N, j),), point_spec(P, panel, model, N, j), run_point,
-                         cost=_cost(P, panel, model, N), threads=1)
-                   for j in range(1, P["n_task_draws"]) for panel in ("a", "b")
-                   for model in P["models"] if model in P["task_draw_models"] for N in P[f"N_{panel}"]]
+    # With split_rnn_seeds the GRU has one point per run instead: results[(panel, model, N, j, r)], j the draw, r the run.
+    def of(panel, model, N, j):
+        label = (panel, model, N) + ((j,) if j else ())
+        spec, cost = point_spec(P, panel, model, N, j), _cost(P, panel, model, N)
+        if not (model == "rnn" and P["split_rnn_seeds"]):
+            return [Point((label,), spec, run_point, cost=cost, threads=1)]
+        return [Point(((panel, model, N, j, r),), RunPoint(**vars(spec), run=r), run_point, cost=cost / P["n_seeds"],
+                      threads=1) for r in range(P["n_seeds"])]
+
+    main = [p for panel in ("a", "b") for model in P["models"] for N in P[f"N_{panel}"] for p in of(panel, model, N, 0)]
+    return main + [p for j in range(1, P["n_task_draws"]) for panel in ("a", "b")
+                   for model in P["models"] if model in P["task_draw_models"] for N in P[f"N_{panel}"]
+                   for p in of(panel, model, N, j)]
+
+
+def runs_of(records: dict, panel: str, model: str, N: int, draw: int = 0) -> list[dict]:
+    """The stored results of one (panel, model, N, draw): one batched record, or one per run of a split model (in run
+    order); [] if none is stored."""
+    label = (panel, model, N) + ((draw,) if draw else ())
+    if label in records:
+        return [records[label]["result"]]
+    split = sorted(k for k in records if len(k) == 5 and k[:4] == (panel, model, N, draw))
+    return [records[k]["result"] for k in split]
 
 
 def footprint(P: dict) -> list[tuple[str, float, str]]:

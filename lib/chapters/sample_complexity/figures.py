@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from lib.chapters.sample_complexity.compute import runs_of
 from lib.chapters.sample_complexity.page import LABELS, PAPER_MEANS, SLOPE_FROM, TESTS
 from lib.science import qstr
 from lib.science.stats import loglog_slope
@@ -91,13 +92,13 @@ def plot_curves(P: dict, records: dict, panel: str = "a"):
     fig, axes = figure(1, 1, width=6.4, height=4.2)
     ax = axes
     for model in P["models"]:
-        res = records[(panel, model, N)]["result"]
-        x = np.array(res["curve_samples"], float)
-        curves = np.array(res["curves"], dtype=float)  # (C, R, K)
-        for k, test in enumerate(res["tests"]):
-            for r in range(curves.shape[1]):
-                ax.plot(x, curves[:, r, k], "-" if test == "authors" else "--", color=COLORS[model], lw=1,
-                        alpha=0.8, label=f"{LABELS[model]}, {TESTS[test]}" if r == 0 else None)
+        for i, res in enumerate(runs_of(records, panel, model, N)):   # one batched record, or one per run
+            x = np.array(res["curve_samples"], float)
+            curves = np.array(res["curves"], dtype=float)  # (C, R, K)
+            for k, test in enumerate(res["tests"]):
+                for r in range(curves.shape[1]):
+                    ax.plot(x, curves[:, r, k], "-" if test == "authors" else "--", color=COLORS[model], lw=1,
+                            alpha=0.8, label=f"{LABELS[model]}, {TESTS[test]}" if i == r == 0 else None)
     ax.axhline(P[f"threshold_{panel}"], color="k", lw=0.8, ls=":")
     ax.set(xscale="log", yscale="log", xlabel="training samples seen", ylabel="test MSE",
            title=f"learning curves at $N={N}$ ({'1STR' if panel == 'a' else 'simple-1STR'})")

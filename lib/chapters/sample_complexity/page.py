@@ -38,16 +38,18 @@ def summarize(P: dict, records: dict) -> dict:
     it would let the slowest runs vanish from the mean), so a mean with censored runs is a lower bound."""
     cap = float(P["max_samples"])
     groups: dict = {}
-    for key, rec in sorted(records.items(), key=lambda kv: (kv[0][:3], kv[0][3:])):   # draw 0 (task_seed) first
+    for key, rec in records.items():   # (panel, model, N[, draw[, run]]): a split model has one record per run
         panel, model, N = key[:3]
+        draw, run = (key[3] if len(key) > 3 else 0), (key[4] if len(key) > 4 else 0)
         res = rec["result"]
         samples = np.array(res["samples"], dtype=float)  # None (censored) -> nan
         for k, test in enumerate(res["tests"]):
-            groups.setdefault((panel, model, test), {}).setdefault(N, []).append(samples[:, k])
+            groups.setdefault((panel, model, test), {}).setdefault(N, {}).setdefault(draw, []).append((run, samples[:, k]))
     table = {}
     for (panel, model, test), by_N in groups.items():
         Ns = sorted(by_N)
-        draws = np.array([by_N[n] for n in Ns])                    # (len(N), G, R)
+        draws = np.array([[np.concatenate([s for _, s in sorted(by_N[n][g], key=lambda rs: rs[0])])
+                           for g in sorted(by_N[n])] for n in Ns])   # (len(N), G, R), draw 0 (task_seed) first
         runs = draws.reshape(len(Ns), -1)
         table.setdefault(panel, {}).setdefault(model, {})[test] = {
             "N": Ns, "runs": runs, "by_draw": np.nan_to_num(draws, nan=cap), "censored": np.isnan(runs).sum(1),
