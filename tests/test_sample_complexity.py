@@ -102,6 +102,8 @@ def test_split_gru_points_are_one_run_each_on_the_batched_test_sets():
     Q = {**params.resolve("sample_complexity", "quick"), "N_a": [2], "N_b": [4], "n_seeds": 2, "n_test": 32,
          "max_samples": 640, "rnn_hidden": 8, "n_task_draws": 1}
     plain, split = sc.points(Q), sc.points({**Q, "split_rnn_seeds": True})
+    older = sc.points({k: v for k, v in Q.items() if k != "split_rnn_seeds"})   # parameters stored before it existed
+    assert [p.label for p in older] == [p.label for p in plain]
     same = [p for p in split if p.spec.model != "rnn"]
     assert [key_of(spec_dict(p.spec)) for p in same] == [key_of(spec_dict(p.spec)) for p in plain if p.spec.model != "rnn"]
     runs = [p for p in split if p.spec.model == "rnn"]

@@ -240,10 +240,12 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
     try:
         with _kernel_env(BOOK_FORCE="1" if force else "0", BOOK_STORED_ONLY="1" if stored_only else "0",
                          BOOK_PROGRESS=str(progress_file)), _relay(progress_file, log):
-            # The kernel logs errors only: its warning that local TCP sockets are unencrypted is noise on one machine.
+            # The kernel logs nothing of its own: its warning that local TCP sockets are unencrypted is noise on one
+            # machine, and when a cell fails under load the shutdown that follows can make it log "KeyboardInterrupt
+            # caught in kernel" (an ERROR) beside the run's one-line error. A cell's error reaches us through papermill.
             pm.execute_notebook(str(src), str(tmp), parameters=values, cwd=str(ROOT), kernel_name="python3",
                                 progress_bar=False, log_output=False,
-                                extra_arguments=["--IPKernelApp.log_level=ERROR"])
+                                extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
         done = nbformat.read(tmp, as_version=4)
     except pm.PapermillExecutionError as err:
         if fault := environment_fault(err.evalue):   # a read-only or full disk: one line, no traceback

@@ -106,7 +106,7 @@ def points(P: dict) -> list[Point]:
     def of(panel, model, N, j):
         label = (panel, model, N) + ((j,) if j else ())
         spec, cost = point_spec(P, panel, model, N, j), _cost(P, panel, model, N)
-        if not (model == "rnn" and P["split_rnn_seeds"]):
+        if not (model == "rnn" and P.get("split_rnn_seeds", False)):   # absent from results stored before it: off
             return [Point((label,), spec, run_point, cost=cost, threads=1)]
         return [Point(((panel, model, N, j, r),), RunPoint(**vars(spec), run=r), run_point, cost=cost / P["n_seeds"],
                       threads=1) for r in range(P["n_seeds"])]
