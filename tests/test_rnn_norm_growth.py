@@ -382,6 +382,26 @@ def test_width_claims_test_a_lower_bound_and_a_fixed_width():
         assert params.resolve("rnn_norm_growth", profile)["widths"][0] == 1
 
 
+def test_a_width_of_mixed_outcomes_is_decided_and_the_cap_leaves_a_verdict_open():
+    """Paper profile, simple-1STR at N = 16: width 4's runs reached, plateaued, plateaued (median above the
+    threshold) is decided, so d* ~ 7.9 > qd fails Theorem 7's row; a width cut off by the cap leaves it censored."""
+    P = {"archs": ["elman"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 3, "threshold": 0.3,
+         "d": 4}
+    rows = {r.id: r for r in page.ROWS}
+    flat = [[0.1] * 6] * 3
+    late = [[0.1] * 6, [0.1] * 6, [.9, .9, .8, .2, .2, .2]]
+    res = _phase_results(P, flat, late)
+    res["phase"][("elman", "simple", 16)]["result"]["status"][6:9] = [0, 1, 1]    # width 4: one run reached
+    v = rows["10a-width-simple-elman"].measure(P, res)
+    assert not v.passed and not v.censored                                    # decided: d* > qd
+    res["phase"][("elman", "simple", 16)]["result"]["status"][6:9] = [0, 1, 2]    # one run cut off by the cap
+    v = rows["10a-width-simple-elman"].measure(P, res)
+    assert not v.passed and "contains" in v.censored
+    never = _phase_results(P, [[0.1] * 6, [0.1] * 6, [0.9] * 6], flat, status=2)  # N = 16: every run censored
+    v = rows["10a-width-1str-elman"].measure(P, never)
+    assert not v.passed and "straddles" in v.censored
+
+
 def test_norm_rows_test_the_predicted_slope_on_the_states():
     """The rows read (Lip rad)^2 measured on the states, not the product of separate norms (slope 3.9 here, as
     training time inflated it at quick): the old rows failed 10b-norm and passed 10b-norm-lower on that product."""

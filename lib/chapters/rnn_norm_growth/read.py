@@ -61,14 +61,17 @@ def norm_table(P: dict, results: dict) -> dict:
 
 
 def packing_table(P: dict, results: dict) -> dict:
-    """Per task: N, participation ratio (mean over the widest runs) and its log-log slope; on 1STR the Phi distances."""
+    """Per task: N, participation ratio (mean over the widest runs) and its log-log slope, the N at which none of
+    those runs reached the threshold ("unlearned"); on 1STR the Phi distances."""
     out = {}
     for task in TASKS:
         Ns = sorted(P["phase_N"])
         recs = [results["phase"][("elman", task, N)] for N in Ns]
         pr = np.array([result_array(r, "pack_pr").mean() for r in recs])
         e = {"N": Ns, "pr": pr, "slope": loglog_slope(Ns, pr),
-             "best": np.array([result_array(r, "best_mse")[-P["n_seeds"]:].mean() for r in recs])}
+             "best": np.array([result_array(r, "best_mse")[-P["n_seeds"]:].mean() for r in recs]),
+             # N where no widest run reached the threshold: the geometry there is of networks that never learned
+             "unlearned": [N for N, r in zip(Ns, recs) if not np.isfinite(result_array(r, "samples")[-P["n_seeds"]:]).any()]}
         if task == "1str":
             e |= {k: np.array([result_array(r, f"pack_{k}").mean() for r in recs])
                   for k in ("dist_median", "g_dist_median", "phi_mse")}

@@ -24,11 +24,11 @@ def critical_width(widths, mse, threshold: float) -> float:
 
 def width_bounds(widths, median, decided_no, threshold: float) -> tuple[float, float, float]:
     """(estimate, lo, hi): the critical width from the median best MSE per width (`critical_width`), and the
-    interval (lo, hi] its censoring leaves. Where the width just below the crossing was decided (all its runs
-    plateaued above the threshold), the estimate stands: lo = hi = estimate. Otherwise (some of its runs were
-    cut off by the cap, undecided) d* may lie lower, down to the widest decided width below the crossing (lo, 0 if
-    none). At the floor of the grid (its smallest width reaches) lo = 0: d* is at most that width; where no width
-    reaches, hi = inf and lo is the widest decided width."""
+    interval (lo, hi] its censoring leaves. Where the width just below the crossing was decided (each of its runs
+    reached or plateaued, and their median is above the threshold), the estimate stands: lo = hi = estimate.
+    Otherwise (some of its runs were cut off by the cap, undecided) d* may lie lower, down to the widest decided
+    width below the crossing (lo, 0 if none). At the floor of the grid (its smallest width reaches) lo = 0: d* is
+    at most that width; where no width reaches, hi = inf and lo is the widest decided width."""
     est = critical_width(widths, median, threshold)
     below = np.flatnonzero(np.asarray(median) <= threshold)
     j = int(below[0]) if len(below) else len(widths)
@@ -67,7 +67,9 @@ def phase_table(P: dict, results: dict) -> dict:
                 med.append(np.median(best, 1))
                 frac.append((st == 0).mean(1))
                 status.append(st)
-                decided_no = (st == 1).all(1) & (med[-1] > P["threshold"])
+                # a width is decided where every run ended by itself (reached or plateaued): its median is then
+                # final, so a median above the threshold says no; a run cut off by the cap leaves it open
+                decided_no = (st != 2).all(1) & (med[-1] > P["threshold"])
                 bounds.append(width_bounds(P["widths"], med[-1], decided_no, P["threshold"]))
             dstar, lo, hi = (np.array(v) for v in zip(*bounds))
             smin, smax = slope_range(Ns, lo, hi)
