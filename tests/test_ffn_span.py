@@ -217,9 +217,10 @@ def test_floor_reads_bounds_and_fails_below_it():
     assert page._floor(P, _floor_results([1.0, 0.9, 0.8, 0.4])).passed                       # between 4 and 8
     assert not page._floor(P, _floor_results([1.0, 0.4, 0.3, 0.2])).passed                   # between 1 and 2 < floor
     below = page._floor(P, _floor_results([0.4, 0.3, 0.2, 0.1]))                             # <= 1 < floor: broken
-    assert not below.passed and "censored" not in below.measured
+    assert not below.passed and "censored" not in below.measured and not below.censored
     P3 = {"N_grid": [2], "d": 2, "threshold": 0.9}                     # floor 0.4 < n[0] = 1: undecided
-    assert "censored" in page._floor(P3, _floor_results([0.4, 0.3, 0.2, 0.1])).measured
+    undecided = page._floor(P3, _floor_results([0.4, 0.3, 0.2, 0.1]))
+    assert "censored" in undecided.measured and undecided.censored and not undecided.passed
 
 
 def test_min_norm_readout_learns_u_and_sits_on_the_line():

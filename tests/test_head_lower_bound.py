@@ -358,4 +358,4 @@ def test_scaling_tells_polylog_from_a_power():
     P, res = _scaling_results(lambda N: 2000 * np.log(N))
     res["scaling"][256]["result"]["samples"][0] = np.nan                            # one censored run
     v = page._scaling(P, res)
-    assert not v.passed and v.measured.startswith("censored")
+    assert not v.passed and v.measured.startswith("censored") and v.censored

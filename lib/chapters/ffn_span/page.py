@@ -181,6 +181,7 @@ def _floor(P: dict, results: dict) -> Verdict:
             ok &= v >= floor
     lead = f"censored at N={censored}: " if censored else ""
     return Verdict(lead + "; ".join(cells), bool(ok and not censored),
+                   censored=f"$n^*$ below the grid at N={censored}" if censored and ok else "",
                    paper=f"Thm 6: $n^* \\ge (1-\\varepsilon)\\,Nd$ with $\\varepsilon = {eps}$",
                    where=f"N in {sorted(P['N_grid'])}")
 

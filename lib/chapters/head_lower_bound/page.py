@@ -219,7 +219,7 @@ def _scaling(P, results):
     if np.isnan(S).any():
         return Verdict(f"censored: {int(np.isnan(S).sum())} of {S.size} runs never crossed (n* > "
                        f"{P['scale_max_samples']:,}), so the slope is only bounded below", False, paper=paper,
-                       where=where, scale=scale)
+                       where=where, scale=scale, censored="runs above the cap bound the slope from below only")
     fit = power_fit(hq["N"], S)
     cmp = a2.compare_fits(np.repeat(hq["N"], S.shape[1]), S.ravel(), SAMPLE_GROWTHS)
     aic = ", ".join(f"{k}: {cmp['fits'][k]['aic']:.1f}" for k in SAMPLE_GROWTHS)
