@@ -183,9 +183,8 @@ def _effective_dim(P, results):
                    paper="Prop. 35: the state is a packing of $e^{cN}$ points; simple-1STR needs one token")
 
 
-def _unlearned_text(pk) -> str:
-    parts = [f"{name} $N$ = {pk[task]['unlearned']}" for task, name in (("1str", "1STR"), ("simple", "simple-1STR"))
-             if pk[task]["unlearned"]]
+def _unlearned_text(pk, tasks=("1str", "simple")) -> str:
+    parts = [f"{LABELS[task]} $N$ = {pk[task]['unlearned']}" for task in tasks if pk[task]["unlearned"]]
     return f"; no widest run reached the threshold at {' and '.join(parts)}" if parts else ""
 
 
@@ -199,8 +198,8 @@ def _separation(P, results):
     censored = ("" if not bad or set(bad) - set(p1["unlearned"]) else
                 f"outside the band only at $N$ = {bad}, where no widest run reached the threshold")
     return Verdict(", ".join(f"$N$ = {N}: {v:.2f}" for N, v in zip(p1["N"], p1["dist_median"]))
-                   + " (labels: " + ", ".join(f"{v:.2f}" for v in p1["g_dist_median"]) + ")" + _unlearned_text(
-                       {"1str": p1, "simple": {"unlearned": []}}), not bad, censored=censored,
+                   + " (labels: " + ", ".join(f"{v:.2f}" for v in p1["g_dist_median"]) + ")"
+                   + _unlearned_text(pk, ("1str",)), not bad, censored=censored,
                    paper=r"Prop. 35, event $E_1$: pairwise ≥ $\varepsilon_g\sqrt{N-1}$")
 
 
