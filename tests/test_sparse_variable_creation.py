@@ -291,3 +291,20 @@ def test_pack_bounds_padding_and_memory():
         m_max = max(m for m, _ in c)
         assert len(c) * m_max <= compute.PAD * sum(m for m, _ in c) + 1e-9
         assert len(c) * m_max * 801 * 64 <= spec.max_elems
+
+
+def test_findings_name_each_failed_claim_from_the_points():
+    """The page's findings list: nothing when the claims pass; for a censored largest T the success counts and their
+    binomial interval, the exponent's lower bound, and the attention shares, each computed from the points."""
+    P = {"and_T": [100, 200, 400], "and_m": list(range(10, 101, 10)), "and_iters": 1000, "and_trials": 4, "heads": 16}
+    claims = lambda res: page.evaluate([r for r in page.ROWS if r.id.startswith(("A10", "A11", "A12", "A13", "A16"))],
+                                       P, res)
+    good = _fake_and({100: 40, 200: 50, 400: 60}, trials=4)
+    assert page.findings_markdown(P, good, claims(good)) == ""
+    bad = _fake_and({100: 30, 200: 40, 400: 1000}, trials=4)          # no m* at T = 400 up to m = 100
+    for r in bad["and"].values():
+        r["result"]["planted_attention"] = [0.3 if s else 0.1 for s in r["result"]["success"]]
+    text = page.findings_markdown(P, bad, claims(bad))
+    assert "at $T$ = 400 no $m$ of the grid" in text and "0/4 at m = 100" in text and "[0.00, 0.60]" in text
+    assert "power-law exponent of at least" in text and "`A16`" in text and "0.30, 0.30" in text
+    assert "`A14a`" not in text                                          # no parity points: nothing said of them
