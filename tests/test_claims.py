@@ -72,3 +72,12 @@ def test_a_censored_verdict_is_neither_pass_nor_fail():
     assert censored(rows) == 1 and "◌ censored" in to_markdown(rows) and "*censored: T = 800: no m*" in to_markdown(rows)
     with pytest.raises(ValueError, match="censored"):
         Verdict("m", True, censored="T = 800")
+
+
+def test_unsettled_is_what_the_badges_call_fail_or_censored():
+    from lib.core.claims import unsettled
+    rows = [{"id": "a", "kind": "claim", "passed": True}, {"id": "b", "kind": "claim", "passed": False},
+            {"id": "c", "kind": "claim", "passed": False, "scale": "T to 800"},
+            {"id": "d", "kind": "claim", "passed": False, "scale": "T to 800", "censored": "T = 800"},
+            {"id": "e", "kind": "check", "passed": False}]
+    assert sorted(unsettled(rows)) == ["b", "d"] and sorted(unsettled(rows, "check")) == ["e"]

@@ -117,6 +117,13 @@ def censored(rows: list[dict], kind: str = "claim") -> int:
     return sum(1 for r in rows if r.get("kind", "claim") == kind and r.get("censored"))
 
 
+def unsettled(rows: list[dict], kind: str = "claim") -> dict[str, dict]:
+    """{id: row} of the rows of a kind whose badge is FAIL or censored: what a page's findings explain (a failure
+    below its scale is left to the note that names the scale it needs)."""
+    return {r["id"]: r for r in rows if r.get("kind", "claim") == kind
+            and (r.get("censored") or (not r["passed"] and not r.get("scale")))}
+
+
 def tally(rows: list[dict], kind: str | None = None) -> tuple[int, int]:
     """(passed, failed) among the rows of one kind (all rows if kind is None); censored rows are neither."""
     rows = [r for r in rows if (kind is None or r.get("kind", "claim") == kind) and not r.get("censored")]

@@ -26,6 +26,7 @@ from lib.chapters.rnn_norm_growth.widths import critical_width as critical_width
 from lib.chapters.rnn_norm_growth.widths import phase_table as phase_table
 from lib.chapters.rnn_norm_growth.widths import slope_range as slope_range
 from lib.chapters.rnn_norm_growth.widths import width_bounds as width_bounds
+from lib.core.claims import unsettled
 from lib.core.tables import markdown_table
 
 
@@ -64,7 +65,7 @@ def crossover_markdown(cx: dict) -> str:
 def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
     """One bullet per claim row of this run that did not pass, saying from the tables what it found and what that
     means for the theorem (an empty string when every claim passed)."""
-    bad = {r["id"]: r for r in rows if r["kind"] == "claim" and str(r["passed"]) != "True"}
+    bad = unsettled(rows)
     table, cap, out = phase_table(P, results), P["max_samples"], []
     for arch in P["archs"]:
         one, simple = table[(arch, "1str")], table[(arch, "simple")]

@@ -13,6 +13,7 @@ import numpy as np
 from lib.science.stats import loglog_slope
 
 EXACT_TOL = 1e-9
+ANCHOR_T = 400           # Fig. 2 right: the T at which the paper shows m = 100 overfitting and m = 200 generalising
 BOOTSTRAPS = 50          # the paper's bootstrap samples for the critical sample size
 PAPER_T = "the paper's T from 100 to 800 (paper profile): at small T the constants, not the growth, set the critical sample size"
 # The paper's own grid and settings (App. C.1, C.2), against which a profile's omissions are listed.
@@ -60,6 +61,26 @@ def bounds(results: dict) -> dict:
     for T, t in and_table(results).items():
         m = critical_m(np.array(t["m"]), t["success"])
         out[T] = (m, m) if np.isfinite(m) else (float(t["m"][-1]), math.inf)
+    return out
+
+
+def mstar_text(b: dict) -> str:
+    """The bounds of m* (`bounds`) as the page writes them: "75, 100, > 200"."""
+    return ", ".join(f"{lo:.0f}" if np.isfinite(hi) else f"> {lo:.0f}" for lo, hi in b.values())
+
+
+def attention_on_planted(results: dict, min_T: int = 11) -> dict:
+    """{T: (mean, SE, top3)} over the successful trials at every T >= min_T with one: the [CLS] attention mass on the
+    planted bits (averaged over heads and samples by run_and), its standard error over trials (NaN for one trial),
+    and per success whether the three positions weighed most are the planted ones."""
+    out = {}
+    for T, rec in sorted(results.get("and", {}).items()):
+        r = rec["result"]
+        s = np.array(r["success"], bool)
+        if T >= min_T and s.any():
+            a = np.array(r["planted_attention"])[s]
+            se = float(a.std(ddof=1) / math.sqrt(len(a))) if len(a) > 1 else float("nan")
+            out[T] = (float(a.mean()), se, np.array(r["top3_is_planted"], bool)[s].tolist())
     return out
 
 

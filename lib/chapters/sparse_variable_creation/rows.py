@@ -10,15 +10,18 @@ import math
 import numpy as np
 
 from lib.chapters.sparse_variable_creation.read import (
+    ANCHOR_T,
     EXACT_TOL,
     PAPER_T,
     and_table,
+    attention_on_planted,
     bounds,
     censored_T,
     criticals,
     fits,
     floor_bits,
     minimal_R_fit,
+    mstar_text,
     slope_range,
     transition,
 )
@@ -162,9 +165,9 @@ def _log_vs_linear(P, results):
 
 
 def _anchor(P, results):
-    if 400 not in results.get("and", {}) or not {100, 200} <= set(P["and_m"]):
+    if ANCHOR_T not in results.get("and", {}) or not {100, 200} <= set(P["and_m"]):
         return None
-    t = and_table(results)[400]
+    t = and_table(results)[ANCHOR_T]
     frac = dict(zip(t["m"], t["success"].mean(1)))
     return Verdict(f"success at m=100: {frac[100]:.2f}, at m=200: {frac[200]:.2f}", frac[100] < 0.5 < frac[200])
 
@@ -182,8 +185,7 @@ def _shift(P, results):
     T = np.array(list(b), float)
     lo, hi = np.array([v[0] for v in b.values()]), np.array([v[1] for v in b.values()])
     smin, smax = slope_range(np.log(T), lo, hi)
-    text = (", ".join(f"{a:.0f}" if np.isfinite(h) else f"> {a:.0f}" for a, h in zip(lo, hi))
-            + f"; slope on $\\ln T$ {np.polyfit(np.log(T), lo, 1)[0]:.1f} (censoring-aware range "
+    text = (mstar_text(b) + f"; slope on $\\ln T$ {np.polyfit(np.log(T), lo, 1)[0]:.1f} (censoring-aware range "
             f"[{smin:.1f}, {smax:.1f}])")
     where = f"T = {', '.join(str(int(t)) for t in T)}"
     if smin > 0 and lo[-1] >= hi[0]:
@@ -194,20 +196,13 @@ def _shift(P, results):
 
 
 def _attention(P, results):
-    vals, top, ses = [], [], []
-    for T, rec in results["and"].items():
-        r = rec["result"]
-        s = np.array(r["success"], bool)
-        if T >= 11 and s.any():
-            a = np.array(r["planted_attention"])[s]
-            vals.append((T, float(a.mean())))
-            ses.append(float(a.std(ddof=1) / math.sqrt(len(a))) if len(a) > 1 else float("nan"))
-            top += np.array(r["top3_is_planted"])[s].tolist()
-    if not vals:
+    att = attention_on_planted(results)
+    if not att:
         return None
-    ok = all(v >= 0.5 and v > 3 / (T + 1) for T, v in vals) and np.mean(top) >= 0.9
-    return Verdict(", ".join(f"T={T}: {v:.2f} ({_margin(v, 0.5, se)})" for (T, v), se in zip(vals, ses))
-                   + f"; top 3 = planted in {np.mean(top):.0%}", ok)
+    top = np.mean([x for _, _, hits in att.values() for x in hits])
+    ok = all(v >= 0.5 and v > 3 / (T + 1) for T, (v, _, _) in att.items()) and top >= 0.9
+    return Verdict(", ".join(f"T={T}: {v:.2f} ({_margin(v, 0.5, se)})" for T, (v, se, _) in att.items())
+                   + f"; top 3 = planted in {top:.0%}", ok)
 
 
 def _parity(P, results):
