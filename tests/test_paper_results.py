@@ -10,6 +10,7 @@ rendered: its stored points must be readable points of paper.yaml as it is now, 
 CI never recomputes paper results; `python -m lib book` renders complete ones in place of the quick profile.
 The gate itself is tested on a tiny result set computed here.
 """
+import importlib
 import json
 
 import pytest
@@ -17,6 +18,7 @@ import pytest
 from lib.chapters.rpe_decay import compute as rd
 from lib.chapters.rpe_decay import page as rpage
 from lib.core import params, runner, verify
+from lib.core.claims import unsettled
 from lib.core.store import ROOT, Store, environment
 from lib.core.sweep import collect
 
@@ -70,6 +72,23 @@ def test_stored_paper_results(chapter):
     assert verify.problems(chapter, "paper", root=ROOT / "results") == []
     prov = Store(chapter, "paper", root=ROOT / "results").read("provenance.json")
     assert prov["params"] == params.resolve(chapter, "paper"), "stored results are for other parameters than paper.yaml"
+
+
+FINDINGS = [c for c in STORED if hasattr(importlib.import_module(f"lib.chapters.{c}.page"), "findings_markdown")]
+
+
+@pytest.mark.parametrize("chapter", FINDINGS)
+def test_findings_explain_every_unsettled_claim_at_paper_scale(chapter):
+    """A page with a findings list names, at the paper's scale, each claim whose badge is FAIL or censored: a claim
+    that starts failing is explained on the page or this test says which one is not."""
+    page = importlib.import_module(f"lib.chapters.{chapter}.page")
+    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    P = params.resolve(chapter, "paper")
+    results = collect(compute.points(P), Store(chapter, "paper", root=ROOT / "results", stored_only=True), "cpu",
+                      log=None)
+    rows = page.claims(P, results)
+    text = page.findings_markdown(P, results, rows)
+    assert [k for k in unsettled(rows) if f"`{k}`" not in text] == []
 
 
 TINY = {"H_grid": [1, 2], "betas": [1.2], "taus": [10.0], "window": 1e4, "rel_bump_T": [16], "rel_bump_H": 2,

@@ -65,38 +65,54 @@ def crossover_markdown(cx: dict) -> str:
 def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
     """One bullet per claim row of this run that did not pass, saying from the tables what it found and what that
     means for the theorem (an empty string when every claim passed)."""
-    bad = unsettled(rows)
-    table, cap, out = phase_table(P, results), P["max_samples"], []
-    for arch in P["archs"]:
-        one, simple = table[(arch, "1str")], table[(arch, "simple")]
-        unreached = [N for N, hi in zip(one["N"], one["hi"]) if not np.isfinite(hi)]
-        if f"10a-width-1str-{arch}" in bad and unreached:
-            out.append(f"`10a-width-1str-{arch}` ({LABELS[arch]}), censored: at $N$ = {unreached} no width up to "
-                       f"{max(P['widths'])} reached the threshold within the cap of {cap:,} samples "
-                       f"({one['censored']} runs cut off there). Growth faster than the bound would look like this, "
-                       "and so would a training budget too small for $N$; a larger cap decides which.")
-        over = [(N, d) for N, d, lo in zip(simple["N"], simple["dstar"], simple["lo"]) if lo >= P["d"] or d > P["d"]]
-        if f"10a-width-simple-{arch}" in bad and over:
-            out.append(f"`10a-width-simple-{arch}` ({LABELS[arch]}): trained networks need $d_h^*$ = "
-                       + ", ".join(f"{d:.1f} at $N$ = {N}" for N, d in over)
-                       + f" on simple-1STR, above the construction's $qd$ = {P['d']}. Theorem 7 says a network of that "
-                       "width exists, not that AdamW from a random start finds it: the failure is the optimiser's, and "
-                       "the row says how far trained networks are from the construction.")
-        if f"10a-contrast-{arch}" in bad and bad[f"10a-contrast-{arch}"].get("censored"):
-            rng = lambda e: f"[{e['slope_min']:.2f}, {e['slope_max']:.2f}]"
-            out.append(f"`10a-contrast-{arch}`, censored: the slopes that the censoring allows overlap (1STR "
-                       f"{rng(one)}, simple-1STR {rng(simple)}): a $d_h^*$ at the floor or the top of the width grid, "
-                       "or runs cut off by the cap, leave the comparison open; a grid reaching further down or up "
-                       "decides it.")
-    if "10b-norm-lower" in bad or "10b-norm" in bad:
-        nt = norm_table(P, results)["1str"]
-        out.append(f"`10b-norm-lower` and `10b-norm`: at width {max(P['widths'])} the runs' "
-                   r"$(\mathrm{Lip}\cdot\mathrm{rad})^2$ grows with slope "
-                   f"{nt.get('lipr_slope', float('nan')):.2f} over $N$ = {sorted(set(nt['N'].astype(int).tolist()))}, "
-                   "slower than the bound at equality. The proposition bounds the product only below an unknown "
-                   r"constant and $\log(1+d_h)$, so this refutes the book's reading of it as a slope at the threshold at "
-                   "this width, not the proposition; its width rows are the direct test.")
-    pk = packing_table(P, results)
+    bad, table = unsettled(rows), phase_table(P, results)
+    out = [b for arch in P["archs"] for b in _width_findings(P, table, arch, bad)]
+    out += _norm_findings(P, results, bad) + _packing_findings(packing_table(P, results), bad)
+    return "\n".join(f"- {b}" for b in out)
+
+
+def _width_findings(P: dict, table: dict, arch: str, bad: dict) -> list[str]:
+    """Claim 10a of one architecture: widths never reached (censored), trained widths above the construction's, and
+    slope ranges that the censoring leaves overlapping."""
+    one, simple, out = table[(arch, "1str")], table[(arch, "simple")], []
+    unreached = [N for N, hi in zip(one["N"], one["hi"]) if not np.isfinite(hi)]
+    if f"10a-width-1str-{arch}" in bad and unreached:
+        out.append(f"`10a-width-1str-{arch}` ({LABELS[arch]}), censored: at $N$ = {unreached} no width up to "
+                   f"{max(P['widths'])} reached the threshold within the cap of {P['max_samples']:,} samples "
+                   f"({one['censored']} runs cut off there). Growth faster than the bound would look like this, "
+                   "and so would a training budget too small for $N$; a larger cap decides which.")
+    over = [(N, d) for N, d, lo in zip(simple["N"], simple["dstar"], simple["lo"]) if lo >= P["d"] or d > P["d"]]
+    if f"10a-width-simple-{arch}" in bad and over:
+        out.append(f"`10a-width-simple-{arch}` ({LABELS[arch]}): trained networks need $d_h^*$ = "
+                   + ", ".join(f"{d:.1f} at $N$ = {N}" for N, d in over)
+                   + f" on simple-1STR, above the construction's $qd$ = {P['d']}. Theorem 7 says a network of that "
+                   "width exists, not that AdamW from a random start finds it: the failure is the optimiser's, and "
+                   "the row says how far trained networks are from the construction.")
+    if f"10a-contrast-{arch}" in bad and bad[f"10a-contrast-{arch}"].get("censored"):
+        rng = lambda e: f"[{e['slope_min']:.2f}, {e['slope_max']:.2f}]"
+        out.append(f"`10a-contrast-{arch}`, censored: the slopes that the censoring allows overlap (1STR "
+                   f"{rng(one)}, simple-1STR {rng(simple)}): a $d_h^*$ at the floor or the top of the width grid, "
+                   "or runs cut off by the cap, leave the comparison open; a grid reaching further down or up "
+                   "decides it.")
+    return out
+
+
+def _norm_findings(P: dict, results: dict, bad: dict) -> list[str]:
+    """Claim 10b: the slope of (Lip * rad)^2 at the widest width against the bound's."""
+    if "10b-norm-lower" not in bad and "10b-norm" not in bad:
+        return []
+    nt = norm_table(P, results)["1str"]
+    return [f"`10b-norm-lower` and `10b-norm`: at width {max(P['widths'])} the runs' "
+            r"$(\mathrm{Lip}\cdot\mathrm{rad})^2$ grows with slope "
+            f"{nt.get('lipr_slope', float('nan')):.2f} over $N$ = {sorted(set(nt['N'].astype(int).tolist()))}, "
+            "slower than the bound at equality. The proposition bounds the product only below an unknown "
+            r"constant and $\log(1+d_h)$, so this refutes the book's reading of it as a slope at the threshold at "
+            "this width, not the proposition; its width rows are the direct test."]
+
+
+def _packing_findings(pk: dict, bad: dict) -> list[str]:
+    """Claim 10c: the participation ratios that do not separate the tasks, and widest runs that never learnt."""
+    out = []
     if "10c-effective-dim" in bad:
         pr = lambda task: (f"from {pk[task]['pr'][0]:.1f} to {pk[task]['pr'][-1]:.1f} (slope {pk[task]['slope']:.2f}) "
                            f"over $N$ = {pk[task]['N']}")
@@ -109,4 +125,4 @@ def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
         out.append(f"`10c-separation`, censored: at $N$ = {pk['1str']['unlearned']} the widest runs never reached "
                    "the threshold, so their replayed outputs are those of networks that did not learn 1STR; the "
                    "proof's event is about networks that did.")
-    return "\n".join(f"- {b}" for b in out)
+    return out
