@@ -34,12 +34,18 @@ def sync(device):
         torch.cuda.synchronize()
 
 
-def batched(R, T, m, iters, n_val, cfg, device):
+def trials(R, T, m, n_val, cfg, device):
+    """The same R trials for both protocols: a generator, stacked initial weights, training and validation sets."""
     gen = torch.Generator(device=device).manual_seed(0)
     p = bt.init(R, T, cfg, gen, device)
     planted, bits, y = planted_and(gen, R, m, T, None, device)
     _, vb, vy = planted_and(gen, R, n_val, T, planted, device)
     sync(device)
+    return gen, p, bits, y, vb, vy
+
+
+def batched(R, T, m, iters, n_val, cfg, device):
+    gen, p, bits, y, vb, vy = trials(R, T, m, n_val, cfg, device)
     t0 = time.perf_counter()
     bt.train_full_batch(p, bits, y, torch.ones(R, m, device=device), vb, vy, cfg, bt.OptConfig(), iters, EVAL_EVERY, gen)
     sync(device)
@@ -55,11 +61,7 @@ def batched(R, T, m, iters, n_val, cfg, device):
 
 def one_at_a_time(R, T, m, iters, n_val, cfg, device):
     """Each trial as its own minGPT-style module and torch.optim.AdamW, validation by its full forward pass."""
-    gen = torch.Generator(device=device).manual_seed(0)
-    p = bt.init(R, T, cfg, gen, device)
-    planted, bits, y = planted_and(gen, R, m, T, None, device)
-    _, vb, vy = planted_and(gen, R, n_val, T, planted, device)
-    sync(device)
+    _, p, bits, y, vb, vy = trials(R, T, m, n_val, cfg, device)
     t0 = time.perf_counter()
     for r in range(R):
         model = bt.Reference.from_stacked(p, r, T, cfg).to(device)
