@@ -41,6 +41,19 @@ import time
 from lib.core import params as params_mod
 
 
+def paper_status(chapter: str) -> str:
+    """What `list` says of a chapter's paper profile: how many of its points are stored, and what that means."""
+    from lib.core.runner import paper_progress
+
+    done = paper_progress(chapter)
+    if done is None:
+        return f"none stored (python -m lib compute {chapter} --profile paper)"
+    if done[0] == done[1]:
+        return f"complete, {done[1]} points stored (make book renders them)"
+    return (f"in progress, {done[0]} of {done[1]} points stored (python -m lib compute {chapter} --profile paper "
+            "resumes; the page shows the quick profile until all are stored)")
+
+
 def _list() -> None:
     from lib.core.runner import toc_chapters
 
@@ -48,6 +61,8 @@ def _list() -> None:
     for chapter in params_mod.chapters():
         print(f"{chapter}{'' if chapter in in_toc else '  (not in _toc.yml)'}")
         print(f"  profiles: {', '.join(params_mod.profiles(chapter)) or 'none'}")
+        if "paper" in params_mod.profiles(chapter):
+            print(f"  paper results: {paper_status(chapter)}")
         for p in params_mod.load_schema(chapter).values():
             print(f"  {p.name:<16} {str(p.default):<28} {p.form:<30} {p.help}")
 

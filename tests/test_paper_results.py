@@ -15,6 +15,7 @@ import json
 
 import pytest
 
+from lib.__main__ import paper_status
 from lib.chapters.rpe_decay import compute as rd
 from lib.chapters.rpe_decay import page as rpage
 from lib.core import params, runner, verify
@@ -49,7 +50,7 @@ def test_paper_results_in_progress(chapter, monkeypatch):
 
 def test_progress_counts_points_and_strays(tmp_path, monkeypatch):
     """Two of the paper profile's points stored (fake results) and one point of other parameters: 2 of n, one stray,
-    not rendered; every point stored: complete, rendered."""
+    not rendered, `list` says in progress; every point stored: complete, rendered."""
     from lib.chapters.sample_complexity import compute as sc
 
     points = sc.points(params.resolve("sample_complexity", "paper"))
@@ -61,10 +62,13 @@ def test_progress_counts_points_and_strays(tmp_path, monkeypatch):
     monkeypatch.setenv("BOOK_RESULTS", str(tmp_path))
     assert verify.progress("sample_complexity", "paper") == (2, len(points), ["0123456789abcdef.json"])
     assert not runner.paper_results_exist("sample_complexity")
+    assert paper_status("sample_complexity").startswith(f"in progress, 2 of {len(points)} points stored")
+    assert paper_status("ffn_span").startswith("none stored")                     # `python -m lib list` says so
     for p in points[2:]:
         store.put(p.spec, {"samples": [[1.0]]}, env)
     assert verify.progress("sample_complexity", "paper")[:2] == (len(points), len(points))
     assert runner.paper_results_exist("sample_complexity")
+    assert paper_status("sample_complexity").startswith(f"complete, {len(points)} points stored")
 
 
 @pytest.mark.parametrize("chapter", STORED)

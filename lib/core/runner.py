@@ -119,15 +119,20 @@ def _relay(path: Path, log):
         drain()
 
 
+def paper_progress(chapter: str) -> tuple[int, int] | None:
+    """(stored, total) points of the chapter's paper profile in the results folder; None where none is stored."""
+    if not (Path(results_root()) / chapter / "paper" / "points").is_dir():
+        return None
+    from lib.core.verify import progress
+
+    return progress(chapter, "paper")[:2]
+
+
 def paper_results_exist(chapter: str) -> bool:
     """Every point of the chapter's paper profile is stored: `python -m lib book` renders them instead of the quick
     profile. A profile still being computed (some points stored) is not rendered."""
-    if not (Path(results_root()) / chapter / "paper" / "points").is_dir():
-        return False
-    from lib.core.verify import progress
-
-    stored, total, _ = progress(chapter, "paper")
-    return stored == total > 0
+    done = paper_progress(chapter)
+    return done is not None and done[0] == done[1] > 0
 
 
 def reads(chapter: str) -> tuple[str, ...]:
