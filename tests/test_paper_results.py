@@ -19,6 +19,7 @@ from lib.__main__ import paper_status
 from lib.chapters.rpe_decay import compute as rd
 from lib.chapters.rpe_decay import page as rpage
 from lib.core import params, runner, verify
+from lib.core.chapter import Chapter
 from lib.core.claims import unsettled
 from lib.core.store import ROOT, Store, environment
 from lib.core.sweep import collect
@@ -50,7 +51,7 @@ def test_paper_results_in_progress(chapter, monkeypatch):
 
 def test_progress_counts_points_and_strays(tmp_path, monkeypatch):
     """Two of the paper profile's points stored (fake results) and one point of other parameters: 2 of n, one stray,
-    not rendered, `list` says in progress; every point stored: complete, rendered."""
+    not rendered, `list`, the intro and the quick page say in progress; every point stored: complete, rendered."""
     from lib.chapters.sample_complexity import compute as sc
 
     points = sc.points(params.resolve("sample_complexity", "paper"))
@@ -64,11 +65,19 @@ def test_progress_counts_points_and_strays(tmp_path, monkeypatch):
     assert not runner.paper_results_exist("sample_complexity")
     assert paper_status("sample_complexity").startswith(f"in progress, 2 of {len(points)} points stored")
     assert paper_status("ffn_span").startswith("none stored")                     # `python -m lib list` says so
+    nb = tmp_path / "executed" / "sample_complexity.ipynb"                        # and the intro's summary table
+    nb.parent.mkdir()
+    nb.write_text(json.dumps({"metadata": {"book": {"profile": "quick", "results": str(tmp_path / "none")}}}))
+    assert runner._runs(["sample_complexity"], nb.parent)[0]["shows"] == f"quick; paper: 2 of {len(points)} points computed"
+    quick_page = Chapter("sample_complexity", params.resolve("sample_complexity", "quick"))   # and the quick page's note
+    assert f"2 of its {len(points)} points are computed so far" in quick_page.profile_note().data
     for p in points[2:]:
         store.put(p.spec, {"samples": [[1.0]]}, env)
     assert verify.progress("sample_complexity", "paper")[:2] == (len(points), len(points))
     assert runner.paper_results_exist("sample_complexity")
     assert paper_status("sample_complexity").startswith(f"complete, {len(points)} points stored")
+    assert runner._runs(["sample_complexity"], nb.parent)[0]["shows"] == "quick"
+    assert f"Its stored results are complete ({len(points)} points)" in quick_page.profile_note().data
 
 
 @pytest.mark.parametrize("chapter", STORED)

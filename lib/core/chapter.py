@@ -92,7 +92,8 @@ class Chapter:
         elif self.profile == "quick":
             text = ("This page shows the **quick** profile: the paper's experiment at a scale a 2-core CPU runs in a "
                     "few minutes. The claim check says which claims depend on scale; the `paper` profile runs the "
-                    f"paper's scale on a GPU (`python -m lib compute {self.name} --profile paper`).")
+                    f"paper's scale (`python -m lib compute {self.name} --profile paper`, on a GPU or, niced in the "
+                    f"background over several sessions, on a CPU).{self._paper_state()}")
         else:
             text = f"This page ran the `{self.profile}` profile."
         rerun = (f"**Re-run it** from a checkout of the book's repository: `make setup`, then `.venv/bin/python -m lib "
@@ -100,6 +101,17 @@ class Chapter:
                  f"below). The chapter's source: {{download}}`{self.name}.md <../chapters/{self.name}.md>`; the executed "
                  "notebook: the download button at the top of the page.")
         return Markdown(f"```{{note}}\n{text}\n\n{rerun}\n```")
+
+    def _paper_state(self) -> str:
+        """A sentence on the chapter's stored paper results, for a page that shows another profile ("" if none)."""
+        from lib.core.runner import paper_progress
+
+        done = paper_progress(self.name)
+        if done is None:
+            return ""
+        if done[0] == done[1]:
+            return f" Its stored results are complete ({done[1]} points): `make book` renders them."
+        return f" {done[0]} of its {done[1]} points are computed so far; this page shows them once all are."
 
     def run_summary(self, noun: str = "stored points", work: str = "computation", detail: str = ""):
         """One line: the points this page loaded or computed (the store's `used`), their compute time, and the

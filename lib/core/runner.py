@@ -287,8 +287,11 @@ def _runs(chapters: list[str], executed_dir: Path) -> list[dict]:
     for chapter in chapters:
         meta = json.loads((executed_dir / f"{chapter}.ipynb").read_text())["metadata"]["book"]
         results = Path(meta["results"])
-        out.append({"chapter": chapter, "meta": meta,
-                    "shows": meta["profile"] + (" (stored results)" if meta.get("stored_only") else ""),
+        shows = meta["profile"] + (" (stored results)" if meta.get("stored_only") else "")
+        done = paper_progress(chapter) if meta["profile"] != "paper" else None
+        if done and done[0] < done[1]:                 # a reader learns that the paper's scale is on its way
+            shows += f"; paper: {done[0]} of {done[1]} points computed"
+        out.append({"chapter": chapter, "meta": meta, "shows": shows,
                     "prov": read_json(results / "provenance.json") if (results / "provenance.json").is_file() else {},
                     "claims": read_json(results / "claims.json") if (results / "claims.json").is_file() else []})
     return out
