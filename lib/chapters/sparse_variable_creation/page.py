@@ -109,8 +109,8 @@ def _censored_finding(P, results, T, anchor_failed):
             f"$m^*({T})$ in the grid, as the paper's Figure 4 does with 50 trials, nor rule it out." + dropout)
 
 
-def _growth_finding(P, results, bad):
-    f, b = fits(results), bounds(results)
+def _growth_finding(P, results, bad, f):
+    b = bounds(results)
     T = np.array(list(b), float)
     lo = np.array([v[0] for v in b.values()])
     known = np.isfinite([v[1] for v in b.values()])
@@ -141,8 +141,7 @@ def _growth_finding(P, results, bad):
     return text
 
 
-def _attention_finding(P, results):
-    att = attention_on_planted(results)
+def _attention_finding(P, att):
     top = np.mean([x for _, _, hits in att.values() for x in hits])
     over = [T for T, (v, _, _) in att.items() if v >= 0.5]
     return (f"`A16`: the successful trials' [CLS] attention, averaged over the {P['heads']} heads, puts "
@@ -177,10 +176,12 @@ def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
     below its scale is left to its note in the claim table, which names the scale it needs."""
     bad = unsettled(rows)
     out = [_censored_finding(P, results, T, "A12" in bad) for T in censored_T(results)] if {"A11a", "A12"} & set(bad) else []
-    if {"A11b", "A11c"} & set(bad) and fits(results):
-        out.append(_growth_finding(P, results, bad))
-    if "A16" in bad and attention_on_planted(results):
-        out.append(_attention_finding(P, results))
+    f = fits(results) if {"A11b", "A11c"} & set(bad) else None      # each statistic computed once, where needed
+    if f:
+        out.append(_growth_finding(P, results, bad, f))
+    att = attention_on_planted(results) if "A16" in bad else None
+    if att:
+        out.append(_attention_finding(P, att))
     parity = {T: r["result"] for T, r in sorted(results.get("parity", {}).items()) if T <= 50}
     if {"A14a", "A14b"} & set(bad) and parity:
         out.append(_parity_finding(P, parity))
