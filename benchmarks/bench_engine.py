@@ -11,7 +11,8 @@ is skipped), on the book's test sets (panel (a): the authors' simple-1STR prompt
 each; panel (b): 5,000 simple-1STR prompts). The protocols are the two panels': N=6 1STR checked every 10 steps, and
 N=33 simple-1STR checked every 100. For each model the script prints samples/s on each side, their ratio, and the
 GFLOP/s each reaches, counted from the shapes (`models.forward_flops`: multiply-adds x 2; a training sample costs three
-forward passes, an evaluated prompt one) and as a share of the float32 matmul rate (2048^3, the same threads).
+forward passes, an evaluated prompt one) and as a share of the float32 matmul rate (2048^3, on the same device and
+threads).
 
     python benchmarks/bench_engine.py                  # both panels, 5 runs, 100 steps each (~10 min on 2 cores)
     python benchmarks/bench_engine.py --steps 20       # a shorter look
@@ -42,13 +43,18 @@ MODELS = ("transformer", "ffn", "rnn")
 PROTOCOLS = {"a": (6, False, 10), "b": (33, True, 100)}    # panel: N, simple-1STR, check_every
 
 
-def matmul_gflops(seconds: float = 2.0) -> float:
-    a, b = torch.randn(2048, 2048), torch.randn(2048, 2048)
+def matmul_gflops(device: str = "cpu", seconds: float = 2.0) -> float:
+    """float32 2048^3 matmuls per second on `device`, as GFLOP/s (on a GPU: queued, then synchronised)."""
+    a, b = torch.randn(2048, 2048, device=device), torch.randn(2048, 2048, device=device)
     torch.mm(a, b)
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    sync()
     t0, k = time.perf_counter(), 0
     while time.perf_counter() - t0 < seconds:
-        torch.mm(a, b)
-        k += 1
+        for _ in range(10):          # ten at a time: on a GPU, perf_counter alone would only time the queueing
+            torch.mm(a, b)
+        sync()
+        k += 10
     return 2 * 2048 ** 3 * k / (time.perf_counter() - t0) / 1e9
 
 
@@ -140,7 +146,7 @@ def main():
         compare_switches(R, n_test, steps, device)
         return
     names = [m for m in args.models.split(",") if m]
-    mm = matmul_gflops() if device == "cpu" else float("nan")
+    mm = matmul_gflops(device)
     print(f"device: {device}, {torch.get_num_threads()} threads; float32 matmul 2048^3: {mm:.0f} GFLOP/s; {R} runs x "
           f"{steps} steps of 64 prompts (panel (b): at least 100), {n_test:,} test prompts per set")
     head = f"{'panel':<6}{'model':<13}{'authors samples/s':>18}{'engine samples/s':>18}{'ratio':>7}" \
@@ -160,7 +166,7 @@ def main():
             g_ref, g_eng = flops / t_ref / 1e9, flops / t_eng / 1e9
             print(f"{panel:<6}{name:<13}{samples / t_ref:>18,.0f}{samples / t_eng:>18,.0f}{t_ref / t_eng:>6.2f}x"
                   f"{g_ref:>17.1f}{g_eng:>16.1f}{g_ref / mm:>8.0%} / {g_eng / mm:>4.0%}", flush=True)
-    print(f"matmul again at the end: {matmul_gflops():.0f} GFLOP/s (a drift means the machine was not quiet)")
+    print(f"matmul again at the end: {matmul_gflops(device):.0f} GFLOP/s (a drift means the machine was not quiet)")
 
 
 if __name__ == "__main__":
