@@ -87,6 +87,16 @@ def test_stored_paper_results(chapter):
     assert prov["params"] == params.resolve(chapter, "paper"), "stored results are for other parameters than paper.yaml"
 
 
+@pytest.mark.parametrize("chapter", STORED)
+def test_provenance_names_every_machine_its_points_come_from(chapter):
+    """A profile computed over several calls (niced on a CPU, then on a lent GPU) names each machine, not the last."""
+    d = ROOT / "results" / chapter / "paper"
+    prov = json.loads((d / "provenance.json").read_text())
+    points = [json.loads(f.read_text()) for f in (d / "points").glob("*.json")]
+    assert [dev for dev in {r["device"] for r in points} if dev not in prov["device"]] == []
+    assert prov.get("point_commits", 1) == len({r["commit"] for r in points})
+
+
 FINDINGS = [c for c in STORED if hasattr(importlib.import_module(f"lib.chapters.{c}.page"), "findings_markdown")]
 
 

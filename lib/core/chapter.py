@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from typing import NamedTuple
 
 from lib.core import params as params_mod
@@ -86,9 +87,10 @@ class Chapter:
 
         src = self.stored or self.computed
         if self.profile == "paper" and src:
-            text = (f"This page shows **paper-profile** results, computed on {src['device']} (torch {src['torch']}, "
-                    f"commit `{src['commit']}`) and stored in `results/{self.name}/paper/`; this build rendered them "
-                    "without recomputing anything.")
+            last = f", the last of {src['point_commits']}" if src.get("point_commits", 1) > 1 else ""
+            text = (f"This page shows **paper-profile** results, computed on {src['device']} (torch {src['torch']}; "
+                    f"commit `{src['commit']}`{last}) and stored in `results/{self.name}/paper/`; this build rendered "
+                    "them without recomputing anything.")
         elif self.profile == "quick":
             text = ("This page shows the **quick** profile: the paper's experiment at a scale a 2-core CPU runs in a "
                     "few minutes. The claim check says which claims depend on scale; the `paper` profile runs the "
@@ -148,13 +150,23 @@ class Chapter:
             if self.computed:  # the numbers came from `python -m lib compute` (a GPU): name that machine
                 prov.update({k: self.computed[k] for k in ("commit", "lib_hash", "device", "torch", "python")},
                             compute_wall_s=self.computed["wall_s"], rendered_commit=self.env["commit"])
+            # Points computed over several calls (niced on a CPU, then on a lent GPU): name every machine, not the
+            # last call's alone, and say how many commits the points come from (the run summary lists them).
+            machines = Counter((r["device"], r.get("torch", "?")) for r in used)
+            if len(machines) > 1:
+                prov["device"] = ", ".join(f"{d} ({n} points)" for (d, _), n in machines.most_common())
+                prov["torch"] = ", ".join(sorted({t for _, t in machines}))
+            prov["point_commits"] = len({r["commit"] for r in used})
             self.store.write("claims.json", rows)
             self.store.write("provenance.json", prov)
         rendered = self.stored is not None or "compute_wall_s" in prov
         line = (f"**Provenance.** profile `{self.profile}`{', stored results' if self.stored is not None else ''} · "
-                f"computed at commit `{prov['commit']}` · lib `{prov['lib_hash']}` · device {prov['device']} · "
+                f"computed at commit `{prov['commit']}`"
+                + (f" (the last of {prov['point_commits']} commits its points come from)" if prov.get("point_commits", 1) > 1
+                   else "") + f" · lib `{prov['lib_hash']}` · device {prov['device']} · "
                 f"torch {prov['torch']} · seeds " + ", ".join(f"`{k}={v}`" for k, v in prov["seeds"].items())
-                + (f" · compute wall time {prov.get('compute_wall_s', prov['wall_s'])} s · rendered at commit "
+                + (f" · computation {prov.get('compute_s', 0):,.0f} s summed over its points, last compute call "
+                   f"{prov.get('compute_wall_s', prov['wall_s'])} s of wall time · rendered at commit "
                    f"`{self.env['commit']}` in {wall:.1f} s" if rendered else f" · wall time {wall:.1f} s")
                 + f" · implementation checks {checks_ok} passed, {checks_bad} failed · claims {passed} passed, "
                   f"{failed} failed" + (f" ({low} of them below the scale their effect needs)" if low else "")
