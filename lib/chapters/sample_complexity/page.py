@@ -13,7 +13,7 @@ import numpy as np
 
 from lib.chapters.sample_complexity.bootstrap import LEVEL, boot, lower, replicates, slope, upper
 from lib.chapters.sample_complexity.scale import MODELS, PAPER_GRU, crossing_scale, gru_scale, panel_b_scale, protocol_scale
-from lib.core.claims import Row, Verdict, evaluate
+from lib.core.claims import Row, Verdict, evaluate, unsettled
 from lib.science.stats import loglog_slope
 
 LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}
@@ -350,3 +350,91 @@ def protocol_table(P: dict, table: dict) -> str:
             x, y = _mean_at(a[model]["authors"], N), _mean_at(a[model]["task"], N)
             rows.append(f"| {LABELS[model]} | {N} | {x:,.0f} | {y:,.0f} | {y / x:.2f} |")
     return "\n".join(rows)
+
+
+# ----------------------------------------------------------------------------------------------- findings
+def _draw_spread(table: dict, panel: str, test: str) -> float | None:
+    """Median over (model, N) of the log standard deviation of one-draw means across task draws, for the models trained
+    on several draws; None if none was. What a single-draw model's z leaves out."""
+    sds = [np.log(e["by_draw"].mean(2)).std(1, ddof=1) for m in MODELS for e in [table[panel][m][test]]
+           if e["by_draw"].shape[1] > 1]
+    return float(np.median(np.concatenate(sds))) if sds else None
+
+
+def _gap_finding(P: dict, table: dict, rows: dict) -> str:
+    """Where the panel (b) gap fails: per task draw, the FFN's mean against the other two at each N below LEVEL."""
+    M, B, grid, ref, _ = _data(table, P, "b", lambda Ns: Ns)
+    share = {n: float(np.mean(B["ffn"][n] > np.maximum(B["rnn"][n], B["transformer"][n]))) for n in grid}
+    weak, held = [n for n in grid if share[n] < LEVEL], [n for n in grid if share[n] >= LEVEL]
+    ffn = table["b"]["ffn"]["task"]
+    step = P["batch_size"] * P["check_every_b"]
+    said = []
+    for n in weak:
+        draws = ", ".join(f"{x:,.0f}" for x in ffn["by_draw"][ffn["N"].index(n)].mean(1))
+        other = max(ref["rnn"].get(n, math.nan), ref["transformer"].get(n, math.nan))
+        authors = (f"; the authors' one draw: {ref['ffn'][n]:,.0f}, {ref['ffn'][n] / other:.2f}× the larger of the other "
+                   "two" if n in ref["ffn"] else "")
+        seeds = ", ".join(str(P["task_seed"] + j) for j in range(ffn["by_draw"].shape[1]))
+        said.append(f"at $N$ = {n} only in {share[n]:.1%} of replicates: the FFN's mean per task draw (task seeds {seeds}) "
+                    f"is {draws} against the Transformer's {M['transformer'][n]:,.0f} and the RNN's {M['rnn'][n]:,.0f}"
+                    + authors)
+    milder = rows.get("4-rnn-milder")
+    growth = ("" if milder is None else f" The growth claim `4-rnn-milder` {'passes' if milder['passed'] else 'fails'} "
+              "on the same runs.")
+    return ("`4-ffn-gap`: the FFN needs more samples than both others "
+            + (f"at $N$ = {', '.join(map(str, held))} (≥ {min(share[n] for n in held):.1%} of replicates), but " if held else "")
+            + "; ".join(said) + ". On simple-1STR the FFN's count grows like $Nd$ (Theorem 6) from below the "
+            "$N$-free counts of the other two, so near the $N$ where it passes them the order depends on the task draw "
+            f"and the seeds (counts are multiples of {step:,} samples, the check interval). Theorem 6 is a rate, not a "
+            "constant: what fails is the reading that the paper's grid already starts past the crossing in every draw."
+            + growth)
+
+
+def _means_finding(P: dict, table: dict) -> str:
+    """The means beyond |z| = 3: for a single-draw model, the z it would have with the draw spread of the others."""
+    rows = [r for r in comparison(table, P) if abs(r["z"]) > 3 or r["censored"]]
+    out = []
+    single = [r for r in rows if r["draws"] == 1]
+    if single:
+        spread = {p: _draw_spread(table, p, "authors" if p == "a" else "task") for p in {r["panel"] for r in single}}
+        adj = []      # (row, z with twice the borrowed draw variance added to the z's own, seeds-only, denominator)
+        for r in single:
+            d, lr = spread[r["panel"]], math.log(r["ratio"])
+            adj.append((r, None if d is None else lr / math.sqrt((lr / r["z"]) ** 2 + 2 * d * d)))
+        kept = [f"{SHORT[r['model']]} ({r['panel']}) $N$ = {r['N']}" for r, z in adj if z is not None and abs(z) > 3]
+        models = sorted({LABELS[r["model"]] for r in single})
+        out.append(f"the {' and the '.join(models)} {'is' if len(models) == 1 else 'are'} trained on one task draw, so "
+                   f"{'its' if len(models) == 1 else 'their'} $z$ counts the seeds' spread only, while this run's draw of "
+                   "the position codes is not the authors' (their script draws the codes from the GPU's random stream): "
+                   "a difference of two draws. Adding twice the draw spread that the models trained on several draws "
+                   "show (median log spread of a one-draw mean: "
+                   + ", ".join(f"{spread[p]:.1%} in panel ({p})" for p in sorted(spread) if spread[p] is not None)
+                   + "; a hypothesis of this book) gives "
+                   + "; ".join(f"{SHORT[r['model']]} ({r['panel']}) $N$ = {r['N']}: ratio {r['ratio']:.2f}, $z$ "
+                               f"{r['z']:+.1f}" + ("" if z is None else f" → {z:+.1f}") for r, z in adj)
+                   + f": {len(kept)} of {len(single)} stay beyond 3"
+                   + (f" ({', '.join(kept)}: a difference that neither the seeds nor a typical draw explain)" if kept else "")
+                   + ". Training the GRU on further draws (`rnn` in `task_draw_models`) would measure its own spread.")
+    multi = [r for r in rows if r["draws"] > 1]
+    if multi:
+        out.append("beyond the spread of seeds and draws that this run measured: " + "; ".join(
+            f"{LABELS[r['model']]} ({r['panel']}) $N$ = {r['N']}: {r['mean']:,.0f} against {r['authors']:,.0f}, ratio "
+            f"{r['ratio']:.2f}, $z$ {r['z']:+.1f}" + (f", {r['censored']} censored" if r["censored"] else "") for r in multi)
+                   + f" (of {sum(r['draws'] > 1 for r in comparison(table, P))} means with several draws).")
+    return "`paper-means`: " + " ".join(o[0].upper() + o[1:] for o in out)
+
+
+def findings_markdown(P: dict, records: dict, rows: list[dict]) -> str:
+    """One bullet per claim row whose badge is FAIL or censored (lib.core.claims.unsettled), computed from the stored
+    points: where it fails and what that means for the paper's claim; an empty string when there is none. A failure
+    below its scale is left to its row, which names the scale it needs.  >>> page.findings_markdown(P, records, rows)"""
+    bad = unsettled(rows)
+    table = summarize(P, records)
+    out = []
+    if "4-ffn-gap" in bad:
+        out.append(_gap_finding(P, table, {r["id"]: r for r in rows}))
+    if "paper-means" in bad:
+        out.append(_means_finding(P, table))
+    out += [f"`{k}`: {r['measured']} (rule: {r['expected']}); this page has no further analysis of it." for k, r in bad.items()
+            if k not in ("4-ffn-gap", "paper-means")]
+    return "\n".join(f"- {b}" for b in out)
