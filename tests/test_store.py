@@ -11,7 +11,7 @@ import pytest
 
 import lib.core.store as store
 from lib.core import params
-from lib.core.store import MissingResult, Store, atomic_write, is_stale, key_of, lib_hash, spec_dict
+from lib.core.store import MissingResult, Store, atomic_write, is_stale, key_of, lib_hash, spec_dict, summary_line
 from lib.core.sweep import Point, collect, nest
 
 
@@ -217,3 +217,14 @@ def test_page_module_is_outside_the_chapter_hash(chapter):
         names += [f"{n.module}.{a.name}" if isinstance(n, ast.ImportFrom) else a.name
                   for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
         assert not [m for m in names if m.endswith("page") or ".page." in m], module
+
+
+def test_summary_line_groups_points_by_machine():
+    """A page's run summary: the points of each machine with their commits, counted when there are several."""
+    def rec(device, commit):
+        return {"device": device, "commit": commit, "result": {"wall_s": 1000.5}}
+
+    line = summary_line([rec("CPU", "b"), rec("CPU", "a"), rec("CPU", "a"), rec("H200", "c")], "stored points")
+    assert line == ("4 stored points, 4,002 s of computation in all, computed on CPU at commits `a`, `b` (3 of them); "
+                    "H200 at commit `c` (1 of them).")
+    assert summary_line([rec("CPU", "a")]).endswith("computed on CPU at commit `a`.")

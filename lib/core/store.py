@@ -263,9 +263,13 @@ def summary_line(records, noun: str = "stored points", work: str = "computation"
     """One line for a page: how many points it loaded, their compute time, and the machines and commits that made
     them.  >>> summary_line(store.used)"""
     records = list(records)
-    envs = sorted({(r["device"], r["commit"]) for r in records})
-    return (f"{len(records)} {noun}, {sum(r['result'].get('wall_s') or 0 for r in records):.0f} s of {work} in all, computed on "
-            + "; ".join(f"{dev} at commit `{c}`" for dev, c in envs) + ".")
+    commits: dict[str, list[str]] = {}    # device -> the commit of each of its records
+    for r in records:
+        commits.setdefault(r["device"], []).append(r["commit"])
+    machines = [f"{dev} at commit{'s' if len(set(c)) > 1 else ''} " + ", ".join(f"`{x}`" for x in sorted(set(c)))
+                + (f" ({len(c)} of them)" if len(commits) > 1 else "") for dev, c in sorted(commits.items())]
+    return (f"{len(records)} {noun}, {sum(r['result'].get('wall_s') or 0 for r in records):,.0f} s of {work} in all, "
+            f"computed on {'; '.join(machines)}.")
 
 
 def result_array(record: dict, key: str) -> np.ndarray:
