@@ -15,7 +15,7 @@ from tiny_sweep import TINY
 
 from lib.__main__ import deadline_time
 from lib.core.params import ParamError
-from lib.core.store import Store
+from lib.core.store import Store, environment
 from lib.core.sweep import Point, Unfinished, collect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,6 +70,22 @@ def test_a_point_running_at_the_deadline_is_abandoned_and_remembered(tmp_path):
     with pytest.raises(Unfinished) as err:
         collect(_points(30.0), store, "cpu", log=lines.append, deadline=time.time() + 0.3)
     assert err.value.abandoned == 0 and any("not started" in line for line in lines)
+
+
+def test_deadline_hints_of_another_machine_are_ignored(tmp_path):
+    """What a CPU learnt (an hour per cost unit) does not keep a GPU, or another CPU, from starting its points; this
+    machine's own hints still hold."""
+    points = _points(0.01, 0.01, 0.01, 0.01)
+    for machine, left in (("another machine", 0), (environment("cpu")["device"], 4)):
+        store = Store("naps", "quick", root=tmp_path / str(left))
+        store.write("deadline.json", {"seconds_per_cost": 3600.0, "at_least": {}, "device": machine})
+        lines = []
+        try:
+            collect(points, store, "cpu", log=lines.append, deadline=time.time() + 30)
+            done = 4
+        except Unfinished as err:
+            done = err.done
+        assert done == 4 - left and any("learnt on another machine" in line for line in lines) == (left == 0)
 
 
 def test_worker_processes_are_stopped_at_the_deadline(tmp_path):

@@ -270,6 +270,10 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
     # What earlier calls with a deadline learnt: seconds per cost unit, and how long abandoned points ran at least,
     # so that a point longer than a call's window is not started (and abandoned) again and again.
     hints = (store.read("deadline.json") or {}) if deadline is not None else {}
+    machine = env["device"] if env else None
+    if hints.get("device", machine) != machine:   # a CPU's seconds per cost would keep a GPU from its long points
+        log(f"{store.chapter}: the deadline hints learnt on {hints['device']} do not apply on {machine}; ignored")
+        hints = {}
     at_least = dict(hints.get("at_least", {}))
     floor = hints.get("seconds_per_cost_at_least", 0.0)   # an abandoned point ran at least this long per cost unit
 
@@ -366,7 +370,8 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
         (store.dir / "deadline.json").unlink(missing_ok=True)
     elif deadline is not None and (rates or at_least != hints.get("at_least", {})):
         rate = statistics.median(rates) if rates else hints.get("seconds_per_cost", 0.0)
-        store.write("deadline.json", {"seconds_per_cost": rate, "seconds_per_cost_at_least": floor, "at_least": at_least})
+        store.write("deadline.json", {"seconds_per_cost": rate, "seconds_per_cost_at_least": floor, "at_least": at_least,
+                                      "device": machine})
     if left:
         raise Unfinished(store.chapter, len(points) - sum(len(g) for g in left), len(points), n_abandoned)
     store.used = [records[p.label] for p in points]
