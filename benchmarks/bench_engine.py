@@ -116,7 +116,8 @@ def switches(device: str, n_test: int) -> dict[str, dict]:
 def compare_switches(R, n_test, steps, device):
     table = switches(device, n_test)
     print(f"device: {device}; engine alone, {R} runs, {steps} steps; default time / switch time (>1: faster)")
-    print(f"{'config':<28}{'default s':>10}" + "".join(f"{k:>24}" for k in table))
+    widths = [max(24, len(k) + 2) for k in table]     # a column as wide as its switch's name
+    print(f"{'config':<28}{'default s':>10}" + "".join(f"{k:>{w}}" for k, w in zip(table, widths)))
     for panel in PROTOCOLS:
         for name in MODELS:
             task, tests, cfg = setup(panel, R, n_test, device)
@@ -128,7 +129,7 @@ def compare_switches(R, n_test, steps, device):
                 first = timed(partial(run, **sw), device)              # compiles, where the switch compiles
                 t = timed(partial(run, **sw), device)
                 cells.append(f"{base / t:.2f}x" + (f" (+{first - t:.0f}s)" if "compile" in sw else ""))
-            print(f"{name + ' panel ' + panel:<28}{base:>10.2f}" + "".join(f"{c:>24}" for c in cells))
+            print(f"{name + ' panel ' + panel:<28}{base:>10.2f}" + "".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
 
 
 def main():
