@@ -55,7 +55,7 @@ def paper_status(chapter: str) -> str:
 
 
 def _list() -> None:
-    from lib.core.runner import toc_chapters
+    from lib.core.runner import paper_progress, toc_chapters
 
     in_toc = set(toc_chapters())
     for chapter in params_mod.chapters():
@@ -63,6 +63,11 @@ def _list() -> None:
         print(f"  profiles: {', '.join(params_mod.profiles(chapter)) or 'none'}")
         if "paper" in params_mod.profiles(chapter):
             print(f"  paper results: {paper_status(chapter)}")
+        for profile in params_mod.profiles(chapter):     # a further large profile, computed like paper (not rendered)
+            done = None if profile in ("paper", "quick") else paper_progress(chapter, profile)
+            if done:
+                print(f"  {profile} results: {done[0]} of {done[1]} points stored"
+                      + ("" if done[0] == done[1] else f" (python -m lib compute {chapter} --profile {profile} resumes)"))
         for p in params_mod.load_schema(chapter).values():
             print(f"  {p.name:<16} {str(p.default):<28} {p.form:<30} {p.help}")
 

@@ -80,6 +80,19 @@ def test_progress_counts_points_and_strays(tmp_path, monkeypatch):
     assert f"Its stored results are complete ({len(points)} points)" in quick_page.profile_note().data
 
 
+def test_list_shows_a_further_profile_in_progress(tmp_path, monkeypatch, capsys):
+    """`python -m lib list` says how far a further large profile (sample_complexity's paper-draws) has got."""
+    from lib.__main__ import _list
+    from lib.chapters.sample_complexity import compute as sc
+
+    points = sc.points(params.resolve("sample_complexity", "paper-draws"))
+    Store("sample_complexity", "paper-draws", root=tmp_path).put(points[0].spec, {"samples": [[1.0]]},
+                                                                 environment("cpu", "sample_complexity"))
+    monkeypatch.setenv("BOOK_RESULTS", str(tmp_path))
+    _list()
+    assert f"paper-draws results: 1 of {len(points)} points stored (python -m lib compute" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("chapter", STORED)
 def test_stored_paper_results(chapter):
     assert verify.problems(chapter, "paper", root=ROOT / "results") == []

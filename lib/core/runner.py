@@ -119,13 +119,14 @@ def _relay(path: Path, log):
         drain()
 
 
-def paper_progress(chapter: str) -> tuple[int, int] | None:
-    """(stored, total) points of the chapter's paper profile in the results folder; None where none is stored."""
-    if not (Path(results_root()) / chapter / "paper" / "points").is_dir():
+def paper_progress(chapter: str, profile: str = "paper") -> tuple[int, int] | None:
+    """(stored, total) points of the chapter's paper profile (or another) in the results folder; None where none is
+    stored."""
+    if not (Path(results_root()) / chapter / profile / "points").is_dir():
         return None
     from lib.core.verify import progress
 
-    return progress(chapter, "paper")[:2]
+    return progress(chapter, profile)[:2]
 
 
 def paper_results_exist(chapter: str) -> bool:
