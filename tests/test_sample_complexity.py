@@ -244,3 +244,32 @@ def test_a_smaller_protocol_than_the_authors_is_named_on_every_row():
     """2 seeds and 500 test prompts (the quick profile): every row says the authors' protocol is the scale."""
     for c in page.claims({**P, "n_seeds": 2, "n_test": 500}, paper_like()):
         assert "5 seeds and 5,000 test prompts (this run: 2 and 500" in c["scale"], c["id"]
+
+
+def test_findings_explain_each_failing_claim_from_the_runs():
+    """Paper-like numbers: no finding. The FFN at the others' level at N = 25 of panel (b): the gap's finding names
+    that N and the FFN's mean per draw. With a GRU mean at twice the authors' too, the means' finding names both models
+    as trained on one draw, with no spread to borrow here (every fake model has one draw)."""
+    Q = {**P, "batch_size": 64, "check_every_b": 100, "task_seed": 42}
+    good = paper_like()
+    assert page.findings_markdown(Q, good, page.claims(Q, good)) == ""
+    records = paper_like()
+    records[("b", "ffn", 25)]["result"]["samples"] = [[v * 0.5] for v in (113e3 * 0.9, 113e3 * 1.1, 113e3)]
+    records[("a", "rnn", 8)]["result"]["samples"] = [[2 * v for v in r] for r in records[("a", "rnn", 8)]["result"]["samples"]]
+    text = page.findings_markdown(Q, records, page.claims(Q, records))
+    gap, means = text.split("\n")
+    assert gap.startswith("- `4-ffn-gap`") and "at $N$ = 25 only in 0.0% of replicates" in gap and "N$ = 27, 29" in gap
+    assert "mean per task draw (task seeds 42) is 56,500" in gap and "multiples of 6,400 samples" in gap
+    assert means.startswith("- `paper-means`: The FFN and the RNN (biGRU) are trained on one task draw")   # both beyond 3
+    assert "no draw spread to add" in means and "→" not in means
+
+
+def test_the_comparison_figure_draws_a_panel_per_panel_compared_or_says_there_is_none():
+    import matplotlib
+    matplotlib.use("Agg")
+    from lib.chapters.sample_complexity import figures
+
+    table = page.summarize(P, paper_like())
+    assert len([ax for ax in figures.plot_comparison(P, table).axes if ax.has_data()]) == 2
+    fig = figures.plot_comparison({**P, "threshold_a": 0.5, "threshold_b": 0.05}, table)
+    assert "nothing to compare" in fig.axes[0].texts[0].get_text()

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from lib.chapters.sample_complexity.compute import runs_of
-from lib.chapters.sample_complexity.page import LABELS, PAPER_MEANS, SLOPE_FROM, TESTS
+from lib.chapters.sample_complexity.page import LABELS, PAPER_MEANS, SLOPE_FROM, TESTS, comparison
 from lib.science import qstr
 from lib.science.stats import loglog_slope
 
@@ -103,4 +103,46 @@ def plot_curves(P: dict, records: dict, panel: str = "a"):
     ax.set(xscale="log", yscale="log", xlabel="training samples seen", ylabel="test MSE",
            title=f"learning curves at $N={N}$ ({'1STR' if panel == 'a' else 'simple-1STR'})")
     ax.legend(fontsize=9, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))   # one column per model
+    return fig
+
+
+def plot_comparison(P: dict, table: dict):
+    """This run's means over the authors' (page.comparison): the ratio at every (panel, model, N) on a log axis, with
+    the band of three standard errors that seeds and task draws give it; a band that misses 1 is |z| > 3."""
+    from matplotlib.ticker import NullLocator
+
+    from lib.core.plotting import COLORS, MARKERS, figure
+
+    rows = comparison(table, P)
+    panels = [p for p in ("a", "b") if any(r["panel"] == p for r in rows)]
+    if not panels:      # another threshold, or only a narrower GRU: the authors' means are not this run's quantity
+        fig, ax = figure(1, 1, width=6.0, height=1.2)
+        ax.text(0.5, 0.5, "This run's models or thresholds are not the paper's: nothing to compare.", ha="center",
+                va="center")
+        ax.set_axis_off()
+        return fig
+    fig, axes = figure(len(panels), 1, width=4.0, height=3.4, squeeze=False)
+    for ax, panel in zip(axes[0], panels):
+        grid = sorted({r["N"] for r in rows if r["panel"] == panel})
+        step = min(np.diff(grid)) if len(grid) > 1 else 1
+        for k, model in enumerate(("transformer", "rnn", "ffn")):
+            own = [r for r in rows if r["panel"] == panel and r["model"] == model]
+            if not own:
+                continue
+            x = np.array([r["N"] for r in own]) + (k - 1) * 0.18 * step      # side by side at each N
+            ratio = np.array([r["ratio"] for r in own])
+            sigma = np.array([r["sigma"] for r in own])                      # the z's standard error, in log
+            err = [ratio - ratio * np.exp(-3 * sigma), ratio * np.exp(3 * sigma) - ratio]
+            draws = own[0]["draws"]
+            ax.errorbar(x, ratio, yerr=err, fmt=MARKERS[model], color=COLORS[model], ms=5, capsize=2,
+                        label=f"{LABELS[model]} ({draws} task draw{'s' if draws > 1 else ''})")
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set(yscale="log", xlabel="$N$ (sequence length)", ylabel="this run's mean / the authors' mean",
+               title=f"({panel}) {'1STR' if panel == 'a' else 'simple-1STR'}")
+        ax.set_xticks(grid)
+        lo, hi = ax.get_ylim()
+        ax.set_yticks([t for t in (0.25, 0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 2.8, 4.0) if lo <= t <= hi])
+        ax.get_yaxis().set_major_formatter("{x:.2g}")
+        ax.yaxis.set_minor_locator(NullLocator())
+    fig.legend(*axes[0][0].get_legend_handles_labels(), fontsize=9, ncols=3, loc="outside lower center")
     return fig

@@ -239,8 +239,9 @@ def _test_protocol(table: dict, P: dict) -> Verdict | None:
 
 def comparison(table: dict, P: dict) -> list[dict]:
     """This run's mean against the authors' re-run at every (panel, model, N) both have, where the run's model and
-    threshold are the paper's: the ratio, and z = ln(ratio) / sqrt(se_run^2 + se_one^2) with the log standard errors
-    of this run's mean and of a one-draw, n_seeds mean like the authors' (both from this run's bootstrap)."""
+    threshold are the paper's: the ratio, and z = ln(ratio) / sigma, sigma = sqrt(se_run^2 + se_one^2) with the log
+    standard errors of this run's mean and of a one-draw, n_seeds mean like the authors' (both from this run's
+    bootstrap)."""
     rows = []
     for panel, test, thr in (("a", "authors", 0.7), ("b", "task", 0.02)):
         if panel not in table or P[f"threshold_{panel}"] != thr:
@@ -254,11 +255,10 @@ def comparison(table: dict, P: dict) -> list[dict]:
             one = np.log(replicates(entry, (P["seed"], panel, m), draws=1)).std(0)
             for i, n in enumerate(entry["N"]):
                 if n in ref[m]:
-                    ratio = entry["mean"][i] / ref[m][n]
-                    z = math.log(ratio) / math.hypot(own[i], one[i])
+                    ratio, sigma = entry["mean"][i] / ref[m][n], math.hypot(own[i], one[i])
                     rows.append({"panel": panel, "model": m, "N": n, "mean": float(entry["mean"][i]), "se": float(own[i]),
-                                 "authors": ref[m][n], "ratio": ratio, "z": z, "draws": entry["by_draw"].shape[1],
-                                 "censored": int(entry["censored"][i])})
+                                 "authors": ref[m][n], "ratio": ratio, "sigma": sigma, "z": math.log(ratio) / sigma,
+                                 "draws": entry["by_draw"].shape[1], "censored": int(entry["censored"][i])})
     return rows
 
 
@@ -397,24 +397,30 @@ def _means_finding(P: dict, table: dict) -> str:
     single = [r for r in rows if r["draws"] == 1]
     if single:
         spread = {p: _draw_spread(table, p, "authors" if p == "a" else "task") for p in {r["panel"] for r in single}}
-        adj = []      # (row, z with twice the borrowed draw variance added to the z's own, seeds-only, denominator)
-        for r in single:
-            d, lr = spread[r["panel"]], math.log(r["ratio"])
-            adj.append((r, None if d is None else lr / math.sqrt((lr / r["z"]) ** 2 + 2 * d * d)))
-        kept = [f"{SHORT[r['model']]} ({r['panel']}) $N$ = {r['N']}" for r, z in adj if z is not None and abs(z) > 3]
+        # z with twice the borrowed draw variance added to its own (seeds-only) squared standard error
+        adj = [(r, math.log(r["ratio"]) / math.hypot(r["sigma"], math.sqrt(2) * spread[r["panel"]]))
+               for r in single if spread[r["panel"]] is not None]
+        kept = [f"{SHORT[r['model']]} ({r['panel']}) $N$ = {r['N']}" for r, z in adj if abs(z) > 3]
         models = sorted({LABELS[r["model"]] for r in single})
-        out.append(f"the {' and the '.join(models)} {'is' if len(models) == 1 else 'are'} trained on one task draw, so "
-                   f"{'its' if len(models) == 1 else 'their'} $z$ counts the seeds' spread only, while this run's draw of "
-                   "the position codes is not the authors' (their script draws the codes from the GPU's random stream): "
-                   "a difference of two draws. Adding twice the draw spread that the models trained on several draws "
-                   "show (median log spread of a one-draw mean: "
-                   + ", ".join(f"{spread[p]:.1%} in panel ({p})" for p in sorted(spread) if spread[p] is not None)
-                   + "; a hypothesis of this book) gives "
-                   + "; ".join(f"{SHORT[r['model']]} ({r['panel']}) $N$ = {r['N']}: ratio {r['ratio']:.2f}, $z$ "
-                               f"{r['z']:+.1f}" + ("" if z is None else f" → {z:+.1f}") for r, z in adj)
-                   + f": {len(kept)} of {len(single)} stay beyond 3"
-                   + (f" ({', '.join(kept)}: a difference that neither the seeds nor a typical draw explain)" if kept else "")
-                   + ". Training the GRU on further draws (`rnn` in `task_draw_models`) would measure its own spread.")
+        one = len(models) == 1
+        text = (f"the {' and the '.join(models)} {'is' if one else 'are'} trained on one task draw, so "
+                f"{'its' if one else 'their'} $z$ counts the seeds' spread only, while this run's draw of the position "
+                "codes is not the authors' (their script draws the codes from the GPU's random stream): a difference of "
+                "two draws. ")
+        if adj:
+            text += ("Adding twice the draw spread that the models trained on several draws show (median log spread of "
+                     "a one-draw mean: " + ", ".join(f"{d:.1%} in panel ({p})" for p, d in sorted(spread.items())
+                                                     if d is not None)
+                     + "; a hypothesis of this book) gives "
+                     + "; ".join(f"{SHORT[r['model']]} ({r['panel']}) $N$ = {r['N']}: ratio {r['ratio']:.2f}, $z$ "
+                                 f"{r['z']:+.1f} → {z:+.1f}" for r, z in adj)
+                     + f": {len(kept)} of {len(adj)} stay beyond 3"
+                     + (f" ({', '.join(kept)}: a difference that neither the seeds nor a typical draw explain). " if kept
+                        else ". "))
+        else:
+            text += "No model of this run was trained on several draws, so it has no draw spread to add. "
+        out.append(text + f"Training {'it' if one else 'them'} on further draws (`task_draw_models`; the `paper-draws` "
+                   f"profile does so for the GRU) would measure {'its' if one else 'their'} own spread.")
     multi = [r for r in rows if r["draws"] > 1]
     if multi:
         out.append("beyond the spread of seeds and draws that this run measured: " + "; ".join(
