@@ -63,9 +63,8 @@ def _list() -> None:
         print(f"  profiles: {', '.join(params_mod.profiles(chapter)) or 'none'}")
         if "paper" in params_mod.profiles(chapter):
             print(f"  paper results: {paper_status(chapter)}")
-        for profile in params_mod.profiles(chapter):     # a further large profile, computed like paper (not rendered)
-            done = None if profile in ("paper", "quick") else paper_progress(chapter, profile)
-            if done:
+        for profile in sorted(set(params_mod.profiles(chapter)) - {"paper", "quick"}):   # like paper, not rendered
+            if done := paper_progress(chapter, profile):
                 print(f"  {profile} results: {done[0]} of {done[1]} points stored"
                       + ("" if done[0] == done[1] else f" (python -m lib compute {chapter} --profile {profile} resumes)"))
         for p in params_mod.load_schema(chapter).values():

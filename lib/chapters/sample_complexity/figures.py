@@ -13,6 +13,8 @@ from lib.chapters.sample_complexity.page import LABELS, PAPER_MEANS, SLOPE_FROM,
 from lib.science import qstr
 from lib.science.stats import loglog_slope
 
+TASK = {"a": "1STR", "b": "simple-1STR"}     # what each panel trains on
+
 
 def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
     """One 1STR prompt and one simple-1STR prompt: the encoded tokens z_i and which token each position retrieves."""
@@ -74,7 +76,7 @@ def plot_figure1(P: dict, table: dict):
             ax.scatter([ref["N"][i] for i in shown], [ref[model][i] for i in shown], marker="x", color=COLORS[model], s=30)
         thr = P[f"threshold_{panel}"]
         ax.set(xscale="log", yscale="log", xlabel="$N$ (sequence length)", ylabel="$n$ (training samples)",
-               title=f"({panel}) {'1STR' if panel == 'a' else 'simple-1STR'}, test MSE < {thr}")
+               title=f"({panel}) {TASK[panel]}, test MSE < {thr}")
         ax.set_xticks(sorted(P[f"N_{panel}"]))
         ax.get_xaxis().set_major_formatter("{x:.0f}")
         ax.xaxis.set_minor_locator(NullLocator())
@@ -101,7 +103,7 @@ def plot_curves(P: dict, records: dict, panel: str = "a"):
                             alpha=0.8, label=f"{LABELS[model]}, {TESTS[test]}" if i == r == 0 else None)
     ax.axhline(P[f"threshold_{panel}"], color="k", lw=0.8, ls=":")
     ax.set(xscale="log", yscale="log", xlabel="training samples seen", ylabel="test MSE",
-           title=f"learning curves at $N={N}$ ({'1STR' if panel == 'a' else 'simple-1STR'})")
+           title=f"learning curves at $N={N}$ ({TASK[panel]})")
     ax.legend(fontsize=9, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))   # one column per model
     return fig
 
@@ -138,7 +140,7 @@ def plot_comparison(P: dict, table: dict):
                         label=f"{LABELS[model]} ({draws} task draw{'s' if draws > 1 else ''})")
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set(yscale="log", xlabel="$N$ (sequence length)", ylabel="this run's mean / the authors' mean",
-               title=f"({panel}) {'1STR' if panel == 'a' else 'simple-1STR'}")
+               title=f"({panel}) {TASK[panel]}")
         ax.set_xticks(grid)
         lo, hi = ax.get_ylim()
         ax.set_yticks([t for t in (0.25, 0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 2.8, 4.0) if lo <= t <= hi])

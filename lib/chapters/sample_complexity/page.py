@@ -392,7 +392,8 @@ def _gap_finding(P: dict, table: dict, rows: dict) -> str:
 
 def _means_finding(P: dict, table: dict) -> str:
     """The means beyond |z| = 3: for a single-draw model, the z it would have with the draw spread of the others."""
-    rows = [r for r in comparison(table, P) if abs(r["z"]) > 3 or r["censored"]]
+    every = comparison(table, P)
+    rows = [r for r in every if abs(r["z"]) > 3 or r["censored"]]
     out = []
     single = [r for r in rows if r["draws"] == 1]
     if single:
@@ -426,7 +427,7 @@ def _means_finding(P: dict, table: dict) -> str:
         out.append("beyond the spread of seeds and draws that this run measured: " + "; ".join(
             f"{LABELS[r['model']]} ({r['panel']}) $N$ = {r['N']}: {r['mean']:,.0f} against {r['authors']:,.0f}, ratio "
             f"{r['ratio']:.2f}, $z$ {r['z']:+.1f}" + (f", {r['censored']} censored" if r["censored"] else "") for r in multi)
-                   + f" (of {sum(r['draws'] > 1 for r in comparison(table, P))} means with several draws).")
+                   + f" (of {sum(r['draws'] > 1 for r in every)} means with several draws).")
     return "`paper-means`: " + " ".join(o[0].upper() + o[1:] for o in out)
 
 
