@@ -123,7 +123,7 @@ def plot_comparison(P: dict, table: dict):
                 va="center")
         ax.set_axis_off()
         return fig
-    fig, axes = figure(len(panels), 1, width=4.0, height=3.4, squeeze=False)
+    fig, axes = figure(len(panels), 1, width=8.0 / len(panels), height=3.4, squeeze=False)   # one panel: as wide as two
     for ax, panel in zip(axes[0], panels):
         grid = sorted({r["N"] for r in rows if r["panel"] == panel})
         step = min(np.diff(grid)) if len(grid) > 1 else 1
