@@ -15,6 +15,7 @@ are in page.py beside it, which no computation imports.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from lib.core.sweep import Point
@@ -96,25 +97,30 @@ def run_point(spec: FigurePoint, device: str) -> dict:
 def points(P: dict) -> list[Point]:
     """Every (panel, model, N) of Figure 1 on the task draw task_seed (results[(panel, model, N)] is its record), and
     the task_draw_models' points on the further draws task_seed + j, j < n_task_draws (results[(panel, model, N, j)]);
-    `runs_of` reads either layout, split or not.
+    `runs_of` reads either layout, split or not. Beyond the figure, the wide_models on panel (a)'s task at the
+    further lengths N_wide (results[("wide", model, N)]; a length of N_a is panel (a)'s own point): Theorem 1's
+    log N over a range of N that the figure's factor of 3 cannot show. A wide point's spec is a panel (a) spec.
     The authors draw u and the position codes once per N and share them between seeds, so their seeds never average
     over the draw; the further draws measure how much it moves a mean."""
     # One torch thread per point: these models are small enough that a second thread gains little on an idle machine
     # and loses 4x on a busy one (measured: 40 steps of a 64-unit GRU, 13 s on one thread, 52 s on two, at load 13),
     # and a fixed thread count keeps the float sums, and so every stored number, the same. Parallelism: --jobs.
     # With split_rnn_seeds the GRU has one point per run instead: results[(panel, model, N, j, r)], j the draw, r the run.
-    def of(panel, model, N, j):
-        label = (panel, model, N) + ((j,) if j else ())
+    def of(panel, model, N, j, name=None):
+        name = name or panel   # the label's first key: the panel, or "wide" for the wide sweep's panel (a) points
+        label = (name, model, N) + ((j,) if j else ())
         spec, cost = point_spec(P, panel, model, N, j), _cost(P, panel, model, N)
         if not (model == "rnn" and P.get("split_rnn_seeds", False)):   # absent from results stored before it: off
             return [Point((label,), spec, run_point, cost=cost, threads=1)]
-        return [Point(((panel, model, N, j, r),), RunPoint(**vars(spec), run=r), run_point, cost=cost / P["n_seeds"],
+        return [Point(((name, model, N, j, r),), RunPoint(**vars(spec), run=r), run_point, cost=cost / P["n_seeds"],
                       threads=1) for r in range(P["n_seeds"])]
 
     main = [p for panel in ("a", "b") for model in P["models"] for N in P[f"N_{panel}"] for p in of(panel, model, N, 0)]
+    wide = [p for model in P.get("wide_models", []) for N in P.get("N_wide", [])   # absent before the wide sweep: none
+            if not (model in P["models"] and N in P["N_a"]) for p in of("a", model, N, 0, "wide")]
     return main + [p for j in range(1, P["n_task_draws"]) for panel in ("a", "b")
                    for model in P["models"] if model in P["task_draw_models"] for N in P[f"N_{panel}"]
-                   for p in of(panel, model, N, j)]
+                   for p in of(panel, model, N, j)] + wide
 
 
 def runs_of(records: dict, panel: str, model: str, N: int, draw: int = 0) -> list[dict]:
@@ -132,9 +138,9 @@ def footprint(P: dict) -> list[tuple[str, float, str]]:
     sets, a training step's activations, and each model's weights with their gradient and AdamW state.
     lib.core.params refuses a profile whose point cannot fit the device's memory."""
     R, B, f = P["n_seeds"], P["batch_size"], 4
-    N = max(P["N_a"] + P["N_b"])
+    N = max(P["N_a"] + P["N_b"] + P.get("N_wide", []))
     D = P["d"] + 2 * qstr.embed_dim_rule(N, P["d_e_rule"])
-    grid = "N_a" if N in P["N_a"] else "N_b"
+    grid = "N_a" if N in P["N_a"] else "N_b" if N in P["N_b"] else "N_wide"
     out = [(f"n_test, n_seeds, {grid}", 2 * R * P["n_test"] * N * (D + 1) * f, "the test sets"),
            (f"batch_size, n_seeds, {grid}", R * min(B, 1000) * N * D * f * 16, "a training step")]
     weights = {"ffn": ("ffn_width", N * D * N * P["d"] + N * P["d"] * P["ffn_width"] + P["ffn_width"] * N),
@@ -152,9 +158,11 @@ def footprint(P: dict) -> list[tuple[str, float, str]]:
 def _cost(P: dict, panel: str, model: str, N: int) -> float:
     """The point's FLOPs, roughly (the sweep starts the costliest first and predicts deadlines from it): a forward
     pass per prompt times three per training sample plus one per evaluated test prompt, with the samples guessed
-    from the authors' Figure 1 (about 600 N^2 in panel (a), 2e5 in panel (b); models differ by 3x at most)."""
+    from the authors' Figure 1 (about 600 N^2 in panel (a), 2e5 in panel (b); models differ by 3x at most) and, for
+    the Transformer in panel (a), from the wide sweep (about 7000 ln N: 600 N^2 would put N = 256 at 1,000 times its
+    cost, and a deadline would never start it)."""
     D = P["d"] + 2 * qstr.embed_dim_rule(N, P["d_e_rule"])
     f = models.forward_flops(model, N, D, P["d"], P[WIDTH[model]])
-    samples = 600 * N ** 2 if panel == "a" else 2e5
+    samples = (7000 * math.log(N) if model == "transformer" else 600 * N ** 2) if panel == "a" else 2e5
     evaluated = samples / (P["batch_size"] * P[f"check_every_{panel}"]) * P["n_test"] * len(PANELS[panel]["tests"])
     return P["n_seeds"] * f * (3 * samples + evaluated) / 1e12
