@@ -226,6 +226,13 @@ def main(argv=None) -> int:
         dif.add_argument(side.lower(), metavar=side, help="a profile (results/<chapter>/<profile>/), a results folder, "
                          "or REV:PROFILE (the results stored at a git commit; REV alone: its paper profile)")
     dif.add_argument("--limit", type=int, default=10, help="changed numbers shown per sweep point (default 10)")
+    res = sub.add_parser("restamp", help="re-stamp a profile's stored points with today's lib hash, where the code "
+                         "that computed them is shown unchanged (exit 2: refused, nothing rewritten)")
+    res.add_argument("chapter", help="a chapter name")
+    res.add_argument("--profile", default="paper", help="parameters/<chapter>/<profile>.yaml (default: paper)")
+    res.add_argument("--rev", required=True, help="the git revision whose code computed the stored points")
+    res.add_argument("--check", type=int, default=0, metavar="K",
+                     help="recompute the K cheapest points stored from this kind of device and require them identical")
     args = ap.parse_args(argv)
 
     # runner imports no Jupyter package at module level: `compute` works on a machine with torch, numpy and PyYAML
@@ -252,6 +259,15 @@ def main(argv=None) -> int:
             from lib.core.diff import diff
 
             return diff(args.chapter, args.a, args.b, limit=max(args.limit, 0))
+        if args.cmd == "restamp":
+            from lib.core.restamp import RestampRefused, restamp
+
+            params_mod.resolve(args.chapter, args.profile)   # an unknown chapter or profile: one line, exit 2
+            try:
+                restamp(args.chapter, args.profile, args.rev, check=max(args.check, 0))
+            except RestampRefused as err:
+                raise params_mod.ParamError(f"restamp {args.chapter} {args.profile}: refused, nothing rewritten: {err}") from None
+            return 0
         if args.cmd == "new":
             from lib.core.scaffold import new_chapter
 

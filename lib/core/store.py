@@ -140,10 +140,10 @@ def key_of(spec: dict) -> str:
 
 
 # --------------------------------------------------------------------------------------------- provenance
-def _lib_imports(path: Path) -> set[str]:
-    """The lib modules a file imports (absolute `lib.` imports, as lib writes them), as dotted names."""
+def _lib_imports(text: str) -> set[str]:
+    """The lib modules a file's source imports (absolute `lib.` imports, as lib writes them), as dotted names."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "lib":
             found.add(node.module)
             found.update(f"{node.module}.{a.name}" for a in node.names)   # `from lib.science import qstr`
@@ -152,27 +152,29 @@ def _lib_imports(path: Path) -> set[str]:
     return found
 
 
-def _module_file(name: str) -> Path | None:
-    path = ROOT / Path(*name.split("."))
-    return path.with_suffix(".py") if path.with_suffix(".py").is_file() else None
+def _read_here(rel: str) -> str | None:
+    path = ROOT / rel
+    return path.read_text() if path.is_file() else None
 
 
-def lib_modules(chapter: str | None = None) -> list[str]:
+def lib_modules(chapter: str | None = None, read=_read_here) -> list[str]:
     """The lib files a chapter's numbers depend on: lib/chapters/<chapter>/compute.py and, transitively, every lib
     module it imports, less lib/core (which stores, schedules, checks and draws, but computes no number). The page
     (page.py: tables, claims, figures) stays out because no computation imports it; if one ever did, it would
-    count, as it should. None: every module of lib. Paths relative to the repository root."""
+    count, as it should. None: every module of lib. Paths relative to the repository root. `read(path)`: a file's
+    text or None (default: this checkout; lib.core.restamp reads a git revision's)."""
     if chapter is None:
         return sorted(str(f.relative_to(ROOT)) for f in (ROOT / "lib").rglob("*.py"))
-    seen, todo = set(), [f"lib.chapters.{chapter}.compute"]
+    seen, todo = {}, [f"lib.chapters.{chapter}.compute"]
     while todo:
         name = todo.pop()
-        path = _module_file(name)
-        if name in seen or path is None or name.startswith("lib.core"):
+        rel = str(Path(*name.split("."))) + ".py"
+        text = None if name in seen or name.startswith("lib.core") else read(rel)
+        if text is None:
             continue
-        seen.add(name)
-        todo += sorted(_lib_imports(path))
-    return sorted(str(_module_file(n).relative_to(ROOT)) for n in seen)
+        seen[name] = rel
+        todo += sorted(_lib_imports(text))
+    return sorted(seen.values())
 
 
 def lib_hash(chapter: str | None = None) -> str:

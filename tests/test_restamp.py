@@ -1,0 +1,94 @@
+"""Re-stamping stored points with today's lib hash: only on evidence that what computed them is unchanged."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import lib.core.restamp as restamp
+from lib.chapters.sample_complexity import compute as sc
+from lib.core import params
+from lib.core.store import Store, environment, lib_hash, lib_modules
+
+OLD = '''"""doc"""
+import math
+
+from lib.science import qstr
+
+WIDTH = {"a": 1}
+
+
+def helper(x):
+    return math.sqrt(x) * WIDTH["a"]
+
+
+def run_point(spec, device):
+    """Runs."""
+    return helper(spec)
+
+
+def points(P):
+    return [1]
+'''
+
+
+def test_the_reach_of_a_run_function_is_what_it_names_transitively():
+    assert restamp._reached(OLD, {"run_point"}) == {"run_point", "helper", "math", "WIDTH"}
+    assert "points" not in restamp._reached(OLD, {"run_point"})
+
+
+def test_only_definitions_that_compute_change_count_and_docstrings_do_not():
+    """Parsed code: a docstring or comment edit changes no definition; an edit to a listing function changes it."""
+    same = OLD.replace('"""Runs."""', '"""Runs, documented better."""').replace("return [1]", "return [1]  # why")
+    assert restamp._definitions(OLD) == restamp._definitions(same)
+    new = OLD.replace("return [1]", "return [1, 2]").replace("import math", "import math\nimport os")
+    a, b = restamp._definitions(OLD), restamp._definitions(new)
+    assert sorted(n for n in set(a) | set(b) if a.get(n) != b.get(n)) == ["os", "points"]
+    worse = OLD.replace("math.sqrt(x)", "math.sqrt(x) + 1")
+    a, b = restamp._definitions(OLD), restamp._definitions(worse)
+    assert [n for n in set(a) | set(b) if a.get(n) != b.get(n)] == ["helper"]
+
+
+def test_lib_modules_reads_a_revision_like_the_checkout():
+    here = lambda rel: (restamp.ROOT / rel).read_text() if (restamp.ROOT / rel).is_file() else None
+    assert lib_modules("sample_complexity", read=here) == lib_modules("sample_complexity")
+
+
+def _store_with_points(tmp_path, hashes):
+    P = params.resolve("sample_complexity", "quick")
+    store = Store("sample_complexity", "quick", root=tmp_path)
+    env = environment("cpu", "sample_complexity")
+    for point, h in zip(sc.points(P), hashes):
+        store.put(point.spec, {"samples": [[1.0]]}, {**env, "lib_hash": h})
+    return store
+
+
+def test_restamp_rewrites_the_old_hash_and_logs_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(restamp, "hash_at", lambda chapter, rev: "old000000000")
+    monkeypatch.setattr(restamp, "code_changes", lambda chapter, rev, names: (["points"], []))
+    store = _store_with_points(tmp_path, ["old000000000", "old000000000", lib_hash("sample_complexity")])
+    entry = restamp.restamp("sample_complexity", "quick", "abc", root=tmp_path, log=lambda *_: None)
+    hashes = [json.loads(f.read_text())["lib_hash"] for f in (store.dir / "points").glob("*.json")]
+    assert hashes == [lib_hash("sample_complexity")] * 3
+    assert entry["points"] == 2 and entry["changed"] == ["points"] and entry["from"] == "old000000000"
+    assert json.loads((store.dir / "restamps.json").read_text())[-1]["rev"] == "abc"
+
+
+@pytest.mark.parametrize("case", ["other hash", "blocking change"])
+def test_restamp_refuses_and_rewrites_nothing(tmp_path, monkeypatch, case):
+    monkeypatch.setattr(restamp, "hash_at", lambda chapter, rev: "old000000000")
+    blocking = ["lib/chapters/x/compute.py: run_point changed"] if case == "blocking change" else []
+    monkeypatch.setattr(restamp, "code_changes", lambda chapter, rev, names: (["run_point"], blocking))
+    store = _store_with_points(tmp_path, ["old000000000", "other0000000" if case == "other hash" else "old000000000"])
+    before = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
+    with pytest.raises(restamp.RestampRefused, match="neither lib|computation changed"):
+        restamp.restamp("sample_complexity", "quick", "abc", root=tmp_path, log=lambda *_: None)
+    assert {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")} == before
+    assert not (store.dir / "restamps.json").exists()
+
+
+def test_the_cli_refuses_in_one_line(capsys):
+    from lib.__main__ import main
+
+    assert main(["restamp", "nope", "--rev", "HEAD"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
