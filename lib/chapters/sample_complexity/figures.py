@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from lib.chapters.sample_complexity import wide
 from lib.chapters.sample_complexity.compute import runs_of
 from lib.chapters.sample_complexity.page import LABELS, PAPER_MEANS, SLOPE_FROM, TESTS, comparison
 from lib.science import qstr
@@ -147,4 +148,51 @@ def plot_comparison(P: dict, table: dict):
         ax.get_yaxis().set_major_formatter("{x:.2g}")
         ax.yaxis.set_minor_locator(NullLocator())
     fig.legend(*axes[0][0].get_legend_handles_labels(), fontsize=9, ncols=3, loc="outside lower center")
+    return fig
+
+
+LAW_STYLE = {"log": "-", "power": "--", "linear": ":"}
+
+
+def plot_wide(P: dict, table: dict):
+    """The wide sweep (Theorem 1 beyond Figure 1): the Transformer's samples against N on a log N axis, where a log law
+    is a straight line, with the three fitted laws; and the log-log slope between consecutive lengths against what the
+    log law (falling) and the power law (flat) predict."""
+    from lib.core.plotting import COLORS, figure
+
+    w = wide.series(table, P, "task")
+    if w is None:
+        fig, ax = figure(1, 1, width=6.0, height=1.2)
+        ax.text(0.5, 0.5, "This run has no wide sweep (N_wide).", ha="center", va="center")
+        ax.set_axis_off()
+        return fig
+    fits = wide.fit_laws(w["N"], w["runs"].mean(1))
+    N = np.array(w["N"], float)
+    grid = np.geomspace(N.min(), N.max(), 200)
+    fig, axes = figure(2, 1, width=4.0, height=3.4)
+    ax = axes[0]
+    for r in range(w["runs"].shape[1]):
+        ax.scatter(N, w["runs"][:, r], color=COLORS["transformer"], alpha=0.3, s=12)
+    ax.plot(N, w["runs"].mean(1), "^", color=COLORS["transformer"], ms=6, label="mean of the seeds")
+    for law in wide.LAWS:
+        ax.plot(grid, wide.law_curve(law, fits[law]["params"], grid), LAW_STYLE[law], color="0.25", lw=1.2,
+                label=f"{wide.LAW_TEXT[law]} (RSS {fits[law]['rss']:.3f})")
+    ax.set(xscale="log", xlabel="$N$ (sequence length, log scale)", ylabel="$n$ (training samples)",
+           title="Transformer, 1STR (1STR test)", ylim=(0, None))
+    ax.set_xticks(N[[0] + [i for i in range(1, len(N)) if N[i] >= 2 * N[0] and np.log2(N[i]) % 1 == 0]])
+    ax.get_xaxis().set_major_formatter("{x:.0f}")
+    ax.minorticks_off()
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax = axes[1]
+    mids, slopes = wide.local_slopes(w)
+    ax.plot(mids, slopes, "^-", color=COLORS["transformer"], label="this run, between consecutive $N$")
+    a, b = fits["log"]["params"]
+    ax.plot(grid, b / (a + b * np.log(grid)), LAW_STYLE["log"], color="0.25", label="log law: $b/(a + b\\ln N)$")
+    ax.axhline(fits["power"]["params"][1], ls=LAW_STYLE["power"], color="0.25", label="power law: $p$")
+    ax.axhline(0, color="0.6", lw=0.8)
+    ax.set(xscale="log", xlabel="$N$", ylabel="log-log slope of $n$", title="local slope: falling, or flat?")
+    ax.set_xticks(axes[0].get_xticks())
+    ax.get_xaxis().set_major_formatter("{x:.0f}")
+    ax.minorticks_off()
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig

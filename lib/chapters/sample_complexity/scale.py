@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 MODELS = ("transformer", "rnn", "ffn")
+LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}
 FIRST_N_B = 25         # the paper's panel (b) starts at N = 25
 
 PAPER_GRU = 500        # the authors' GRU units per direction

@@ -1,0 +1,112 @@
+"""What the sample-complexity page says from its runs beyond the claim table: one bullet per claim that did not pass
+(`findings`), and the note under the comparison with the authors' code (`spread_note`). Every number comes from the
+stored points or the authors' reference means; page-side, no computation imports this module.
+
+    >>> findings.findings(P, page.summarize(P, records), rows); findings.spread_note(P, table)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lib.chapters.sample_complexity import authors, page, wide
+from lib.chapters.sample_complexity.bootstrap import LEVEL
+from lib.core.claims import unsettled
+
+SHORT, LABELS = authors.SHORT, page.LABELS
+
+
+def _draws(table: dict, panel: str, model: str, N: int) -> str:
+    return " / ".join(f"{x:,.0f}" for x in page.per_draw(table, panel, model, N))
+
+
+def gap_finding(P: dict, table: dict, rows: dict) -> str:
+    """Where the panel (b) gap fails: per task draw, the FFN's mean against the other two at each tested N below LEVEL."""
+    M, B, grid, ref, _ = page._data(table, P, "b", page._gap_grid)
+    share = {n: float(np.mean(B["ffn"][n] > np.maximum(B["rnn"][n], B["transformer"][n]))) for n in grid}
+    weak, held = [n for n in grid if share[n] < LEVEL], [n for n in grid if share[n] >= LEVEL]
+    step = P["batch_size"] * P["check_every_b"]
+    seeds = ", ".join(str(P["task_seed"] + j) for j in range(table["b"]["ffn"]["task"]["by_draw"].shape[1]))
+    said = [f"at $N$ = {n} only in {share[n]:.1%} of replicates: the FFN's mean per task draw (task seeds {seeds}) is "
+            f"{_draws(table, 'b', 'ffn', n)} against the Transformer's {M['transformer'][n]:,.0f} and the RNN's "
+            f"{M['rnn'][n]:,.0f}" + (f"; the authors' one draw: {ref['ffn'][n]:,.0f}, "
+                                     f"{ref['ffn'][n] / max(ref['rnn'][n], ref['transformer'][n]):.2f}× the larger of "
+                                     "the other two" if n in ref["ffn"] else "") for n in weak]
+    milder = rows.get("4-rnn-milder")
+    growth = ("" if milder is None else f" The growth claim `4-rnn-milder` {'passes' if milder['passed'] else 'fails'} "
+              "on the same runs.")
+    return ("`4-ffn-gap`: the FFN needs more samples than both others "
+            + (f"at $N$ = {', '.join(map(str, held))} (≥ {min(share[n] for n in held):.1%} of replicates), but " if held
+               else "") + "; ".join(said) + ". On simple-1STR the FFN's count grows like $Nd$ (Theorem 6) from below the "
+            "$N$-free counts of the other two, so near the $N$ where it passes them the order depends on the task draw "
+            f"and the seeds (counts are multiples of {step:,} samples, the check interval)." + growth)
+
+
+def means_finding(P: dict, table: dict) -> str:
+    """paper-means failed: the means beyond |z| = BEYOND, each with its draws, against what the rule allows."""
+    every = authors.comparison(table, P)
+    beyond = [r for r in every if abs(r["z"]) > authors.BEYOND]
+    cen = [r for r in every if r["censored"]]
+    parts = [f"{LABELS[r['model']]} ({r['panel']}) $N$ = {r['N']}: {r['mean']:,.0f} (per draw "
+             f"{_draws(table, r['panel'], r['model'], r['N'])}) against {r['authors']:,.0f}, ratio {r['ratio']:.2f}, "
+             f"$z$ {r['z']:+.1f}" + (" (seeds only: one task draw)" if r["draws"] == 1 else "") for r in beyond]
+    text = (f"`paper-means`: {len(beyond)} of {len(every)} means lie beyond $|z| = {authors.BEYOND:g}$, where a faithful "
+            f"rerun has at most {authors.ALLOWED} in 95% of simulated reruns: " + "; ".join(parts) + ".")
+    if cen:
+        text += " Means that count censored runs (lower bounds): " + ", ".join(
+            f"{SHORT[r['model']]} ({r['panel']}) $N$ = {r['N']}" for r in cen) + "."
+    return text
+
+
+def logn_finding(P: dict, table: dict, row: dict) -> str:
+    """1-tr-logN failed or is censored: which law fits best, and the local log-log slopes over the wide sweep."""
+    w = wide.series(table, P, "task")
+    c = wide.compare(w, (P["seed"], "task"))
+    mids, slopes = wide.local_slopes(w)
+    local = ", ".join(f"{s:.2f}" for s in slopes)
+    return (f"`1-tr-logN`: on $N$ = {min(w['N'])}..{max(w['N'])} the law that fits the Transformer's means best is "
+            f"{wide.LAW_TEXT[c['best']]} (the log law best in {c['log_best']:.1%} of replicates); the log-log slopes "
+            f"between consecutive lengths are {local}. " + (
+                "A power of $N$ fits every length reached: over this range the count does not look logarithmic."
+                if c["best"] == "power" else "The growth is not told apart from the other laws at this run's scale."
+                if not row.get("scale") else ""))
+
+
+def findings(P: dict, table: dict, rows: list[dict]) -> str:
+    """One bullet per claim row whose badge is FAIL or censored (lib.core.claims.unsettled): where it fails and what
+    that means for the paper's claim; an empty string when there is none. A failure below its scale is left to its
+    row, which names the scale it needs."""
+    bad = unsettled(rows)
+    out = []
+    if "4-ffn-gap" in bad:
+        out.append(gap_finding(P, table, {r["id"]: r for r in rows}))
+    if "paper-means" in bad:
+        out.append(means_finding(P, table))
+    if "1-tr-logN" in bad:
+        out.append(logn_finding(P, table, bad["1-tr-logN"]))
+    out += [f"`{k}`: {r['measured']} (rule: {r['expected']}); this page has no further analysis of it." for k, r in bad.items()
+            if k not in ("4-ffn-gap", "paper-means", "1-tr-logN")]
+    return "\n".join(f"- {b}" for b in out)
+
+
+def spread_note(P: dict, table: dict, largest: int = 3) -> str:
+    """Under the comparison with the authors: each model's measured spread over task draws, and the means farthest
+    from the authors' with their per-draw means, so a reader sees whether the authors' one draw sits among this run's."""
+    rows = authors.comparison(table, P)
+    if not rows:
+        return ""
+    spread = {}
+    for r in rows:
+        spread.setdefault((r["panel"], r["model"]), r["draw_sd"])
+    measured = [f"{LABELS[m]} ({p}) {sd:.0%}" for (p, m), sd in sorted(spread.items()) if sd is not None]
+    single = sorted({LABELS[m] for (p, m), sd in spread.items() if sd is None})
+    far = sorted(rows, key=lambda r: -abs(r["z"]))[:largest]
+    text = ("Each model's spread over task draws, as this run measures it (the log standard deviation of a draw's mean "
+            "beyond its seeds, pooled over the panel's $N$): " + (", ".join(measured) or "none") + "."
+            + (f" Trained on one draw, so their $z$ counts seeds only: {', '.join(single)}." if single else "")
+            + " The means farthest from the authors', with this run's mean per task draw: " + "; ".join(
+                f"{LABELS[r['model']]} ({r['panel']}) $N$ = {r['N']}: {_draws(table, r['panel'], r['model'], r['N'])} "
+                f"against the authors' {r['authors']:,.0f} ($z$ {r['z']:+.1f})" for r in far)
+            + ". The authors draw $\\mathbf u$ and the position codes once per $N$ (from the GPU's random stream), so "
+            "their mean is one more draw: where it sits outside this run's draws but within their spread, the difference "
+            "is the draw.")
+    return text

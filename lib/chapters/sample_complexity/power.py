@@ -1,0 +1,113 @@
+"""The power of the restated claim rules: each row's own function run on simulated result tables, from a faithful
+reproduction (the effect at its measured size, seeds and task draws spread as measured) and from a world without the
+theorem's mechanism. A rule that a faithful rerun often fails, or that the null world often passes, is not evidence.
+
+Runs are drawn log-normal around a mean per (model, N): a task-draw offset per draw, then a seed's own. The spreads
+come from the stored results (`measured_spreads`), so the simulation is of this book's experiment at its scale.
+Page-side; benchmarks/power_sample_complexity.py prints the table, tests/test_sample_complexity.py checks it.
+
+    >>> sims = power.paper_means_rates(table, P, n_sim=200)   # {"faithful": 0.97, "one model x1.3": 0.0, ...}
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lib.chapters.sample_complexity import authors, page, wide
+from lib.chapters.sample_complexity.scale import MODELS
+
+
+def entry(by_draw: np.ndarray, N: list[int]) -> dict:
+    """A summarize() table entry from (len(N), G, R) samples (no censored runs)."""
+    runs = by_draw.reshape(len(N), -1)
+    return {"N": list(N), "runs": runs, "by_draw": by_draw, "censored": np.zeros(len(N), int), "mean": runs.mean(1)}
+
+
+def draw_runs(rng, mean, seed_sd, draw_sd, G: int, R: int) -> np.ndarray:
+    """(len(mean), G, R) log-normal runs: per N a mean, a draw offset per draw and a seed offset per run."""
+    mean, seed_sd = np.asarray(mean, float), np.broadcast_to(np.asarray(seed_sd, float), np.shape(mean))
+    d = rng.standard_normal((len(mean), G, 1)) * draw_sd
+    e = rng.standard_normal((len(mean), G, R)) * seed_sd[:, None, None]
+    return mean[:, None, None] * np.exp(d + e)
+
+
+def measured_spreads(table: dict, P: dict) -> dict:
+    """{(panel, model): (N, seed_sd per N, draw_sd)} of the stored runs (authors.spreads), for the paper-means
+    comparison's test sets."""
+    out = {}
+    for panel, test in authors.CLAIM_TEST.items():
+        for m in MODELS:
+            e = table.get(panel, {}).get(m, {}).get(test)
+            if e is not None:
+                seed_var, draw_var = authors.spreads(e)
+                out[(panel, m)] = (e["N"], np.sqrt(seed_var), 0.0 if np.isnan(draw_var) else float(np.sqrt(draw_var)))
+    return out
+
+
+def paper_means_rates(table: dict, P: dict, n_sim: int = 200, seed: int = 0, G: int = 3, R: int = 5) -> dict:
+    """Pass rates of paper-means (authors.comparison + authors.means_verdict) over simulated reruns: the book's G
+    draws of R seeds and the authors' one draw of R seeds from the same distribution ("faithful"), and with the
+    authors' means from a world where the book's models differ from theirs: one model's means 1.3x, or all 1.15x."""
+    spreads = measured_spreads(table, P)
+    rng = np.random.default_rng(seed)
+    worlds = {"faithful": {}, "one model x1.3 (the FFN)": {"ffn": 1.3}, "every mean x1.15": dict.fromkeys(MODELS, 1.15)}
+    rates = {}
+    for name, shift in worlds.items():
+        passed = 0
+        for _ in range(n_sim):
+            sim, ref = {}, {}
+            for (panel, m), (N, seed_sd, draw_sd) in spreads.items():
+                true = np.array([authors.paper_means(panel)[m][n] for n in N], float)
+                sim.setdefault(panel, {})[m] = {authors.CLAIM_TEST[panel]: entry(draw_runs(rng, true * shift.get(m, 1.0),
+                                                                                         seed_sd, draw_sd, G, R), N)}
+                theirs = draw_runs(rng, true, seed_sd, draw_sd, 1, R).mean((1, 2))
+                ref.setdefault(panel, {})[m] = dict(zip(N, theirs))
+            passed += authors.means_verdict(authors.comparison(sim, P, ref), P).passed
+        rates[name] = passed / n_sim
+    return rates
+
+
+def logn_rates(P: dict, N: list[int], seed_sd: float, n_sim: int = 100, seed: int = 0, R: int = 5,
+               laws: dict | None = None) -> dict:
+    """Pass rates of 1-tr-logN (wide.logn_verdict) on simulated wide sweeps whose true means follow each law
+    (default: a log law, and a power and a linear law through the same counts at the smallest and largest N)."""
+    rng = np.random.default_rng(seed)
+    if laws is None:
+        lo, hi = 5000.0, 30000.0
+        x0, x1 = np.log(min(N)), np.log(max(N))
+        b = (hi - lo) / (x1 - x0)
+        p = np.log(hi / lo) / (x1 - x0)
+        laws = {"log": ("log", (lo - b * x0, b)), "power": ("power", (lo / min(N) ** p, p)),
+                "linear": ("linear", (lo - (hi - lo) / (max(N) - min(N)) * min(N), (hi - lo) / (max(N) - min(N))))}
+    rates = {}
+    for name, (law, params) in laws.items():
+        true = wide.law_curve(law, params, N)
+        passed = 0
+        for _ in range(n_sim):
+            runs = draw_runs(rng, true, seed_sd, 0.0, 1, R)
+            table = {"wide": {"transformer": {"task": entry(runs, list(N))}}}
+            passed += wide.logn_verdict(table, P).passed
+        rates[name] = passed / n_sim
+    return rates
+
+
+def gap_rates(table: dict, P: dict, n_sim: int = 100, seed: int = 0, G: int = 3, R: int = 5) -> dict:
+    """Pass rates of 4-ffn-gap (page._ffn_gap) on simulated panel (b) runs with the stored means and spreads
+    ("faithful"), and with the FFN's mean at the larger of the other two at every N (no gap: Theorem 6's Nd cost
+    absent)."""
+    e = {m: table["b"][m]["task"] for m in MODELS}
+    N = e["ffn"]["N"]
+    sd = {m: authors.spreads(e[m]) for m in MODELS}
+    rng = np.random.default_rng(seed)
+    other = np.maximum(e["rnn"]["mean"], e["transformer"]["mean"])
+    rates = {}
+    for name, ffn_mean in (("faithful", e["ffn"]["mean"]), ("no gap", other)):
+        passed = 0
+        for _ in range(n_sim):
+            sim = {"b": {}}
+            for m in MODELS:
+                mean = ffn_mean if m == "ffn" else e[m]["mean"]
+                draw_sd = 0.0 if np.isnan(sd[m][1]) else float(np.sqrt(sd[m][1]))
+                sim["b"][m] = {"task": entry(draw_runs(rng, mean, np.sqrt(sd[m][0]), draw_sd, G, R), N)}
+            passed += page._ffn_gap(sim, P).passed
+        rates[name] = passed / n_sim
+    return rates

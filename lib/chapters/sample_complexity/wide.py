@@ -1,0 +1,145 @@
+"""Theorem 1's headline beyond Figure 1: does the Transformer's sample count grow like log N, or like a power of N?
+
+Figure 1 spans N = 4..12, a factor of 3, over which a + b ln N and c N^p are both straight enough to fit (the
+Transformer's log-log slope there is about 0.9 in this book's runs and in the authors'). The wide sweep
+(`wide_models` at `N_wide`, panel (a)'s 1STR task and protocol) reaches N = 256. Three laws, each with two
+parameters, are fitted to the mean sample count per N by least squares on the log scale (the seeds' spread is about
+proportional to the mean), N >= 4 as in Figure 1's slope claims, task draw 0 (the wide points have one draw):
+
+- log: n = a + b ln N (Theorem 4's "depends on N only through log N");
+- power: n = c N^p;
+- linear: n = a + b N (a count proportional to N, like the FFN's lower bound).
+
+With two parameters each, Akaike's criterion reduces to the residual sums of squares: dAIC = k ln(RSS_1 / RSS_2) for
+k lengths. Its uncertainty is a bootstrap over the seeds of each N (2,000 replicates). Page-side: no computation
+imports this module.
+
+    >>> w = wide.series(table, P, "task"); fits = wide.fit_laws(w["N"], w["runs"].mean(1))
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lib.chapters.sample_complexity.bootstrap import LEVEL, N_BOOT
+from lib.chapters.sample_complexity.scale import protocol_scale
+from lib.core.claims import Verdict
+from lib.science.seeds import seed_of
+
+FROM_N = 4                  # as Figure 1's slope claims: N = 2 is cheap for every model
+LAWS = ("log", "power", "linear")
+LAW_TEXT = {"log": "$a + b\\ln N$", "power": "$cN^p$", "linear": "$a + bN$"}
+MIN_DECADES = 1.5           # a law comparison needs N over at least this many decades (the paper profile: 1.8)
+
+
+def series(table: dict, P: dict, test: str = "task", model: str = "transformer") -> dict | None:
+    """{"N": [...], "runs": (len(N), R) samples, "censored": per N} of one model over N_a and N_wide (N >= FROM_N), its
+    first task draw only (the wide points have no other); None if the run has no wide points of it."""
+    wide = table.get("wide", {}).get(model, {}).get(test)
+    if wide is None:
+        return None
+    parts = [table.get("a", {}).get(model, {}).get(test), wide]
+    Ns, runs, cens = [], [], []
+    for e in parts:
+        if e is None:
+            continue
+        for i, n in enumerate(e["N"]):
+            if n >= FROM_N and n not in Ns:
+                Ns.append(n)
+                runs.append(e["by_draw"][i, 0])       # censored runs at the cap
+                cens.append(int(np.isnan(e["runs"][i][: e["by_draw"].shape[2]]).sum()))
+    order = np.argsort(Ns)
+    return {"N": [Ns[i] for i in order], "runs": np.array([runs[i] for i in order], float),
+            "censored": [cens[i] for i in order]}
+
+
+def fit_laws(N, means) -> dict:
+    """{law: {"params": (..., 2), "rss": (...,)}} of each law fitted to `means` (..., len(N)) on the log scale; the
+    leading axes (bootstrap replicates) are fitted at once. log and linear laws: Gauss-Newton from the weighted
+    linear fit, so that every law sits at its own log-scale optimum."""
+    x = np.log(np.asarray(N, float))
+    y = np.log(np.asarray(means, float))
+    out = {}
+    xc = x - x.mean()
+    p = ((y - y.mean(-1, keepdims=True)) * xc).sum(-1) / (xc * xc).sum()
+    c = y.mean(-1) - p * x.mean()
+    out["power"] = {"params": np.stack([np.exp(c), p], -1), "rss": ((y - c[..., None] - p[..., None] * x) ** 2).sum(-1)}
+    for law, g in (("log", x), ("linear", np.exp(x))):
+        G = np.stack([np.ones_like(g), g], -1)                       # (k, 2)
+        Y = np.exp(y)
+        W = 1.0 / Y ** 2                                             # relative errors: the log scale to first order
+        A = np.einsum("...k,ki,kj->...ij", W, G, G)
+        beta = np.linalg.solve(A, np.einsum("...k,ki,...k->...i", W, G, Y)[..., None])[..., 0]
+        for _ in range(20):                                          # Gauss-Newton on sum (y - ln(a + b g))^2
+            f = np.clip(beta @ G.T, 1e-9, None)
+            r = y - np.log(f)
+            J = G[None] / f[..., None] if f.ndim > 1 else G / f[:, None]
+            JtJ = np.einsum("...ki,...kj->...ij", J, J)
+            step = np.linalg.solve(JtJ + 1e-12 * np.eye(2), np.einsum("...ki,...k->...i", J, r)[..., None])[..., 0]
+            beta = beta + step
+        f = np.clip(beta @ G.T, 1e-9, None)
+        out[law] = {"params": beta, "rss": ((y - np.log(f)) ** 2).sum(-1)}
+    return out
+
+
+def law_curve(law: str, params, N) -> np.ndarray:
+    """A fitted law's sample count at N."""
+    N = np.asarray(N, float)
+    a, b = params
+    if law == "power":
+        return a * N ** b
+    return a + b * (np.log(N) if law == "log" else N)
+
+
+def replicate_means(w: dict, key: tuple) -> np.ndarray:
+    """(N_BOOT, len(N)) bootstrap means: each N's seeds resampled with replacement."""
+    runs = w["runs"]
+    rng = np.random.default_rng(seed_of("bootstrap", "wide", *key))
+    idx = rng.integers(0, runs.shape[1], (N_BOOT, runs.shape[0], runs.shape[1]))
+    return runs[np.arange(runs.shape[0])[None, :, None], idx].mean(-1)
+
+
+def compare(w: dict, key: tuple) -> dict:
+    """The three laws on the means and on every bootstrap replicate: the fits, dAIC of each law against the log law
+    (positive: the log law fits better), its LEVEL lower bound, and the share of replicates in which the log law
+    fits best of the three."""
+    N, means = w["N"], w["runs"].mean(1)
+    fits = fit_laws(N, means)
+    reps = fit_laws(N, replicate_means(w, key))
+    k = len(N)
+    d_aic = {law: k * np.log(fits[law]["rss"] / fits["log"]["rss"]) for law in LAWS if law != "log"}
+    d_reps = {law: k * np.log(reps[law]["rss"] / reps["log"]["rss"]) for law in d_aic}
+    best = np.argmin(np.stack([reps[law]["rss"] for law in LAWS]), 0)
+    return {"fits": fits, "d_aic": d_aic, "d_aic_lower": {law: float(np.quantile(v, 1 - LEVEL)) for law, v in d_reps.items()},
+            "log_best": float(np.mean(best == LAWS.index("log"))),
+            "best": LAWS[int(np.argmin([fits[law]["rss"] for law in LAWS]))]}
+
+
+def local_slopes(w: dict) -> tuple[list[float], np.ndarray]:
+    """Log-log slopes between consecutive lengths of the series (at their geometric midpoints)."""
+    N = np.asarray(w["N"], float)
+    m = np.log(w["runs"].mean(1))
+    return list(np.sqrt(N[1:] * N[:-1])), np.diff(m) / np.diff(np.log(N))
+
+
+def logn_verdict(table: dict, P: dict) -> Verdict | None:
+    """Claim 1-tr-logN: on the task's own test set, the log law fits the Transformer's wide sweep better than the power
+    law and the linear law in at least LEVEL of the bootstrap replicates. Below MIN_DECADES of N the row says the
+    scale it needs."""
+    w = series(table, P, "task")
+    if w is None or len(w["N"]) < 4:
+        return None
+    c = compare(w, (P["seed"], "task"))
+    a, b = c["fits"]["log"]["params"]
+    p = c["fits"]["power"]["params"][1]
+    decades = float(np.log10(max(w["N"]) / min(w["N"])))
+    cens = ", ".join(f"N={n} ({k})" for n, k in zip(w["N"], w["censored"]) if k)
+    scale = "; ".join(x for x in (
+        "" if decades >= MIN_DECADES else f"$N$ over {MIN_DECADES} decades or more (the paper profile: $N$ = 4..256, 1.8 "
+        f"decades; this run: {min(w['N'])}..{max(w['N'])}, {decades:.1f}), where a logarithm and a power of $N$ part",
+        protocol_scale(P)) if x)
+    measured = (f"log law best in {c['log_best']:.1%} of replicates; ΔAIC against the power law "
+                f"{c['d_aic']['power']:+.1f} (5% bound {c['d_aic_lower']['power']:+.1f}), against the linear law "
+                f"{c['d_aic']['linear']:+.1f} (bound {c['d_aic_lower']['linear']:+.1f}); fits: n = {a:,.0f} + "
+                f"{b:,.0f} ln N, power p = {p:.2f}")
+    return Verdict(measured, c["log_best"] >= LEVEL and not cens, "no experiment in the paper (Figure 1 spans $N$ = 4..12)",
+                   where=f"N={w['N']}", scale=scale, censored=cens)
