@@ -80,17 +80,18 @@ def test_progress_counts_points_and_strays(tmp_path, monkeypatch):
     assert f"Its stored results are complete ({len(points)} points)" in quick_page.profile_note().data
 
 
-def test_list_shows_a_further_profile_in_progress(tmp_path, monkeypatch, capsys):
-    """`python -m lib list` says how far a further large profile (sample_complexity's paper-draws) has got."""
+def test_list_shows_a_further_profile_in_progress(monkeypatch, capsys):
+    """`python -m lib list` says how far a further large profile (one beside paper and quick, computed like paper and not
+    rendered) has got, and how to resume it."""
     from lib.__main__ import _list
-    from lib.chapters.sample_complexity import compute as sc
+    from lib.core import runner
 
-    points = sc.points(params.resolve("sample_complexity", "paper-draws"))
-    Store("sample_complexity", "paper-draws", root=tmp_path).put(points[0].spec, {"samples": [[1.0]]},
-                                                                 environment("cpu", "sample_complexity"))
-    monkeypatch.setenv("BOOK_RESULTS", str(tmp_path))
+    real = params.profiles
+    monkeypatch.setattr(params, "profiles", lambda c: real(c) + (["further"] if c == "sample_complexity" else []))
+    monkeypatch.setattr(runner, "paper_progress", lambda c, profile="paper": (1, 5) if profile == "further" else None)
     _list()
-    assert f"paper-draws results: 1 of {len(points)} points stored (python -m lib compute" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "further results: 1 of 5 points stored (python -m lib compute sample_complexity --profile further resumes)" in out
 
 
 @pytest.mark.parametrize("chapter", STORED)

@@ -169,7 +169,8 @@ def plot_wide(P: dict, table: dict):
     fits = wide.fit_laws(w["N"], w["runs"].mean(1))
     N = np.array(w["N"], float)
     grid = np.geomspace(N.min(), N.max(), 200)
-    fig, axes = figure(2, 1, width=4.0, height=3.4)
+    fig, axes = figure(2, 1, width=4.0, height=3.4, squeeze=False)
+    axes = axes[0]
     ax = axes[0]
     for r in range(w["runs"].shape[1]):
         ax.scatter(N, w["runs"][:, r], color=COLORS["transformer"], alpha=0.3, s=12)
