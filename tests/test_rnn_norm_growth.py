@@ -374,8 +374,7 @@ def test_width_claims_test_a_lower_bound_and_a_fixed_width():
     steep = [[.9, .2, .1, .1, .1, .1], [.9, .9, .9, .2, .1, .1], [.9, .9, .9, .9, .9, .2]]      # d* ~ N^2: slope 2
     assert ok("10a-width-1str-gru", _phase_results(P, steep, flat))          # the old band [0.6, 1.2] failed it
     assert not ok("10a-width-1str-gru", _phase_results(P, flat, flat))       # flat: no growth
-    assert ok("10a-width-simple-gru", _phase_results(P, steep, flat))        # at the floor: d* <= 1 <= qd
-    assert not ok("10a-width-simple-gru", _phase_results(P, steep, steep))   # d* = 32 > qd = 4
+    assert "10a-width-simple-gru" not in rows                                # Thm 7's qd is no trained cell's width
     b = page.budget_summary({**P, "max_samples": 10}, _phase_results(P, steep, flat))
     assert b["runs"] == 2 * 3 * 6 * 2 and b["censored"] == 0 and b["reached"] + b["plateau"] == b["runs"]
     for profile in ("quick", "paper"):                                      # the grid reaches down to d_h = 1
@@ -384,7 +383,8 @@ def test_width_claims_test_a_lower_bound_and_a_fixed_width():
 
 def test_a_width_of_mixed_outcomes_is_decided_and_the_cap_leaves_a_verdict_open():
     """Paper profile, simple-1STR at N = 16: width 4's runs reached, plateaued, plateaued (median above the
-    threshold) is decided, so d* ~ 7.9 > qd fails Theorem 7's row; a width cut off by the cap leaves it censored."""
+    threshold) is decided, so d* ~ 7.9 stands; a width cut off by the cap leaves an interval below it; a cell where
+    every run was cut off leaves the 1STR width row censored."""
     P = {"archs": ["elman"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 3, "threshold": 0.3,
          "d": 4}
     rows = {r.id: r for r in page.ROWS}
@@ -392,11 +392,11 @@ def test_a_width_of_mixed_outcomes_is_decided_and_the_cap_leaves_a_verdict_open(
     late = [[0.1] * 6, [0.1] * 6, [.9, .9, .8, .2, .2, .2]]
     res = _phase_results(P, flat, late)
     res["phase"][("elman", "simple", 16)]["result"]["status"][6:9] = [0, 1, 1]    # width 4: one run reached
-    v = rows["10a-width-simple-elman"].measure(P, res)
-    assert not v.passed and not v.censored                                    # decided: d* > qd
+    e = page.phase_table(P, res)[("elman", "simple")]
+    assert e["lo"][-1] == e["hi"][-1] == e["dstar"][-1] > 4                       # decided: d* between 4 and 8
     res["phase"][("elman", "simple", 16)]["result"]["status"][6:9] = [0, 1, 2]    # one run cut off by the cap
-    v = rows["10a-width-simple-elman"].measure(P, res)
-    assert not v.passed and "contains" in v.censored
+    e = page.phase_table(P, res)[("elman", "simple")]
+    assert e["lo"][-1] == 2 and e["hi"][-1] == e["dstar"][-1]                      # d* may lie down to width 2
     never = _phase_results(P, [[0.1] * 6, [0.1] * 6, [0.9] * 6], flat, status=2)  # N = 16: every run censored
     v = rows["10a-width-1str-elman"].measure(P, never)
     assert not v.passed and "straddles" in v.censored
@@ -425,6 +425,11 @@ def test_norm_rows_test_the_predicted_slope_on_the_states():
     old = {"phase": {k: {"result": {x: y for x, y in v["result"].items() if x != "pack_lipr_sq"}}
                      for k, v in res(1.0)["phase"].items()}}
     assert rows["10b-norm"].measure(P, old) is None                          # points from before the measurement
+    unreached = res(1.0)
+    unreached["phase"][("elman", "1str", 8)]["result"] |= {"samples": [np.nan] * 4, "status": [1, 1, 2, 2]}
+    for rid in ("10b-norm", "10b-norm-lower"):                        # no value at N = 8: the slope over 4, 6, 8 is open
+        v = rows[rid].measure(P, unreached)
+        assert not v.passed and "$N$ = [8]" in v.censored
 
 
 def test_lipschitz_on_states_is_the_largest_ratio_and_scale_free():
@@ -451,6 +456,35 @@ def test_the_contrast_row_compares_the_two_slopes():
     floor = [[0.1] * 6] * 3                                                # simple at the floor: d* <= 1, slope unknown
     cen = row.measure(P, _phase_results(P, steep, floor))
     assert cen.censored and not cen.passed
+    # the stored GRU (issue 36): simple-1STR at the floor at N = 4, then doubling as 1STR does. The floor can only
+    # raise simple-1STR's slope, so no censored value gives the contrast: FAIL, not censored
+    late = [[.2, .1, .1, .1, .1, .1], [.9, .3, .1, .1, .1, .1], [.9, .9, .3, .1, .1, .1]]       # <= 1, 2, 4
+    double = [[.9, .9, .3, .1, .1, .1], [.9, .9, .9, .3, .1, .1], [.9, .9, .9, .9, .3, .1]]     # 4, 8, 16
+    c = page.contrast_numbers(P, _phase_results(P, double, late), "gru")
+    assert c["hi"] == pytest.approx(0.0) and c["lo"] == -math.inf and c["decision"] == "fail"
+    v = row.measure(P, _phase_results(P, double, late))
+    assert not v.passed and not v.censored and "SE" in v.measured
+
+
+def test_contrast_decision_reads_fail_where_no_allowed_value_passes_beyond_noise():
+    z = page.CONTRAST_Z
+    assert page.contrast_decision(z * 0.1 + 0.01, math.inf, 0.1) == "pass"
+    assert page.contrast_decision(-math.inf, z * 0.1, 0.1) == "fail"              # at most the noise: FAIL
+    assert page.contrast_decision(-math.inf, z * 0.1 + 0.01, 0.1) == "censored"
+    assert page.contrast_decision(-math.inf, 0.5, math.nan) == "censored"        # no spread: nothing passes
+    assert page.contrast_decision(-math.inf, -0.1, math.nan) == "fail"
+
+
+def test_restated_rules_have_power():
+    """Issue 36: each restated rule, its own measure on simulated paper-like results, passes a faithful world and
+    not one without the mechanism (benchmarks/rnn_norm_growth_power.py prints the 200-simulation shares)."""
+    from lib.chapters.rnn_norm_growth import power
+
+    faithful, null = power.contrast_power("elman", "faithful", sims=40), power.contrast_power("gru", "null", sims=40)
+    assert faithful["pass"] >= 0.8 and null["pass"] <= 0.1 and null["fail"] >= 0.6
+    one, none, cut = power.norm_power(1.0, sims=40), power.norm_power(0.0, sims=40), power.norm_power(1.0, 10, unknown_N=(16,))
+    for row in ("10b-norm-lower", "10b-norm"):
+        assert one[row]["pass"] >= 0.8 and none[row]["pass"] <= 0.1 and cut[row]["censored"] == 1.0
 
 
 def test_the_training_loop_is_part_of_the_chapters_lib_hash():
@@ -461,6 +495,7 @@ def test_the_training_loop_is_part_of_the_chapters_lib_hash():
 def test_rows_that_cannot_fail_are_checks():
     kinds = {r.id: r.kind for r in page.ROWS}
     assert kinds["thm9-memoriser-slope"] == "check" and kinds["9-drift"] == "check"
+    assert kinds["10b-transformer"] == "check"                        # no training enters alpha*(N) (issue 36)
     assert all(r.source for r in page.ROWS)
     assert all(("hypothesis" in r.source) or any(k in r.source for k in ("Prop", "Thm", "Theorem", "Lemma", "App"))
                for r in page.ROWS if r.kind == "claim")

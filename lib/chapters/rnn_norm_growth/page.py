@@ -20,13 +20,27 @@ from lib.chapters.rnn_norm_growth.read import (  # noqa: F401  (the page's names
     norm_table,
     packing_table,
 )
-from lib.chapters.rnn_norm_growth.rows import MEMORISER_ROWS, ROWS, _dstar_text, claims, evaluate  # noqa: F401
+from lib.chapters.rnn_norm_growth.rows import (  # noqa: F401  (the page's names, re-exported)
+    CONTRAST_Z,
+    MEMORISER_ROWS,
+    ROWS,
+    _dstar_text,
+    _norm,
+    _norm_lower,
+    _signed,
+    claims,
+    contrast_decision,
+    contrast_numbers,
+    evaluate,
+    norm_unknown,
+)
 from lib.chapters.rnn_norm_growth.widths import budget_summary as budget_summary  # the page's names, re-exported
 from lib.chapters.rnn_norm_growth.widths import critical_width as critical_width
 from lib.chapters.rnn_norm_growth.widths import phase_table as phase_table
 from lib.chapters.rnn_norm_growth.widths import slope_range as slope_range
 from lib.chapters.rnn_norm_growth.widths import width_bounds as width_bounds
 from lib.core.claims import unsettled
+from lib.core.store import result_array
 from lib.core.tables import markdown_table
 
 
@@ -66,48 +80,122 @@ def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
     """One bullet per claim row of this run that did not pass, saying from the tables what it found and what that
     means for the theorem (an empty string when every claim passed)."""
     bad, table = unsettled(rows), phase_table(P, results)
-    out = [b for arch in P["archs"] for b in _width_findings(P, table, arch, bad)]
+    out = [b for arch in P["archs"] for b in _width_findings(P, results, table, arch, bad)]
     out += _norm_findings(P, results, bad) + _packing_findings(packing_table(P, results), bad)
     return "\n".join(f"- {b}" for b in out)
 
 
-def _width_findings(P: dict, table: dict, arch: str, bad: dict) -> list[str]:
-    """Claim 10a of one architecture: widths never reached (censored), trained widths above the construction's, and
-    slope ranges that the censoring leaves overlapping."""
-    one, simple, out = table[(arch, "1str")], table[(arch, "simple")], []
+def unreached_cells(P: dict, results: dict) -> list[dict]:
+    """The (architecture, task, N) of the phase diagram at which no run of any width reached the threshold: there the
+    diagram of that architecture and task stops at the N below. Each with its runs, how many were cut off by the
+    cap, the best test MSE any of them reached and at which width, and the point's wall time."""
+    out, S = [], P["n_seeds"]
+    for arch in P["archs"]:
+        for task in ("1str", "simple"):
+            for N in sorted(P["phase_N"]):
+                rec = results["phase"][(arch, task, N)]
+                status, best = result_array(rec, "status"), result_array(rec, "best_mse")
+                if (status == 0).any():
+                    continue
+                k = int(np.argmin(best))
+                out.append({"arch": arch, "task": task, "N": N, "runs": int(status.size), "cut": int((status == 2).sum()),
+                            "best": float(best[k]), "width": int(P["widths"][k // S]),
+                            "wall_s": float(rec["result"].get("wall_s", np.nan)),
+                            "below": [n for n in sorted(P["phase_N"]) if n < N]})
+                break                                       # the diagram stops at the first such N
+    return out
+
+
+def unreached_markdown(P: dict, results: dict) -> str:
+    """A sentence per cell of `unreached_cells`: where the diagram of an architecture and task stops, and why."""
+    return "\n".join(
+        f"{LABELS[c['arch']].capitalize()} on {LABELS[c['task']]} stops at $N$ = {max(c['below'], default='none')} in "
+        f"this run: at $N$ = {c['N']} none of its {c['runs']} runs reached the threshold {P['threshold']} "
+        f"({c['cut']} cut off by the cap of {P['max_samples']:,} samples); the best test MSE any of them reached was "
+        f"{c['best']:.2f} (width {c['width']}). The cap is part of every point of the diagram, so a larger one "
+        f"recomputes all of them, and this point alone, which took {c['wall_s']:,.0f} s, grows with the cap."
+        for c in unreached_cells(P, results))
+
+
+def _width_findings(P: dict, results: dict, table: dict, arch: str, bad: dict) -> list[str]:
+    """Claim 10a of one architecture: widths never reached (censored), and a contrast that failed or was left open."""
+    one, out = table[(arch, "1str")], []
     unreached = [N for N, hi in zip(one["N"], one["hi"]) if not np.isfinite(hi)]
     if f"10a-width-1str-{arch}" in bad and unreached:
         out.append(f"`10a-width-1str-{arch}` ({LABELS[arch]}), censored: at $N$ = {unreached} no width up to "
                    f"{max(P['widths'])} reached the threshold within the cap of {P['max_samples']:,} samples "
-                   f"({one['censored']} runs cut off there). Growth faster than the bound would look like this, "
-                   "and so would a training budget too small for $N$; a larger cap decides which.")
-    over = [(N, d) for N, d, lo in zip(simple["N"], simple["dstar"], simple["lo"]) if lo >= P["d"] or d > P["d"]]
-    if f"10a-width-simple-{arch}" in bad and over:
-        out.append(f"`10a-width-simple-{arch}` ({LABELS[arch]}): trained networks need $d_h^*$ = "
-                   + ", ".join(f"{d:.1f} at $N$ = {N}" for N, d in over)
-                   + f" on simple-1STR, above the construction's $qd$ = {P['d']}. Theorem 7 says a network of that "
-                   "width exists, not that AdamW from a random start finds it: the failure is the optimiser's, and "
-                   "the row says how far trained networks are from the construction.")
-    if f"10a-contrast-{arch}" in bad and bad[f"10a-contrast-{arch}"].get("censored"):
-        rng = lambda e: f"[{e['slope_min']:.2f}, {e['slope_max']:.2f}]"
-        out.append(f"`10a-contrast-{arch}`, censored: the slopes that the censoring allows overlap (1STR "
-                   f"{rng(one)}, simple-1STR {rng(simple)}): a $d_h^*$ at the floor or the top of the width grid, "
-                   "or runs cut off by the cap, leave the comparison open; a grid reaching further down or up "
-                   "decides it.")
+                   f"({one['censored']} runs cut off there), so this architecture's 1STR diagram stops at "
+                   f"$N$ = {max([N for N in one['N'] if N < min(unreached)], default='none')}. Growth faster than the "
+                   "bound would look like this, and so would a training budget too small for $N$; only a larger cap "
+                   "decides which.")
+    if f"10a-contrast-{arch}" in bad:
+        out.append(_contrast_finding(contrast_numbers(P, results, arch), arch))
     return out
 
 
+def _interval(e: dict) -> str:
+    return f"[{_signed(e['slope_min'])}, {_signed(e['slope_max'])}]"
+
+
+def _contrast_finding(c: dict, arch: str) -> str:
+    """Claim 10a's contrast: where it failed, the two tasks' widths side by side (their levels differ, their growth
+    does not, beyond noise); where censoring left it open, which d* are censored and why."""
+    one, simple = c["1str"], c["simple"]
+    if c["decision"] == "fail":
+        both = [(a, b) for a, b, lo in zip(one["dstar"], simple["dstar"], simple["lo"]) if lo > 0 and np.isfinite(a)]
+        level = (f" The tasks differ in level instead: where both are estimated, $d_h^*$ on 1STR is "
+                 f"{min(a / b for a, b in both):.1f} to {max(a / b for a, b in both):.1f} times simple-1STR's." if both else "")
+        return (f"`10a-contrast-{arch}` ({LABELS[arch]}): on simple-1STR the critical width grows as it does on 1STR, "
+                f"$d_h^*$ = {_dstar_text(simple)} against {_dstar_text(one)} at $N$ = {one['N']} (slopes "
+                f"{simple['slope']:.2f} and {one['slope']:.2f}). The censoring allows simple-1STR's slope only in "
+                f"{_interval(simple)} and 1STR's in {_interval(one)}, so the largest difference any censored value "
+                f"allows is {_signed(c['hi'])}, {c['hi'] / c['se']:+.1f} bootstrap SE: short of the {CONTRAST_Z} SE "
+                "that the seeds' noise alone gives. A $d_h^*$ at the floor of the grid is a bound that no grid can "
+                "refine ($d_h$ = 1 is the narrowest recurrent network); at this scale the trained network's width "
+                "grows with $N$ on both tasks alike." + level)
+    why = [f"1STR at $N$ = {[N for N, h in zip(one['N'], one['hi']) if not np.isfinite(h)]} has no $d_h^*$ "
+           "(no width reached the threshold within the cap)"] if not np.all(np.isfinite(one["hi"])) else []
+    for name, e in (("1STR", one), ("simple-1STR", simple)):
+        floor = [N for N, lo, h in zip(e["N"], e["lo"], e["hi"]) if lo == 0 and np.isfinite(h)]
+        if floor:
+            why.append(f"{name} at $N$ = {floor} reaches the threshold at the floor $d_h$ = 1, below which there is "
+                       "no recurrent network, so its $d_h^*$ there is only a bound")
+    return (f"`10a-contrast-{arch}` ({LABELS[arch]}), censored: the slope differences the censoring allows run from "
+            f"{_signed(c['lo'])} to {_signed(c['hi'])} (1STR {_interval(one)}, simple-1STR {_interval(simple)}): "
+            + "; ".join(why) + ".")
+
+
 def _norm_findings(P: dict, results: dict, bad: dict) -> list[str]:
-    """Claim 10b: the slope of (Lip * rad)^2 at the widest width against the bound's."""
-    if "10b-norm-lower" not in bad and "10b-norm" not in bad:
+    """Claim 10b: the slope of (Lip * rad)^2 at the widest width against the bound's; where N without a value at the
+    threshold leave it censored, what the same rules read over the N that have one."""
+    ids = [k for k in ("10b-norm-lower", "10b-norm") if k in bad]
+    if not ids:
         return []
-    nt = norm_table(P, results)["1str"]
-    return [f"`10b-norm-lower` and `10b-norm`: at width {max(P['widths'])} the runs' "
+    nt, unknown = norm_table(P, results)["1str"], norm_unknown(P, results)
+    known = sorted(set(nt["N"].astype(int).tolist()))
+    slope = f"{nt.get('lipr_slope', float('nan')):.2f}"
+    if any(bad[k].get("censored") for k in ids):
+        cut = [N for N in P["phase_N"] if N in unknown["none"] + unknown["cut"]]
+        over = ""
+        if len(known) >= 2:
+            sub = {**P, "phase_N": known}
+            reads = ", ".join(f"`{k}` {_read(f(sub, results))}"
+                              for k, f in (("10b-norm-lower", _norm_lower), ("10b-norm", _norm)))
+            over = (f" Over $N$ = {known} alone the slope is {slope} ± {nt['lipr_se']:.2f} (SE), and the same rules "
+                    f"read {reads}: the profile's rows decide only with a value at $N$ = {cut}.")
+        return [f"{' and '.join(f'`{k}`' for k in ids)}, censored: at $N$ = {cut} the widest runs (width "
+                f"{max(P['widths'])}) have no $(\\mathrm{{Lip}}\\cdot\\mathrm{{rad}})^2$ at the threshold (none reached "
+                "it within the cap, or some were cut off by it), so the slope over the profile's $N$ could take any "
+                "value." + over]
+    return [f"{' and '.join(f'`{k}`' for k in ids)}: at width {max(P['widths'])} the runs' "
             r"$(\mathrm{Lip}\cdot\mathrm{rad})^2$ grows with slope "
-            f"{nt.get('lipr_slope', float('nan')):.2f} over $N$ = {sorted(set(nt['N'].astype(int).tolist()))}, "
-            "slower than the bound at equality. The proposition bounds the product only below an unknown "
-            r"constant and $\log(1+d_h)$, so this refutes the book's reading of it as a slope at the threshold at "
-            "this width, not the proposition; its width rows are the direct test."]
+            f"{slope} over $N$ = {known}, slower than the bound at equality. The proposition bounds the product only "
+            r"below an unknown constant and $\log(1+d_h)$, so this refutes the book's reading of it as a slope at the "
+            "threshold at this width, not the proposition; its width rows are the direct test."]
+
+
+def _read(v) -> str:
+    return "pass" if v.passed else "censored" if v.censored else "FAIL"
 
 
 def _packing_findings(pk: dict, bad: dict) -> list[str]:
