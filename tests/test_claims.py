@@ -21,16 +21,21 @@ def row(i, passed, kind="claim", measured="3"):
 
 
 def test_to_markdown_marks_escapes_and_splits_kinds():
+    """One line per row a reader scans (verdict, id and statement, measured), the rule and the rest folded beneath."""
     rows = evaluate([row("c1", True), row("c2", False), row("k1", True, kind="check")], None)
     md = to_markdown(rows, "claim")
-    lines = md.splitlines()
+    main, fold = md.split("\n\n", 1)
+    lines = main.splitlines()
     assert len(lines) == 4
-    assert lines[0].startswith("| result | id | statement | expected | measured |") and set(lines[1]) <= set("|-")
-    assert "a \\| b" in lines[2] and "1 \\| 2" in lines[2] and result_cell(lines[2]) == "pass"
-    assert lines[3].split("|")[2].strip() == "c2" and result_cell(lines[3]) == "fail"
-    # Escaping keeps every row at the header's eight column separators.
-    assert all(line.replace("\\|", "").count("|") == 8 for line in lines)
-    assert [line.split("|")[2].strip() for line in to_markdown(rows, "check").splitlines()[2:]] == ["k1"]
+    assert lines[0].startswith("| result | claim | measured (this run) |") and set(lines[1]) <= set("|-")
+    assert "a \\| b" in lines[2] and result_cell(lines[2]) == "pass"
+    assert lines[3].split("|")[2].strip().startswith("`c2`") and result_cell(lines[3]) == "fail"
+    # Escaping keeps every row at the header's four column separators.
+    assert all(line.replace("\\|", "").count("|") == 4 for line in lines)
+    assert fold.startswith(":::{dropdown} How these 2 claims are decided") and fold.endswith(":::")
+    assert "| `c1` | x > y | 1 \\| 2 | Theorem 1 |" in fold                      # rule, reference value, source
+    check = to_markdown(rows, "check").split("\n\n")[0]
+    assert [line.split(" | ")[1] for line in check.splitlines()[2:]] == ["`k1` a \\| b"]
     assert "{bdg-success}`✓ pass`" in md and "{bdg-danger}`✗ FAIL`" in md     # colour, symbol and word
     assert "no implementation check" in to_markdown([r for r in rows if r["kind"] == "claim"], "check")
 

@@ -176,4 +176,31 @@ class Chapter:
             line = (f"```{{warning}}\n{len(stale)} of the {len(used)} stored results this page loaded were computed with "
                     f"other `lib` code than this build's (points {', '.join(key_of(r['spec']) for r in stale[:6])}"
                     f"{', ...' if len(stale) > 6 else ''}). Rerun with `--force` to recompute them.\n```\n\n" + line)
+        self.glue_verdict(rows)
         return ClaimCheck(Markdown(to_markdown(rows, "check")), Markdown(to_markdown(rows, "claim")), Markdown(line))
+
+    def glue_verdict(self, rows: list[dict]) -> None:
+        """Glue `verdict`, the page's verdict in one line, for the first screen of the chapter ({glue:md}`verdict`):
+        checks passed of all, claims passed, failed, below scale and censored, the unsettled ids named."""
+        from myst_nb import glue
+
+        glue("verdict", verdict_line(rows, self.profile), display=False)
+
+
+def verdict_line(rows: list[dict], profile: str):
+    """The one-line verdict of a claim check, as Markdown: what passed, what did not (by id), and where the words are
+    defined.  >>> verdict_line(rows, "paper")"""
+    from IPython.display import Markdown
+
+    checks_ok, checks_bad = tally(rows, "check")
+    passed, failed = tally(rows, "claim")
+    low, open_ = below_scale(rows), censored(rows)
+    bad = [r["id"] for r in rows if r["kind"] == "claim" and not r["passed"] and not r.get("censored") and not r.get("scale")]
+    under = [r["id"] for r in rows if r["kind"] == "claim" and not r["passed"] and r.get("scale") and not r.get("censored")]
+    cen = [r["id"] for r in rows if r["kind"] == "claim" and r.get("censored")]
+    ids = lambda xs: ", ".join(f"`{x}`" for x in xs)
+    parts = [f"implementation checks **{checks_ok} of {checks_ok + checks_bad}** pass" if checks_ok + checks_bad else "",
+             f"claims: **{passed} pass**", f"**{len(bad)} fail** ({ids(bad)})" if bad else "0 fail",
+             f"{low} below scale ({ids(under)})" if low else "", f"{open_} censored ({ids(cen)})" if open_ else ""]
+    return Markdown(f"**Verdict of this run** (profile `{profile}`): " + "; ".join(p for p in parts if p)
+                    + ". The claim check at the end of the page has each row; {ref}`what a verdict means <verdicts>`.")

@@ -82,19 +82,30 @@ def evaluate(rows: list[Row], *data) -> list[dict]:
 
 
 def to_markdown(rows: list[dict], kind: str | None = None) -> str:
-    """The page's table of one kind of row (all rows if kind is None), the verdict first."""
+    """The page's table of one kind of row (all rows if kind is None): per row one line a reader scans (the verdict,
+    the row's id and statement, what this run measured with its margin), and beneath the table, folded, how each row
+    is decided (its rule, the reference value of the paper or of the authors' code, its source, and the scale or
+    censoring note of a row that did not pass). Three columns fit a phone's width; the fold keeps the rest."""
     rows = [r for r in rows if kind is None or r["kind"] == kind]
     if not rows:
         return f"This run has no {KINDS.get(kind, 'claim')} rows."
-    cols = ("id", "statement", "expected", "measured", "paper", "source")   # what was measured beside its rule
-    return markdown_table(["result", *cols], [[verdict(c["passed"], c.get("scale", ""), c.get("censored", ""))]
-                                              + [_with_scale(c) if k == "measured" else c[k] for k in cols] for c in rows])
+    main = markdown_table(["result", "claim" if kind != "check" else "check", "measured (this run)"],
+                          [[verdict(c["passed"], c.get("scale", ""), c.get("censored", "")),
+                            f"`{c['id']}` {c['statement']}", c["measured"]] for c in rows])
+    detail = markdown_table(["id", "rule", "reference value (the paper, or the authors' code re-run)", "source", "note"],
+                            [[f"`{c['id']}`", c["expected"], c["paper"], c["source"], _note(c)] for c in rows])
+    what = "implementation checks" if kind == "check" else "claims"
+    return (f"{main}\n\n:::{{dropdown}} How these {len(rows)} {what} are decided: rule, reference value, source, note\n"
+            f"{detail}\n:::")
 
 
-def _with_scale(row: dict) -> str:
+def _note(row: dict) -> str:
+    """The note a row's badge refers to: what is censored, or the scale a failure below it needs."""
     if row.get("censored"):
-        return f"{row['measured']}; *censored: {row['censored']}*"
-    return f"{row['measured']}; *below scale: {row['scale']}*" if row.get("scale") and not row["passed"] else row["measured"]
+        return f"*censored: {row['censored']}*"
+    if row.get("scale"):
+        return f"*{'below scale' if not row['passed'] else 'scale'}: {row['scale']}*"
+    return ""
 
 
 def verdict(passed: bool, scale: str = "", censored: str = "") -> str:
