@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from lib.chapters.sparse_variable_creation import compute, page
+from lib.chapters.sparse_variable_creation import compute, page, power
+from lib.chapters.sparse_variable_creation import scaling as sc
 from lib.core.store import key_of, spec_dict
 from lib.science import batched_transformer as bt
 from lib.science import sparse_boolean as sb
@@ -180,42 +181,59 @@ def test_critical_sample_size_and_bootstrap():
     assert m == 20 and se == 0
 
 
-def _fake_and(mstar: dict, trials=10, ms=tuple(range(10, 101, 10))):
+def _fake_and(mstar: dict, trials=10, ms=tuple(range(10, 101, 10)), s=None):
+    """Stored-like AND points: success iff m >= m*(T) (s None), or in round(trials sigmoid((m - m*) / s)) of the
+    trials of each m (a smooth curve whose likelihoods the laws can compare)."""
     out = {}
     for T, ms_star in mstar.items():
         m = [v for v in ms for _ in range(trials)]
-        s = [v >= ms_star for v in m]
-        out[T] = {"result": {"m": m, "success": s, "final_train_acc": [1.0] * len(m), "min_train_loss": [1e-5] * len(m),
-                             "planted_attention": [0.8 if x else 0.2 for x in s], "top3_is_planted": s}}
+        if s is None:
+            succ = [v >= ms_star for v in m]
+        else:
+            k = {v: round(trials / (1 + math.exp(-(v - ms_star) / s))) for v in ms}
+            succ = [i % trials < k[v] for i, v in enumerate(m)]
+        out[T] = {"result": {"m": m, "success": succ, "final_train_acc": [1.0] * len(m), "min_train_loss": [1e-5] * len(m),
+                             "planted_attention": [0.8 if x else 0.2 for x in succ], "top3_is_planted": succ}}
     return {"and": out}
 
 
+def test_intervals_decide_only_off_the_boundary():
+    """2 of 4 (the stored T = 400 cells) cannot decide; 2 of 12 and 10 of 12 can, 3 of 12 and 9 of 12 cannot."""
+    assert sc.side_of_half([2, 4, 0], [4, 4, 4]).tolist() == [0, 0, 0]
+    assert sc.side_of_half([2, 3, 9, 10, 12], [12] * 5).tolist() == [-1, 0, 0, 1, 1]
+    lo, hi = sc.interval(2, 4)
+    assert abs(float(lo) - 0.0676) < 1e-3 and abs(float(hi) - 0.9324) < 1e-3
+
+
 def test_claims_can_fail():
-    P = {"and_T": [100, 200, 800], "and_m": list(range(10, 101, 10)), "and_iters": 1000}
+    P = {"and_T": [100, 200, 800], "and_m": list(range(10, 201, 10)), "and_iters": 1000, "and_trials": 50}
     some = [r for r in page.ROWS if r.id.startswith(("A9", "A10", "A11", "A13"))]
     rows = lambda res: {r["id"]: r for r in page.evaluate(some, P, res)}
-    good = rows(_fake_and({100: 40, 200: 50, 800: 70}))          # m* = a + b ln T exactly
-    assert all(r["passed"] for r in good.values())
-    linear = rows(_fake_and({100: 30, 200: 40, 800: 100}))        # m* = 20 + T / 10
-    assert not linear["A11b"]["passed"] and not linear["A11c"]["passed"]
+    ms = tuple(range(10, 201, 10))
+    good = rows(_fake_and({T: 40 + 20 * math.log(T / 100) / math.log(2) for T in (100, 200, 800)}, 50, ms, s=8))
+    assert all(r["passed"] for r in good.values()), [i for i, r in good.items() if not r["passed"]]
+    linear = rows(_fake_and({100: 25, 200: 35, 800: 95}, 50, ms, s=8))       # m* = 15 + T / 10
+    assert not linear["A11b"]["passed"] and not linear["A11c"]["passed"] and "censored" not in linear["A11c"]
+    flat = rows(_fake_and({100: 60, 200: 60, 800: 60}, 50, ms, s=8))          # no shift with T
+    assert not flat["A13b"]["passed"] and flat["A13b"]["censored"]
     low = rows(_fake_and({100: 10, 200: 10, 800: 10}))
     assert not low["A9"]["passed"] and low["A9"]["kind"] == "check"   # m* = 10 is below log2 C(T, 3)
-    flat = _fake_and({100: 40, 200: 50, 800: 70})
-    flat["and"][100]["result"]["min_train_loss"] = [1.0] * 100
-    assert not rows(flat)["A10"]["passed"]
+    fit = _fake_and({100: 40, 200: 50, 800: 70})
+    fit["and"][100]["result"]["min_train_loss"] = [1.0] * 100
+    assert not rows(fit)["A10"]["passed"]
 
 
 def test_a_T_without_critical_m_is_censored_not_dropped():
     """The old fits dropped T = 800 (no m* up to m = 100) and passed A11b/A11c/A13b on the two T left; now the censored
-    T enters as a bound: rows it cannot decide read "censored", rows it decides are decided."""
+    T enters A11b as a bound (censored where the bound does not decide), and A13b's shift test reads every cell."""
     P = {"and_T": [100, 200, 800], "and_m": list(range(10, 101, 10)), "and_iters": 1000}
     some = [r for r in page.ROWS if r.id.startswith(("A9", "A11", "A13"))]
     rows = lambda res: {r["id"]: r for r in page.evaluate(some, P, res)}
     cen = rows(_fake_and({100: 40, 200: 50, 800: 1000}))             # m*(800) > 100: censored
     assert page.bounds(_fake_and({800: 1000}))[800] == (100.0, math.inf)
-    for i in ("A11b", "A11c"):
-        assert cen[i]["censored"] and not cen[i]["passed"] and "T = [800]" in cen[i]["censored"]
-    assert cen["A13b"]["passed"] and "censored" not in cen["A13b"]    # m* rises whatever m*(800) > 100 is
+    assert cen["A11b"]["censored"] and not cen["A11b"]["passed"] and "T = [800]" in cen["A11b"]["censored"]
+    assert not cen["A11a"]["passed"] and "censored" not in cen["A11a"]    # 0 of 10 at every m: decided below 1/2
+    assert cen["A13b"]["passed"] and "censored" not in cen["A13b"]    # the curves move right
     assert cen["A9"]["kind"] == "check" and cen["A9"]["passed"]
     down = rows(_fake_and({100: 1000, 200: 50, 800: 40}))            # censored at the smallest T: falls whatever it is
     assert not down["A13b"]["passed"] and "censored" not in down["A13b"]
@@ -223,6 +241,59 @@ def test_a_T_without_critical_m_is_censored_not_dropped():
     assert not steep["A11b"]["passed"] and "censored" not in steep["A11b"]
     lo, hi = page.slope_range([0.0, 1.0], [1.0, 2.0], [1.0, math.inf])
     assert lo == 1.0 and hi == math.inf
+
+
+def test_anchor_and_grid_read_censored_where_the_interval_holds_one_half():
+    """A11a and A12 on the stored paper counts at T = 400 (1 of 4 at m = 100, 2 of 4 at m = 150 to 200): censored,
+    not FAIL; 12 trials with 1 and 11 successes decide them."""
+    P = {"and_T": [100, 200, 400], "and_m": [50, 100, 150, 200], "and_iters": 1000}
+    res = _fake_and({100: 50, 200: 100, 400: 1000}, trials=4, ms=(50, 100, 150, 200))
+    r4 = res["and"][400]["result"]
+    r4["success"] = [False] * 4 + [True] + [False] * 3 + [True, True, False, False] * 2
+    rows = {r["id"]: r for r in page.evaluate([r for r in page.ROWS if r.id in ("A11a", "A12")], P, res)}
+    assert rows["A12"]["censored"] and rows["A11a"]["censored"] and "2/4 at m = 200 [0.07, 0.93]" in rows["A11a"]["measured"]
+    res12 = _fake_and({100: 50, 200: 100, 400: 150}, trials=12, ms=(50, 100, 150, 200))
+    r12 = res12["and"][400]["result"]
+    r12["success"] = [False] * 12 + [True] + [False] * 11 + [True] * 6 + [False] * 6 + [True] * 11 + [False]
+    rows = {r["id"]: r for r in page.evaluate([r for r in page.ROWS if r.id in ("A11a", "A12")], P, res12)}
+    assert rows["A12"]["passed"] and rows["A11a"]["passed"]
+    r12["success"] = r12["success"][:36] + [True] * 4 + [False] * 8               # 4 of 12 at m = 200: decided
+    rows = {r["id"]: r for r in page.evaluate([r for r in page.ROWS if r.id in ("A11a", "A12")], P, res12)}
+    assert "censored" in rows["A12"] and not rows["A12"]["passed"]                 # (9 of 12 at 200 would be too)
+
+
+def test_scaling_rules_have_power_where_the_grid_allows():
+    """The rows' own functions on simulated runs (power.rates): on the paper's grid (11 T, 50 trials) A11c decides
+    for a true log law and against a true linear one; on the stored grid (3 T, 4 trials) it reads censored in most
+    runs under each law, and A13b's shift test passes a world whose curves do not move in few runs."""
+    P = {"and_T": [100, 200, 400], "and_m": list(range(50, 201, 25)), "and_trials": 4, "and_iters": 1000}
+    paper = {k: page.PAPER[k] for k in ("and_T", "and_m", "and_trials")}
+    law = lambda name, a, b: (name, np.array([-a / 25, 1 / 25, -b / 25]))       # m* = a + b g(T), s = 25
+    log, linear = law("log", -300, 80), law("linear", 40, 0.35)
+    big = {w: power.rates(P, W, ids=("A11c",), sims=20, grid=paper)["A11c"] for w, W in (("log", log), ("lin", linear))}
+    assert big["log"][0] >= 0.8 and big["lin"][1] >= 0.8                       # (pass, FAIL, censored) shares
+    small = {w: power.rates(P, W, ids=("A11c", "A13b"), sims=40) for w, W in (("log", log), ("lin", linear))}
+    assert small["log"]["A11c"][2] >= 0.7 and small["lin"]["A11c"][0] <= 0.1
+    assert small["log"]["A13b"][0] >= 0.8
+    none = power.rates(P, ("log", np.array([-120 / 25, 1 / 25, 0.0])), ids=("A13b",), sims=40)["A13b"]
+    assert none[0] <= 0.15
+
+
+def test_attention_sums_over_heads():
+    """A16 reads the heads' summed attention on I (the stored mean over heads times the head count): 16 heads with a
+    mean of 0.1 pass (the old mean rule failed them); a mean of 0.02 (sum 0.32) fails; so does a sum at the uniform
+    share 3H/(T+1) though above 0.5."""
+    row = [r for r in page.ROWS if r.id == "A16"]
+    res = _fake_and({100: 40, 400: 60})
+    for rec in res["and"].values():
+        rec["result"]["planted_attention"] = [0.1] * len(rec["result"]["m"])
+    assert page.evaluate(row, {"heads": 16}, res)[0]["passed"]
+    for rec in res["and"].values():
+        rec["result"]["planted_attention"] = [0.02] * len(rec["result"]["m"])
+    assert not page.evaluate(row, {"heads": 16}, res)[0]["passed"]
+    uniform = _fake_and({100: 40})
+    uniform["and"][100]["result"]["planted_attention"] = [0.028] * 100
+    assert not page.evaluate(row, {"heads": 32}, uniform)[0]["passed"]   # sum 0.90 > 0.5, below the uniform 0.95
 
 
 def test_parity_median_counts_seeds_that_never_learn():
@@ -294,17 +365,25 @@ def test_pack_bounds_padding_and_memory():
 
 
 def test_findings_name_each_failed_claim_from_the_points():
-    """The page's findings list: nothing when the claims pass; for a censored largest T the success counts and their
-    binomial interval, the exponent's lower bound, and the attention shares, each computed from the points."""
-    P = {"and_T": [100, 200, 400], "and_m": list(range(10, 101, 10)), "and_iters": 1000, "and_trials": 4, "heads": 16}
+    """The page's findings list: nothing when the claims pass; for undecided counts the deciding counts and their
+    intervals, the likelihood ratio of the laws with the power shares it quotes, and the heads' summed attention,
+    each computed from the points."""
+    P = {"and_T": [100, 200, 400], "and_m": list(range(10, 101, 10)), "and_iters": 1000, "and_trials": 12, "heads": 16}
     claims = lambda res: page.evaluate([r for r in page.ROWS if r.id.startswith(("A10", "A11", "A12", "A13", "A16"))],
                                        P, res)
-    good = _fake_and({100: 40, 200: 50, 400: 60}, trials=4)
-    assert page.findings_markdown(P, good, claims(good)) == ""
-    bad = _fake_and({100: 30, 200: 40, 400: 1000}, trials=4)          # no m* at T = 400 up to m = 100
+    good = _fake_and({100: 40, 200: 50, 400: 60}, trials=12)
+    good_rows = claims(good)
+    bad_rows = [r["id"] for r in good_rows if not r["passed"]]
+    assert bad_rows == ["A11c"] and page.findings_markdown(P, good, [r for r in good_rows if r["id"] != "A11c"]) == ""
+    bad = _fake_and({100: 30, 200: 40, 400: 1000}, trials=12)         # no m* at T = 400 up to m = 100
+    bad["and"][400]["result"]["success"][-6:] = [True] * 6            # 6 of 12 at m = 100: undecided
     for r in bad["and"].values():
-        r["result"]["planted_attention"] = [0.3 if s else 0.1 for s in r["result"]["success"]]
-    text = page.findings_markdown(P, bad, claims(bad))
-    assert "at $T$ = 400 no $m$ of the grid" in text and "0/4 at m = 100" in text and "[0.00, 0.60]" in text
-    assert "power-law exponent of at least" in text and "`A16`" in text and "0.30, 0.30" in text
+        r["result"]["planted_attention"] = [0.02 if s else 0.01 for s in r["result"]["success"]]
+    rows = claims(bad)
+    text = page.findings_markdown(P, bad, rows)
+    assert "`A11a`" in text and "T = 400: 6/12 at m = 100 [0.21, 0.79]" in text and "only at 2 or fewer, or at 10" in text
+    assert "power-law exponent of at least" in text and "`A16`" in text and "0.32, 0.32, 0.32" in text
+    cmp = sc.compare_laws(sc.cells(page.and_table(bad)))
+    share = power.rates(P, power.worlds(sc.cells(page.and_table(bad)))["log"], ids=("A11c",))["A11c"][0]
+    assert f"likelihood is {cmp['ratio']:.2f} times" in text and f"log law in {share:.0%} of" in text
     assert "`A14a`" not in text                                          # no parity points: nothing said of them

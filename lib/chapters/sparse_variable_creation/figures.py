@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from lib.chapters.sparse_variable_creation.page import and_table, bounds, criticals, fits, floor_bits, minimal_R_fit
+from lib.chapters.sparse_variable_creation import scaling as sc
+from lib.chapters.sparse_variable_creation.page import and_table, bounds, criticals, floor_bits, minimal_R_fit
 
 
 def plot_and(results: dict):
@@ -32,11 +33,12 @@ def plot_and(results: dict):
     if len(T):
         m, se = np.array([crit[int(k)][0] for k in T]), np.array([crit[int(k)][1] for k in T])
         axes[1].errorbar(T, m, yerr=np.nan_to_num(se), marker="o", capsize=3, color="k", label="measured $m^*$")
-        f = fits(results)
-        grid = np.linspace(T.min(), T.max(), 100)
-        if f:
-            axes[1].plot(grid, f["log"]["a"] + f["log"]["b"] * np.log(grid), "C0--", label=r"fit $a + b\ln T$")
-            axes[1].plot(grid, f["linear"]["a"] + f["linear"]["b"] * grid, "C3:", label=r"fit $a + bT$")
+    grid = np.linspace(min(table), max(table), 100)
+    if len(table) >= 3:      # the three laws that A11c compares, each fitted to every (T, m) cell
+        laws = sc.compare_laws(sc.cells(table))["fits"]
+        for (law, f), style in zip(laws.items(), ("C0--", "C2-.", "C3:")):
+            axes[1].plot(grid, sc.mstar_of(f, grid), style, label=f"logistic fit {sc.LAW_TEXT[law]}")
+    if len(T):
         axes[1].plot(grid, [floor_bits(int(g)) for g in grid], color="0.5", lw=1, label=r"floor $\log_2\binom{T}{3}$")
     cen = [(T, lo) for T, (lo, hi) in bounds(results).items() if not np.isfinite(hi)]
     if cen:                  # no m* in the grid: m* exceeds the largest m (a bound, never dropped)

@@ -10,6 +10,9 @@ import math
 
 import numpy as np
 
+from lib.chapters.sparse_variable_creation import power
+from lib.chapters.sparse_variable_creation import scaling as sc
+from lib.chapters.sparse_variable_creation.power import power_table  # noqa: F401
 from lib.chapters.sparse_variable_creation.read import (  # noqa: F401  (the page's names, re-exported)
     ANCHOR_T,
     BOOTSTRAPS,
@@ -32,7 +35,7 @@ from lib.chapters.sparse_variable_creation.read import (  # noqa: F401  (the pag
     slope_range,
     transition,
 )
-from lib.chapters.sparse_variable_creation.rows import ROWS, claims, evaluate  # noqa: F401
+from lib.chapters.sparse_variable_creation.rows import ROWS, claims, count_text, evaluate, grid_sides, scale_note  # noqa: F401
 from lib.core.claims import unsettled
 from lib.core.tables import markdown_table
 
@@ -89,32 +92,47 @@ def b2_table(results: dict) -> str:
                             f"{r['Wk']:.3f}", f"{r['Wv']:.3f}", f"{r['Wc']:.3f}"] for r in e["b2"]])
 
 
-def _interval(k: int, n: int) -> str:
-    """The 95% Clopper-Pearson interval of a success probability seen k times in n trials."""
-    from scipy.stats import binomtest
-    ci = binomtest(k, n).proportion_ci(0.95)
-    return f"[{ci.low:.2f}, {ci.high:.2f}]"
+def _decides_at(n: int) -> tuple[int, int]:
+    """With n trials: the largest count whose 95% interval lies below 1/2 and the smallest whose lies above."""
+    side = sc.side_of_half(np.arange(n + 1), np.full(n + 1, n))
+    below, above = np.flatnonzero(side == -1), np.flatnonzero(side == 1)
+    return (int(below[-1]) if len(below) else -1), (int(above[0]) if len(above) else n + 1)
 
 
-def _censored_finding(P, results, T, anchor_failed):
-    t = and_table(results)[T]
-    k, n = int(t["success"][-1].sum()), t["success"].shape[1]
-    top = ", ".join(f"{int(s.sum())}/{n} at m = {m}" for m, s in zip(t["m"][-3:], t["success"][-3:]))
-    dropout = (" The paper's model also drops out the embeddings, which this profile does not (the list of omissions "
-               "above); in this low-data regime a regulariser may move $m^*$."
-               if PAPER["embd_dropout"] and P.get("embd_dropout") is False else "")
-    return (f"`A11a`{' and `A12`' if anchor_failed and T == ANCHOR_T else ''}: at $T$ = {T} no $m$ of the grid has a "
-            f"success fraction above one half ({top}). With {n} trials per $m$ the success probability at "
-            f"m = {t['m'][-1]} lies in {_interval(k, n)} (95%, Clopper-Pearson): this run can neither place "
-            f"$m^*({T})$ in the grid, as the paper's Figure 4 does with 50 trials, nor rule it out." + dropout)
+def _log_world_rates(P, results, ids) -> dict:
+    """The rows' (pass, FAIL, censored) shares in runs of this grid simulated from the log law fitted to its cells."""
+    return power.rates(P, power.worlds(sc.cells(and_table(results)))["log"], ids=ids)
 
 
-def _growth_finding(P, results, bad, f):
+def _grid_finding(P, results, bad) -> str:
+    g = grid_sides(results)
+    n = P["and_trials"]
+    lo, hi = _decides_at(n)
+    named = " and ".join(f"`{i}`" for i in ("A11a", "A12") if i in bad)
+    text = f"{named}: with {n} trials per $(T, m)$ " + (
+        f"no success count decides against 1/2: even {n} of {n} has the 95% Clopper-Pearson interval "
+        f"[{float(sc.interval(n, n)[0]):.2f}, 1.00], which contains it" if lo < 0 and hi > n else
+        f"a success count decides against 1/2 (its 95% Clopper-Pearson interval on one side) only at {lo} or fewer, "
+        f"or at {hi} or more")
+    text += ". The deciding counts: " + "; ".join(f"T = {T}: {count_text(k, n_, m)}" for T, (_, m, k, n_) in g.items())
+    if "A12" in bad and ANCHOR_T in g:
+        t = and_table(results)[ANCHOR_T]
+        cell = {m: int(s_.sum()) for m, s_ in zip(t["m"], t["success"])}
+        text += f"; at T = {ANCHOR_T}, {count_text(cell[100], n, 100)} and {count_text(cell[200], n, 200)}"
+    r = _log_world_rates(P, results, ("A11a", "A12"))
+    text += (". In runs of this grid simulated from the log law fitted to these cells, "
+             + " and ".join(f"`{i}` decides in {1 - r[i][2]:.0%}" for i in ("A11a", "A12") if i in r) + ".")
+    return text + (" The paper's model also drops out the embeddings, which this profile does not (the list of "
+                   "omissions above); in this low-data regime a regulariser may move $m^*$."
+                   if PAPER["embd_dropout"] and P.get("embd_dropout") is False else "")
+
+
+def _growth_finding(P, results, f) -> str:
     b = bounds(results)
     T = np.array(list(b), float)
     lo = np.array([v[0] for v in b.values()])
     known = np.isfinite([v[1] for v in b.values()])
-    text = f"`A11b`{' and `A11c`' if 'A11c' in bad else ''}: $m^*$ = {mstar_text(b)} at $T$ = {', '.join(map(str, b))}."
+    text = f"`A11b`: $m^*$ = {mstar_text(b)} at $T$ = {', '.join(map(str, b))}."
     if 2 <= known.sum() < len(T):            # where the log line through the resolved T puts the first censored one
         slope, icpt = np.polyfit(np.log(T[known]), lo[known], 1)
         at = T[~known][0]
@@ -135,23 +153,37 @@ def _growth_finding(P, results, bad, f):
     else:
         text += (f" The exponents the censoring allows run from {f['exp_min']:.2f} to {f['exp_max']:.2f}, on both "
                  "sides of 0.5: a grid of $m$ reaching further at the censored $T$ decides the rows.")
-    if bad.get("A11c", {}).get("censored"):
-        text += (f" `A11c` reads censored: its two fits put the censored $T$ at the bound (residual sums of squares: "
-                 f"log {f['log']['rss']:.1f}, linear {f['linear']['rss']:.1f}), and an $m^*$ above it moves both.")
     return text
 
 
+def _laws_finding(P, results) -> str:
+    cmp = sc.compare_laws(sc.cells(and_table(results)))
+    W = power.worlds(sc.cells(and_table(results)))
+    r = {w: power.rates(P, W[w], ids=("A11c",))["A11c"] for w in ("log", "linear")}
+    text = (f"`A11c`: over every $(T, m)$ cell the log law's likelihood is {cmp['ratio']:.2f} times the best other's "
+            f"(relative likelihoods: " + ", ".join(f"{law} {w:.2f}" for law, w in cmp["weights"].items())
+            + f"). In {power.SIMS} runs of this grid simulated from each law fitted to these cells, the rule decides "
+            f"for the log law in {r['log'][0]:.0%} of the log law's runs and against it in {r['linear'][1]:.0%} of the "
+            "linear law's (the power table above)")
+    return text + (": this grid cannot tell the laws apart." if r["log"][0] < 0.8 else ".")
+
+
+def _shift_finding(P, results, row) -> str:
+    st = sc.shift_test(sc.cells(and_table(results)))
+    return (f"`A13b`: the log law's $T$ term against one curve for every $T$: $\\chi^2_1$ = {st['stat']:.1f}, one-sided "
+            f"p = {st['p']:.2g}, b = {st['b']:.1f}: "
+            + ("the grid cannot tell a shift from none." if row.get("censored") else "the curves move left as $T$ grows."))
+
+
 def _attention_finding(P, att):
+    H = P["heads"]
     top = np.mean([x for _, _, hits in att.values() for x in hits])
-    over = [T for T, (v, _, _) in att.items() if v >= 0.5]
-    return (f"`A16`: the successful trials' [CLS] attention, averaged over the {P['heads']} heads, puts "
-            f"{', '.join(f'{v:.2f}' for v, _, _ in att.values())} of its mass on the planted bits at $T$ = "
-            f"{', '.join(map(str, att))} ({', '.join(f'{v * (T + 1) / 3:.0f}' for T, (v, _, _) in att.items())} times "
-            f"the uniform share $3/(T+1)$), and the three positions it weighs most are the planted ones in {top:.0%} "
-            "of them. The heads find $\\mathcal I$, but the share of the average falls with $T$, and the book's "
-            "hypothesis of half the mass holds " + (f"only at $T$ = {over}" if over else "at no $T$") + ". "
-            "Proposition 4.7 needs a head that singles out $\\mathcal I$, which the ranking shows; the hypothesis's "
-            "share of the average over heads is the book's reading, and this run refutes it.")
+    low = [T for T, (v, _, _) in att.items() if H * v < max(0.5, H * 3 / (T + 1))]
+    return (f"`A16`: the successful trials' [CLS] attention, summed over the {H} heads, puts "
+            f"{', '.join(f'{H * v:.2f}' for v, _, _ in att.values())} on the planted bits at $T$ = "
+            f"{', '.join(map(str, att))} (the heads' uniform share: "
+            f"{', '.join(f'{3 * H / (T + 1):.2f}' for T in att)}), and the three positions it weighs most are the "
+            f"planted ones in {top:.0%} of them" + (f"; the sum falls short at $T$ = {low}." if low else "."))
 
 
 def _parity_finding(P, parity):
@@ -175,10 +207,13 @@ def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
     points what it found and what that means for the paper's claim; an empty string when there is none. A failure
     below its scale is left to its note in the claim table, which names the scale it needs."""
     bad = unsettled(rows)
-    out = [_censored_finding(P, results, T, "A12" in bad) for T in censored_T(results)] if {"A11a", "A12"} & set(bad) else []
-    f = fits(results) if {"A11b", "A11c"} & set(bad) else None      # each statistic computed once, where needed
-    if f:
-        out.append(_growth_finding(P, results, bad, f))
+    out = [_grid_finding(P, results, bad)] if {"A11a", "A12"} & set(bad) else []
+    if "A11b" in bad:
+        out.append(_growth_finding(P, results, fits(results)))
+    if "A11c" in bad:
+        out.append(_laws_finding(P, results))
+    if "A13b" in bad:
+        out.append(_shift_finding(P, results, bad["A13b"]))
     att = attention_on_planted(results) if "A16" in bad else None
     if att:
         out.append(_attention_finding(P, att))
