@@ -3,9 +3,11 @@ Chromium (Debian: apt-get install chromium) and merged with pypdf.
 
 Every page of _toc.yml (the intro, each chapter, the execution report, the bibliography) is printed on its own, in
 the table of contents' order, so each starts on a new page; Chromium runs with no network and waits until MathJax has
-typeset the equations (a virtual-time budget: the page's timers run to completion before it prints). The PDF has one
-bookmark per page and is written atomically to _build/html/book.pdf, next to the HTML, where the intro's link finds
-it. Jupyter Book's own `pdfhtml` builder downloads a Chromium at build time, which an offline machine cannot.
+typeset the equations (a virtual-time budget: the page's timers run to completion before it prints). The PDF opens on a
+title page (the book's title, the commit it was built from and the build date), has a page number at the foot of
+every other page (stamped from one more printed page of numbers, merged with pypdf), one bookmark per page of the
+book, and is written atomically to _build/html/book.pdf, next to the HTML, where the intro's link finds it. Jupyter
+Book's own `pdfhtml` builder downloads a Chromium at build time, which an offline machine cannot.
 
     python -m lib build && python -m lib pdf      # or: make pdf
 """
@@ -67,6 +69,30 @@ def print_page(browser: str, page: Path, out: Path, profile: Path) -> None:
         raise ChapterFailed(f"pdf: Chromium could not print {page} (exit status {proc.returncode}: {last})")
 
 
+def _print_html(browser: str, text: str, tmp: Path, name: str) -> Path:
+    """A generated HTML page (the title page, the page numbers) printed by the same browser, to tmp/<name>.pdf."""
+    page, out = tmp / f"{name}.html", tmp / f"{name}.pdf"
+    page.write_text(text)
+    print_page(browser, page, out, tmp / "profile")
+    return out
+
+
+def title_html(title: str, commit: str, date: str) -> str:
+    """The PDF's first page: the title, the commit the book was built from, and the build date."""
+    return (f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title><body style='font-family: sans-serif;"
+            f" margin: 6cm 2cm'><h1 style='font-size: 28pt'>{html.escape(title)}</h1><p style='font-size: 13pt'>Built "
+            f"from commit <code>{html.escape(commit)}</code> on {html.escape(date)}.</p><p style='font-size: 11pt'>Every "
+            "number in it comes from a run recorded in its chapter's provenance line.</p></body>")
+
+
+def numbers_html(first: int, last: int) -> str:
+    """One page per number from `first` to `last`, each blank but for its number at the foot, to stamp on the book."""
+    foot = ("<div style='break-after: page; height: 100vh; position: relative'><div style='position: absolute; bottom: "
+            "0.5cm; width: 100%; text-align: center; font: 9pt sans-serif; color: #444'>{} / {}</div></div>")
+    return ("<!doctype html><meta charset='utf-8'><style>@page { margin: 0 } body { margin: 0 }</style><body>"
+            + "".join(foot.format(k, last) for k in range(first, last + 1)) + "</body>")
+
+
 def build_pdf(root: Path = ROOT, log=print) -> Path:
     """Print every page of the built book and merge them into <root>/_build/html/book.pdf; returns its path."""
     try:
@@ -84,6 +110,11 @@ def build_pdf(root: Path = ROOT, log=print) -> Path:
     writer = PdfWriter()
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="lib-pdf-") as tmp:
+        from lib.core.store import git_commit
+
+        title = title_of(pages[0]) if pages else "book"
+        writer.append(PdfReader(_print_html(browser, title_html(title, git_commit(), time.strftime("%Y-%m-%d")),
+                                            Path(tmp), "title")), pages=[0])
         for i, page in enumerate(pages):
             part = Path(tmp) / f"{i:03d}.pdf"
             print_page(browser, page, part, Path(tmp) / "profile")
@@ -91,7 +122,10 @@ def build_pdf(root: Path = ROOT, log=print) -> Path:
             writer.append(PdfReader(part))
             writer.add_outline_item(title_of(page), start)
             log(f"pdf: [{i + 1}/{len(pages)}] {page.relative_to(html_dir)}: {len(writer.pages) - start} page(s)")
-        writer.add_metadata({"/Title": title_of(pages[0]) if pages else "book", "/Creator": "python -m lib pdf"})
+        numbers = PdfReader(_print_html(browser, numbers_html(2, len(writer.pages)), Path(tmp), "numbers"))
+        for page, stamp in zip(writer.pages[1:], numbers.pages):
+            page.merge_page(stamp)
+        writer.add_metadata({"/Title": title, "/Creator": "python -m lib pdf"})
         with open(Path(tmp) / "book.pdf", "wb") as f:
             writer.write(f)
         atomic_write(target, (Path(tmp) / "book.pdf").read_bytes())
