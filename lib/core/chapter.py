@@ -160,17 +160,20 @@ class Chapter:
             self.store.write("claims.json", rows)
             self.store.write("provenance.json", prov)
         rendered = self.stored is not None or "compute_wall_s" in prov
+        # One line a reader reads (profile, machines, the verdict counts); the commits, hashes, seeds and times that
+        # make it reproducible folded beneath it.
         line = (f"**Provenance.** profile `{self.profile}`{', stored results' if self.stored is not None else ''} · "
-                f"computed at commit `{prov['commit']}`"
-                + (f" (the last of {prov['point_commits']} commits its points come from)" if prov.get("point_commits", 1) > 1
-                   else "") + f" · lib `{prov['lib_hash']}` · device {prov['device']} · "
-                f"torch {prov['torch']} · seeds " + ", ".join(f"`{k}={v}`" for k, v in prov["seeds"].items())
-                + (f" · computation {prov.get('compute_s', 0):,.0f} s summed over its points, last compute call "
-                   f"{prov.get('compute_wall_s', prov['wall_s'])} s of wall time · rendered at commit "
-                   f"`{self.env['commit']}` in {wall:.1f} s" if rendered else f" · wall time {wall:.1f} s")
-                + f" · implementation checks {checks_ok} passed, {checks_bad} failed · claims {passed} passed, "
-                  f"{failed} failed" + (f" ({low} of them below the scale their effect needs)" if low else "")
+                f"device {prov['device']} · implementation checks {checks_ok} passed, {checks_bad} failed · claims "
+                f"{passed} passed, {failed} failed" + (f" ({low} of them below the scale their effect needs)" if low else "")
                 + (f", {open_} undecided (censored)" if open_ else "") + ".")
+        detail = (f"computed at commit `{prov['commit']}`"
+                  + (f" (the last of {prov['point_commits']} commits its points come from)"
+                     if prov.get("point_commits", 1) > 1 else "") + f" · lib `{prov['lib_hash']}` · "
+                  f"torch {prov['torch']} · seeds " + ", ".join(f"`{k}={v}`" for k, v in prov["seeds"].items())
+                  + (f" · computation {prov.get('compute_s', 0):,.0f} s summed over its points, last compute call "
+                     f"{prov.get('compute_wall_s', prov['wall_s'])} s of wall time · rendered at commit "
+                     f"`{self.env['commit']}` in {wall:.1f} s" if rendered else f" · wall time {wall:.1f} s"))
+        line += f"\n\n:::{{dropdown}} Commits, code hash, seeds and times\n{detail}\n:::"
         stale = [r for r in used if is_stale(r, current=self.env["lib_hash"])]   # env holds lib_hash(chapter)
         if stale:
             line = (f"```{{warning}}\n{len(stale)} of the {len(used)} stored results this page loaded were computed with "
