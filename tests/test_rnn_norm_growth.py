@@ -499,3 +499,37 @@ def test_rows_that_cannot_fail_are_checks():
     assert all(r.source for r in page.ROWS)
     assert all(("hypothesis" in r.source) or any(k in r.source for k in ("Prop", "Thm", "Theorem", "Lemma", "App"))
                for r in page.ROWS if r.kind == "claim")
+
+
+def _paper():
+    P = params.resolve("rnn_norm_growth", "paper")
+    store = Store("rnn_norm_growth", "paper", stored_only=True)
+    return P, collect(rg.points(P), store, "cpu", log=None)
+
+
+def test_paper_findings_quote_the_stored_numbers():
+    """Issue 36: the findings take every number from the stored paper results. The ones they quote are recomputed
+    here from the points (d*, slopes and their ranges, the contrast's largest difference in bootstrap SE, the norm
+    slope with its SE, the cells where a diagram stops), and every number in the text is one of those or a
+    parameter or a number of a claim row's measured text."""
+    import re
+
+    P, results = _paper()
+    rows = page.claims(P, results)
+    text = page.findings_markdown(P, results, rows) + "\n" + page.unreached_markdown(P, results)
+    c = page.contrast_numbers(P, results, "gru")
+    nt = page.norm_table(P, results)["1str"]
+    cell = page.unreached_cells(P, results)
+    assert c["decision"] == "fail" and [(e["arch"], e["task"], e["N"]) for e in cell] == [("elman", "1str", 16)]
+    quoted = [page._dstar_text(c["simple"]), page._dstar_text(c["1str"]), f"{c['simple']['slope']:.2f}",
+              f"{c['1str']['slope']:.2f}", f"{c['hi']:+.2f}", f"{c['hi'] / c['se']:+.1f} bootstrap SE",
+              f"{nt['lipr_slope']:.2f} ± {nt['lipr_se']:.2f} (SE)", f"{cell[0]['best']:.2f} (width {cell[0]['width']})",
+              f"none of its {cell[0]['runs']} runs", f"{cell[0]['wall_s']:,.0f} s", f"stops at $N$ = {max(cell[0]['below'])}"]
+    assert [q for q in quoted if q not in text] == []
+    allowed = " ".join(quoted + [r["measured"] for r in rows] + [str(v) for v in P.values()]
+                       + [f"{v:,}" for v in P.values() if isinstance(v, int)] + [str(page.CONTRAST_Z)])
+    number = re.compile(r"\d[\d,]*(?:\.\d+)?")
+    ratios = [f"{a / b:.1f}" for a, b in zip(c["1str"]["dstar"], c["simple"]["dstar"])]   # the level contrast
+    cited = re.sub(r"(Proposition|Theorem|Lemma|Prop\.|issue) \d+", "", text)             # names, not numbers
+    stray = {n for n in number.findall(cited) if n not in number.findall(allowed) + ratios + ["1"]}   # d_h = 1
+    assert stray == set(), f"numbers in the findings that no stored result gives: {stray}"

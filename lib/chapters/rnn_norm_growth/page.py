@@ -109,9 +109,12 @@ def unreached_cells(P: dict, results: dict) -> list[dict]:
 def unreached_markdown(P: dict, results: dict) -> str:
     """A sentence per cell of `unreached_cells`: where the diagram of an architecture and task stops, and why."""
     return "\n".join(
-        f"{LABELS[c['arch']].capitalize()} on {LABELS[c['task']]} stops at $N$ = {max(c['below'], default='none')} in "
-        f"this run: at $N$ = {c['N']} none of its {c['runs']} runs reached the threshold {P['threshold']} "
-        f"({c['cut']} cut off by the cap of {P['max_samples']:,} samples); the best test MSE any of them reached was "
+        f"The {LABELS[c['arch']].split(',')[0]} on {LABELS[c['task']]} stops at $N$ = "
+        f"{max(c['below'], default='none')} in this run: at $N$ = {c['N']} none of its {c['runs']} runs reached the "
+        f"threshold {P['threshold']} ("
+        + (f"all cut off by the cap of {P['max_samples']:,} samples" if c["cut"] == c["runs"] else
+           f"{c['cut']} cut off by the cap of {P['max_samples']:,} samples, the others plateaued above it")
+        + "); the best test MSE any of them reached was "
         f"{c['best']:.2f} (width {c['width']}). The cap is part of every point of the diagram, so a larger one "
         f"recomputes all of them, and this point alone, which took {c['wall_s']:,.0f} s, grows with the cap."
         for c in unreached_cells(P, results))
