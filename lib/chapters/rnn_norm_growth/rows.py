@@ -122,8 +122,10 @@ def _contrast(arch):
         a, b, se = c["1str"], c["simple"], c["se"]
         fmt = lambda e: f"{e['slope']:.2f} (range [{_signed(e['slope_min'])}, {_signed(e['slope_max'])}])"
         in_se = (f": {_signed(c['lo'] / se)} to {_signed(c['hi'] / se)} SE" if se > 0 else "")
+        spread = (f"bootstrap SE {se:.2f} ({BOOT_DRAWS:,} seed resamples){in_se}" if np.isfinite(se) else
+                  f"no bootstrap SE (most of {BOOT_DRAWS:,} seed resamples lack a $d_h^*$ at some $N$)")
         text = (f"1STR {fmt(a)}, simple-1STR {fmt(b)}; difference from {_signed(c['lo'])} to {_signed(c['hi'])} "
-                f"over the slopes the censoring allows, bootstrap SE {se:.2f} ({BOOT_DRAWS} seed resamples){in_se}")
+                f"over the slopes the censoring allows, {spread}")
         where = f"$N$ = {a['N']}"
         expected = (f"difference above {CONTRAST_Z} SE for every pair of slopes the censoring allows; FAIL where "
                     "no allowed pair gets there")
