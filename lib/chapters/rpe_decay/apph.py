@@ -6,11 +6,16 @@ for 10,000 iterations of 100 sequences (1M samples). 4a: rho(t) = t^-0.5; 4b: rh
 with one head < 1e-5 and lin type 0.19 with up to 64 heads on 4a; lin type with one head < 1e-7 and log type
 5.3e-4 with 64 heads on 4b.
 
-Conventions this book fixes (the text leaves them open): the output is read at the last token, so the distance is
-t = S - s in 0..S-1; the current token (t = 0) reaches the output through the residual stream with a trainable
-coefficient w0 (a log head never sees it, eq. (4)), so rho(0), undefined for t^-0.5, does not change what a model
-can reach; rho(0) = 1 is used (e^-5*0 = 1 for 4b). The loss is the absolute MSE, computed exactly from each run's
-kernel: E (k . x - rho . x)^2 = ||k - rho||_2^2 for i.i.d. +-1 inputs.
+Conventions (the text leaves them open): the output is read at the last token, so the distance is t = S - s in
+0..S-1. The target's term at t = 0 is rho(0) where it is finite (e^-5*0 = 1 for 4b) and dropped where it is not
+(t^-0.5: rho(0) = 0, the sum over s < S). The current token reaches the output in one of two ways, `current`:
+- "free": through a residual stream with a trainable coefficient w0 (this book's earlier and only convention): a
+  log head never sees t = 0 (eq. (4)), so w0 alone carries it, and a lin head's weight there is redundant;
+- "none": the heads only, eq. (3)-(4) with no residual, as the proof of Thm 6.1 writes its one-layer model ("without
+  residual blocks"): a log head cannot reach t = 0 at all, a lin head reaches it with its weight e^0.
+The paper ("single-layer, FFN-free, DP-free Transformers ... RPE heads") does not say which; each is one point,
+and the page says which reproduces which of its numbers. The loss is the absolute MSE, computed exactly from each
+run's kernel: E (k . x - rho . x)^2 = ||k - rho||_2^2 for i.i.d. +-1 inputs.
 
 All (kernel, family, H, seed) runs are one batch: the runs of one seed share that seed's sequences (one draw of
 (batch, S) signs per seed per step, so no (R, batch, S) tensor is built), and differ from the other seeds' in data
@@ -45,6 +50,7 @@ class AppHPoint:
     n_test: int                  # test sequences per seed (the curves; the final error is exact)
     checks: int                  # test evaluations over the run
     seed: int                    # seed of the initialisations and data
+    current: str                 # the current token: "free" (residual, trainable w0) or "none" (the heads only)
 
 
 def runs_of(spec: AppHPoint) -> list[tuple[int, str, int, int]]:
@@ -52,12 +58,15 @@ def runs_of(spec: AppHPoint) -> list[tuple[int, str, int, int]]:
     return [(r, j, f, H) for r in range(spec.seeds) for j in range(len(spec.kernels)) for f in FAMILIES for H in spec.H]
 
 
+CURRENTS = ("free", "none")
+
+
 def targets(spec: AppHPoint) -> np.ndarray:
-    """(K, S) target kernels rho(t), t = 0..S-1, with the convention rho(0) = 1 (see the module)."""
+    """(K, S) target kernels rho(t), t = 0..S-1: rho(0) where finite, else 0 (see the module)."""
     from lib.chapters.rpe_decay.compute import kernel_values
     t = np.arange(spec.S, dtype=float)
     out = np.stack([kernel_values(k, t) for k in spec.kernels])
-    out[:, 0] = 1.0
+    out[:, 0] = np.where(np.isfinite(out[:, 0]), out[:, 0], 0.0)
     return out
 
 
@@ -72,6 +81,10 @@ def run_apph(spec: AppHPoint, device: str) -> dict:
     rho_run = torch.tensor(rho0[[j for _, j, _, _ in runs]], dtype=torch.float32, device=device).view(n, G, S)
     scale = spec.theta_lr / spec.lr
     params = init_params([(f, H) for _, _, f, H in runs], S, scale, gen, device)
+    if spec.current not in CURRENTS:
+        raise ValueError(f"current must be one of {CURRENTS}, got {spec.current!r}")
+    if spec.current == "none":
+        del params["w0"]                         # no current-token term: the kernel is the heads' alone
 
     def forward(p, x):            # x (n, B, S), x[..., t] = the token at distance t from the output
         return torch.einsum("nbs,ngs->ngb", x, model_kernel(p, S, scale).view(n, G, S)).reshape(n * G, -1)

@@ -13,7 +13,9 @@ Sweep points (see `points`):
   errors on s >= 1 (the residual stream carries x_t, so the s = 0 tap is free for both families).
 - train (one per training kernel and context length): one-layer DP-free models with lin or log RPE trained on the
   linear target y = rho * x (Part C, this book's design); `run_train` in train.py beside this module.
-- apph (one point): experiments 4a and 4b of the NeurIPS version's Appendix H in their setup; `run_apph` in apph.py.
+- apph (one point per current-token convention, `apph_current`): experiments 4a and 4b of the NeurIPS version's
+  Appendix H in their setup, with the current token through a trainable residual coefficient ("free") or through
+  the heads only ("none"); `run_apph` in apph.py.
 
 This module is the kernels, the fitter and the list of points; the training is in train.py and apph.py. It is
 the computation only (what the stored numbers depend on); the page's readers of the stored points,
@@ -273,13 +275,15 @@ def apph_kernels(P: dict) -> list[Kernel]:
 def train_spec(P: dict, k: Kernel, S: int) -> TrainPoint:
     return TrainPoint(kernel=k, S=int(S), H=tuple(P["train_H"]), seeds=P["train_seeds"], steps=P["train_steps"],
                       batch=P["train_batch"], lr=P["train_lr"], theta_lr=P["theta_lr"], decay_frac=P["decay_frac"],
-                      n_test=P["train_n_test"], checks=P["train_checks"], seed=P["seed"])
+                      n_test=P["train_n_test"], checks=P["train_checks"], seed=P["seed"], init=P["train_init"],
+                      freeze_frac=P["train_freeze_frac"])
 
 
-def apph_spec(P: dict) -> AppHPoint:
+def apph_spec(P: dict, current: str = "free") -> AppHPoint:
     return AppHPoint(kernels=tuple(apph_kernels(P)), S=int(P["apph_S"]), H=tuple(P["apph_H"]), seeds=P["apph_seeds"],
                      steps=P["apph_steps"], batch=P["apph_batch"], lr=P["apph_lr"], theta_lr=P["apph_theta_lr"],
-                     decay_frac=P["decay_frac"], n_test=P["apph_n_test"], checks=P["train_checks"], seed=P["seed"])
+                     decay_frac=P["decay_frac"], n_test=P["apph_n_test"], checks=P["train_checks"], seed=P["seed"],
+                     current=current)
 
 
 def check_params(P: dict) -> list[tuple[str, str]]:
@@ -318,7 +322,7 @@ def fit_specs(P: dict) -> dict[tuple, FitPoint]:
 
 def points(P: dict) -> list[Point]:
     """results["exact"], results["fit"][(kernel name, family, S, H)], results["train"][(kernel name, S)] and
-    results["apph"]. Cost: rough seconds on one CPU thread, from the quadrature points times the heads (fits), the
+    results["apph"][current]. Cost: rough seconds on one CPU thread, from the quadrature points times the heads (fits), the
     sequence positions trained (training) and the head-taps and sequence-taps per step (Appendix H)."""
     out = [Point(("exact",), exact_spec(P), run_exact, cost=1.0)]
     out += [Point(("fit", key), spec, run_fit, cost=len(grid(spec.S)[0]) * sum(spec.H) * spec.restarts / 5e4, threads=1)
@@ -328,11 +332,11 @@ def points(P: dict) -> list[Point]:
             spec = train_spec(P, k, S)
             out.append(Point(("train", (kernel_name(k), int(S))), spec, run_train, threads=1,
                              cost=spec.steps * 2 * len(spec.H) * spec.seeds * spec.batch * spec.S / 2e7))
-    if P["apph_power"] or P["apph_exp"]:
-        a = apph_spec(P)
+    for current in (P["apph_current"] if P["apph_power"] or P["apph_exp"] else []):
+        a = apph_spec(P, current)
         R, heads = 2 * len(a.kernels) * len(a.H) * a.seeds, 2 * len(a.kernels) * sum(a.H) * a.seeds
         # measured: ~15 ms a step at the paper's 1,524 heads x 1000 taps and 84 runs x 100 sequences, ~5 ms overhead
-        out.append(Point(("apph",), a, run_apph, threads=1,
+        out.append(Point(("apph", current), a, run_apph, threads=1,
                          cost=a.steps * (5e-3 + (10 * heads + R * a.batch) * a.S / 1e9)))
     return out
 

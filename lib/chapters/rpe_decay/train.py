@@ -2,9 +2,12 @@
 (lin phi = -s; log phi = -log s with s = 0 masked, eq. (4) of Wang & E), trained with AdamW through lib.science.engine.
 
 - `run_train` (Part C, this book's design): x_t ~ U[-1, 1], the linear target y = rho * x at every position of a full
-  window, attention as a causal FFT convolution; the test MSE is Var(x) ||k - rho||_2^2 exactly.
+  window, attention as a causal FFT convolution; the test MSE is Var(x) ||k - rho||_2^2 exactly. Its recipe: the
+  heads start at the fitter's first start (geometric, jittered) and the values train alone for the first
+  `freeze_frac` of the steps (random starts and no freeze merged every log head of a run into one exponent).
 - `run_apph` (the NeurIPS version's Appendix H, experiments 4a and 4b): x in {+-1}^S, one output per sequence,
-  f*(x) = sum_t x_{S-t} rho(t), absolute MSE = ||k - rho||_2^2 exactly (Var(x) = 1).
+  f*(x) = sum_t x_{S-t} rho(t), absolute MSE = ||k - rho||_2^2 exactly (Var(x) = 1); with the w0 term or without
+  it (`model_kernel` adds w0 only where the params have one).
 
 Both arms batch every (kernel, family, H, seed) run of a point into one computation (heads padded to the largest H
 with a mask). The exponents are p = e^theta for both families: any p > 0, as eq. (4) allows on a finite window, and a
@@ -36,7 +39,8 @@ def model_kernel(params: dict, S: int, theta_scale: float) -> torch.Tensor:
     theta = theta_scale * u, so that AdamW's step on theta is theta_scale times its step on the values (a separate
     learning rate for the exponents through one optimiser). Only the live heads are computed (the runs' H differ:
     padding every run to the largest H would cost (R max H) instead of (sum H) softmaxes of S taps)."""
-    u, c, w0 = params["u"], params["c"], params["w0"]
+    u = params["u"] if "u" in params else params["buf.u"]           # "buf.u": exponents frozen (see `two_phases`)
+    c = params["c"]
     run, slot = params["buf.mask"].nonzero(as_tuple=True)                           # the live heads, flat
     p = torch.exp((theta_scale * u[run, slot]).clamp(THETA_MIN, THETA_MAX))[:, None]  # (N, 1)
     is_log = params["buf.log"][run] > 0.5                                           # (N, 1)
@@ -45,36 +49,62 @@ def model_kernel(params: dict, S: int, theta_scale: float) -> torch.Tensor:
     bias = (p * phi).masked_fill(is_log & (s == 0), -math.inf)
     a = torch.softmax(bias, -1) * c[run, slot][:, None]
     k = torch.zeros(u.shape[0], S, device=u.device, dtype=a.dtype).index_add(0, run, a)
-    return torch.cat([k[:, :1] + w0, k[:, 1:]], 1)
+    if "w0" not in params:                                                          # no current-token term
+        return k
+    return torch.cat([k[:, :1] + params["w0"], k[:, 1:]], 1)
 
 
-def init_params(runs: list[tuple[str, int]], S: int, theta_scale: float, gen: torch.Generator, device) -> dict:
-    """Runs given as (family, H), each with max H head slots and a mask. Initial exponents log-uniform: lin p on
-    [1/S, 1] (decay lengths up to the window), log p on [0.05, 5]; values small, w0 = 0."""
+# The fitter's restart-0 start box (compute.theta_box): lin p geometric on [1/S, 2], log p - 1 geometric on [0.05, 8]
+GEO_LIN_HI, GEO_LOG_LO, GEO_LOG_HI = 2.0, 0.05, 8.0
+INITS = ("random", "geometric")
+
+
+def init_params(runs: list[tuple[str, int]], S: int, theta_scale: float, gen: torch.Generator, device,
+                init: str = "random", jitter: float = 0.3) -> dict:
+    """Runs given as (family, H), each with max H head slots and a mask; values small, w0 = 0. Initial exponents:
+    - random: log-uniform, lin p on [1/S, 1] (decay lengths up to the window), log p on [0.05, 5];
+    - geometric: the fitter's first start (`lib.chapters.rpe_decay.compute.fit_kernel`), the H heads geometric over
+      its start box (lin p on [1/S, 2], log p - 1 on [0.05, 8]; one head at the middle), with a normal jitter of
+      `jitter` on log p (log: on log(p - 1)) so that seeds start apart. Random starts put several heads of a run
+      on one side of the optimum, and AdamW then merges them into one exponent (Part C's collapse)."""
     R, Hm = len(runs), max(H for _, H in runs)
-    U = torch.rand(R, Hm, generator=gen, device=device, dtype=torch.float64)
     is_log = torch.tensor([f == "log" for f, _ in runs], device=device)[:, None]
-    lo = torch.where(is_log, math.log(0.05), math.log(1.0 / S)).to(torch.float64)
-    hi = torch.where(is_log, math.log(5.0), 0.0).to(torch.float64)
-    theta = lo + (hi - lo) * U
+    if init == "random":
+        U = torch.rand(R, Hm, generator=gen, device=device, dtype=torch.float64)
+        lo = torch.where(is_log, math.log(0.05), math.log(1.0 / S)).to(torch.float64)
+        hi = torch.where(is_log, math.log(5.0), 0.0).to(torch.float64)
+        theta = lo + (hi - lo) * U
+    elif init == "geometric":
+        theta = torch.zeros(R, Hm, dtype=torch.float64, device=device)
+        for i, (f, H) in enumerate(runs):
+            lo, hi = (math.log(GEO_LOG_LO), math.log(GEO_LOG_HI)) if f == "log" else (math.log(1.0 / S), math.log(GEO_LIN_HI))
+            th = torch.linspace(lo, hi, H, dtype=torch.float64) if H > 1 else torch.tensor([(lo + hi) / 2], dtype=torch.float64)
+            th = th.to(device) + jitter * torch.randn(H, generator=gen, device=device, dtype=torch.float64)
+            theta[i, :H] = torch.log1p(th.exp()) if f == "log" else th          # log: p = 1 + e^th
+    else:
+        raise ValueError(f"init must be one of {INITS}, got {init!r}")
     mask = torch.tensor([[1.0 if h < H else 0.0 for h in range(Hm)] for _, H in runs], device=device)
     return {"u": (theta / theta_scale).float(), "c": 0.01 * torch.randn(R, Hm, generator=gen, device=device),
             "w0": torch.zeros(R, 1, device=device), "buf.mask": mask, "buf.log": is_log.float()}
 
 
-def two_phases(forward, params, sample, tests, steps, decay_frac, lr, batch, checks, gen, device):
-    """AdamW (no weight decay) for `steps` steps, the last `decay_frac` of them at a tenth of the learning rate (a
-    second engine call from the first one's weights: the engine has no schedule). Returns the final params, the
-    test curves (checks, R) and the steps they were taken at."""
-    steps2 = int(round(steps * decay_frac))
+def two_phases(forward, params, sample, tests, steps, decay_frac, lr, batch, checks, gen, device, freeze_frac=0.0):
+    """AdamW (no weight decay) for `steps` steps: the first `freeze_frac` of them with the exponents frozen (their
+    parameter renamed "buf.u", which the engine carries and never optimises: the values first fit the starting
+    heads), the last `decay_frac` at a tenth of the learning rate. Each phase is an engine call from the previous
+    one's weights (the engine has no schedule), with a fresh AdamW state. Returns the final params, the test curves
+    (checks, R) and the steps they were taken at."""
+    steps2, steps0 = int(round(steps * decay_frac)), int(round(steps * freeze_frac))
     curves, at, done = [], [], 0
-    for rate, n in ((lr, steps - steps2), (lr / 10, steps2)):
+    for rate, n, frozen in ((lr, steps0, True), (lr, steps - steps2 - steps0, False), (lr / 10, steps2, False)):
         if n <= 0:
             continue
+        if frozen:
+            params = {("buf.u" if k == "u" else k): v for k, v in params.items()}
         cfg = engine.TrainConfig(lr=rate, weight_decay=0.0, batch_size=batch, check_every=max(1, steps // checks),
                                  max_samples=n * batch)
         out = engine.train_to_threshold(forward, params, sample, tests, [-math.inf], cfg, gen)
-        params = {k: v.to(device) for k, v in out.params.items()}
+        params = {("u" if k == "buf.u" else k): v.to(device) for k, v in out.params.items()}
         curves.append(out.curves[:, :, 0])
         at += [done + int(m) // batch for m in out.check_samples]
         done += n
@@ -113,6 +143,8 @@ class TrainPoint:
     n_test: int                  # test sequences
     checks: int                  # test evaluations over the run
     seed: int                    # seed of the initialisation, data and test sets
+    init: str                    # starting exponents: "geometric" (the fitter's first start, jittered) or "random"
+    freeze_frac: float           # the first fraction of the steps with the exponents frozen (the values fit first)
     param: str = "exp"           # p = e^theta for both families (any p > 0)
 
 
@@ -129,7 +161,7 @@ def run_train(spec: TrainPoint, device: str) -> dict:
     rho = torch.tensor(rho0, dtype=torch.float32, device=device)
     runs = [(f, H, r) for f in FAMILIES for H in spec.H for r in range(spec.seeds)]
     scale = spec.theta_lr / spec.lr
-    params = init_params([(f, H) for f, H, _ in runs], S, scale, gen, device)
+    params = init_params([(f, H) for f, H, _ in runs], S, scale, gen, device, spec.init)
     forward = lambda p, x: causal_conv(x, model_kernel(p, S, scale), S)
 
     def sample(n_live, batch, g):
@@ -138,7 +170,7 @@ def run_train(spec: TrainPoint, device: str) -> dict:
 
     tests = [sample(len(runs), spec.n_test, gen)]
     params, curves, at = two_phases(forward, params, sample, tests, spec.steps, spec.decay_frac, spec.lr, spec.batch,
-                                    spec.checks, gen, device)
+                                    spec.checks, gen, device, spec.freeze_frac)
     kern, p_all = final_kernel(params, S, scale)
     err = kern - rho0[None, :]
     return {"runs": [list(r) for r in runs], "mse_exact": VAR_X * (err ** 2).sum(1), "l1": np.abs(err).sum(1),
