@@ -204,9 +204,10 @@ def test_specs_hold_what_their_runs_read():
     assert differs(eps_memory=0.5) == differs(device="cuda") == set()        # page-only and run-time parameters
     assert differs(max_nfev=7) == fits and differs(decay_frac=0.5) == base.keys() - fits - {("exact",)}
     labels = [p.label for p in rd.points(P)]
-    assert labels[0] == ("exact",) and len(set(labels)) == len(labels) == 42       # 4 Appendix H fits, its point
-    assert ("apph",) in labels and ("fit", ("power s^-0.5", "log", 250.0, (1, 4, 16))) in labels
-    assert differs(apph_lr=0.5) == {("apph",)}
+    assert labels[0] == ("exact",) and len(set(labels)) == len(labels) == 43   # 4 Appendix H fits, its two arms
+    assert ("apph", "free") in labels and ("fit", ("power s^-0.5", "log", 250.0, (1, 4, 16))) in labels
+    assert differs(apph_lr=0.5) == {("apph", "free"), ("apph", "none")}
+    assert differs(train_freeze_frac=0.2) == differs(train_init="random") == {label for label in base if label[0] == "train"}
     assert ("fit", ("power beta=1.2", "lin", 256.0, (1, 2, 4, 8))) in labels   # the training optimum, at train_H
     assert ("train", ("exp cutoff tau=10", 256)) in labels
 
@@ -222,7 +223,7 @@ def test_tiny_compute_through_the_store(tmp_path):
     first, second = [], []
     res = collect(rd.points(P), store, "cpu", log=first.append)
     again = collect(rd.points(P), store, "cpu", log=second.append)
-    n = 2 + len(res["fit"]) + len(res["train"])
+    n = 1 + len(res["fit"]) + len(res["train"]) + len(res["apph"])
     assert len(first) == n and all("computed" in line for line in first)
     assert second == [f"rpe_decay: {n} of {n} points loaded from {store.dir}"] and again["fit"].keys() == res["fit"].keys()
     cl = page.claims(P, res)
@@ -358,18 +359,48 @@ def test_rows_about_how_large_an_error_stays_are_hypotheses_about_the_best_fit_f
             assert any(w in r.expected for w in ("calibration", "paper's", "theorem's")), r.id
 
 
-def test_train_order_says_below_scale_only_where_both_optima_are_invisible_to_float32(monkeypatch):
-    P = params_mod.resolve("rpe_decay", "quick", {})
+def _train_rows(mse_of, opt=1e-12, S=256, seeds=3, Hs=(8,)):
+    """Fake Part C rows: one power law, both families, mse_of(family, H, seed), one optimum for all."""
     power = Kernel("power", beta=1.2)
-    def fake_rows(opt):
-        return [{"kernel": "power beta=1.2", "k": power, "S": 256, "family": f, "H": 8, "seed": s,
-                 "mse": 1e-6 if f == "lin" else 2e-6, "opt": opt} for f in rd.FAMILIES for s in range(3)]
-    monkeypatch.setattr(rows, "train_table", lambda results: fake_rows(1e-12))
+    return [{"kernel": "power beta=1.2", "k": power, "S": S, "family": f, "H": H, "seed": s, "mse": mse_of(f, H, s),
+             "opt": opt} for f in rd.FAMILIES for H in Hs for s in range(seeds)]
+
+
+def test_training_floor_is_measured_from_the_precision_limited_lin_runs():
+    rows_ = _train_rows(lambda f, H, s: {"lin": [1e-8, 2e-8, 4e-8][s], "log": 1e-4}[f])
+    floor, n = page.training_floor(rows_)
+    assert (floor, n) == (2e-8, 3)                            # log runs never set it; lin runs far above their optimum do
+    assert page.training_floor(_train_rows(lambda f, H, s: 1e-6, opt=1e-7)) == (0.0, 0)   # none precision-limited
+    assert page.reachable({"opt": 1e-12}, floor) == floor and page.reachable({"opt": 1e-3}, floor) == 1e-3
+
+
+def test_train_floor_compares_every_run_and_says_when_seeds_are_identical(monkeypatch):
+    P = params_mod.resolve("rpe_decay", "quick", {})
+    # every run is compared (none dropped for a small optimum): the collapsed log runs fail, 1e4 x the floor
+    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-8, "log": 1.27e-4}[f]))
+    v = rows._train_floor(P, {})
+    assert not v.passed and "max 12700.0" in v.measured and "3 of 6 runs within 10×" in v.measured
+    assert "seeds identical" in v.measured and " sd over" not in v.measured
+    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-8 * (1 + s),
+                                                                                          "log": 3e-8 * (1 + s)}[f]))
+    v = rows._train_floor(P, {})
+    assert v.passed and "sd over its 3 seeds" in v.measured
+
+
+def test_train_order_is_below_scale_only_where_both_families_sit_at_the_floor_below_1024(monkeypatch):
+    P = params_mod.resolve("rpe_decay", "quick", {})
+    at_floor = lambda f, H, s: {"lin": [1e-8, 2e-8, 4e-8][s], "log": [3e-8, 4e-8, 5e-8][s]}[f]
+    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(at_floor))
     v = rows._train_order(P, {})
-    assert not v.passed and "below float32" in v.scale
-    monkeypatch.setattr(rows, "train_table", lambda results: fake_rows(1e-4))      # the optimum is visible: a plain failure
+    assert not v.passed and "training floor" in v.scale and "order is the optimiser's noise" in v.measured
+    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(at_floor, S=1024))   # at the stated S: a failure
+    assert rows._train_order(P, {}).scale == ""
+    collapsed = lambda f, H, s: {"lin": 1e-8, "log": 1e-4}[f]                      # log far above what it can reach
+    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(collapsed))
     v = rows._train_order(P, {})
-    assert not v.passed and v.scale == ""
+    assert not v.passed and v.scale == "" and "log stops at" in v.measured
+    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-6, "log": 1e-8}[f]))
+    assert rows._train_order(P, {}).passed
 
 
 # ------------------------------------------------------------------------------------------- Appendix H
@@ -380,7 +411,8 @@ def test_apph_kernels_and_the_rho0_convention():
     t = np.arange(1, 64.0)
     np.testing.assert_allclose(rho[0, 1:], t ** -0.5)
     np.testing.assert_allclose(rho[1, 1:], np.exp(-5 * t))
-    assert rho[0, 0] == rho[1, 0] == 1.0 and rd.window_of(P, spec.kernels[0]) == 64.0
+    assert rho[0, 0] == 0.0 and rho[1, 0] == 1.0 and rd.window_of(P, spec.kernels[0]) == 64.0   # t^-0.5: undefined, dropped
+    assert spec.current == "free" and rd.apph_spec(P, "none").current == "none"
 
 
 def test_one_log_head_is_t_to_the_minus_half():
@@ -403,18 +435,75 @@ def test_apph_mse_is_the_kernel_error():
     assert rel.max() < 0.15
 
 
+def _apph_results(mse: dict, S=1000, Hs=(1, 64), seeds=2):
+    """Fake Appendix H results of both arms: mse[(arm, kind, family, H)] (default 1.0), p = 1."""
+    k = [dataclasses.asdict(Kernel("spow", beta=0.5)), dataclasses.asdict(Kernel("sexp", beta=5.0))]
+    kinds = ("spow", "sexp")
+    runs = [[r, j, f, H] for r in range(seeds) for j in range(2) for f in rd.FAMILIES for H in Hs]
+    return {"fit": {}, "apph": {c: {"spec": {"kernels": k, "S": S, "H": list(Hs)}, "result": {
+        "runs": runs, "p": [[1.0] * H for *_, H in runs],
+        "mse_exact": [mse.get((c, kinds[j], f, H), 1.0) for _, j, f, H in runs]}} for c in ("free", "none")}}
+
+
 def test_apph_rows_margin_and_rules():
     assert apph_rows.margin([1e-7, 1e-8], 1e-5, True).startswith("margin +2.0 decades = ")
-    assert apph_rows.margin([0.5], 0.019, False) == "margin +1.4 decades"
-    k = [dataclasses.asdict(Kernel("spow", beta=0.5)), dataclasses.asdict(Kernel("sexp", beta=5.0))]
-    runs = [[r, j, f, H] for r in range(2) for j in range(2) for f in rd.FAMILIES for H in (1, 64)]
-    mse = {("spow", "log", 1): 1e-7, ("spow", "lin", 64): 1e-3, ("sexp", "lin", 1): 1e-9, ("sexp", "log", 64): 1e-3}
-    kinds = ("spow", "sexp")
-    res = {"fit": {}, "apph": {"spec": {"kernels": k, "S": 1000, "H": [1, 64]}, "result": {
-        "runs": runs, "p": [[1.0] * H for *_, H in runs],
-        "mse_exact": [mse.get((kinds[j], f, H), 1.0) for _, j, f, H in runs]}}}
+    assert apph_rows.margin([0.5], 0.019, False) == "margin +1.4 decades (one seed)"
+    assert "seeds identical" in apph_rows.margin([1e-7, 1e-7], 1e-5, True)
+    copy = apph_rows.copy_baseline(np.exp(-5.0 * np.arange(1000)))
+    assert abs(copy - math.exp(-10) / (1 - math.exp(-10))) < 1e-12            # 4.54e-5: the tail beyond t = 0
+    res = _apph_results({("none", "spow", "log", 1): 1e-7, ("none", "spow", "lin", 64): 1e-3,
+                         ("none", "sexp", "lin", 1): 1e-9, ("free", "sexp", "log", 64): 5.3e-4,
+                         ("free", "sexp", "lin", 1): 1e-8})
     P = params_mod.resolve("rpe_decay", "quick", {"apph_S": 1000, "apph_steps": 10000, "apph_H": [1, 64]})
     got = {r.id: r.measure(P, res) for r in apph_rows.ROWS}
     assert got["H4a-log"].passed and got["H4b-lin"].passed and got["H4b-log"].passed
+    assert "heads only" in got["H4b-lin"].where and "with w0" in got["H4b-log"].where
+    assert "copy-the-current-token baseline 4.5e-05" in got["H4b-lin"].measured
+    assert f"{5.3e-4 / copy:.2g}× the copy-the-current-token baseline" in got["H4b-log"].measured
+    assert got["H4b-log"].paper.startswith("5.3e-4 (64 heads) = 11.7× the copy baseline")
     assert not got["H4a-lin"].passed and got["H4a-lin"].scale == ""         # at the paper's scale: a plain failure
     assert got["H4a-lin"].paper == "0.19 (up to 64 heads)"
+    # the log heads learn the tail beyond the current token (with w0): H4b-log fails
+    res = _apph_results({("free", "sexp", "log", 64): 1e-7})
+    assert not apph_rows._4b_log(P, res).passed
+    # a row whose arm was not run is not measured
+    del res["apph"]["none"]
+    assert apph_rows._4a_log(P, res) is None and apph_rows._4b_log(P, res) is not None
+
+
+def test_apph_page_tables_and_findings_quote_the_stored_runs():
+    from lib.chapters.rpe_decay import apph_page
+    res = _apph_results({("none", "spow", "log", 1): 1e-7, ("none", "spow", "lin", 64): 2e-6,
+                         ("free", "spow", "lin", 64): 3e-6, ("none", "sexp", "lin", 1): 4e-14,
+                         ("free", "sexp", "lin", 1): 2.3e-7, ("free", "sexp", "log", 64): 1.1e-7})
+    P = params_mod.resolve("rpe_decay", "quick", {"apph_S": 1000, "apph_steps": 10000, "apph_H": [1, 64]})
+    nums = apph_page.apph_numbers(P, res)
+    assert "| H4b-lin | < 1e-7 (one head) | 4.0e-14 (4.0e-14 – 4.0e-14), $H$ = 1: reproduced | 2.3e-07" in nums
+    assert apph_page.reproduces("H4b-log", [5e-4, 6e-4]) and not apph_page.reproduces("H4b-log", [1.1e-7])
+    text = apph_page.apph_findings(P, res)
+    assert "MSE 2.3e-07, 2.3e-07" in text and "MSE 4.0e-14, 4.0e-14" in text
+    assert "scores 4.5e-05" in text and f"{5.3e-4 / 4.54e-5:.1f}×" in text and "median of 1.1e-07" in text
+    assert "reach 2.0e-06 – 2.0e-06" in text
+
+
+def test_restated_rules_have_power():
+    """Issue 37: each restated rule, its own measure on simulated results, passes a world with its mechanism and not
+    one without it (benchmarks/rpe_decay_power.py prints the 200-simulation shares on the stored paper results)."""
+    from lib.chapters.rpe_decay import power
+    P = params_mod.resolve("rpe_decay", "paper")
+    # Part C: lin runs at a floor near 3e-8 (their optimum far below), log runs a few times above their optimum
+    groups = {("power", "lin", 8): (-7.5, 0.3, 1e-11), ("power", "log", 1): (-3.9, 0.0, 1.3e-4),
+              ("power", "log", 8): (-7.3, 0.3, 1e-19), ("exp", "lin", 8): (-7.5, 0.3, 1e-17),
+              ("exp", "lin", 1): (-3.25, 0.0, 5.6e-4), ("exp", "log", 1): (-2.83, 0.0, 1.5e-3),
+              ("exp", "log", 8): (-3.0, 0.1, 1e-3)}
+    faithful = power.part_c_shares(power.part_c_world(groups), "14b-train-floor", P, sims=40)
+    null = power.part_c_shares(power.part_c_world(power.collapsed(groups)), "14b-train-floor", P, sims=40)
+    assert faithful["pass"] >= 0.8 and null["pass"] <= 0.1
+    # H4b-log: 64 log heads at the paper's 5.3e-4 pass; log heads that learn the tail (1e-7) fail
+    at_paper = power.apph_shares(power.apph_world({("free", "sexp", "log", 64): (np.log10(5.3e-4), 0.5)}), "H4b-log", P, 40)
+    learns = power.apph_shares(power.apph_world({("free", "sexp", "log", 64): (-7.0, 0.5)}), "H4b-log", P, 40)
+    assert at_paper["pass"] >= 0.8 and learns["pass"] <= 0.1
+    # H4b-lin, heads only: a head at p = 5 passes, one that only copies the current token does not
+    exact = power.apph_shares(power.apph_world({("none", "sexp", "lin", 1): (-13.0, 0.3)}), "H4b-lin", P, 40)
+    copy = power.apph_shares(power.apph_world({("none", "sexp", "lin", 1): (np.log10(power.COPY_4B), 0.3)}), "H4b-lin", P, 40)
+    assert exact["pass"] >= 0.8 and copy["pass"] <= 0.1
