@@ -1,0 +1,59 @@
+"""The power of rpe_decay's restated rules (issue 37): rows 14a, 14b and H4a-log to H4b-log run on simulated results
+drawn like the stored paper results (lib.chapters.rpe_decay.power says how), from a world with each row's mechanism
+and one without it; prints each row's shares of pass / FAIL (/ below scale).
+
+    python benchmarks/rpe_decay_power.py              # 200 simulations per world, about a minute on one core
+    python benchmarks/rpe_decay_power.py --sims 50
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from lib.chapters.rpe_decay import compute, power
+from lib.chapters.rpe_decay.read import train_table
+from lib.core import params
+from lib.core.store import Store
+from lib.core.sweep import collect
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sims", type=int, default=200)
+    sims = ap.parse_args().sims
+    P = params.resolve("rpe_decay", "paper")
+    results = collect(compute.points(P), Store("rpe_decay", "paper"), "cpu", log=lambda s: None)
+    fmt = lambda r: "  ".join(f"{k} {v:5.3f}" for k, v in r.items())
+
+    groups = power.stored_groups(train_table(results))
+    print(f"Part C at S = {max(P['train_S'])}, {P['train_seeds']} seeds, {sims} simulations per world:")
+    for row in ("14a-train-order", "14b-train-floor"):
+        for name, g in (("faithful (the stored runs redrawn)", groups),
+                        ("null: log heads collapsed to one", power.collapsed(groups)),
+                        ("null: both RPEs drawn like lin", power.unordered(groups))):
+            shares = power.part_c_shares(power.part_c_world(g, P["train_seeds"]), row, P, sims)
+            print(f"  {row:16s} {name:38s} {fmt(shares)}")
+
+    stored = power.stored_apph(results)
+    paper = {"H4a-log": ("none", "spow", "log", 1, np.log10(1e-6)), "H4a-lin": ("none", "spow", "lin", 64, np.log10(0.19)),
+             "H4b-lin": ("none", "sexp", "lin", 1, np.log10(1e-8)), "H4b-log": ("free", "sexp", "log", 64, np.log10(5.3e-4))}
+    null = {"H4a-log": ("lin", 1), "H4a-lin": ("log", 1), "H4b-lin": ("log", 64), "H4b-log": ("lin", 1)}
+    print(f"Appendix H, {P['apph_seeds']} seeds, {sims} simulations per world (spread: the stored group's, at least "
+          f"{power.MIN_SD} decades):")
+    for row, (arm, kind, fam, H, centre) in paper.items():
+        sd = stored[(arm, kind, fam, H)][1]
+        worlds = {"stored runs redrawn": {(arm, kind, fam, H): stored[(arm, kind, fam, H)]},
+                  "the paper's number as the centre": {(arm, kind, fam, H): (centre, sd)},
+                  f"null: like {null[row][0]} H={null[row][1]} ({arm} arm)": {
+                      (arm, kind, fam, H): stored.get((arm, kind, *null[row]), (0.0, sd))}}
+        if row == "H4b-log":
+            worlds["the copy baseline as the centre"] = {(arm, kind, fam, H): (np.log10(power.COPY_4B), sd)}
+        for name, g in worlds.items():
+            g = {**g, ("free", "sexp", "lin", 1): stored.get(("free", "sexp", "lin", 1), (-8.0, 0.5))}
+            shares = power.apph_shares(power.apph_world(g, P["apph_seeds"]), row, P, sims)
+            print(f"  {row:8s} {name:40s} {fmt(shares)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""The power of rpe_decay's restated rules (issue 37): each row's own measure run on simulated results, drawn from a
+world with the mechanism the row tests and from one without it. A world is a log-normal per group of runs: a
+centre (log10 MSE) and a spread over seeds (sd in decades, at least MIN_SD: seeds that agree to three digits would
+make every simulation the same). `stored_world` reads centres and spreads from stored results, so a faithful world
+is the stored runs redrawn; the benchmark (benchmarks/rpe_decay_power.py) prints the shares, the test runs a few.
+
+    >>> shares(lambda rng: h4b_log_world(rng, centre=np.log10(5.3e-4), sd=0.5), "H4b-log", P, sims=200)
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from unittest import mock
+
+import numpy as np
+
+from lib.chapters.rpe_decay import apph_rows, rows
+from lib.chapters.rpe_decay.compute import Kernel, kernel_name
+
+MIN_SD = 0.1            # decades: the least spread a simulated group is drawn with
+COPY_4B = float(np.sum(np.exp(-10.0 * np.arange(1, 1000))))   # 4b's copy-the-current-token baseline at S = 1000
+
+
+# ------------------------------------------------------------------------------------------- Part C (14a, 14b)
+def part_c_rows(rng, groups: dict, seeds: int = 3, S: int = 1024) -> list[dict]:
+    """Fake train_table rows: groups[(kind, family, H)] = (log10 centre, sd, optimum); kind "power" or "exp"."""
+    out = []
+    for (kind, family, H), (centre, sd, opt) in groups.items():
+        k = Kernel("power", beta=1.2) if kind == "power" else Kernel("exp", tau=10.0)
+        for s in range(seeds):
+            out.append({"kernel": kernel_name(k), "k": k, "S": S, "family": family, "H": H, "seed": s,
+                        "mse": 10 ** rng.normal(centre, max(sd, MIN_SD)), "opt": opt, "p": [1.0] * H,
+                        "opt_alpha": [1.0] * H})
+    return out
+
+
+def part_c_world(groups: dict, seeds: int = 3) -> Callable:
+    return lambda rng: part_c_rows(rng, groups, seeds)
+
+
+def part_c_shares(world: Callable, row_id: str, P: dict, sims: int = 200, seed: int = 0) -> dict:
+    """Shares of pass / FAIL / below scale of row 14a or 14b over `sims` draws of world(rng) -> train_table rows."""
+    measure = {"14a-train-order": rows._train_order, "14b-train-floor": rows._train_floor}[row_id]
+    rng, out = np.random.default_rng(seed), {"pass": 0, "fail": 0, "below scale": 0}
+    for _ in range(sims):
+        drawn = world(rng)
+        with mock.patch.object(rows, "train_table", lambda results, drawn=drawn: drawn):
+            v = measure(P, {})
+        out["pass" if v.passed else "below scale" if v.scale else "fail"] += 1
+    return {k: n / sims for k, n in out.items()}
+
+
+def collapsed(groups: dict) -> dict:
+    """The world without 14b's mechanism (training reaching what its heads can): every log run at its kernel's
+    one-head level whatever its H, as the old recipe's runs were (one exponent for all heads)."""
+    one = {kind: groups[(kind, "log", min(H for k, f, H in groups if k == kind and f == "log"))][0]
+           for kind, _, _ in groups}
+    return {key: ((one[key[0]], 0.0, v[2]) if key[1] == "log" else v) for key, v in groups.items()}
+
+
+def unordered(groups: dict) -> dict:
+    """The world without 14a's mechanism (the RPE's decay matters): at every H both families drawn like the lin runs."""
+    return {key: (groups[(key[0], "lin", key[2])][:2] + (v[2],)) for key, v in groups.items()}
+
+
+def stored_groups(train_rows: list[dict]) -> dict:
+    """{(kind, family, H): (log10 centre, sd, optimum)} of stored Part C runs at their largest S."""
+    out = {}
+    for key in sorted({(r["k"].kind, r["family"], r["H"]) for r in train_rows}):
+        S = max(r["S"] for r in train_rows if r["k"].kind == key[0])
+        sel = [r for r in train_rows if (r["k"].kind, r["family"], r["H"]) == key and r["S"] == S]
+        lv = np.log10([r["mse"] for r in sel])
+        out[key] = (float(lv.mean()), float(lv.std(ddof=1)) if len(lv) > 1 else 0.0, sel[0]["opt"])
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ Appendix H
+def apph_results(rng, groups: dict, seeds: int = 3, Hs=(1, 64)) -> dict:
+    """Fake Appendix H results of both arms: groups[(arm, kind, family, H)] = (log10 centre, sd); others at MSE 1."""
+    k = [{"kind": "spow", "beta": 0.5, "tau": None, "T": None, "w": None},
+         {"kind": "sexp", "beta": 5.0, "tau": None, "T": None, "w": None}]
+    kinds = ("spow", "sexp")
+    runs = [[r, j, f, H] for r in range(seeds) for j in range(2) for f in ("lin", "log") for H in Hs]
+
+    def mse(c, j, f, H):
+        centre, sd = groups.get((c, kinds[j], f, H), (0.0, 0.0))
+        return 10 ** rng.normal(centre, max(sd, MIN_SD)) if (c, kinds[j], f, H) in groups else 1.0
+    return {"fit": {}, "apph": {c: {"spec": {"kernels": k, "S": 1000, "H": list(Hs)}, "result": {
+        "runs": runs, "p": [[1.0] * H for *_, H in runs], "mse_exact": [mse(c, j, f, H) for _, j, f, H in runs]}}
+        for c in ("free", "none")}}
+
+
+def apph_world(groups: dict, seeds: int = 3) -> Callable:
+    return lambda rng: apph_results(rng, groups, seeds)
+
+
+def apph_shares(world: Callable, row_id: str, P: dict, sims: int = 200, seed: int = 0) -> dict:
+    """Shares of pass / FAIL of one Appendix H row over `sims` draws of world(rng) -> results."""
+    measure = next(r.measure for r in apph_rows.ROWS if r.id == row_id)
+    rng = np.random.default_rng(seed)
+    passed = sum(bool(measure(P, world(rng)).passed) for _ in range(sims))
+    return {"pass": passed / sims, "fail": 1 - passed / sims}
+
+
+def stored_apph(results: dict) -> dict:
+    """{(arm, kind, family, H): (log10 centre, sd)} of stored Appendix H runs."""
+    out = {}
+    for arm in apph_rows.arms(results):
+        table = apph_rows.apph_table({}, results, arm)
+        for key in sorted({(r["k"].kind, r["family"], r["H"]) for r in table}):
+            lv = np.log10([max(r["mse"], 1e-300) for r in table if (r["k"].kind, r["family"], r["H"]) == key])
+            out[(arm, *key)] = (float(lv.mean()), float(lv.std(ddof=1)) if len(lv) > 1 else 0.0)
+    return out
