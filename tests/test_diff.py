@@ -17,11 +17,11 @@ from lib.core import diff
 from lib.core.params import ParamError
 
 ROOT = Path(__file__).resolve().parent.parent
-# eight points (panels a and b, three models, one N each, two seeds, a second task draw for the Transformer) in a few
-# seconds, with three claim rows measured; max_samples high enough that no panel (a) run is censored, so paper-means
-# passes (a censored mean fails it)
+# nine points (panels a and b, three models, one N each, two seeds, a second task draw for the Transformer, its wide
+# sweep at N = 4) in a few seconds, with three claim rows measured; max_samples high enough that no panel (a) run is
+# censored, so paper-means passes (a censored mean fails it)
 TINY = ["--set", "N_a=[2]", "--set", "N_b=[4]", "--set", "n_seeds=2", "--set", "n_test=64", "--set", "max_samples=25600",
-        "--set", "ffn_width=32", "--set", "mlp_width=16", "--set", "rnn_hidden=8"]
+        "--set", "ffn_width=32", "--set", "mlp_width=16", "--set", "rnn_hidden=8", "--set", "N_wide=[4]"]
 
 
 def lib(results: Path, *args):
@@ -50,12 +50,13 @@ def tiny(tmp_path_factory):
 
 
 def tampered(tiny: Path, tmp_path: Path, factor: float) -> Path:
-    """A copy of the tiny result set with panel (a)'s Transformer needing `factor` times the samples."""
+    """A copy of the tiny result set with panel (a)'s Transformer and FFN needing `factor` times the samples (two means
+    off: paper-means allows one)."""
     copy = tmp_path / "copy"
     shutil.copytree(tiny / "sample_complexity" / "quick", copy)
     for path in (copy / "points").glob("*.json"):
         rec = json.loads(path.read_text())
-        if rec["spec"]["panel"] == "a" and rec["spec"]["model"] == "transformer":
+        if rec["spec"]["panel"] == "a" and rec["spec"]["model"] in ("transformer", "ffn"):
             rec["result"]["samples"] = [[x and x * factor for x in row] for row in rec["result"]["samples"]]
             path.write_text(json.dumps(rec))
     return copy
@@ -103,10 +104,10 @@ def test_the_same_results_change_no_verdict(tiny, cli):
 
 
 def test_a_changed_verdict_exits_1_and_names_the_numbers_that_moved(tiny, tmp_path):
-    out = lib(tiny, "diff", "sample_complexity", "quick", str(tampered(tiny, tmp_path, 10)))
+    out = lib(tiny, "diff", "sample_complexity", "quick", str(tampered(tiny, tmp_path, 100)))
     assert out.returncode == 1, out.stdout + out.stderr[-2000:]
     assert "≠ claim paper-means: ✓ pass -> ✗ below scale  (CHANGED)" in out.stdout
-    assert "samples[seeds,0]: mean 2240 -> 2.24e+04" in out.stdout and "BEYOND its seeds' range" in out.stdout
+    assert "samples[seeds,0]: mean 2240 -> 2.24e+05" in out.stdout and "BEYOND its seeds' range" in out.stdout
     assert "summary: 1 of" in out.stdout and "(paper-means)" in out.stdout
 
 
@@ -116,7 +117,7 @@ def test_a_side_without_its_points_shows_its_stored_claims(tiny, tmp_path, cli):
     (copy / "claims.json").write_text(json.dumps([{"id": "paper-means", "kind": "claim", "measured": "x", "passed": False}]))
     status, out, _ = cli(tiny, "sample_complexity", str(copy), "quick")
     assert status == 1 and "claims as stored in its claims.json" in out, out
-    assert "7 of its 8 points stored" in out and "stored on B only" in out
+    assert "8 of its 9 points stored" in out and "stored on B only" in out
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -156,3 +157,14 @@ def test_results_at_a_git_commit_are_read_from_that_commit(tmp_path, monkeypatch
     with pytest.raises(ParamError, match=r"stores no results/rpe_decay/quick/ \(results committed there: paper\)"):
         diff.locate("rpe_decay", "HEAD:quick", tmp_path / "q")
     assert np.isnan(diff._seed_stats(np.array([np.nan, 1.0]))[1])
+
+
+def test_a_changed_rule_shows_in_the_stored_verdicts(tiny, tmp_path, cli):
+    """Both sides are judged by this checkout's rules, so a rule change shows only in what each side's claims.json
+    stored: listed, and the exit status says a verdict moved."""
+    a, b = tampered(tiny, tmp_path / "a", 1), tampered(tiny, tmp_path / "b", 1)
+    row = {"id": "paper-means", "kind": "claim", "measured": "x", "passed": False, "censored": "TR at N=2"}
+    (a / "claims.json").write_text(json.dumps([row]))
+    (b / "claims.json").write_text(json.dumps([{**row, "censored": ""}]))
+    status, out, _ = cli(tiny, "sample_complexity", str(a), str(b))
+    assert status == 1 and "≠ claim paper-means: ◌ censored -> ✗ FAIL" in out and "1 stored verdicts differ" in out

@@ -12,8 +12,10 @@ code (lib.core.verify), so that both sides are judged by one set of rules and th
 a side whose points do not cover its claims shows the claims.json it stored, and says so. A sweep point is matched
 by its label (a chapter's point names, e.g. `a transformer 4`); within it, a list with an axis as long as the
 point's seed count (its spec's n_seeds, seeds or tr_seeds) holds one number per seed: the diff compares the seeds'
-mean and says whether it moved by more than the seeds' range (max - min, the larger of the two sides'). Exit status
-0 when no verdict changed, 1 when one did (a row on one side only counts as changed), 2 for bad input.
+mean and says whether it moved by more than the seeds' range (max - min, the larger of the two sides'). Because both
+sides are judged by this checkout's rules, a change of a rule shows in a second list: the verdicts each side's
+claims.json stored, by the rules of the code that wrote it. Exit status 0 when no verdict changed (recomputed or
+stored), 1 when one did (a row on one side only counts as changed), 2 for bad input.
 
     python -m lib diff sample_complexity quick /tmp/before-my-change
     python -m lib diff rpe_decay HEAD~3:paper paper
@@ -43,6 +45,7 @@ class Side:
     params: dict = field(default_factory=dict)
     claims: list = field(default_factory=list)
     claims_from: str = ""
+    stored: list | None = None                    # its claims.json: the verdicts by the rules of the code that wrote it
     records: dict = field(default_factory=dict)   # point name -> stored record (missing: not stored)
     seeds: dict = field(default_factory=dict)     # point name -> its seed counts (spec fields named *seeds)
     n_points: int = 0
@@ -126,6 +129,8 @@ def load(chapter: str, text: str, tmp: Path) -> Side:
         raise params_mod.ParamError(f"{folder}: no provenance.json or compute.json naming its parameters (expected "
                                     f"a result set written by `python -m lib run` or `compute`)")
     side = Side(text, where, folder)
+    stored = _read(folder / "claims.json")
+    side.stored = stored if isinstance(stored, list) else None
     # a parameter the stored run did not know yet has its default (the run could not have set it)
     side.params = {**{k: p.default for k, p in params_mod.load_schema(chapter).items()}, **prov["params"]}
     store = Store(chapter, folder.name, stored_only=True)
@@ -244,7 +249,20 @@ def _short(x, n: int = 40) -> str:
 def _verdict(row: dict | None) -> str:
     if row is None:
         return "absent"
+    if row.get("censored"):
+        return "◌ censored"
     return "✓ pass" if row.get("passed") else "✗ below scale" if row.get("scale") else "✗ FAIL"
+
+
+def stored_changes(a: Side, b: Side) -> list[tuple[str, str, str, str]]:
+    """(kind, id, verdict in A's claims.json, verdict in B's) for every row whose stored verdict differs: what a rule
+    change moved. The recomputed rows judge both sides by this checkout's rules and cannot show it."""
+    if a.stored is None or b.stored is None:
+        return []
+    sa, sb = {r["id"]: r for r in a.stored}, {r["id"]: r for r in b.stored}
+    ids = [r["id"] for r in a.stored] + [i for i in sb if i not in sa]
+    return [((sa.get(i) or sb.get(i)).get("kind", "claim"), i, _verdict(sa.get(i)), _verdict(sb.get(i))) for i in ids
+            if _verdict(sa.get(i)) != _verdict(sb.get(i))]
 
 
 def report(chapter: str, a: Side, b: Side, limit: int = LIMIT) -> tuple[list[str], int]:
@@ -265,6 +283,11 @@ def report(chapter: str, a: Side, b: Side, limit: int = LIMIT) -> tuple[list[str
         lines.append(f"  {'≠' if i in changed else '='} {kind} {i}: {_verdict(x)} -> {_verdict(y)}  ({mark})")
         mx, my = (x or {}).get("measured", "—"), (y or {}).get("measured", "—")
         lines += [f"      measured: {mx}"] if mx == my else [f"      A: {mx}", f"      B: {my}"]
+    moved_rules = stored_changes(a, b)
+    if a.stored is not None and b.stored is not None:
+        lines += ["", "verdicts as each side stored them (claims.json, by the rules of the code that wrote it): "
+                  + (f"{len(moved_rules)} differ" if moved_rules else "the same")]
+        lines += [f"  ≠ {kind} {i}: {x} -> {y}" for kind, i, x, y in moved_rules]
     names = list(a.records) + [n for n in b.records if n not in a.records]
     both = [n for n in names if n in a.records and n in b.records]
     lines += ["", f"sweep points: {len(both)} stored on both sides"
@@ -293,9 +316,11 @@ def report(chapter: str, a: Side, b: Side, limit: int = LIMIT) -> tuple[list[str
             lines.append(f"  stored on {label} only: {', '.join(only[:6])}{' ...' if len(only) > 6 else ''}")
     lines += ["", f"summary: {len(changed)} of {len(ids)} verdicts changed"
               + (f" ({', '.join(changed)})" if changed else "")
+              + (f"; {len(moved_rules)} stored verdicts differ ({', '.join(i for _, i, _, _ in moved_rules)})"
+                 if moved_rules else "")
               + f"; {n_moved} stored numbers changed in {n_points} of {len(both)} points, {n_beyond} of them beyond "
               f"their seeds' range"]
-    return lines, len(changed)
+    return lines, len(changed) + len(moved_rules)
 
 
 def diff(chapter: str, a: str, b: str, out=print, limit: int = LIMIT) -> int:
