@@ -138,7 +138,8 @@ def test_unwritable_executed_directory_fails_the_chapter_in_one_line(sandbox, tm
 
 
 # A tiny sweep of the chapter: the tests below fail at its first stored point, a few seconds in
-TINY = ["--set", "N_a=[2]", "--set", "N_b=[4]", "--set", "models=[ffn]", "--set", "n_seeds=2", "--set", "n_test=64",
+TINY = ["--set", "N_a=[2]", "--set", "N_b=[4]", "--set", "models=[ffn]", "--set", "wide_models=[ffn]", "--set", "N_wide=[2]",
+        "--set", "n_seeds=2", "--set", "n_test=64",
         "--set", "max_samples=640", "--set", "ffn_width=16"]
 
 
