@@ -88,9 +88,12 @@ class Chapter:
         src = self.stored or self.computed
         if self.profile == "paper" and src:
             last = f", the last of {src['point_commits']}" if src.get("point_commits", 1) > 1 else ""
-            text = (f"This page shows **paper-profile** results, computed on {src['device']} (torch {src['torch']}; "
-                    f"commit `{src['commit']}`{last}) and stored in `results/{self.name}/paper/`; this build rendered "
-                    "them without recomputing anything.")
+            from lib.core.runner import paper_scale
+
+            scale = paper_scale(self.name)
+            text = ("This page shows **paper-profile** results" + (f", {scale}" if scale else "") + ", computed on "
+                    f"{src['device']} (torch {src['torch']}; commit `{src['commit']}`{last}) and stored in "
+                    f"`results/{self.name}/paper/`; this build rendered them without recomputing anything.")
         elif self.profile == "quick":
             text = ("This page shows the **quick** profile: the paper's experiment at a scale a 2-core CPU runs in a "
                     "few minutes. The claim check says which claims depend on scale; the `paper` profile runs the "

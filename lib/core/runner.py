@@ -143,6 +143,21 @@ def reads(chapter: str) -> tuple[str, ...]:
     return tuple(getattr(importlib.import_module(f"lib.chapters.{chapter}"), "READS", ()))
 
 
+SCALE_KINDS = {"exact": "the paper's experiment", "subset": "a subset of the paper's experiment",
+               "book": "this book's scale (the paper has no experiment)"}
+
+
+def paper_scale(chapter: str) -> str:
+    """What a chapter's paper profile reproduces, in words (PAPER_SCALE in lib/chapters/<chapter>/__init__.py: a kind
+    of SCALE_KINDS and what it leaves out or adds): for the intro's table, the execution report and the chapter's note."""
+    import importlib
+
+    kind, detail = getattr(importlib.import_module(f"lib.chapters.{chapter}"), "PAPER_SCALE", ("", ""))
+    if kind not in SCALE_KINDS:
+        return ""
+    return SCALE_KINDS[kind] + (f": {detail}" if detail else "")
+
+
 def in_dependency_order(chapters: list[str]) -> list[str]:
     """The chapters in the given (toc) order, except that a chapter runs after every chapter it READS: a
     cross-chapter read is declared, not an accident of toc order."""
@@ -289,6 +304,8 @@ def _runs(chapters: list[str], executed_dir: Path) -> list[dict]:
         meta = json.loads((executed_dir / f"{chapter}.ipynb").read_text())["metadata"]["book"]
         results = Path(meta["results"])
         shows = meta["profile"] + (" (stored results)" if meta.get("stored_only") else "")
+        if meta["profile"] == "paper" and (scale := paper_scale(chapter)):
+            shows += f": {scale}"
         done = paper_progress(chapter) if meta["profile"] != "paper" else None
         if done and done[0] < done[1]:                 # a reader learns that the paper's scale is on its way
             shows += f"; paper: {done[0]} of {done[1]} points computed"
