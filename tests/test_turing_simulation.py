@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from lib.chapters.turing_simulation import compute as ts
-from lib.chapters.turing_simulation import margins, page, read, rows
+from lib.chapters.turing_simulation import margins, page, power, read, rows
 from lib.core import params
 from lib.core.store import Store, key_of, spec_dict
 from lib.core.sweep import collect
@@ -305,29 +305,33 @@ def test_polylog_row_tests_the_theorems_bound_not_flatness(monkeypatch):
 
 
 # The quick profile's robustness radii (counter machine, 3 random directions), with and without correction.
-RADII = {True: {16: (0.3908, 10.36, [1.953, 2.026, 2.001]), 32: (0.3814, 10.10, [1.727, 2.026, 2.051]),
+RADII = {True: {16: (0.3908, 10.36, [1.953, 2.026, 2.001]), 24: (0.3814, 10.10, [1.624, 1.792, 2.655]),
+                32: (0.3814, 10.10, [1.727, 2.026, 2.051]), 48: (0.3814, 10.10, [1.271, 1.302, 1.859]),
                 64: (0.3814, 10.36, [1.882, 1.665, 1.905]), 128: (0.3814, 10.61, [1.437, 1.491, 1.385])},
-         False: {16: (1.566e-4, 9.78e-4, [4.34e-6, 5.68e-6, 1.22e-5]), 32: (4.58e-7, 2.86e-6, [1.98e-10, 6.5e-12, 2.06e-5]),
+         False: {16: (1.566e-4, 9.78e-4, [4.34e-6, 5.68e-6, 1.22e-5]), 24: (5.48e-6, 3.42e-5, [2.50e-8, 1.45e-8, 1.27e-8]),
+                 32: (4.58e-7, 2.86e-6, [1.98e-10, 6.5e-12, 2.06e-5]), 48: (1.70e-9, 1.06e-8, [1.72e-15, 1.59e-15, 1.10e-15]),
                  64: (5.22e-12, 3.34e-11, [1.12e-15, 1.34e-15, 9.3e-16]), 128: (1e-17, 6.6e-17, [1e-17, 1e-17, 1e-17])}}
-SIZE = {16: (5261.0, 162080, 44), 32: (5261.0, 162080, 44), 64: (6409.0, 216720, 48), 128: (7673.0, 282380, 52)}
+SIZE = {16: (5261.0, 162080, 44), 24: (5261.0, 162080, 44), 32: (5261.0, 162080, 44), 48: (5261.0, 162080, 44),
+        64: (6409.0, 216720, 48), 128: (7673.0, 282380, 52)}
 
 
-def _robust_results(swap: bool) -> dict:
+def _robust_results(swap: bool, T=tuple(SIZE)) -> dict:
     """Robust points as stored; swap=True files each horizon's uncorrected radii as the corrected ones and back:
     a run in which the correction's mechanism is absent (and one in which the uncorrected network is robust)."""
     out = {}
     for corr in (True, False):
-        for T, (t, l2, r) in RADII[corr ^ swap].items():
-            a, p, w = SIZE[T]
-            out[(T, corr)] = {"result": {"T": T, "t_struct": t, "struct_l2": l2, "r_random": r, "alpha": a, "p": p, "w": w,
-                                         "d": 4 + int(math.log2(T)) + 2}}
+        for t in T:
+            (tt, l2, r), (a, p, w) = RADII[corr ^ swap][t], SIZE[t]
+            out[(t, corr)] = {"result": {"T": t, "t_struct": tt, "struct_l2": l2, "r_random": r, "alpha": a, "p": p, "w": w,
+                                         "d": 4 + int(math.log2(t)) + 2}}
     return {"robust": out}
 
 
 def test_robustness_claims_fail_when_the_mechanism_is_absent():
     """Issue 29's rule for a claim: it passes the faithful run and fails a run without the mechanism it is about
-    (the correction's T-independent radius for 7-polylog-random and 12-bound, the uncorrected collapse for the
-    other two); censored radii (at the float64 floor) are shown as bounds, not dropped."""
+    (the correction's T-independent radius for 7-polylog-random, the uncorrected collapse for the other two);
+    censored radii (at the float64 floor) are shown as bounds, not dropped. 12-bound, a formula of the sizes and
+    of 7-polylog-random's radius, is a check and fails with it."""
     P = {"n_directions": 3}
     ids = ("7-polylog-random", "12-bound", "7-collapse", "7-random-nocorr")
     measure = {r.id: r.measure for r in rows.ROWS}
@@ -335,11 +339,46 @@ def test_robustness_claims_fail_when_the_mechanism_is_absent():
     for i in ids:
         assert measure[i](P, faithful).passed, i
         assert not measure[i](P, absent).passed, i
-        assert next(r for r in rows.ROWS if r.id == i).kind == "claim"
+        assert next(r for r in rows.ROWS if r.id == i).kind == ("check" if i == "12-bound" else "claim")
     collapse = measure["7-collapse"](P, faithful).measured
-    assert "$T$ = 128: ≤ 1e-15 (censored)" in collapse and "over 3 measured radii" in collapse
+    assert "$T$ = 128: ≤ 1e-15 (censored)" in collapse and "over 5 measured radii" in collapse
     assert "sd over 3 directions" in measure["7-polylog-random"](P, faithful).measured
     assert "sd over 3 directions" in measure["12-bound"](P, faithful).measured
+
+
+def test_collapse_needs_five_measured_radii():
+    """The doublings 16, 32, 64 alone leave 3 radii above the floor: a line through them reaches R^2 > 0.9 for
+    radii with no trend in about one run in five, so the row reads censored, not pass; a censored radius before a
+    measured one fails whatever their number."""
+    row = next(r for r in rows.ROWS if r.id == "7-collapse")
+    three = row.measure({}, _robust_results(False, T=(16, 32, 64, 128)))
+    assert not three.passed and "fewer than 5" in three.censored
+    early = _robust_results(False, T=(16, 32, 64, 128))
+    early["robust"][(16, False)]["result"]["t_struct"] = 1e-17
+    v = row.measure({}, early)
+    assert not v.passed and not v.censored
+
+
+def test_random_nocorr_reads_the_smallest_radius_so_directions_only_tighten_it():
+    """The old rule held the largest radius over the directions to 1e-4 and failed the paper profile's 6 directions
+    at T = 16 (two near 1e-2); the smallest over the directions bounds the margin, so a direction added can only
+    lower it, and the pass share of resampled runs grows with the directions (power.nocorr_rates)."""
+    row = next(r for r in rows.ROWS if r.id == "7-random-nocorr")
+    res = _robust_results(False)
+    res["robust"][(16, False)]["result"]["r_random"] = [4.34e-6, 1.02e-2, 7.77e-3]   # the old rule failed this
+    assert row.measure({}, res).passed
+    res["robust"][(16, False)]["result"]["r_random"] = [1.02e-2, 7.77e-3, 2e-4]      # no direction below 1e-4
+    assert not row.measure({}, res).passed
+    rates = {D: power.nocorr_rates({}, _robust_results(False), sims=60, directions=D)["faithful"] for D in (1, 3, 12)}
+    assert rates[1] <= rates[3] <= rates[12] and rates[3] >= 0.9
+
+
+def test_power_of_the_uncorrected_rows():
+    """Faithful runs pass, runs without the mechanism fail (the rows' own functions, power.py)."""
+    res = _robust_results(False)
+    nocorr, collapse = power.nocorr_rates({}, res, sims=60), power.collapse_rates({}, res, sims=60)
+    assert nocorr["faithful"] >= 0.9 and nocorr["null"] <= 0.05
+    assert collapse["faithful"] >= 0.9 and collapse["null"] <= 0.1
 
 
 def test_every_threshold_says_whose_it_is():
