@@ -507,3 +507,34 @@ def test_restated_rules_have_power():
     exact = power.apph_shares(power.apph_world({("none", "sexp", "lin", 1): (-13.0, 0.3)}), "H4b-lin", P, 40)
     copy = power.apph_shares(power.apph_world({("none", "sexp", "lin", 1): (np.log10(power.COPY_4B), 0.3)}), "H4b-lin", P, 40)
     assert exact["pass"] >= 0.8 and copy["pass"] <= 0.1
+
+
+def test_paper_findings_quote_the_stored_numbers():
+    """Issue 37: the findings of the Appendix H and Part C sections and under the claim table take every number from
+    the stored paper results: each number in them is one of the computed tables' or claim rows' (which read the stored
+    points), a parameter, or the paper's four stated numbers."""
+    import re
+
+    from lib.core import verify
+    stored, total, _ = verify.progress("rpe_decay", "paper")
+    if stored < total:
+        pytest.skip(f"paper profile in progress ({stored} of {total} points)")
+    P = params_mod.resolve("rpe_decay", "paper")
+    results = collect(rd.points(P), Store("rpe_decay", "paper", stored_only=True), "cpu", log=None)
+    claim_rows = page.claims(P, results)
+    text = "\n".join([page.apph_findings(P, results), page.partc_findings(P, results),
+                      page.findings_markdown(P, results, claim_rows)])
+    assert text.strip()
+    allowed = " ".join([page.apph_summary(P, results), page.apph_numbers(P, results), page.training_summary(P, results)]
+                       + [r["measured"] + " " + r["paper"] + " " + r["expected"] for r in claim_rows]
+                       + [str(v) for v in P.values()] + [apph_rows.num(v) for v in apph_rows.PAPER.values()]
+                       + [page.optimum_values(r) for r in page.train_table(results)])
+    number = re.compile(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?")
+    ps = [r["p"][0] for c in apph_rows.arms(results) for r in apph_rows.apph_table(P, results, c)]
+    exponents = {f"{p:.2f}" for p in ps} | {f"{p:.3f}" for p in ps}
+    counts = {str(page.distinct_exponents(r["p"])) for r in page.train_table(results)}
+    # names and fixed symbols, not measurements: eq. (4), e^6 (the largest exponent), t^-0.5, rho(0)^2 = 1, 4a/4b
+    cited = re.sub(r"eq\. \(\d\)|\^\{?-0\.5\}?|\$\\rho\(0\)\^2 = 1\$|[0-9][ab]\b|14[ab]|\$H\$ = \d+|p = 0\.5(?!\d)|distance 0|"
+                   r"\$t = 0\$|\$t \\ge 1\$", "", text)
+    stray = {n for n in number.findall(cited) if n not in number.findall(allowed) and n not in exponents | counts}
+    assert stray == set(), f"numbers in the findings that no stored result gives: {stray}"

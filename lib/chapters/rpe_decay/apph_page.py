@@ -108,9 +108,9 @@ def explain(P: dict, results: dict) -> dict[str, str]:
         learns = med < copy
         out["H4b-log"] = (f"copying the current token alone scores {fmt(copy)}, and the paper's {num(PAPER['H4b-log'])} "
                           f"is {PAPER['H4b-log'] / copy:.1f}× that; with w0 this run's {H} log heads reach a median of "
-                          f"{fmt(med)}, " + (f"{copy / med:.0f}× below it: they learn the tail beyond the current "
-                                             "token, and the failure the paper reports does not reproduce"
-                                             if learns else f"{med / copy:.1f}× the baseline, as the paper reports")
+                          f"{fmt(med)}, {med / copy:.2g}× the baseline: " + (
+                              "they learn the tail beyond the current token, and the failure the paper reports does "
+                              "not reproduce" if learns else "no better than copying it, as the paper reports")
                           + ". Heads only, a log head cannot see $t = 0$ (eq. (4)), so every run there stays at or above "
                           r"$\rho(0)^2 = 1$: the mask of $\phi_{\log}$ at distance 0, not the decay")
     a_lin = select(P, results, "spow", "lin", "max", ARM["H4a-lin"])

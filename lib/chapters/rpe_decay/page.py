@@ -174,6 +174,16 @@ def distinct_exponents(p, rel: float = 0.02) -> int:
     return int(1 + np.sum(q[1:] > q[:-1] * (1 + rel))) if len(q) else 0
 
 
+def optimum_values(row: dict) -> str:
+    """What the fitter's optimum of a training run asks of the values: "" unless they have opposite signs and
+    reach above 10 in magnitude (a cancelling combination float32 AdamW does not find)."""
+    alpha = np.asarray(row.get("opt_alpha") if row.get("opt_alpha") is not None else [0.0], float)
+    if not (alpha.min() < 0 < alpha.max() and np.abs(alpha).max() > 10):
+        return ""
+    return (f"the fitter's optimum {fmt(row['opt'])} combines values up to {np.abs(alpha).max():.0e} of opposite signs, "
+            "which float32 AdamW does not find")
+
+
 def partc_findings(P: dict, results: dict) -> str:
     """Part C in words, every number from the stored runs (the chapter's test checks them): how many exponents the
     log heads use, and claims 14a and 14b with what decides them."""
@@ -198,12 +208,11 @@ def partc_findings(P: dict, results: dict) -> str:
                    f"{good}, the matched RPE, is lower in {order_wins(m, good)} of {len(m[good])} seeds.")
     ratio = floor_ratios(rows, floor)
     w = rows[int(np.argmax(ratio))]
-    alpha = np.abs(np.asarray(w["opt_alpha"], float)) if w.get("opt_alpha") is not None else np.array([np.nan])
     out.append(f"**Claim 14b.** The training floor is {fmt(floor)} (the median of {n} precision-limited lin runs). "
                f"{int((ratio <= BAND).sum())} of {len(ratio)} runs are within {BAND}× of max(optimum, floor); the "
                f"furthest is {label(w['k'])}, {w['family']}, $H$ = {w['H']}: {fmt(w['mse'])} against "
-               f"{fmt(reachable(w, floor))} ({ratio.max():.0f}×), where the fitter's optimum {fmt(w['opt'])} uses "
-               f"values up to {np.nanmax(alpha):.0e} in magnitude that cancel.")
+               f"{fmt(reachable(w, floor))} ({ratio.max():.1f}×)" + ("; " + optimum_values(w) if optimum_values(w) else "")
+               + ".")
     return "\n\n".join(out)
 
 
@@ -227,9 +236,7 @@ def partc_explain(P: dict, results: dict) -> dict[str, str]:
     floor, _ = training_floor(rows)
     ratio = floor_ratios(rows, floor)
     w = rows[int(np.argmax(ratio))]
-    alpha = np.asarray(w["opt_alpha"], float) if w.get("opt_alpha") is not None else np.array([0.0])
-    cancel = (f"; that optimum combines values up to {np.abs(alpha).max():.0e} of opposite signs, which float32 "
-              "AdamW does not find" if alpha.min() < 0 < alpha.max() and np.abs(alpha).max() > 10 else "")
+    cancel = "; " + optimum_values(w) if optimum_values(w) else ""
     return {"14a-train-order": "the medians per kernel and RPE are in its measured column; the Part C findings "
                                "above say how many exponents the log heads use",
             "14b-train-floor": (f"the furthest run is {label(w['k'])}, {w['family']} RPE, $H$ = {w['H']}: "
