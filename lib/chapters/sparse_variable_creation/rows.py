@@ -155,7 +155,8 @@ def _in_grid(P, results):
     if any(s == -1 for s, *_ in g.values()) or all(s == 1 for s, *_ in g.values()):
         return Verdict(text, all(s == 1 for s, *_ in g.values()), where=where)
     undecided = [T for T, (s, *_) in g.items() if s == 0]
-    return Verdict(text, False, where=where, censored=f"T = {undecided} (the best count's 95% interval contains 1/2)")
+    return Verdict(text, False, where=where,
+                   censored=f"T = {undecided} (the best count's {sc.CONFIDENCE:.0%} interval contains 1/2)")
 
 
 def scale_note(P):
@@ -212,7 +213,7 @@ def _anchor(P, results):
     text = f"{count_text(k1, n1, 100)}, {count_text(k2, n2, 200)}"
     if s1 == 1 or s2 == -1 or (s1 == -1 and s2 == 1):
         return Verdict(text, bool(s1 == -1 and s2 == 1))
-    return Verdict(text, False, censored="the 95% interval at m = "
+    return Verdict(text, False, censored=f"the {sc.CONFIDENCE:.0%} interval at m = "
                    + " and ".join(str(m) for m, s in ((100, s1), (200, s2)) if s == 0) + " contains 1/2")
 
 
@@ -323,8 +324,8 @@ ROWS = [
         "train accuracy 100% and loss $< 10^{-4}$ in $\\ge 95\\%$ of runs (this book's calibration of the paper's 100%)",
         _fits_train),
     Row("A11a", "claim", "Fig. 4 right", "a critical sample size exists in the grid at every $T$",
-        "at every $T$ some $m$'s success count has its 95% interval (Clopper-Pearson) above 1/2; FAIL where every "
-        "$m$'s lies below; censored where the best count's contains 1/2", _in_grid),
+        f"at every $T$ some $m$'s success count has its {sc.CONFIDENCE:.0%} interval (Clopper-Pearson) above 1/2; FAIL "
+        "where every $m$'s lies below; censored where the best count's contains 1/2", _in_grid),
     Row("A11b", "claim", "Fig. 2 and 4 (sublinear scaling)", "$m^*$ grows sublinearly in $T$",
         "power-law exponent of $m^*$ in $T$ below 0.5 (this book's calibration: the paper states $\\log T$) for every "
         "$m^*$ its censoring allows", _exponent),
@@ -334,8 +335,8 @@ ROWS = [
         f"likelihood ratio of the log law to the best other $\\ge {sc.DECIDES:.0f}$ (Royall's fairly strong evidence); "
         f"FAIL at $\\le 1/{sc.DECIDES:.0f}$; censored between (the grid cannot tell the laws apart)", _laws),
     Row("A12", "claim", "Fig. 2 right", "at $T = 400$, $m = 100$ overfits and $m = 200$ generalises",
-        "success count's 95% interval below 1/2 at $m=100$ and above at $m=200$ (the paper's Fig. 2); FAIL where either "
-        "lies on the other side; censored where an interval contains 1/2", _anchor),
+        f"success count's {sc.CONFIDENCE:.0%} interval below 1/2 at $m=100$ and above at $m=200$ (the paper's Fig. 2); "
+        "FAIL where either lies on the other side; censored where an interval contains 1/2", _anchor),
     Row("A13a", "claim", "Fig. 4 left", "the success fraction rises with $m$",
         "rise from the smallest to the largest $m$ $\\ge 0.5$ at every $T$ (this book's calibration)", _rises),
     Row("A13b", "claim", "Fig. 4 left", "the success curves shift right as $T$ grows (a shift only: every increasing law "

@@ -19,7 +19,7 @@ import numpy as np
 from scipy.stats import beta, chi2
 
 LAWS = {"log": np.log, "power": np.sqrt, "linear": lambda T: np.asarray(T, float)}
-LAW_TEXT = {"log": "$a + b\\ln T$", "power": "$a + b\\sqrt{T}$", "linear": "$a + bT$"}
+LAW_TEXT = {"log": "$a + b\\,\\ln T$", "power": "$a + b\\sqrt{T}$", "linear": "$a + bT$"}
 DECIDES = 8.0         # a likelihood ratio of 8 decides between laws (Royall's "fairly strong" evidence); between 1/8
                       # and 8 the grid cannot tell the laws apart
 SHIFT_LEVEL = 0.05    # one-sided level of the likelihood-ratio test of a shift of m* with T
