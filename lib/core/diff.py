@@ -131,15 +131,22 @@ def load(chapter: str, text: str, tmp: Path) -> Side:
     side = Side(text, where, folder)
     stored = _read(folder / "claims.json")
     side.stored = stored if isinstance(stored, list) else None
-    # a parameter the stored run did not know yet has its default (the run could not have set it)
-    side.params = {**{k: p.default for k, p in params_mod.load_schema(chapter).items()}, **prov["params"]}
     store = Store(chapter, folder.name, stored_only=True)
     store.dir = folder
+    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    # A parameter the stored run did not know yet: its points as the chapter reads parameters stored before it (a
+    # compute module gives such a key the value that adds nothing, e.g. no wide sweep), else the schema's default.
+    defaults = {k: p.default for k, p in params_mod.load_schema(chapter).items()}
     try:
-        points = importlib.import_module(f"lib.chapters.{chapter}.compute").points(side.params)
-    except (KeyError, TypeError, ValueError) as err:   # parameters of an older chapter that this checkout reads otherwise
-        raise params_mod.ParamError(f"{folder}: its parameters do not fit this checkout's {chapter} "
-                                    f"({type(err).__name__}: {err})") from None
+        points = compute.points(prov["params"])
+        side.params = dict(prov["params"])
+    except (KeyError, TypeError, ValueError):
+        side.params = {**defaults, **prov["params"]}
+        try:
+            points = compute.points(side.params)
+        except (KeyError, TypeError, ValueError) as err:   # parameters of an older chapter this checkout reads otherwise
+            raise params_mod.ParamError(f"{folder}: its parameters do not fit this checkout's {chapter} "
+                                        f"({type(err).__name__}: {err})") from None
     side.n_points = len(points)
     for p in points:
         side.seeds[p.name] = {v for k, v in vars(p.spec).items() if k.endswith("seeds") and isinstance(v, int) and v > 1}
