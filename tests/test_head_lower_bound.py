@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from lib.chapters.head_lower_bound import compute as hl
-from lib.chapters.head_lower_bound import page
+from lib.chapters.head_lower_bound import fig2_rows, page, scaling_rows
 from lib.core import params
 from lib.core.store import key_of, spec_dict
 from lib.science import a2, engine, models, qstr
@@ -174,7 +174,7 @@ def test_fig2_outside_asks_what_the_authors_run_gives():
         M = np.full((d + 2 * d_e, d + 2 * d_e), 10.0 / ratio)
         M[d + d_e:, d:d + d_e] += 10 * np.eye(d_e) - np.eye(d_e) * 10.0 / ratio
         results = {"figure2": {"result": {"M": M, "d_e": d_e, "epoch_loss": [0.1], "test_mse": 0.1}}}
-        assert page._fig2_outside({"fig2_d": d, "fig2_train": 640}, results).passed is passed
+        assert fig2_rows.fig2_outside({"fig2_d": d, "fig2_train": 640}, results).passed is passed
 
 
 def test_head_mask_gives_exactly_the_smaller_model():
@@ -222,11 +222,11 @@ def test_figure2_stats_on_the_template():
     d, d_e = 3, 5
     M = np.zeros((d + 2 * d_e, d + 2 * d_e)) + 0.01
     M[d + d_e:, d:d + d_e] += 10 * np.eye(d_e)
-    st = page.figure2_stats(M, d, d_e)
+    st = fig2_rows.figure2_stats(M, d, d_e)
     assert st["top_on_diag"] == d_e and st["positive"] == 1.0 and st["diag_mean"] == pytest.approx(10.01)
     M[0, 0] = 50                                                          # one large entry elsewhere
-    assert page.figure2_stats(M, d, d_e)["top_on_diag"] == d_e - 1
-    assert page.figure2_stats(-M, d, d_e)["positive"] == 0.0
+    assert fig2_rows.figure2_stats(M, d, d_e)["top_on_diag"] == d_e - 1
+    assert fig2_rows.figure2_stats(-M, d, d_e)["positive"] == 0.0
 
 
 def test_a_repeated_code_breaks_assumption3_and_caps_its_target():
@@ -353,9 +353,122 @@ def _scaling_results(samples_of_N, seeds=5, noise=0.05):
 
 def test_scaling_tells_polylog_from_a_power():
     """'slope < 1' accepted N^0.9; the rule p + 2 se < 1/2 over N = 16..256 does not."""
-    assert page._scaling(*_scaling_results(lambda N: 2000 * np.log(N))).passed
-    assert not page._scaling(*_scaling_results(lambda N: 300 * N ** 0.9)).passed
+    assert scaling_rows.scaling_claim(*_scaling_results(lambda N: 2000 * np.log(N))).passed
+    assert not scaling_rows.scaling_claim(*_scaling_results(lambda N: 300 * N ** 0.9)).passed
     P, res = _scaling_results(lambda N: 2000 * np.log(N))
     res["scaling"][256]["result"]["samples"][0] = np.nan                            # one censored run
-    v = page._scaling(P, res)
+    v = scaling_rows.scaling_claim(P, res)
     assert not v.passed and v.measured.startswith("censored") and v.censored
+
+
+# ------------------------------------------------------------------------------------- issue 36: rules and power
+def _pass_rate(rule, world, sims=200, seed=0) -> float:
+    rng = np.random.default_rng(seed)
+    return float(np.mean([rule(world(rng)).passed for _ in range(sims)]))
+
+
+def test_reach_fraction_rule_has_power():
+    """5-reach-fraction asked for half of the 6 H >= q runs: a rerun drawn like the stored one (4 of 6 reach) failed it
+    10-34% of the time. At a third: a rerun drawn like it (reach probability from the posterior of 4 of 6) passes
+    >= 90% of 200 simulations, a world where training finds the solution in 1 run of 10 passes <= 20%, and a world
+    without Theorem 4's mechanism (H >= q no better than q - 1: no run reaches) never."""
+    P = {"p21_q": 2, "n_seeds": 3}
+    good, stalled = [1.0, 0.9], [1.0, 0.01]
+
+    def world(p_reach):
+        def draw(rng):
+            p = p_reach(rng)
+            hit = rng.random(6) < p
+            return _prop21([0.02 if h else 0.28 for h in hit], [good if h else stalled for h in hit])
+        return draw
+
+    rule = lambda res: page._reach_fraction(P, res)
+    assert _pass_rate(rule, world(lambda rng: rng.beta(5, 3))) >= 0.9
+    assert _pass_rate(rule, world(lambda rng: 0.1)) <= 0.2
+    assert _pass_rate(rule, world(lambda rng: 0.0)) == 0.0
+    assert page.REACH_SHARE == pytest.approx(1 / 3) and page.reach_share([0.01, 0.5, 0.5])["passed"]
+    assert not page.reach_share([0.01, 0.5, 0.5, 0.5])["passed"]
+
+
+def _prop3(fvu, heads, q=2, d=8, se=0.004):
+    return {"prop3": {"result": {"heads": heads, "bound": [hl.lower_bound("prop3", H, q, d) for H in heads], "fvu": fvu,
+                                 "fvu_se": [se] * len(fvu), "svals": [[1.0, 0.5]] * len(fvu)}}}
+
+
+def test_below_floor_prop3_tells_a_learning_arm_from_one_that_learns_nothing():
+    """7-below-floor-prop3: the issue-36 Prop. 3 arm (every H at FVU 0.85-0.91) fails it and the page says the floor
+    check cannot bite; an arm whose H >= q runs reach 0.03 passes. Power over 200 simulations: a rerun drawn like that
+    (each H >= q run learns with a probability from the posterior of 6 of 6, else it sits at the H = q - 1 level)
+    passes >= 95%; a world without Theorem 4's mechanism (H >= q no better than H = q - 1) never."""
+    P = {"p3_q": 2, "p3_d": 8, "n_seeds": 3}
+    heads = [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    dead = _prop3([0.88, 0.9, 0.87, 0.86, 0.89, 0.91, 0.88, 0.87, 0.86], heads)
+    assert not page._below_floor_prop3(P, dead).passed
+    assert "cannot bite" in page.prop3_note(P, dead) and "0.860 to 0.910" in page.prop3_note(P, dead)
+    alive = _prop3([0.52, 0.57, 0.52, 0.034, 0.032, 0.032, 0.036, 0.034, 0.033], heads)
+    v = page._below_floor_prop3(P, alive)
+    assert v.passed and "6 of 6" in v.measured and "against 0.375" in v.measured
+    assert "can bite" in page.prop3_note(P, alive)
+
+    def world(p_learn):
+        def draw(rng):
+            p = p_learn(rng)
+            up = [0.033 if rng.random() < p else rng.choice([0.52, 0.57]) for _ in range(6)]
+            return _prop3([0.52, 0.57, 0.52] + up, heads)
+        return draw
+
+    rule = lambda res: page._below_floor_prop3(P, res)
+    assert _pass_rate(rule, world(lambda rng: rng.beta(7, 1))) >= 0.95
+    assert _pass_rate(rule, world(lambda rng: 0.0)) == 0.0
+
+
+def test_scaling_row_says_slower_than_sqrt_n_unless_the_aic_picks_ln_n():
+    """4-scaling tests p < 1/2: its statement says "slower than sqrt N", and the polylog reading is left to the AIC
+    comparison, which the page puts in words: on counts that grow like N^0.25 with the spread of the stored runs
+    it does not single out ln N; on counts that grow like ln N it does."""
+    row = next(r for r in page.ROWS if r.id == "4-scaling")
+    assert "slower than $\\sqrt N$" in row.statement and "polylogarithmic in" not in row.statement
+    P, res = _scaling_results(lambda N: 2000 * N ** 0.25, noise=0.2)
+    s = scaling_rows.scaling_numbers(P, res)
+    assert s["passed"] and "slower than √N, not that the cost is polylogarithmic" in scaling_rows.growth_sentence(s)
+    P, res = _scaling_results(lambda N: 2000 + 4000 * np.log(N), noise=0.01)
+    s = scaling_rows.scaling_numbers(P, res)
+    assert s["log_best"] and "consistent with a polylogarithm" in scaling_rows.growth_sentence(s)
+    P, res = _scaling_results(lambda N: 300 * N, noise=0.05)
+    s = scaling_rows.scaling_numbers(P, res)
+    assert not s["passed"] and "nor one slower than" in scaling_rows.growth_sentence(s)
+
+
+def test_prose_quotes_the_stored_paper_numbers():
+    """The numbers the page's sentences quote (glued) are the stored paper points' own, recomputed here from the raw
+    lists: the Prop. 21 reach count, the Prop. 3 runs against the H = q - 1 floor, the AIC of each growth law of the
+    samples-to-threshold counts, the check set's standard error and the code pairs that break Assumption 3."""
+    from lib.core.store import ROOT, Store
+    from lib.core.sweep import collect
+
+    P = params.resolve("head_lower_bound", "paper")
+    store = Store("head_lower_bound", "paper", root=ROOT / "results", stored_only=True)
+    if any(not store.has(p.spec) for p in hl.points(P)):
+        pytest.skip("the paper profile is not complete")
+    results = collect(hl.points(P), store, "cpu", log=None)
+    p21, p3 = results["prop21"]["result"], results["prop3"]["result"]
+    q = P["p21_q"]
+    reach = page.reach_numbers(P, results)
+    assert (reach["reach_k"], reach["reach_n"]) == (sum(f <= 0.05 for H, f in zip(p21["heads"], p21["fvu"]) if H >= q),
+                                                    sum(H >= q for H in p21["heads"]))
+    q3, d3 = P["p3_q"], P["p3_d"]
+    up = [(f, s) for H, f, s in zip(p3["heads"], p3["fvu"], p3["fvu_se"]) if H >= q3]
+    floor = 1 - (q3 - 1) * (q3 + d3) / (q3 * d3)
+    note = page.prop3_note(P, results)
+    assert f"{sum(f + 3 * s < floor for f, s in up)} of the {len(up)} Prop. 3 runs" in note
+    assert f"{floor:.3f} (their FVU: {min(f for f, _ in up):.3f} to {max(f for f, _ in up):.3f})" in note
+    shape = scaling_rows.scaling_glue(P, results)["scaling_shape"]
+    N = np.repeat(P["scale_N"], P["n_seeds"]).astype(float)
+    n = np.array([[s for h, s in zip(results["scaling"][k]["result"]["heads"], results["scaling"][k]["result"]["samples"])
+                   if h == P["scale_q"]] for k in P["scale_N"]], float).ravel()
+    for f in (np.log, np.sqrt, lambda x: x):
+        b, a = np.polyfit(f(N), n, 1)
+        assert f"{len(n) * math.log(np.sum((n - a - b * f(N)) ** 2) / len(n)) + 4:.1f}" in shape
+    se1 = [s for H, s in zip(p21["heads"], p21["fvu_se"]) if H == 1]
+    assert page.check_set_se(P, results) == pytest.approx(float(np.median(se1)) * math.sqrt(P["n_test"] / 1000))
+    assert page.code_overlaps(P)["bad_pairs"] > 0

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from lib.chapters.head_lower_bound.compute import SETTINGS, lower_bound
-from lib.chapters.head_lower_bound.page import RANK_TOL, REACH, scaling_table
+from lib.chapters.head_lower_bound.page import RANK_TOL, REACH
+from lib.chapters.head_lower_bound.scaling_rows import scaling_table
 from lib.science import a2
 from lib.science.stats import loglog_slope
 

@@ -1,0 +1,136 @@
+"""The head_lower_bound page's samples-to-threshold rows: the table of counts per N, the power fit and the AIC
+comparison of growth laws that 4-scaling decides on, the H = 1 runs held by Prop. 21 (4-floor-h1), and the sentences
+the page quotes about them. Page-side: no computation imports it.
+
+    >>> scaling_rows.scaling_numbers(P, results)["p"]
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lib.core.claims import Verdict
+from lib.science import a2
+
+
+def scaling_table(P: dict, results: dict) -> dict:
+    """{H: {"N": [...], "samples": (len(N), seeds), "mean": [...]}} for the samples-to-threshold sweep."""
+    out = {}
+    for H in (1, P["scale_q"]):
+        rows = []
+        for N in P["scale_N"]:
+            r = results["scaling"][N]["result"]
+            rows.append([s for h, s in zip(r["heads"], r["samples"]) if h == H])
+        arr = np.array(rows, dtype=float)
+        out[H] = {"N": list(P["scale_N"]), "samples": arr, "mean": arr.mean(1)}  # NaN where a run is censored
+    return out
+
+
+def floor_h1(P, results):
+    floor = 1 - 1 / P["scale_q"]
+    if P["scale_threshold"] >= floor:
+        return None                                   # Prop. 21 does not keep H = 1 above such a threshold
+    h1 = scaling_table(P, results)[1]
+    best = min(min(f for h, f in zip(results["scaling"][N]["result"]["heads"], results["scaling"][N]["result"]["best_fvu"])
+                   if h == 1) for N in P["scale_N"])
+    return Verdict(f"censored {int(np.isnan(h1['samples']).sum())} of {h1['samples'].size}; lowest FVU on the 1,000 check "
+                   f"prompts {best:.3f} (the best of every check: a noisy minimum)",
+                   bool(np.isnan(h1["samples"]).all()), paper=f"FVU ≥ 1 − 1/q = {floor:.2f}",
+                   where=f"$q={P['scale_q']}$, threshold {P['scale_threshold']}")
+
+
+SAMPLE_GROWTHS = {"ln N": np.log, "N^1/2": np.sqrt, "N": lambda n: n}   # polylog against powers, for n*(N)
+MAX_POWER = 0.5   # the book's calibration: a power N^p with p >= 1/2 is ruled out when p + 2 se < 1/2
+
+
+def power_fit(N, samples) -> dict:
+    """Least-squares slope p of ln n* against ln N over every run (not the means: the spread over seeds is the
+    noise), its standard error, and the number of runs; NaN where fewer than three runs."""
+    x = np.repeat(np.log(np.asarray(N, float)), np.asarray(samples).shape[1])
+    y = np.log(np.asarray(samples, float)).ravel()
+    if len(y) < 3:
+        return {"p": float("nan"), "se": float("nan"), "runs": len(y)}
+    p, a = np.polyfit(x, y, 1)
+    rss = float(np.sum((y - a - p * x) ** 2))
+    se = math.sqrt(rss / (len(y) - 2) / float(np.sum((x - x.mean()) ** 2)))
+    return {"p": float(p), "se": se, "runs": len(y)}
+
+
+def scaling_numbers(P: dict, results: dict) -> dict | None:
+    """What 4-scaling decides on and what the page says of it: the power fit p ± se over every H = q run, its margin
+    below MAX_POWER, and the AIC of a + b f(N) for each law of SAMPLE_GROWTHS, the lowest first. None where a run is
+    censored (the fits need every count)."""
+    S = scaling_table(P, results)[P["scale_q"]]["samples"]
+    if np.isnan(S).any():
+        return None
+    N = scaling_table(P, results)[P["scale_q"]]["N"]
+    fit = power_fit(N, S)
+    cmp = a2.compare_fits(np.repeat(N, S.shape[1]), S.ravel(), SAMPLE_GROWTHS)
+    order = sorted(SAMPLE_GROWTHS, key=lambda k: cmp["fits"][k]["aic"])
+    return {"p": fit["p"], "se": fit["se"], "runs": fit["runs"], "margin": (MAX_POWER - fit["p"]) / fit["se"],
+            "passed": fit["p"] + 2 * fit["se"] < MAX_POWER, "aic": {k: cmp["fits"][k]["aic"] for k in SAMPLE_GROWTHS},
+            "order": order, "aic_margin": cmp["margin"], "log_best": order[0] == "ln N" and cmp["margin"] >= 2}
+
+
+GROWTH_LABEL = {"ln N": "a + b ln N", "N^1/2": "a + b√N", "N": "a + bN"}   # plain text: glued Markdown has no math
+
+
+def growth_sentence(s: dict) -> str:
+    """What the power fit and the AIC comparison of 4-scaling say together, in words: p against 1/2, which law the AIC
+    prefers and by how much, and so what the row can claim (slower than sqrt N; polylogarithmic only where ln N wins)."""
+    best, second = s["order"][0], s["order"][1]
+    ranked = ", ".join(f"{GROWTH_LABEL[k]} {s['aic'][k]:.1f}" for k in s["order"])
+    power = (f"the power fit gives p = {s['p']:.2f} ± {s['se']:.2f}, "
+             + ("below 1/2 by more than two standard errors" if s["passed"] else "not below 1/2 by two standard errors"))
+    if s["log_best"]:
+        return (f"{power}, and the AIC prefers {GROWTH_LABEL[best]} by {s['aic_margin']:.1f} ({ranked}): "
+                + ("a growth slower than √N and consistent with a polylogarithm" if s["passed"] else
+                   "the law fits, but the growth is not shown slower than √N"))
+    close = "" if s["aic_margin"] >= 2 else ": no law is ahead of the next by 2 or more"
+    return (f"{power}; the AIC ranks {ranked} (lowest first; {GROWTH_LABEL[best]} ahead of {GROWTH_LABEL[second]} by "
+            f"{s['aic_margin']:.1f}{close}), so this grid does not single out ln N: "
+            + ("what it shows is a cost that grows slower than √N, not that the cost is polylogarithmic"
+               if s["passed"] else "it shows neither a polylogarithmic cost nor one slower than √N"))
+
+
+def scaling_glue(P: dict, results: dict) -> dict:
+    """The numbers the samples-to-threshold paragraph quotes (for Chapter.glue): a polylog's local slope 1/ln N at the
+    ends of the grid, and what the AIC comparison of 4-scaling says."""
+    s = scaling_numbers(P, results)
+    return {"slope_lo": 1 / math.log(min(P["scale_N"])), "slope_hi": 1 / math.log(max(P["scale_N"])),
+            "scaling_shape": growth_sentence(s) if s else "some runs never crossed, so no law is fitted"}
+
+
+def scaling_claim(P, results):
+    """Slower than sqrt N, which Theorem 4's polylog cost implies: the slope p of ln n* on ln N, per run, is below 1/2
+    by two of its standard errors (a polylog has local slope 1/ln N: 0.36 at N = 16, 0.18 at 256). The AIC of
+    a + b f(N) is shown beside it: where it does not prefer ln N, the row's verdict is "slower than sqrt N" only.
+    A censored run (never crossed, n* above the cap) is a bound, not a value: the claim then reads "censored"."""
+    hq = scaling_table(P, results)[P["scale_q"]]
+    S = hq["samples"]
+    where = rf"$q={P['scale_q']}$, threshold {P['scale_threshold']}, $N = {min(P['scale_N'])},\dots,{max(P['scale_N'])}$"
+    span = max(P["scale_N"]) / min(P["scale_N"])
+    scale = "" if span >= 16 else (rf"$N$ spans a factor {span:.0f}: telling $\log N$ from $N^{{1/2}}$ needs $N$ over "
+                                   "a decade or more (the paper profile: 16 to 256)")
+    paper = r"polylog $N$ (Thm 4); $\Omega(N)$ for an FFN (Thm 6)"
+    if np.isnan(S).any():
+        return Verdict(f"censored: {int(np.isnan(S).sum())} of {S.size} runs never crossed (n* > "
+                       f"{P['scale_max_samples']:,}), so the slope is only bounded below", False, paper=paper,
+                       where=where, scale=scale, censored="runs above the cap bound the slope from below only")
+    s = scaling_numbers(P, results)
+    aic = ", ".join(f"{k}: {s['aic'][k]:.1f}" for k in SAMPLE_GROWTHS)
+    shape = "slower than √N, consistent with ln N" if s["log_best"] else f"slower than √N; lowest AIC: {s['order'][0]}, not ln N"
+    return Verdict(f"p = {s['p']:.2f} ± {s['se']:.2f} over {s['runs']} runs (margin {s['margin']:+.1f} SE); AIC of "
+                   rf"$a+b\,f(N)$: {aic}" + (f" ({shape})" if s["passed"] else ""),
+                   s["passed"], paper=paper, where=where, scale=scale)
+
+
+def h1_best(P: dict, results: dict) -> str:
+    """The best unexplained variance the H = 1 runs (Prop. 21's data) reached, per N of the scaling sweep."""
+    best = []
+    for N in P["scale_N"]:
+        r = results["scaling"][N]["result"]
+        best.append(f"{N}: {min(f for h, f in zip(r['heads'], r['best_fvu']) if h == 1):.2f}")
+    return ", ".join(best)
+
