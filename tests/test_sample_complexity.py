@@ -299,6 +299,7 @@ def test_the_wide_sweep_lists_panel_a_specs_beyond_n_a_for_its_models_only():
     assert all(p.spec.panel == "a" and key_of(spec_dict(p.spec)) not in main for p in wide)
     older = {k: v for k, v in Q.items() if k not in ("N_wide", "wide_models")}     # parameters stored before it: none
     assert not [p for p in sc.points(older) if p.label[0][0] == "wide"]
+    assert not [p for p in sc.points({**Q, "models": ["rnn"]}) if p.label[0][0] == "wide"]   # only models it trains
 
 
 def test_the_law_fits_recover_each_law_and_the_claim_tells_log_from_power():

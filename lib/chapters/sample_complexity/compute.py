@@ -97,8 +97,8 @@ def run_point(spec: FigurePoint, device: str) -> dict:
 def points(P: dict) -> list[Point]:
     """Every (panel, model, N) of Figure 1 on the task draw task_seed (results[(panel, model, N)] is its record), and
     the task_draw_models' points on the further draws task_seed + j, j < n_task_draws (results[(panel, model, N, j)]);
-    `runs_of` reads either layout, split or not. Beyond the figure, the wide_models on panel (a)'s task at the
-    further lengths N_wide (results[("wide", model, N)]; a length of N_a is panel (a)'s own point): Theorem 1's
+    `runs_of` reads either layout, split or not. Beyond the figure, the wide_models (those also in models) on panel
+    (a)'s task at the further lengths N_wide (results[("wide", model, N)]; a length of N_a is panel (a)'s own point): Theorem 1's
     log N over a range of N that the figure's factor of 3 cannot show. A wide point's spec is a panel (a) spec.
     The authors draw u and the position codes once per N and share them between seeds, so their seeds never average
     over the draw; the further draws measure how much it moves a mean."""
@@ -116,8 +116,8 @@ def points(P: dict) -> list[Point]:
                       threads=1) for r in range(P["n_seeds"])]
 
     main = [p for panel in ("a", "b") for model in P["models"] for N in P[f"N_{panel}"] for p in of(panel, model, N, 0)]
-    wide = [p for model in P.get("wide_models", []) for N in P.get("N_wide", [])   # absent before the wide sweep: none
-            if not (model in P["models"] and N in P["N_a"]) for p in of("a", model, N, 0, "wide")]
+    wide = [p for model in P.get("wide_models", []) if model in P["models"]   # absent before the wide sweep: none
+            for N in P.get("N_wide", []) if N not in P["N_a"] for p in of("a", model, N, 0, "wide")]
     return main + [p for j in range(1, P["n_task_draws"]) for panel in ("a", "b")
                    for model in P["models"] if model in P["task_draw_models"] for N in P[f"N_{panel}"]
                    for p in of(panel, model, N, j)] + wide
