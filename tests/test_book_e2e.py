@@ -66,7 +66,8 @@ def test_html_pages_have_figures_claims_and_no_traceback(book):
         assert "Claim check" in text and verdicts, f"{chapter}: claim table missing"
         assert "Provenance" in text and "quick" in text
         # the run summary, whatever the numbers' size and format (a slow machine prints "1,855 s")
-        assert re.search(r"[\d,]+ (stored|sweep) points, [\d,.]+ s of \w+ in all, computed on", text), f"{chapter}: run summary missing"
+        summary = re.search(r"[\d,]+ (stored|sweep) points, [\d,.]+ s of \w+ in all, computed on", text)
+        assert summary, f"{chapter}: run summary missing"
         assert "prf:theorem" in text or "proof theorem" in text, f"{chapter}: theorem block missing"
         assert "Traceback" not in text, f"{chapter}: a traceback is rendered"
         # the reader's way to re-run it: the command, and the chapter's source as a download that exists

@@ -77,7 +77,8 @@ def paper_like():
 
 def test_summarize_table():
     table = page.summarize(P, paper_like())
-    assert set(table) == {"a", "b", "wide"} and set(table["a"]["ffn"]) == {"authors", "task"} and set(table["b"]["ffn"]) == {"task"}
+    assert set(table) == {"a", "b", "wide"}
+    assert set(table["a"]["ffn"]) == {"authors", "task"} and set(table["b"]["ffn"]) == {"task"}
     entry = table["a"]["ffn"]["authors"]
     assert entry["N"] == page.PAPER_MEANS["a"]["N"]
     assert entry["runs"].shape == (6, 3)
