@@ -368,3 +368,14 @@ def test_the_paper_page_quotes_the_stored_numbers():
     allowed = {n for q in quoted for n in re.findall(r"[-+]?\d[\d,]*(?:\.\d+)?%?", q)} | spreads
     allowed |= {str(n) for r in rows for n in (r["N"],)}
     assert [n for n in numbers if n not in allowed] == [], note
+
+
+def test_the_doubling_note_says_what_the_gains_per_doubling_show():
+    from lib.chapters.sample_complexity import wide
+
+    records = paper_like()       # the wide sweep on a log law: the same gain per doubling
+    assert "adds about the same number of samples" in wide.doubling_note(page.summarize(P, records), P, "authors")
+    for key in [k for k in records if k[0] == "wide"]:
+        m = 100.0 * key[2]       # linear in N: each doubling adds twice the last
+        records[key]["result"]["samples"] = [[m] * 2, [m] * 2, [m] * 2]
+    assert "more samples with each doubling" in wide.doubling_note(page.summarize(P, records), P, "authors")

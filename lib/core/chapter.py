@@ -87,13 +87,14 @@ class Chapter:
 
         src = self.stored or self.computed
         if self.profile == "paper" and src:
-            last = f", the last of {src['point_commits']}" if src.get("point_commits", 1) > 1 else ""
             from lib.core.runner import paper_scale
 
             scale = paper_scale(self.name)
-            text = ("This page shows **paper-profile** results" + (f", {scale}" if scale else "") + ", computed on "
-                    f"{src['device']} (torch {src['torch']}; commit `{src['commit']}`{last}) and stored in "
-                    f"`results/{self.name}/paper/`; this build rendered them without recomputing anything.")
+            # The machines and commits come from the points themselves (the run summary and the provenance): the last
+            # compute call's (compute.json) may have found every point stored and computed nothing.
+            text = ("This page shows **paper-profile** results" + (f", {scale}" if scale else "") + ", stored in "
+                    f"`results/{self.name}/paper/`; this build rendered them without recomputing anything. The run "
+                    "summary below names the machines and commits that computed them.")
         elif self.profile == "quick":
             text = ("This page shows the **quick** profile: the paper's experiment at a scale a 2-core CPU runs in a "
                     "few minutes. The claim check says which claims depend on scale; the `paper` profile runs the "
@@ -208,5 +209,7 @@ def verdict_line(rows: list[dict], profile: str):
     parts = [f"implementation checks **{checks_ok} of {checks_ok + checks_bad}** pass" if checks_ok + checks_bad else "",
              f"claims: **{passed} pass**", f"**{len(bad)} fail** ({ids(bad)})" if bad else "0 fail",
              f"{low} below scale ({ids(under)})" if low else "", f"{open_} censored ({ids(cen)})" if open_ else ""]
+    # a glued Markdown is parsed inline without Sphinx's roles: the link to the definitions is plain HTML
     return Markdown(f"**Verdict of this run** (profile `{profile}`): " + "; ".join(p for p in parts if p)
-                    + ". The claim check at the end of the page has each row; {ref}`what a verdict means <verdicts>`.")
+                    + '. The claim check at the end of the page has each row (<a href="../intro.html#verdicts">what a '
+                    "verdict means</a>).")

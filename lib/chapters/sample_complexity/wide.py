@@ -28,6 +28,7 @@ from lib.science.seeds import seed_of
 FROM_N = 4                  # as Figure 1's slope claims: N = 2 is cheap for every model
 LAWS = ("log", "power", "linear")
 LAW_TEXT = {"log": "$a + b\\ln N$", "power": "$cN^p$", "linear": "$a + bN$"}
+SAME_GAIN = 1.5             # doubling_note: gains per doubling within this ratio read "about the same"
 MIN_DECADES = 1.5           # a law comparison needs N over at least this many decades (the paper profile: 1.5)
 
 
@@ -119,6 +120,27 @@ def local_slopes(w: dict) -> tuple[list[float], np.ndarray]:
     N = np.asarray(w["N"], float)
     m = np.log(w["runs"].mean(1))
     return list(np.sqrt(N[1:] * N[:-1])), np.diff(m) / np.diff(np.log(N))
+
+
+def doubling_note(table: dict, P: dict, test: str = "task") -> str:
+    """What each doubling of N adds to the Transformer's mean count beyond Figure 1, in words: under a log law every
+    doubling adds the same b ln 2; under a power law each adds more than the last. "" without a wide sweep."""
+    w = series(table, P, test)
+    if w is None:
+        return ""
+    N, m = w["N"], w["runs"].mean(1)
+    pairs = [(a, b) for a in N for b in N if b == 2 * a and a >= max(P["N_a"])]
+    if len(pairs) < 2:
+        return ""
+    gains = [m[N.index(b)] - m[N.index(a)] for a, b in pairs]
+    steps = ", ".join(f"{g:+,.0f} from $N$ = {a} to {b}" for g, (a, b) in zip(gains, pairs))
+    spread = max(gains) / min(gains) if min(gains) > 0 else float("inf")
+    trend = np.polyfit(np.arange(len(gains)), gains, 1)[0] / np.mean(gains) if np.mean(gains) > 0 else 0.0
+    how = ("about the same number of samples, as a logarithm of $N$ does (a power of $N$ would add more with each "
+           "doubling)" if spread < SAME_GAIN else
+           "more samples with each doubling, as a power of $N$ does" if trend > 0 else
+           "fewer samples with each doubling: slower than a logarithm of $N$")
+    return f"Beyond Figure 1 each doubling of $N$ adds {how} to the Transformer's mean ({steps})."
 
 
 def logn_verdict(table: dict, P: dict) -> Verdict | None:
