@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 from lib.chapters.rpe_decay.compute import Kernel, kernel_name, kernel_values
-from lib.chapters.rpe_decay.read import fmt
+from lib.chapters.rpe_decay.read import fmt, times
 from lib.core.claims import Row, Verdict
 
 SOURCE = "Appendix H, {} (NeurIPS version)"
@@ -110,7 +110,7 @@ def margin(values, threshold: float, below: bool, stat: str = "worst") -> str:
     d = (np.log10(threshold) - lv) if below else (lv - np.log10(threshold))
     m = float(d.min()) if stat == "worst" else float(np.median(d))
     sd, words = spread(values)
-    z = f" = {m / sd:+.1f} sd over {len(lv)} seeds ({words})" if sd >= IDENTICAL else f" ({words})"
+    z = f" = {m / sd:+.1f} sd over {len(lv)} seeds ({words})" if sd >= IDENTICAL else f"; {words}"
     return f"margin {m:+.1f} decades" + z
 
 
@@ -204,8 +204,9 @@ def _4a_lin(P, results):
     two = two_head_reading(P, results, ARM[rid])
     reading = (f"; the paper's {num(PAPER[rid])} is nearest the optimum of {two['H']} lin head(s), {fmt(two['opt'])} "
                f"(trained here: {fmt(two['trained'])}; with w0: {fmt(two['trained_free'])})") if two else ""
-    measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds); fitter's optimum {opt_text(row)}; "
-                + margin(mse, threshold, False, "median") + reading)
+    measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds), median {times(float(np.median(mse)) / PAPER[rid])}× the "
+                f"paper's {num(PAPER[rid])}; fitter's optimum {opt_text(row)}; " + margin(mse, threshold, False, "median")
+                + reading)
     return Verdict(measured, ok, paper=f"{num(PAPER[rid])} (up to 64 heads)", where=_where(P, H, ARM[rid]),
                    scale="" if ok else _scale(P, H, "max"),
                    expected=f"median MSE over seeds ≥ {threshold:g} ({STAYS_HIGH:g} × the paper's {num(PAPER[rid])}: "
@@ -228,11 +229,11 @@ def _4b_log(P, results):
     ok = log_no_better_than_copy(mse, copy)
     lin = select(P, results, "sexp", "lin", "min", ARM[rid])
     lin_med = float(np.median(lin[1])) if lin else np.nan
-    vs_lin = f", {med / lin_med:.2g}× the lin head's median ({fmt(lin_med)}, $H$ = {lin[0]})" if lin else ""
+    vs_lin = f", {times(med / lin_med)}× the lin head's median ({fmt(lin_med)}, $H$ = {lin[0]})" if lin else ""
     other = select(P, results, "sexp", "log", "max", "none")
     beside = (f"; heads only: {', '.join(fmt(m) for m in other[1])} (≥ $\\rho(0)^2$ = 1: a log head never sees $t = 0$)"
               if other else "")
-    measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds); median {med / copy:.2g}× the copy-the-current-token "
+    measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds); median {times(med / copy)}× the copy-the-current-token "
                 f"baseline {fmt(copy)}{vs_lin}; fitter's optimum {opt_text(row)}; "
                 + margin(mse, COPY_FACTOR * copy, False, "median") + beside)
     paper_ratio = PAPER[rid] / copy

@@ -62,6 +62,21 @@ def unordered(groups: dict) -> dict:
     return {key: (groups[(key[0], "lin", key[2])][:2] + (v[2],)) for key, v in groups.items()}
 
 
+def at_reach(groups: dict, floor: float, factor: float = 2.0) -> dict:
+    """A world with 14b's mechanism: every run at `factor` times what its heads can reach, max(optimum, floor), with
+    its group's spread."""
+    return {key: (float(np.log10(factor * max(v[2], floor))), v[1], v[2]) for key, v in groups.items()}
+
+
+def matched_better(groups: dict, decades: float = 1.0) -> dict:
+    """A world with 14a's mechanism: at every H the matched RPE (log on the power law, lin on the exponential) a given
+    number of decades below the other, which keeps its stored level."""
+    good = {"power": "log", "exp": "lin"}
+    return {key: ((groups[(key[0], "lin" if key[1] == "log" else "log", key[2])][0] - decades, v[1], v[2])
+                  if key[1] == good[key[0]] and (key[0], "lin" if key[1] == "log" else "log", key[2]) in groups else v)
+            for key, v in groups.items()}
+
+
 def stored_groups(train_rows: list[dict]) -> dict:
     """{(kind, family, H): (log10 centre, sd, optimum)} of stored Part C runs at their largest S."""
     out = {}

@@ -93,5 +93,10 @@ def label(k: Kernel) -> str:
             "spow": lambda: f"$t^{{-{k.beta:g}}}$", "sexp": lambda: f"$e^{{-{k.beta:g}t}}$"}[k.kind]()
 
 
+def times(x: float) -> str:
+    """A ratio for the page: two digits, in scientific notation below 0.01 or from 1000 up (0.047×, 2.0e-04×)."""
+    return f"{x:.1e}" if x < 0.01 or x >= 1000 else f"{x:.2g}"
+
+
 def fmt(x: float) -> str:
     return "inf" if x is None or not np.isfinite(x) else f"{x:.1e}"
