@@ -63,7 +63,7 @@ def apph_numbers(P: dict, results: dict) -> str:
         paper = (("< " if how == "below" else "") + num(PAPER[rid])
                  + (" (one head)" if which == "min" else " (64 heads)"))
         lines.append([rid, paper] + [_cell(select(P, results, kind, family, which, c), rid) for c in ("none", "free")]
-                     + [fmt(copy[kind]), ARM[rid]])
+                     + [fmt(copy[kind]), {"none": "heads only", "free": "with w0"}[ARM[rid]]])
     return markdown_table(["row", "paper", "heads only (the paper's model): median (range)", "with w0: median (range)",
                            "copy-the-current-token baseline", "row decided on"], lines)
 
