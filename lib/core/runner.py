@@ -151,7 +151,6 @@ def paper_scale(chapter: str) -> str:
     """What a chapter's paper profile reproduces, in words (PAPER_SCALE in lib/chapters/<chapter>/__init__.py: a kind
     of SCALE_KINDS and what it leaves out or adds): for the intro's table, the execution report and the chapter's note."""
     import importlib
-
     kind, detail = getattr(importlib.import_module(f"lib.chapters.{chapter}"), "PAPER_SCALE", ("", ""))
     if kind not in SCALE_KINDS:
         return ""
