@@ -144,6 +144,11 @@ KAPPA_BOUND = r"Prop. 8: $d_h \gtrsim N/\log(1+\kappa)$, " + KAPPA
 SLOPE_MIN = 0.5    # Prop. 8's N / log(1 + L^2 ||U||^2) with L^2 ||U||^2 <~ N: local slope >= 1 - 1/log(1 + L^2 ||U||^2)
 
 
+def _bound(x: float) -> str:
+    """A censoring-aware slope bound as a reader reads it: a number, or 'unbounded'."""
+    return f"{x:.2f}" if np.isfinite(x) else "unbounded"
+
+
 def _width_1str(arch):
     def measure(P, results):
         if arch not in P["archs"]:
@@ -152,8 +157,10 @@ def _width_1str(arch):
         ok = bool(e["slope_min"] >= SLOPE_MIN)
         # failing only through its censored widths (the largest slope they allow would pass): neither verdict
         censored = ("" if ok or e["slope_max"] < SLOPE_MIN else
-                    f"the censoring-aware range [{e['slope_min']:.2f}, {e['slope_max']:.2f}] straddles {SLOPE_MIN}")
-        return Verdict(f"slope at least {e['slope_min']:.2f} (censoring-aware; {e['slope']:.2f} through the estimates); "
+                    f"the censoring-aware range [{_bound(e['slope_min'])}, {_bound(e['slope_max'])}] straddles {SLOPE_MIN}")
+        low = (f"slope at least {e['slope_min']:.2f}" if np.isfinite(e["slope_min"]) else
+               "slope unbounded below (a length without $d_h^*$ allows any)")
+        return Verdict(f"{low} (censoring-aware; {e['slope']:.2f} through the estimates); "
                        f"$d_h^*$ = {_dstar_text(e)}; {_runs(e['censored'])} censored at the cap", ok,
                        paper=KAPPA_BOUND + " (a lower bound)",
                        where=f"threshold {P['threshold']}, $N$ = {e['N']}", censored=censored)
