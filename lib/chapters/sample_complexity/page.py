@@ -130,8 +130,8 @@ RERUN = "authors' code, re-run"
 
 
 def _at_least(share: float) -> str:
-    """The smallest of several replicate shares, as read: "all" where every replicate shows it, "≥ 98.5%" otherwise."""
-    return "all" if share >= 1.0 else f"≥ {share:.1%}"
+    """The smallest of several replicate shares, as read: "every replicate", or "≥ 98.5% of replicates"."""
+    return "every replicate" if share >= 1.0 else f"≥ {share:.1%} of replicates"
 
 
 def _tr_fewest(table: dict, P: dict) -> Verdict | None:
@@ -143,7 +143,7 @@ def _tr_fewest(table: dict, P: dict) -> Verdict | None:
     weak = min(grid, key=share.get)
     z = z_above(np.log(np.minimum(B["rnn"][weak], B["ffn"][weak]) / B["transformer"][weak]))
     lowest = [n for n in rg if ref["transformer"][n] < min(ref["rnn"][n], ref["ffn"][n])]
-    return _verdict(table, P, "a", grid, f"TR lowest in {_at_least(share[weak])} of replicates at every N (weakest at N={weak}, "
+    return _verdict(table, P, "a", grid, f"TR lowest in {_at_least(share[weak])} at every N (weakest at N={weak}, "
                     f"z {z:+.1f})",
                     all(v >= LEVEL for v in share.values()), f"{RERUN}: lowest at N={lowest} of {rg}", f"N={grid}")
 
@@ -237,7 +237,7 @@ def _ffn_gap(table: dict, P: dict) -> Verdict | None:
     below = [n for n in table["b"]["ffn"]["task"]["N"] if n < min(grid)]   # shown, not tested: the order per draw
     shown = "; ".join(f"N={n} (not tested), FFN per draw " + " / ".join(f"{x:,.0f}" for x in per_draw(table, "b", "ffn", n))
                       + f" against TR {M['transformer'][n]:,.0f}, RNN {M['rnn'][n]:,.0f}" for n in below)
-    return _verdict(table, P, "b", grid, f"FFN above in {_at_least(share[weak])} of replicates at every N (weakest at N={weak}, "
+    return _verdict(table, P, "b", grid, f"FFN above in {_at_least(share[weak])} at every N (weakest at N={weak}, "
                     f"z {z:+.1f}); min ratio {min(ratio.values()):.2f}" + (f"; {shown}" if shown else ""),
                     all(v >= LEVEL for v in share.values()), f"{RERUN}: min ratio {paper:.2f}", f"N={grid}",
                     crossing_scale(P, M, grid))
@@ -254,7 +254,7 @@ def _rnn_milder(table: dict, P: dict) -> Verdict | None:
     z = min(z_above(np.log(B["ffn"][hi] / B["ffn"][lo] * B[m][lo] / B[m][hi])) for m in ("rnn", "transformer"))
     paper = ", ".join(f"{SHORT[m]} {ref[m][rg[-1]] / ref[m][rg[0]]:.2f}×" for m in ("ffn", "rnn", "transformer"))
     return _verdict(table, P, "b", [lo, hi], ", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer"))
-                    + f"; FFN faster in {_at_least(min(share.values()))} of replicates (z {z:+.1f})",
+                    + f"; FFN faster in {_at_least(min(share.values()))} (z {z:+.1f})",
                     min(share.values()) >= LEVEL,
                     f"{RERUN}: {paper}", f"N={lo}..{hi}", panel_b_scale(P, M, grid))
 
