@@ -117,6 +117,9 @@ def plot_samples(P: dict, table: dict, ref: dict):
     Ns = np.array(sorted(table), float)
     nstar = np.array([table[int(N)]["nstar"] for N in Ns])
     _fit(axes[0, 0], Ns, nstar, COLORS["ffn"], "FFN, full-batch GD + L2")
+    if not np.isfinite(nstar).any():   # an empty panel says why, in the panel
+        axes[0, 0].text(0.5, 0.6, f"no GD-trained FFN reached\ntest MSE < {P['threshold']} at any $N$\n(within the $n$ it was "
+                        "given)", ha="center", va="center", transform=axes[0, 0].transAxes, fontsize=9)
     axes[0, 0].plot(Ns, (1 - P["threshold"]) * Ns * P["d"], "k--", lw=1, label=f"Thm 6 bound $(1 - {P['threshold']})\\,Nd$")
     axes[0, 0].set(title=f"this chapter: test MSE < {P['threshold']}, $d={P['d']}$")
     if ref["available"]:
