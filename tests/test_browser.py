@@ -1,6 +1,7 @@
 """The book as a reader meets it: every page in headless Chromium (Debian's chromium and chromium-driver, driven by
-selenium), offline, at 1280 and 390 px wide. Each claim verdict is in view without scrolling sideways, no display
-equation runs off the column, the console logs no error, and every image has alt text that says something.
+selenium), offline, at 1280 and 390 px wide. Each claim verdict is in view without scrolling sideways, no claim table
+is wider than its column, no equation (display or inline) runs off the column, every chapter says its verdict on its
+first screen, the console logs no error, and every image has alt text that says something.
 
 Skipped, with a message, where Chromium or its driver is missing (.ci/run installs them)."""
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 pytestmark = pytest.mark.e2e
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 WIDTHS = (1280, 390)
+SCREEN = 1000          # px: the window's height, the first screen
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +50,17 @@ const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.right]
 return {
   scroll: document.documentElement.scrollWidth, width: W,
   verdicts: [...document.querySelectorAll('table .sd-badge')].map(e => [e.textContent, ...box(e)]),
-  equations: [...document.querySelectorAll('mjx-container[display="true"]')].map(e =>
-      [e.textContent.slice(0, 60), ...box(e), right]),
+  // an equation inside a box that scrolls sideways (a wide table's) is reached by scrolling that box, not cut off
+  equations: [...document.querySelectorAll('mjx-container')].filter(e => {
+      for (let a = e.parentElement; a && a !== article; a = a.parentElement) {
+        const o = getComputedStyle(a).overflowX;
+        if ((o === 'auto' || o === 'scroll') && a.scrollWidth > a.clientWidth) return false;
+      }
+      return true; }).map(e => [e.textContent.slice(0, 60), ...box(e), right]),
+  claims: [...document.querySelectorAll('table')].filter(t => t.querySelector('.sd-badge')).map(t =>
+      [t.scrollWidth, t.parentElement.clientWidth, t.getBoundingClientRect().right, right]),
+  verdict: [...document.querySelectorAll('p')].filter(p => p.textContent.startsWith('Verdict of this run'))
+      .map(p => p.getBoundingClientRect().top),
   images: [...document.querySelectorAll('article img, .bd-article img')].map(e => [e.getAttribute('src'), e.alt]),
 };
 """
@@ -86,7 +97,13 @@ def test_pages_in_a_browser(book, browser, width):
                 problems.append(f"{name}: verdict '{text}' outside the window ({left:.0f}..{right:.0f} px)")
         for text, _left, right, column in m["equations"]:
             if right > column + 1 or right > m["width"]:
-                problems.append(f"{name}: display equation runs off the column: {text!r}")
+                problems.append(f"{name}: equation runs off the column: {text!r}")
+        for scroll, box, right, column in m["claims"]:   # a claim table fits its column: nothing behind a scroll
+            if scroll > box + 1 or right > column + 1:
+                problems.append(f"{name}: claim table wider than the column ({scroll} > {box} px)")
+        if page.parent.name == "executed" and page.stem != "report":   # a chapter: its verdict on the first screen
+            if not m["verdict"] or m["verdict"][0] > SCREEN:
+                problems.append(f"{name}: no verdict line on the first screen ({m['verdict']})")
         for src, alt in m["images"]:
             words = (alt or "").split()
             if len(words) < 3 or any(w.endswith((".png", ".svg", ".jpg")) for w in words):

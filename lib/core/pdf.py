@@ -3,8 +3,9 @@ Chromium (Debian: apt-get install chromium) and merged with pypdf.
 
 Every page of _toc.yml (the intro, each chapter, the execution report, the bibliography) is printed on its own, in
 the table of contents' order, so each starts on a new page; Chromium runs with no network and waits until MathJax has
-typeset the equations (a virtual-time budget: the page's timers run to completion before it prints). The PDF opens on a
-title page (the book's title, the commit it was built from and the build date), has a page number at the foot of
+typeset the equations (a virtual-time budget: the page's timers run to completion before it prints); a part's
+trailing blank pages (what Chromium emits when a page's content ends right at its foot) are dropped. The PDF opens on
+a title page (the book's title, the commit it was built from and the build date), has a page number at the foot of
 every other page (stamped from one more printed page of numbers, merged with pypdf), one bookmark per page of the
 book, and is written atomically to _build/html/book.pdf, next to the HTML, where the intro's link finds it. Jupyter
 Book's own `pdfhtml` builder downloads a Chromium at build time, which an offline machine cannot.
@@ -69,6 +70,24 @@ def print_page(browser: str, page: Path, out: Path, profile: Path) -> None:
         raise ChapterFailed(f"pdf: Chromium could not print {page} (exit status {proc.returncode}: {last})")
 
 
+def blank(page) -> bool:
+    """A printed page with no text and no image: what Chromium emits after a page whose content ended right at its
+    foot (the page's footer or a margin spilling over). Whether that happens depends on the lengths of the numbers
+    printed before it, so a build must not depend on it."""
+    try:
+        return not page.extract_text().strip() and not list(page.images)
+    except Exception:     # a page pypdf cannot read through is not known to be blank: keep it
+        return False
+
+
+def kept_pages(reader) -> int:
+    """How many pages of a printed part to keep: all but its trailing blank ones (at least one)."""
+    n = len(reader.pages)
+    while n > 1 and blank(reader.pages[n - 1]):
+        n -= 1
+    return n
+
+
 def _print_html(browser: str, text: str, tmp: Path, name: str) -> Path:
     """A generated HTML page (the title page, the page numbers) printed by the same browser, to tmp/<name>.pdf."""
     page, out = tmp / f"{name}.html", tmp / f"{name}.pdf"
@@ -119,7 +138,8 @@ def build_pdf(root: Path = ROOT, log=print) -> Path:
             part = Path(tmp) / f"{i:03d}.pdf"
             print_page(browser, page, part, Path(tmp) / "profile")
             start = len(writer.pages)
-            writer.append(PdfReader(part))
+            reader = PdfReader(part)
+            writer.append(reader, pages=list(range(kept_pages(reader))))
             writer.add_outline_item(title_of(page), start)
             log(f"pdf: [{i + 1}/{len(pages)}] {page.relative_to(html_dir)}: {len(writer.pages) - start} page(s)")
         numbers = PdfReader(_print_html(browser, numbers_html(2, len(writer.pages)), Path(tmp), "numbers"))
