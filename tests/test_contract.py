@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
 import inspect
 import os
 import shutil
@@ -141,6 +142,16 @@ def test_page_is_outside_the_hash_and_the_source_follows_the_contract(chapter):
     for needle in ("prf:theorem", f'Chapter("{chapter}", globals())', "ch.collect(", "ch.finish(", "check.claims",
                    "check.provenance"):
         assert needle in source, f"{chapter}.md: {needle!r} missing"
+    # the verdict on the first screen: under the opening paragraph, before the theorem
+    assert -1 < source.find("{glue:md}`verdict`") < source.find("prf:theorem"), f"{chapter}.md: no verdict line up top"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_the_paper_profile_says_what_it_reproduces(chapter):
+    from lib.core.runner import SCALE_KINDS, paper_scale
+
+    kind = getattr(importlib.import_module(f"lib.chapters.{chapter}"), "PAPER_SCALE", ("", ""))[0]
+    assert kind in SCALE_KINDS and paper_scale(chapter).startswith(SCALE_KINDS[kind]), chapter
 
 
 def test_unknown_kind_is_refused():

@@ -4,10 +4,12 @@ new NAME` writes a skeleton that meets it):
 - `book/chapters/<name>.md`: a jupytext MyST notebook. Its one `parameters` cell is the schema (a typed default
   and `# constraint: meaning` per line); it states its theorem in a `prf:theorem` block; it calls
   `ch = Chapter("<name>", globals())`, `results = ch.collect(compute.points(P))`, quotes numbers in prose through
-  `ch.glue(...)` and `{glue:text}`, and ends with `check = ch.finish(page.claims(...))`, showing `check.checks`,
+  `ch.glue(...)` and `{glue:text}`, shows its verdict on its first screen ({glue:md}`verdict` under the opening
+  paragraph, glued by `ch.finish`), and ends with `check = ch.finish(page.claims(...))`, showing `check.checks`,
   `check.claims` and `check.provenance`.
-- `lib/chapters/<name>/__init__.py`: what the chapter is (paper, theorem) and `READS`, the chapters whose stored
-  results its page reads (the runner runs those first).
+- `lib/chapters/<name>/__init__.py`: what the chapter is (paper, theorem), `READS`, the chapters whose stored
+  results its page reads (the runner runs those first), and `PAPER_SCALE`, what its paper profile reproduces (the
+  paper's experiment, a subset of it, or this book's scale where the paper has none: lib.core.runner.SCALE_KINDS).
 - `lib/chapters/<name>/compute.py`: what the numbers depend on, and nothing else. Point specs are frozen
   dataclasses (typed fields, one line of meaning each); each point's computation is a module-level
   `run_*(spec, device) -> dict` that sees its spec only; `points(P) -> list[lib.core.sweep.Point]` lists the
