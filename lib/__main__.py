@@ -233,6 +233,8 @@ def main(argv=None) -> int:
     res.add_argument("--rev", required=True, help="the git revision whose code computed the stored points")
     res.add_argument("--check", type=int, default=0, metavar="K",
                      help="recompute the K cheapest points stored from this kind of device and require them identical")
+    res.add_argument("--partial", action="store_true",
+                     help="re-stamp the points whose run function reaches nothing that changed; leave the others")
     args = ap.parse_args(argv)
 
     # runner imports no Jupyter package at module level: `compute` works on a machine with torch, numpy and PyYAML
@@ -264,7 +266,7 @@ def main(argv=None) -> int:
 
             params_mod.resolve(args.chapter, args.profile)   # an unknown chapter or profile: one line, exit 2
             try:
-                restamp(args.chapter, args.profile, args.rev, check=max(args.check, 0))
+                restamp(args.chapter, args.profile, args.rev, check=max(args.check, 0), partial=args.partial)
             except RestampRefused as err:
                 raise params_mod.ParamError(f"restamp {args.chapter} {args.profile}: refused, nothing rewritten: {err}") from None
             return 0

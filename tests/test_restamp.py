@@ -32,9 +32,26 @@ def points(P):
 '''
 
 
-def test_the_reach_of_a_run_function_is_what_it_names_transitively():
-    assert restamp._reached(OLD, {"run_point"}) == {"run_point", "helper", "math", "WIDTH"}
-    assert "points" not in restamp._reached(OLD, {"run_point"})
+OTHER = '''"""another module of the chapter"""
+SCALE = 2.0
+
+
+def twice(x):
+    return SCALE * x
+
+
+def unused():
+    return 0
+'''
+
+
+def test_the_reach_of_a_run_function_is_what_it_names_transitively_across_modules():
+    texts = {"lib.c.compute": OLD.replace("from lib.science import qstr", "from lib.c import other")
+             .replace("return helper(spec)", "return other.twice(helper(spec))"), "lib.c.other": OTHER}
+    seen = restamp.reach(texts, {("lib.c.compute", "run_point")})
+    assert {n for m, n in seen if m == "lib.c.compute"} == {"run_point", "helper", "WIDTH", "other"}
+    assert {n for m, n in seen if m == "lib.c.other"} == {"twice", "SCALE"}          # not `unused`
+    assert ("lib.c.compute", "points") not in seen
 
 
 def test_only_definitions_that_compute_change_count_and_docstrings_do_not():
@@ -65,20 +82,21 @@ def _store_with_points(tmp_path, hashes):
 
 def test_restamp_rewrites_the_old_hash_and_logs_it(tmp_path, monkeypatch):
     monkeypatch.setattr(restamp, "hash_at", lambda chapter, rev: "old000000000")
-    monkeypatch.setattr(restamp, "code_changes", lambda chapter, rev, names: (["points"], []))
+    monkeypatch.setattr(restamp, "code_changes", lambda chapter, rev, roots: (["compute.points"], {}))
     store = _store_with_points(tmp_path, ["old000000000", "old000000000", lib_hash("sample_complexity")])
     entry = restamp.restamp("sample_complexity", "quick", "abc", root=tmp_path, log=lambda *_: None)
     hashes = [json.loads(f.read_text())["lib_hash"] for f in (store.dir / "points").glob("*.json")]
     assert hashes == [lib_hash("sample_complexity")] * 3
-    assert entry["points"] == 2 and entry["changed"] == ["points"] and entry["from"] == "old000000000"
+    assert entry["points"] == 2 and entry["changed"] == ["compute.points"] and entry["from"] == "old000000000"
     assert json.loads((store.dir / "restamps.json").read_text())[-1]["rev"] == "abc"
 
 
 @pytest.mark.parametrize("case", ["other hash", "blocking change"])
 def test_restamp_refuses_and_rewrites_nothing(tmp_path, monkeypatch, case):
     monkeypatch.setattr(restamp, "hash_at", lambda chapter, rev: "old000000000")
-    blocking = ["lib/chapters/x/compute.py: run_point changed"] if case == "blocking change" else []
-    monkeypatch.setattr(restamp, "code_changes", lambda chapter, rev, names: (["run_point"], blocking))
+    def blocking(roots):
+        return {root: ["compute.run_point"] for root in roots} if case == "blocking change" else {}
+    monkeypatch.setattr(restamp, "code_changes", lambda chapter, rev, r: (["compute.run_point"], blocking(r)))
     store = _store_with_points(tmp_path, ["old000000000", "other0000000" if case == "other hash" else "old000000000"])
     before = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
     with pytest.raises(restamp.RestampRefused, match="neither lib|computation changed"):
@@ -92,3 +110,24 @@ def test_the_cli_refuses_in_one_line(capsys):
 
     assert main(["restamp", "nope", "--rev", "HEAD"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_partial_restamp_leaves_the_points_whose_run_function_reaches_a_change(tmp_path, monkeypatch):
+    """Two kinds of point, one whose run function reaches what changed: with partial, only the other is re-stamped,
+    and the log names what was left."""
+    monkeypatch.setattr(restamp, "hash_at", lambda chapter, rev: "old000000000")
+    P = params.resolve("sample_complexity", "quick")
+    kinds = {(p.run.__module__, p.run.__name__) for p in sc.points(P)}
+    assert len(kinds) == 1                     # one run function here: every point blocked, or none
+    monkeypatch.setattr(restamp, "code_changes", lambda chapter, rev, roots: (["x"], {r: ["x"] for r in roots}))
+    store = _store_with_points(tmp_path, ["old000000000", "old000000000"])
+    with pytest.raises(restamp.RestampRefused, match="reaches what changed"):
+        restamp.restamp("sample_complexity", "quick", "abc", root=tmp_path, log=lambda *_: None, partial=True)
+    assert {json.loads(f.read_text())["lib_hash"] for f in (store.dir / "points").glob("*.json")} == {"old000000000"}
+
+
+def test_the_chapters_changes_since_head_block_nothing():
+    """A clean checkout against its own HEAD: no definition differs, so no run function is blocked."""
+    changed, blocking = restamp.code_changes("sample_complexity", "HEAD", {("lib.chapters.sample_complexity.compute",
+                                                                            "run_point")})
+    assert blocking == {} or changed      # a dirty tree may differ; a clean one has neither

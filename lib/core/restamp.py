@@ -7,9 +7,9 @@ made by other code. `restamp` re-stamps them, and only when the evidence holds:
 
 1. **provenance**: every stored point carries the same old hash, and it is `lib_hash(chapter)` of the code at a
    named git revision (so the code that computed them is known and committed);
-2. **the code**: between that revision and today, every lib module the computation imports is unchanged as parsed
-   code (docstrings and comments aside), except top-level definitions of the chapter's compute module that none of
-   the stored points' run functions reaches (through the names it uses, transitively, within the module);
+2. **the code**: between that revision and today, nothing that a stored point's run function reaches changed as
+   parsed code (docstrings and comments aside): the definitions it uses, transitively, across compute.py and the lib
+   modules it imports (with `partial`, the points whose run function does reach a change are left as they are);
 3. **a rerun** (optional, `check`): the cheapest stored points that were computed on this kind of device,
    recomputed now, give the stored result exactly, number for number (wall times aside).
 
@@ -86,60 +86,96 @@ def _without_docstrings(node):
     return node
 
 
-def _reached(text: str, roots: set[str]) -> set[str]:
-    """The top-level names of a module that `roots` reach through the names their code uses, transitively."""
-    tree = {}
+def _module_name(rel: str) -> str:
+    return rel[:-3].replace("/", ".")
+
+
+def _parse(text: str, mod: str, modules: set[str]) -> tuple[dict, dict]:
+    """(defs, links) of one module: its top-level definitions by name, and the names its lib imports bind, each to
+    (module, name) where it imports a definition or (module, None) where it imports a module of `modules`."""
+    defs, links = {}, {}
     for node in ast.parse(text).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            tree[node.name] = node
+            defs[node.name] = node
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:
-                for n in ast.walk(t):
-                    if isinstance(n, ast.Name):
-                        tree[n.id] = node
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            tree.update({name: node for name in _bound(node)})
+            defs.update({n.id: node for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)})
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "lib":
+            for a in node.names:
+                full = f"{node.module}.{a.name}"
+                links[a.asname or a.name] = (full, None) if full in modules else (node.module, a.name)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in modules:
+                    links[a.asname or a.name] = (a.name, None)
+    return defs, links
+
+
+def reach(texts: dict[str, str], roots: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The (module, name) definitions that `roots` reach through the names their code uses, across the lib modules
+    in `texts` ({module: source}): a name of the same module, an imported definition, or `module.attr` of an imported
+    module (a module used otherwise counts whole). Import bindings reached count too, as (module, name)."""
+    parsed = {m: _parse(t, m, set(texts)) for m, t in texts.items()}
     seen, todo = set(), list(roots)
     while todo:
-        name = todo.pop()
-        if name in seen or name not in tree:
+        mod, name = todo.pop()
+        if (mod, name) in seen or mod not in parsed:
             continue
-        seen.add(name)
-        for n in ast.walk(tree[name]):
-            if isinstance(n, ast.Name):
-                todo.append(n.id)
-            elif isinstance(n, ast.ClassDef):
-                todo += [b.id for b in n.bases if isinstance(b, ast.Name)]
+        defs, links = parsed[mod]
+        if name is None:                                     # a whole module
+            seen.add((mod, None))
+            todo += [(mod, n) for n in defs]
+            continue
+        if name in links:
+            seen.add((mod, name))
+            if links[name][1] is not None:          # an imported definition (a module: by its attributes, below)
+                todo.append(links[name])
+            continue
+        if name not in defs:
+            continue
+        seen.add((mod, name))
+        node = defs[name]
+        bases = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and links.get(n.value.id, ("", ""))[1] is None:
+                todo += [(mod, n.value.id), (links[n.value.id][0], n.attr)]
+            elif isinstance(n, ast.Name) and (id(n) not in bases or links.get(n.id, ("", ""))[1] is not None):
+                todo.append((mod, n.id))
+                if links.get(n.id, ("", ""))[1] is None and n.id in links:   # a module passed around: all of it
+                    todo.append((links[n.id][0], None))
     return seen
 
 
-def code_changes(chapter: str, rev: str, run_names: set[str]) -> tuple[list[str], list[str]]:
-    """(changed, blocking): the top-level definitions of the chapter's compute module that differ between `rev` and
-    today, and what blocks a re-stamp: any of them that a run function in `run_names` reaches, or any other module of
-    the computation that is not the same parsed code."""
-    compute = f"lib/chapters/{chapter}/compute.py"
-    old_files = set(lib_modules(chapter, read=lambda rel: _git_show(rev, rel)))
-    new_files = set(lib_modules(chapter))
-    blocking = [f"{rel}: imported at one revision only" for rel in sorted(old_files ^ new_files)]
-    changed: list[str] = []
-    for rel in sorted(old_files & new_files):
-        old, new = _git_show(rev, rel), (ROOT / rel).read_text()
-        a, b = _definitions(old), _definitions(new)
-        diff = sorted(n for n in set(a) | set(b) if a.get(n) != b.get(n))
-        if rel != compute:
-            blocking += [f"{rel}: {n} changed" for n in diff]
-            continue
-        changed = diff
-        reach = _reached(old, run_names) | _reached(new, run_names)
-        blocking += [f"{rel}: {n} changed and a stored point's run function reaches it" for n in diff
-                     if n in reach or n.startswith(("statement ", "from __future__"))]
-    return changed, blocking
+def code_changes(chapter: str, rev: str, roots: set[tuple[str, str]]) -> tuple[list[str], dict]:
+    """(changed, blocking): the definitions of the chapter's computation (compute.py and the lib modules it imports)
+    that differ between `rev` and today as parsed code, as "module.name"; and for each root (module, run function)
+    what of them it reaches, at either revision (a module imported at one revision only, or a changed statement of a
+    module it reaches, counts). A root with nothing there computes as it did."""
+    old_files = lib_modules(chapter, read=lambda rel: _git_show(rev, rel))
+    new_files = lib_modules(chapter)
+    old = {_module_name(r): _git_show(rev, r) for r in old_files}
+    new = {_module_name(r): (ROOT / r).read_text() for r in new_files}
+    changed = {m: ["*"] for m in set(old) ^ set(new)}
+    for m in set(old) & set(new):
+        a, b = _definitions(old[m]), _definitions(new[m])
+        if diff := sorted(n for n in set(a) | set(b) if a.get(n) != b.get(n)):
+            changed[m] = diff
+    blocking = {}
+    for root in roots:
+        seen = reach(old, {root}) | reach(new, {root})
+        hit = [f"{m}.{n}" for m, names in sorted(changed.items()) for n in names
+               if (m, n) in seen or (n == "*" or n.startswith(("statement ", "from __future__")))
+               and any(x == m for x, _ in seen)]
+        if hit:
+            blocking[root] = hit
+    return [f"{m}.{n}" for m, names in sorted(changed.items()) for n in names], blocking
 
 
-def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | None = None, log=print) -> dict:
+def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | None = None, log=print,
+            partial: bool = False) -> dict:
     """Re-stamp every stored point of a profile with today's lib hash, if the evidence above holds; returns the log
-    entry. Raises RestampRefused (nothing rewritten) when it does not."""
+    entry. Raises RestampRefused (nothing rewritten) when it does not. partial: re-stamp the points whose run function
+    reaches nothing that changed and leave the others as they are (computed by other code: recompute them)."""
     from lib.core import params as params_mod
     from lib.core.sweep import run_point
 
@@ -160,10 +196,16 @@ def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | N
     compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
     points = {key_of(spec_dict(p.spec)): p for p in compute.points(params_mod.resolve(chapter, profile))}
     records = {f: r for f, r in records.items() if f.stem in points}      # a stray file (other parameters) stays
+    root_of = lambda p: (p.run.__module__, p.run.__name__)
+    changed, blocking = code_changes(chapter, rev, {root_of(points[f.stem]) for f in records})
+    left = {f: r for f, r in records.items() if root_of(points[f.stem]) in blocking}
+    if left and not partial:
+        raise RestampRefused("the computation changed since " + rev + ": " + "; ".join(
+            f"{run} reaches {', '.join(hit)}" for (_, run), hit in sorted(blocking.items())))
+    records = {f: r for f, r in records.items() if f not in left}
+    if not records:
+        raise RestampRefused(f"every run function of the stored points reaches what changed since {rev}")
     stored = [points[f.stem] for f in records]
-    changed, blocking = code_changes(chapter, rev, {p.run.__name__ for p in stored})
-    if blocking:
-        raise RestampRefused("the computation changed since " + rev + ": " + "; ".join(blocking))
     device = environment("cpu", chapter)["device"].split(" (")[0]
     mine = sorted((p for p in stored if records[store.point_path(p.spec)]["device"].startswith(device)),
                   key=lambda p: p.cost)[:check]
@@ -180,10 +222,11 @@ def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | N
     for f, r in records.items():
         write_json(f, {**r, "lib_hash": new})
     entry = {"from": old, "to": new, "rev": rev, "changed": changed, "rerun": rerun, "points": len(records),
-             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+             "left": sorted(f.name for f in left), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     write_json(store.dir / "restamps.json", (store.read("restamps.json") or []) + [entry])
     log(f"{chapter} {profile}: {len(records)} points re-stamped {old} -> {new} (changed since {rev}: "
-        f"{', '.join(changed) or 'nothing the parse sees'}; rerun: {', '.join(rerun) or 'none'})")
+        f"{', '.join(changed) or 'nothing the parse sees'}; rerun: {', '.join(rerun) or 'none'})"
+        + (f"; {len(left)} left as they are (their run functions reach what changed: recompute them)" if left else ""))
     return entry
 
 
