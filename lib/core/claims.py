@@ -10,6 +10,10 @@ Two kinds, shown as two tables:
 - `claim`: an empirical prediction that a run could refute: a theorem's, a number of the paper, or a
   hypothesis of this book (the row's `source` says which).
 
+A row's rule is best given as data (lib.core.rules): `Row(..., RULE, measure)` with a rule object in place of the
+words; the row's `expected` is then the rule's generated text, and `measure` decides through `RULE.decide(...)`, so
+the threshold is typed once.
+
 A claim whose effect needs more than the run's scale (a quick profile is a scale model) says so: its measure returns a
 `Verdict` with `scale`, the scale at which the effect should show and why. The verdict stays what was measured; a
 failure below that scale is shown as "✗ below scale" with the note, never hidden or turned into a pass.
@@ -56,12 +60,19 @@ class Row:
     kind: str                                  # "check" or "claim" (see KINDS)
     source: str                                # the theorem, the paper's figure or number, or "hypothesis (this book)"
     statement: str
-    expected: str                              # the rule, in words
+    expected: str                              # the rule, in words, or a rule object (lib.core.rules) that writes them
     measure: Callable[..., Verdict | None]     # the statistic; None: this run has nothing to measure it on
+    rule: object = None                        # the rule object, where `expected` was given as one
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if not isinstance(self.expected, str):     # a rule: its text is the row's rule; `expected` keeps the words
+            if not isinstance(getattr(self.expected, "text", None), str):
+                raise ValueError(f"claim {self.id}: expected must be the rule's words or a rule with .text, "
+                                 f"got {self.expected!r}")
+            object.__setattr__(self, "rule", self.expected)
+            object.__setattr__(self, "expected", self.expected.text)
 
 
 def evaluate(rows: list[Row], *data) -> list[dict]:

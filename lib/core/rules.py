@@ -1,0 +1,345 @@
+"""A claim row's rule as data: one frozen object that decides the verdict and writes the rule's text, the margin in
+units of the statistic's spread, and whose calibration the threshold is. The threshold is typed once, as a field;
+the text a reader sees is generated from the same fields, so the words and the decision cannot drift apart.
+
+Every rule has `what` (the statistic, in words), `by` (whose threshold: PAPER, BOOK or EXACT) and `why` (the reason
+or the paper's number). `rule.text` is the rule in words; `rule.decide(...)` returns a lib.core.claims.Verdict whose
+`measured` is the caller's text of the numbers followed by the margin, where a spread is given.
+
+- AtLeast / AtMost / Within: a value (or every value of an array) against a bound; `spread` names the margin's unit.
+- Holds: an identity of the construction, true or false.
+- All: several rules at once (their texts joined; the margins of the parts given a spread).
+- Replicates: a direction held on a bootstrap: the share of replicates at or above a bar, at least `level`.
+- Share: k of n at least (or at most) a share; `binomial` gives the margin in binomial SEs at the bar.
+- ShareInterval: k of n with its Clopper-Pearson interval against p: above passes, below fails, else censored.
+- Significance: a one-sided test at `level` in the direction of its effect; the other direction fails, else censored.
+- Laws: fitted laws compared by likelihood ratio (or AIC): the favoured law by `factor` passes; else fails or censored.
+
+    >>> AtMost("fitted $p$", 3, why="a low degree", spread="sd over {n} directions").decide(2.1, "p = 2.10", 0.3, 6)
+    Verdict(measured='p = 2.10; margin +3.0 sd over 6 directions', passed=True, ...)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import KW_ONLY, dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy.stats import beta, norm
+
+from lib.core.claims import Verdict
+
+PAPER, BOOK, EXACT = "paper", "book", "exact"
+_BY = {PAPER: "paper", BOOK: "book's calibration", EXACT: "exact"}
+
+
+def number(x) -> str:
+    """A threshold as the rule's text shows it: 1/3 for a Fraction, $10^{-4}$ for a small or large power of ten,
+    else the shortest form (0.5, 100, 65,536)."""
+    if isinstance(x, Fraction):
+        return f"{x.numerator}/{x.denominator}"
+    if isinstance(x, (int, np.integer)):
+        return f"{x:,}"
+    k = math.log10(abs(x)) if x else 0.0
+    if x and abs(k) >= 3 and k == round(k):
+        return f"$10^{{{int(round(k))}}}$" if x > 0 else f"$-10^{{{int(round(k))}}}$"
+    return f"{x:g}"
+
+
+def shown(value) -> str:
+    """A measured value, or every value of an array, where the caller gives no text of its own."""
+    return ", ".join(f"{float(v):.4g}" for v in np.atleast_1d(np.asarray(value, float)))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What every rule shares: the statistic's name, whose threshold it is and why, text after the bound (`where`,
+    e.g. "at every $T$"), and the margin's unit (`spread`, formatted with n, e.g. "sd over {n} directions")."""
+    what: str
+    _: KW_ONLY            # after `what`, a subclass's own fields come positionally (AtMost("errors", 0))
+    by: str = BOOK
+    why: str = ""
+    where: str = ""
+    spread: str = "sd"
+
+    def __post_init__(self):
+        if self.by not in _BY:
+            raise ValueError(f"rule {self.what!r}: by must be one of {', '.join(_BY)}, got {self.by!r}")
+
+    @property
+    def calibration(self) -> str:
+        """Whose threshold, in words: "(paper: why)", "(book's calibration: why)", "(exact)"."""
+        return f"({_BY[self.by]}{': ' + self.why if self.why else ''})"
+
+    @property
+    def text(self) -> str:
+        return f"{self.condition()}{' ' + self.where if self.where else ''} {self.calibration}"
+
+    def condition(self) -> str:
+        raise NotImplementedError
+
+    def _margin(self, m: float, n) -> str:
+        if "{n}" in self.spread and n is None:
+            raise ValueError(f"rule {self.what!r}: its spread {self.spread!r} needs n, the number it is over")
+        return f"; margin {m:+.1f} {self.spread.format(n=n)}" if np.isfinite(m) else ""
+
+
+@dataclass(frozen=True)
+class _Bound(Rule):
+    """A value against one bound; `strict` for < or >; `tol` forgives float noise at the bound; `log` takes the
+    margin in decades (log10 of value and bound)."""
+    bound: float = 0.0
+    strict: bool = False
+    tol: float = 0.0
+    log: bool = False
+    sign = 1            # +1: at least; -1: at most
+
+    def condition(self) -> str:
+        if self.sign < 0 and not self.strict and type(self.bound) is int and self.bound == 0:
+            return f"{self.what} = 0"            # a count at most 0 (an int bound): none
+        op = {(1, False): "≥", (1, True): ">", (-1, False): "≤", (-1, True): "<"}[(self.sign, self.strict)]
+        return f"{self.what} {op} {number(self.bound)}"
+
+    def holds(self, v) -> bool:
+        """Whether the value, or every value of an array, is on the passing side (NaN never is)."""
+        b, v = float(self.bound), np.asarray(v, float)
+        if self.sign > 0:
+            return bool(np.all(v > b + self.tol) if self.strict else np.all(v >= b - self.tol))
+        return bool(np.all(v < b - self.tol) if self.strict else np.all(v <= b + self.tol))
+
+    def margin(self, v, spread: float) -> float:
+        """The worst value's distance from the bound on the passing side, in units of `spread` (NaN without one)."""
+        v = np.asarray(v, float)
+        worst = float(np.min(v) if self.sign > 0 else np.max(v))
+        b = float(self.bound)
+        if self.log:
+            worst, b = math.log10(worst), math.log10(b)
+        return self.sign * (worst - b) / spread if spread and np.isfinite(spread) and spread > 0 else math.nan
+
+    def decide(self, value, measured: str = "", spread: float | None = None, n=None, lo=None, hi=None,
+               censored: str = "", **verdict) -> Verdict:
+        """The verdict on `value` (an array: every value). Where censoring leaves the value known only within
+        [lo, hi], the worst end decides, and a range across the bound is `censored` (the caller's why)."""
+        text = (measured or shown(value)) + (self._margin(self.margin(value, spread), n) if spread is not None else "")
+        if lo is not None:
+            worst, best = (lo, hi) if self.sign > 0 else (hi, lo)
+            if censored and self.holds(best) and not self.holds(worst):
+                return Verdict(text, False, censored=censored, **verdict)
+            return Verdict(text, self.holds(worst), **verdict)
+        return Verdict(text, self.holds(value), **verdict)
+
+
+@dataclass(frozen=True)
+class AtLeast(_Bound):
+    """>>> AtLeast("$t^*$", Fraction(1, 3), by=PAPER, where="at every $T$").decide([0.37, 0.4]).passed"""
+    sign = 1
+
+
+@dataclass(frozen=True)
+class AtMost(_Bound):
+    """>>> AtMost("errors", 0, by=EXACT).text   # 'errors = 0 (exact)' (an int 0: a count)"""
+    sign = -1
+
+
+@dataclass(frozen=True)
+class Within(Rule):
+    """lo ≤ value ≤ hi (open: lo < value < hi); the margin is the distance to the nearer end.
+
+    >>> Within("slope", lo=0.9, hi=1.1).decide(1.03, spread=0.02).passed"""
+    lo: float = 0.0
+    hi: float = 0.0
+    open: bool = False
+
+    def condition(self) -> str:
+        a, b = ("(", ")") if self.open else ("[", "]")
+        return f"{self.what} in {a}{number(self.lo)}, {number(self.hi)}{b}"
+
+    def holds(self, v) -> bool:
+        v, lo, hi = np.asarray(v, float), float(self.lo), float(self.hi)
+        return bool(np.all((lo < v) & (v < hi)) if self.open else np.all((lo <= v) & (v <= hi)))
+
+    def decide(self, value, measured: str = "", spread: float | None = None, n=None, **verdict) -> Verdict:
+        v = np.asarray(value, float)
+        m = float(np.min(np.minimum(v - float(self.lo), float(self.hi) - v))) / spread if spread else math.nan
+        return Verdict((measured or shown(value)) + self._margin(m, n), self.holds(value), **verdict)
+
+
+@dataclass(frozen=True)
+class Holds(Rule):
+    """An identity: true or false, no threshold. >>> Holds("formula exact", by=EXACT).decide(True).passed"""
+    by: str = EXACT
+
+    def condition(self) -> str:
+        return self.what
+
+    def decide(self, ok: bool, measured: str = "", **verdict) -> Verdict:
+        return Verdict(measured or str(bool(ok)), bool(ok), **verdict)
+
+
+@dataclass(frozen=True)
+class All:
+    """Several rules, all to pass; one calibration note at the end where the parts share it.
+
+    >>> All((AtMost("errors", 0, by=EXACT), Holds("bit-equal"))).decide((0, True), "0; True").passed"""
+    parts: tuple
+
+    @property
+    def text(self) -> str:
+        cals = {p.calibration for p in self.parts}
+        if len(cals) == 1:
+            return "; ".join(p.condition() + (" " + p.where if p.where else "") for p in self.parts) + " " + cals.pop()
+        return "; ".join(p.text for p in self.parts)
+
+    def decide(self, values: tuple, measured: str, spread: tuple | None = None, n=None, **verdict) -> Verdict:
+        """`values` one per part; `spread` one per part (None where a part has none): the margins of those that
+        have one are appended."""
+        spread = spread or (None,) * len(self.parts)
+        ok = all(bool(p.decide(v).passed) for p, v in zip(self.parts, values))
+        margins = "".join(p._margin(p.margin(v, s), n) for p, v, s in zip(self.parts, values, spread)
+                          if s is not None and hasattr(p, "margin"))
+        return Verdict(measured + margins, ok, **verdict)
+
+
+@dataclass(frozen=True)
+class Replicates(Rule):
+    """A direction on a bootstrap: the share of replicates of the statistic at or above `bar` (above, `strict`) is
+    at least `level`; the margin is (mean - bar) / sd of the replicates.
+
+    >>> Replicates("TR's lead", bar=0.0, level=0.95, strict=True).decide(np.r_[np.ones(99), -1.0]).passed"""
+    bar: float = 0.0
+    level: float = 0.95
+    strict: bool = False
+    spread: str = "sd of the replicates"
+
+    def condition(self) -> str:
+        return f"{self.what} {'>' if self.strict else '≥'} {number(self.bar)} in ≥ {self.level:.0%} of bootstrap replicates"
+
+    def decide(self, replicates, measured: str = "", **verdict) -> Verdict:
+        v = np.asarray(replicates, float)
+        share = float(np.mean(v > self.bar if self.strict else v >= self.bar))
+        sd = float(v.std())
+        z = (float(v.mean()) - self.bar) / sd if sd > 0 else math.inf * np.sign(v.mean() - self.bar)
+        text = measured or f"{share:.1%} of {len(v)} replicates"
+        return Verdict(text + (f"; margin {z:+.1f} {self.spread}" if np.isfinite(z) else ""), share >= self.level,
+                       **verdict)
+
+
+@dataclass(frozen=True)
+class Share(Rule):
+    """k of n at least `at_least` (or at most `at_most`), every element where k and n are arrays. `binomial`:
+    the margin in binomial SEs at the bar, sqrt(bar (1 - bar) / n), of the worst element.
+
+    >>> Share("runs that fit", at_least=0.95, binomial=True).decide(19, 20).measured"""
+    at_least: float | None = None
+    at_most: float | None = None
+    binomial: bool = False
+    spread: str = "SE (binomial, at the bar)"
+
+    def condition(self) -> str:
+        if self.at_most == 0:
+            return f"no {self.what}"
+        op, bar = ("≥", self.at_least) if self.at_least is not None else ("≤", self.at_most)
+        return f"{self.what} {op} {bar:.0%}"
+
+    def decide(self, k, n, measured: str = "", **verdict) -> Verdict:
+        f = np.asarray(k, float) / np.asarray(n, float)
+        ok = bool(np.all(f >= self.at_least)) if self.at_least is not None else bool(np.all(f <= self.at_most))
+        text = measured or ", ".join(f"{int(a)}/{int(b)}" for a, b in np.broadcast(k, n))
+        if self.binomial:
+            bar = self.at_least if self.at_least is not None else self.at_most
+            se = np.sqrt(bar * (1 - bar) / np.asarray(n, float))
+            m = (f - bar) / se if self.at_least is not None else (bar - f) / se
+            text += self._margin(float(np.min(m)), None) if np.all(se > 0) else ""
+        return Verdict(text, ok, **verdict)
+
+
+def clopper_pearson(k, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The Clopper-Pearson interval of a success probability seen k times in n trials (elementwise)."""
+    k, n = np.asarray(k, float), np.asarray(n, float)
+    a = (1 - confidence) / 2
+    with np.errstate(invalid="ignore"):
+        lo = np.where(k > 0, beta.ppf(a, k, n - k + 1), 0.0)
+        hi = np.where(k < n, beta.ppf(1 - a, k + 1, n - k), 1.0)
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class ShareInterval(Rule):
+    """Cells of k of n, each wanted above p (want +1) or below (-1): each cell's Clopper-Pearson interval decides
+    its side (0 where it contains p). A cell on the wrong side fails the rule; every cell on its side passes it;
+    otherwise it is censored.
+
+    >>> ShareInterval("success", p=0.5).decide([9, 1], [10, 10], want=[1, -1]).passed"""
+    p: float = 0.5
+    confidence: float = 0.95
+
+    def condition(self) -> str:
+        p = number(Fraction(self.p).limit_denominator(100))
+        return (f"{self.what}'s {self.confidence:.0%} interval (Clopper-Pearson) on its side of {p}; "
+                "FAIL where one lies on the other side; censored where an interval contains it")
+
+    def sides(self, k, n) -> np.ndarray:
+        lo, hi = clopper_pearson(k, n, self.confidence)
+        return np.where(lo > self.p, 1, np.where(hi < self.p, -1, 0))
+
+    def decide(self, k, n, want=1, measured: str = "", censored: str = "", **verdict) -> Verdict:
+        s, want = self.sides(k, n), np.broadcast_to(np.asarray(want), np.shape(self.sides(k, n)))
+        text = measured or ", ".join(f"{int(a)}/{int(b)}" for a, b in np.broadcast(k, n))
+        if np.any(s == -want) or np.all(s == want):
+            return Verdict(text, bool(np.all(s == want)), **verdict)
+        return Verdict(text, False, censored=censored or f"a {self.confidence:.0%} interval contains {self.p:g}",
+                       **verdict)
+
+
+@dataclass(frozen=True)
+class Significance(Rule):
+    """A one-sided test at `level` in the direction of its effect: significant with the effect positive passes,
+    significant and negative fails, else (or no finite effect) censored. The margin is z - z_crit (z = isf(p),
+    signed by the effect).
+
+    >>> Significance("the $T$ term", level=0.05).decide(0.001, 2.0).passed"""
+    level: float = 0.05
+    spread: str = "SE"
+
+    def condition(self) -> str:
+        return (f"{self.what} one-sided at {self.level:g} with a positive effect; FAIL with a negative one; "
+                "censored where neither is significant")
+
+    def decide(self, p: float, effect: float, measured: str = "", censored: str = "", **verdict) -> Verdict:
+        side = 0 if not np.isfinite(effect) or p >= self.level else (1 if effect > 0 else -1)
+        z = math.copysign(float(norm.isf(p)), effect) if np.isfinite(effect) else math.nan
+        text = (measured or f"one-sided p = {p:.1e}") + self._margin(z - float(norm.isf(self.level)), None)
+        if side == 0:
+            return Verdict(text, False, censored=censored or f"not significant at {self.level:g}", **verdict)
+        return Verdict(text, side == 1, **verdict)
+
+
+@dataclass(frozen=True)
+class Laws(Rule):
+    """Fitted laws compared: `criterion` "likelihood" (scores are log-likelihoods; the favoured law's likelihood
+    ratio to the best other at least `factor` passes, at most 1/factor fails, between censored) or "aic" (scores are
+    AICs; the favoured law lowest by at least `factor` passes, else fails).
+
+    >>> Laws("the log law", favoured="log", factor=8).decide({"log": -10.0, "linear": -13.0}).passed"""
+    favoured: str = ""
+    factor: float = 8.0
+    criterion: str = "likelihood"
+
+    def condition(self) -> str:
+        if self.criterion == "aic":
+            return f"lowest AIC for {self.what}, by ≥ {number(self.factor)}"
+        return (f"likelihood ratio of {self.what} to the best other ≥ {number(self.factor)}; FAIL at "
+                f"≤ 1/{number(self.factor)}; censored between")
+
+    def decide(self, scores: dict, measured: str = "", censored: str = "", **verdict) -> Verdict:
+        others = [v for k, v in scores.items() if k != self.favoured]
+        if self.criterion == "aic":
+            lead = min(others) - scores[self.favoured]
+            text = (measured or f"AIC lead {lead:.1f}") + f"; margin {lead - self.factor:+.1f} in AIC"
+            return Verdict(text, lead >= self.factor, **verdict)
+        lr, cut = scores[self.favoured] - max(others), math.log(self.factor)
+        text = (measured or f"ln likelihood ratio {lr:+.2f}") + f"; margin {lr - cut:+.2f} in ln likelihood ratio"
+        if -cut < lr < cut:
+            return Verdict(text, False, censored=censored or f"the likelihoods lie within a factor {self.factor:g}",
+                           **verdict)
+        return Verdict(text, lr >= cut, **verdict)
