@@ -230,11 +230,14 @@ def main(argv=None) -> int:
                          "that computed them is shown unchanged (exit 2: refused, nothing rewritten)")
     res.add_argument("chapter", help="a chapter name")
     res.add_argument("--profile", default="paper", help="parameters/<chapter>/<profile>.yaml (default: paper)")
-    res.add_argument("--rev", required=True, help="the git revision whose code computed the stored points")
+    res.add_argument("--rev", help="the git revision whose code computed the stored points (required but with --from-bytes)")
     res.add_argument("--check", type=int, default=0, metavar="K",
                      help="recompute the K cheapest points stored from this kind of device and require them identical")
     res.add_argument("--partial", action="store_true",
                      help="re-stamp the points whose run function reaches nothing that changed; leave the others")
+    res.add_argument("--from-bytes", action="store_true",
+                     help="points stamped with the raw-bytes hash used before issue 39, of the code committed now: "
+                     "give them today's parsed-code hash (the same code)")
     args = ap.parse_args(argv)
 
     # runner imports no Jupyter package at module level: `compute` works on a machine with torch, numpy and PyYAML
@@ -262,11 +265,17 @@ def main(argv=None) -> int:
 
             return diff(args.chapter, args.a, args.b, limit=max(args.limit, 0))
         if args.cmd == "restamp":
-            from lib.core.restamp import RestampRefused, restamp
+            from lib.core.restamp import RestampRefused, rehash, restamp
 
             params_mod.resolve(args.chapter, args.profile)   # an unknown chapter or profile: one line, exit 2
+            if not args.rev and not args.from_bytes:
+                raise params_mod.ParamError("restamp: --rev REV is required (the git revision whose code computed the "
+                                            "stored points), or --from-bytes")
             try:
-                restamp(args.chapter, args.profile, args.rev, check=max(args.check, 0), partial=args.partial)
+                if args.from_bytes:
+                    rehash(args.chapter, args.profile)
+                else:
+                    restamp(args.chapter, args.profile, args.rev, check=max(args.check, 0), partial=args.partial)
             except RestampRefused as err:
                 raise params_mod.ParamError(f"restamp {args.chapter} {args.profile}: refused, nothing rewritten: {err}") from None
             return 0

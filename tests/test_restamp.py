@@ -131,3 +131,51 @@ def test_the_chapters_changes_since_head_block_nothing():
     changed, blocking = restamp.code_changes("sample_complexity", "HEAD", {("lib.chapters.sample_complexity.compute",
                                                                             "run_point")})
     assert blocking == {} or changed      # a dirty tree may differ; a clean one has neither
+
+
+def test_hash_at_is_lib_hash_of_that_revision(monkeypatch):
+    """A revision whose code differs from the checkout's in a docstring alone has the checkout's hash: hash_at and
+    lib_hash parse code one way."""
+    def show(rev, rel):
+        path = restamp.ROOT / rel
+        return path.read_text().replace('"""', '"""Reworded. ', 1) if path.is_file() else None
+    monkeypatch.setattr(restamp, "_git_show", show)
+    assert restamp.hash_at("ffn_span", "reworded") == lib_hash("ffn_span")
+
+
+def test_rehash_gives_points_of_todays_bytes_todays_parsed_hash(tmp_path, monkeypatch):
+    """Points stamped with the raw-bytes hash of the committed code get today's hash; only lib_hash moves in a file;
+    restamps.json says what was checked; a point already re-stamped stays; run again, nothing is left to do."""
+    monkeypatch.setattr(restamp, "committed", lambda paths: ("abc1234567", []))
+    old, new = restamp.bytes_hash("sample_complexity"), lib_hash("sample_complexity")
+    assert old != new
+    store = _store_with_points(tmp_path, [old, old, new])
+    before = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
+    entry = restamp.rehash("sample_complexity", "quick", root=tmp_path, log=lambda *_: None)
+    after = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
+    assert {n: t.replace(old, new) for n, t in before.items()} == after
+    assert entry["points"] == 2 and (entry["from"], entry["to"], entry["rev"]) == (old, new, "abc1234567")
+    assert "2 of 3 points carried" in entry["check"] and "all matched" in entry["check"]
+    assert json.loads((store.dir / "restamps.json").read_text()) == [entry]
+    with pytest.raises(restamp.RestampRefused, match="already carries today's"):
+        restamp.rehash("sample_complexity", "quick", root=tmp_path, log=lambda *_: None)
+
+
+@pytest.mark.parametrize("case", ["other hash", "edited code"])
+def test_rehash_refuses_other_code_and_rewrites_nothing(tmp_path, monkeypatch, case):
+    edited = ["lib/science/qstr.py"] if case == "edited code" else []
+    monkeypatch.setattr(restamp, "committed", lambda paths: ("abc1234567", edited))
+    old = restamp.bytes_hash("sample_complexity")
+    store = _store_with_points(tmp_path, [old, "other0000000" if case == "other hash" else old])
+    before = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
+    with pytest.raises(restamp.RestampRefused, match="neither|uncommitted edits"):
+        restamp.rehash("sample_complexity", "quick", root=tmp_path, log=lambda *_: None)
+    assert {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")} == before
+    assert not (store.dir / "restamps.json").exists()
+
+
+def test_the_cli_needs_a_revision_or_from_bytes(capsys):
+    from lib.__main__ import main
+
+    assert main(["restamp", "ffn_span"]) == 2
+    assert "--rev REV is required" in capsys.readouterr().err

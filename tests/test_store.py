@@ -118,19 +118,66 @@ def test_lib_hash_covers_what_a_chapter_imports():
     assert is_stale({"lib_hash": lib_hash("ffn_span")}, "ffn_span") is False
 
 
-def test_lib_hash_follows_an_edit_of_what_the_chapter_imports(tmp_path, monkeypatch):
-    """A copy of lib in which one science module changes: the hash of a chapter that imports it changes, the hash of
-    a chapter that does not import it stays."""
+def _lib_copy(tmp_path, monkeypatch):
     import shutil
 
     root = tmp_path / "repo"
     shutil.copytree(store.ROOT / "lib", root / "lib", ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(store, "ROOT", root)
+    return root
+
+
+def test_lib_hash_follows_an_edit_of_what_the_chapter_imports(tmp_path, monkeypatch):
+    """A copy of lib in which one science module changes: the hash of a chapter that imports it changes, the hash of
+    a chapter that does not import it stays."""
+    root = _lib_copy(tmp_path, monkeypatch)
     before = {c: lib_hash(c) for c in ("sample_complexity", "turing_simulation")}
     with open(root / "lib" / "science" / "qstr.py", "a") as f:
-        f.write("\n# an edit\n")
+        f.write("\nAN_EDIT = 1\n")
     assert lib_hash("sample_complexity") != before["sample_complexity"]
     assert lib_hash("turing_simulation") == before["turing_simulation"]
+
+
+def test_lib_hash_is_of_what_runs_not_of_how_it_is_written(tmp_path, monkeypatch):
+    """Docstrings (module, class, function, `>>>` examples among them), comments and layout leave the hash as it is;
+    a changed constant, operator or name, or a module added to the imports, changes it."""
+    root = _lib_copy(tmp_path, monkeypatch)
+    qstr = root / "lib" / "science" / "qstr.py"
+    text = qstr.read_text()
+    before = lib_hash("sample_complexity")
+    prose = (text.replace('"""q-sparse token regression', '"""Reworded. q-sparse token regression', 1)
+             .replace("    >>> task = QSTR(", "    >>> task2 = QSTR(", 1)
+             .replace("def embed_dim_rule(N: int, rule: str = \"floor\") -> int:\n",
+                      "def embed_dim_rule(N: int, rule: str = \"floor\") -> int:  # a comment\n\n", 1))
+    first = ast.parse(text).body[-1]                 # a class or function: its docstring reworded too
+    doc = ast.get_docstring(first, clean=False)
+    assert doc and prose != text
+    qstr.write_text(prose.replace(doc, doc + " More words.", 1))
+    assert lib_hash("sample_complexity") == before
+    for edit in [("import math\n", "import math as math\nimport os\n"),      # a name bound
+                 ("N: int, rule: str = \"floor\"", "N: int, rule: str = \"ceil\""),  # a constant
+                 ("value = 5 * math.log(N)", "value = 5 / math.log(N)")]:        # an operator
+        qstr.write_text(text.replace(*edit))
+        assert lib_hash("sample_complexity") != before, edit
+    qstr.write_text(text)
+    compute = root / "lib" / "chapters" / "sample_complexity" / "compute.py"
+    (root / "lib" / "science" / "extra.py").write_text('"""A new module."""\n')
+    compute.write_text(compute.read_text() + "\nfrom lib.science import extra  # noqa\n")
+    assert "lib/science/extra.py" in store.lib_modules("sample_complexity") and lib_hash("sample_complexity") != before
+
+
+def test_code_dump_is_the_same_for_the_same_code_on_another_python():
+    """Python 3.12 gave every function an empty `type_params` (3.13 dumps without empty fields): a 3.12 tree, made
+    here by a FunctionDef with that field, dumps as this one does, so a point computed on the lent GPU's Python is
+    current on this CPU's. A docstring alone is no code; `None` stays a value."""
+    tree = ast.parse("def f(x=None):\n    'Doc.'\n    return x")
+    fn = tree.body[0]
+    Py312 = type("FunctionDef", (ast.FunctionDef,), {"_fields": ast.FunctionDef._fields + ("type_params",)})
+    later = Py312(**{k: getattr(fn, k) for k in ast.FunctionDef._fields}, type_params=[])
+    assert store.code_dump(ast.Module(body=[later], type_ignores=[])) == store.code_dump(tree)
+    assert store.code_dump(ast.parse("def f(x=None): return x")) == store.code_dump(tree)
+    assert store.code_dump(ast.parse("def f(x=0): return x")) != store.code_dump(tree)
+    assert store.code_dump(ast.parse("x = None")) != store.code_dump(ast.parse("x = ..."))
 
 
 def test_commit_override(monkeypatch):

@@ -1,9 +1,10 @@
 """Re-stamp stored points with today's lib hash, on evidence that what computed them has not changed.
 
-A stored point records `lib_hash(chapter)`, the hash of every file its chapter's computation imports. An edit that
-changes what those files *list* but not what a stored point's run function computes (a new sweep beside the old
-ones, a new parameter whose default keeps the old specs) changes that hash too, and would mark every stored point as
-made by other code. `restamp` re-stamps them, and only when the evidence holds:
+A stored point records `lib_hash(chapter)`, the hash of every file its chapter's computation imports as parsed code
+(docstrings and comments aside: prose edits leave it as it is). An edit that changes what those files *list* but not
+what a stored point's run function computes (a new sweep beside the old ones, a new parameter whose default keeps the
+old specs) changes that hash too, and would mark every stored point as made by other code. `restamp` re-stamps them,
+and only when the evidence holds:
 
 1. **provenance**: every stored point carries the same old hash, and it is `lib_hash(chapter)` of the code at a
    named git revision (so the code that computed them is known and committed);
@@ -17,16 +18,31 @@ Then each point's `lib_hash` is rewritten (atomically) and `restamps.json` besid
 and new hash, the revision, the definitions that changed and the points rerun.
 
     python -m lib restamp sample_complexity --profile paper --rev 5a87859603 --check 1
+
+`rehash` (`--from-bytes`) renames instead: points stamped with the raw-bytes hash used before issue 39, of the very
+code committed now, get today's parsed-code hash.
 """
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
 import subprocess
 import time
 from pathlib import Path
 
-from lib.core.store import ROOT, Store, environment, key_of, lib_hash, lib_modules, read_json, spec_dict, write_json
+from lib.core.store import (
+    ROOT,
+    Store,
+    code_dump,
+    environment,
+    key_of,
+    lib_hash,
+    lib_modules,
+    read_json,
+    spec_dict,
+    write_json,
+)
 
 
 class RestampRefused(ValueError):
@@ -39,14 +55,8 @@ def _git_show(rev: str, rel: str) -> str | None:
 
 
 def hash_at(chapter: str, rev: str) -> str:
-    """lib_hash(chapter) of the code at git revision `rev` (the same files and bytes it would have hashed then)."""
-    import hashlib
-
-    h = hashlib.sha256()
-    for rel in lib_modules(chapter, read=lambda rel: _git_show(rev, rel)):
-        text = _git_show(rev, rel)
-        h.update(rel.encode() + b"\0" + text.encode())
-    return h.hexdigest()[:12]
+    """lib_hash(chapter) of the code at git revision `rev` (the same files, parsed the same way)."""
+    return lib_hash(chapter, read=lambda rel: _git_show(rev, rel))
 
 
 def _definitions(text: str) -> dict[str, str]:
@@ -63,9 +73,9 @@ def _definitions(text: str) -> dict[str, str]:
         elif isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant):
             continue    # the module docstring
         else:
-            names = [f"statement {ast.dump(node)}"]
+            names = [f"statement {code_dump(node)}"]
         for name in names:
-            out[name] = ast.dump(_without_docstrings(node))
+            out[name] = code_dump(node)
     return out
 
 
@@ -74,16 +84,6 @@ def _bound(node) -> list[str]:
     if isinstance(node, ast.ImportFrom) and node.module == "__future__":
         return ["from __future__"]
     return [a.asname or a.name.split(".")[0] for a in node.names]
-
-
-def _without_docstrings(node):
-    node = ast.parse(ast.unparse(node)).body[0]   # a copy
-    for n in ast.walk(node):
-        body = getattr(n, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                and isinstance(body[0].value.value, str):
-            n.body = body[1:] or [ast.Pass()]
-    return node
 
 
 def _module_name(rel: str) -> str:
@@ -227,6 +227,63 @@ def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | N
     log(f"{chapter} {profile}: {len(records)} points re-stamped {old} -> {new} (changed since {rev}: "
         f"{', '.join(changed) or 'nothing the parse sees'}; rerun: {', '.join(rerun) or 'none'})"
         + (f"; {len(left)} left as they are (their run functions reach what changed: recompute them)" if left else ""))
+    return entry
+
+
+def bytes_hash(chapter: str) -> str:
+    """The code hash that points were stamped with before issue 39: the raw bytes of the chapter's modules in this
+    checkout, paths included (a docstring edit changed it)."""
+    h = hashlib.sha256()
+    for rel in lib_modules(chapter):
+        h.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes())
+    return h.hexdigest()[:12]
+
+
+def committed(paths: list[str]) -> tuple[str, list[str]]:
+    """(HEAD's commit, the paths among `paths` that git shows edited or untracked); RestampRefused without git."""
+    status = subprocess.run(["git", "status", "--porcelain", "--", *paths], cwd=ROOT, capture_output=True, text=True)
+    head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    if status.returncode or head.returncode:
+        raise RestampRefused(f"git cannot say whether the code is committed ({(status.stderr or head.stderr).strip()})")
+    return head.stdout.strip(), [line[3:] for line in status.stdout.splitlines()]
+
+
+def rehash(chapter: str, profile: str, root: Path | None = None, log=print) -> dict:
+    """Re-stamp points that carry the raw-bytes hash (`bytes_hash`) with today's parsed-code `lib_hash`: the same code
+    under its new name. Done only where every point carries the bytes hash of the code in this checkout, whose
+    files git shows committed and unedited (a point already carrying today's hash, re-stamped before, stays as it
+    is); any other hash refuses, nothing rewritten. Only `lib_hash` moves in a file; restamps.json logs the step.
+
+        python -m lib restamp sparse_variable_creation --profile paper-trials12 --from-bytes
+    """
+    store = Store(chapter, profile, root=root)
+    files = sorted((store.dir / "points").glob("*.json"))
+    if not files:
+        raise RestampRefused(f"{store.dir}: no stored points")
+    modules = lib_modules(chapter)
+    rev, edited = committed(modules)
+    if edited:
+        raise RestampRefused(f"uncommitted edits to {chapter}'s code ({edited[0]}): the bytes the points were "
+                             "stamped with must be committed ones")
+    old, new = bytes_hash(chapter), lib_hash(chapter)
+    records = {f: read_json(f) for f in files}
+    wrong = [f.name for f, r in records.items() if r.get("lib_hash") not in (old, new)]
+    if wrong:
+        raise RestampRefused(f"{len(wrong)} of {len(files)} points carry neither {old} (the bytes of {chapter}'s code "
+                             f"at {rev}) nor today's {new}, e.g. {wrong[0]}: they were computed by other code")
+    todo = {f: r for f, r in records.items() if r["lib_hash"] == old}
+    if not todo:
+        raise RestampRefused(f"every stored point already carries today's lib {new}")
+    for f, r in todo.items():
+        write_json(f, {**r, "lib_hash": new})
+    check = (f"{len(todo)} of {len(files)} points carried {old}, the raw-bytes hash of {len(modules)} files of "
+             f"{chapter}'s code at {rev} (committed, unedited): all matched"
+             + (f"; {len(files) - len(todo)} carried {new} already" if len(todo) < len(files) else ""))
+    entry = {"from": old, "to": new, "rev": rev, "changed": [], "rerun": [], "points": len(todo), "left": [],
+             "check": check, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    write_json(store.dir / "restamps.json", (store.read("restamps.json") or []) + [entry])
+    log(f"{chapter} {profile}: {len(todo)} points re-stamped {old} -> {new}, the same code hashed as parsed code "
+        f"({check})")
     return entry
 
 

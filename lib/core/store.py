@@ -177,13 +177,51 @@ def lib_modules(chapter: str | None = None, read=_read_here) -> list[str]:
     return sorted(seen.values())
 
 
-def lib_hash(chapter: str | None = None) -> str:
-    """Hash of the lib code a chapter's numbers depend on (all of lib if None), paths included: points computed by
-    other code are marked on the page. Adding a chapter, or editing a page, plotting or the store, leaves other
-    chapters' results current."""
+_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _is_docstring(node) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def code_dump(node: ast.AST) -> str:
+    """What a parsed piece of code runs, as text: `ast.dump` (no line numbers) with the docstring of every module,
+    class and function dropped; comments and layout are not in the tree. Fields that are None or empty are left out,
+    as Python 3.13's ast.dump does, so that the same code dumps the same on 3.11 and 3.12 (whose functions gained an
+    empty `type_params`): points computed on the lent GPU's Python and rendered on this CPU's carry one hash.
+
+    >>> code_dump(ast.parse('def f(x):\n    "Doc."\n    return x + 1  # why')) == code_dump(ast.parse("def f(x): return (x+1)"))
+    True
+    """
+    def dump(x) -> str:
+        if isinstance(x, list):
+            return "[" + ", ".join(map(dump, x)) + "]"
+        if not isinstance(x, ast.AST):
+            return repr(x)
+        fields = []
+        for name, value in ast.iter_fields(x):
+            if name == "body" and isinstance(x, _DOCUMENTED) and value and _is_docstring(value[0]):
+                value = value[1:]
+            if value == [] or (value is None and name != "value"):   # Constant(value=None) is `None` itself
+                continue
+            fields.append(f"{name}={dump(value)}")
+        return f"{type(x).__name__}({', '.join(fields)})"
+    return dump(node)
+
+
+def lib_hash(chapter: str | None = None, read=_read_here) -> str:
+    """Hash of the lib code a chapter's numbers depend on (all of lib if None): each module of `lib_modules(chapter)`
+    as parsed code (`code_dump`: docstrings, comments and layout aside) with its path. Editing prose, a comment or a
+    `>>>` example leaves stored points current; any change to what runs (a constant, an operator, a name, a module
+    added to the imports) marks them as made by other code on the page. Adding a chapter, or editing a page,
+    plotting or the store, leaves other chapters' results current. read: as for lib_modules (a git revision's code).
+
+    >>> lib_hash("ffn_span") == lib_hash("ffn_span", read=lambda rel: (ROOT / rel).read_text())
+    True
+    """
     h = hashlib.sha256()
-    for rel in lib_modules(chapter):
-        h.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes())
+    for rel in lib_modules(chapter, read=read):
+        h.update(rel.encode() + b"\0" + code_dump(ast.parse(read(rel), rel)).encode() + b"\0")
     return h.hexdigest()[:12]
 
 
