@@ -230,14 +230,15 @@ def main(argv=None) -> int:
                          "that computed them is shown unchanged (exit 2: refused, nothing rewritten)")
     res.add_argument("chapter", help="a chapter name")
     res.add_argument("--profile", default="paper", help="parameters/<chapter>/<profile>.yaml (default: paper)")
-    res.add_argument("--rev", help="the git revision whose code computed the stored points (required but with --from-bytes)")
+    res.add_argument("--rev", help="the git revision whose code computed the stored points (required; with "
+                     "--from-bytes, default HEAD)")
     res.add_argument("--check", type=int, default=0, metavar="K",
                      help="recompute the K cheapest points stored from this kind of device and require them identical")
     res.add_argument("--partial", action="store_true",
                      help="re-stamp the points whose run function reaches nothing that changed; leave the others")
     res.add_argument("--from-bytes", action="store_true",
-                     help="points stamped with the raw-bytes hash used before issue 39, of the code committed now: "
-                     "give them today's parsed-code hash (the same code)")
+                     help="points stamped with the raw-bytes hash used before issue 39, of the code at --rev whose "
+                     "parsed code is today's: give them today's hash (the same code)")
     args = ap.parse_args(argv)
 
     # runner imports no Jupyter package at module level: `compute` works on a machine with torch, numpy and PyYAML
@@ -273,7 +274,7 @@ def main(argv=None) -> int:
                                             "stored points), or --from-bytes")
             try:
                 if args.from_bytes:
-                    rehash(args.chapter, args.profile)
+                    rehash(args.chapter, args.profile, args.rev or "HEAD")
                 else:
                     restamp(args.chapter, args.profile, args.rev, check=max(args.check, 0), partial=args.partial)
             except RestampRefused as err:

@@ -143,33 +143,47 @@ def test_hash_at_is_lib_hash_of_that_revision(monkeypatch):
     assert restamp.hash_at("ffn_span", "reworded") == lib_hash("ffn_span")
 
 
+def _revision_of_prose_edits(monkeypatch, edit=("", "")):
+    """git's revision "r": this checkout's code with its first docstring reworded (and `edit` made)."""
+    def show(rev, rel):
+        path = restamp.ROOT / rel
+        return path.read_text().replace('"""', '"""Old words. ', 1).replace(*edit) if path.is_file() else None
+    monkeypatch.setattr(restamp, "_git_show", show)
+    monkeypatch.setattr(restamp, "_git_bytes", lambda rev, rel: show(rev, rel).encode())
+    monkeypatch.setattr(restamp.subprocess, "run", lambda *a, **k: type("R", (), {"returncode": 0, "stdout": "r\n"}))
+
+
 def test_rehash_gives_points_of_todays_bytes_todays_parsed_hash(tmp_path, monkeypatch):
-    """Points stamped with the raw-bytes hash of the committed code get today's hash; only lib_hash moves in a file;
-    restamps.json says what was checked; a point already re-stamped stays; run again, nothing is left to do."""
-    monkeypatch.setattr(restamp, "committed", lambda paths: ("abc1234567", []))
-    old, new = restamp.bytes_hash("sample_complexity"), lib_hash("sample_complexity")
+    """Points stamped with the raw-bytes hash of code that differs from today's in prose get today's hash; only
+    lib_hash moves in a file; restamps.json says what was checked; a point already re-stamped stays; run again,
+    nothing is left to do."""
+    store = _store_with_points(tmp_path, ["x", "x", lib_hash("sample_complexity")])
+    _revision_of_prose_edits(monkeypatch)
+    old, new = restamp.bytes_hash("sample_complexity", "r"), lib_hash("sample_complexity")
     assert old != new
-    store = _store_with_points(tmp_path, [old, old, new])
+    for f in sorted((store.dir / "points").glob("*.json"))[:2]:
+        f.write_text(f.read_text().replace('"lib_hash": "x"', f'"lib_hash": "{old}"'))
     before = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
-    entry = restamp.rehash("sample_complexity", "quick", root=tmp_path, log=lambda *_: None)
+    entry = restamp.rehash("sample_complexity", "quick", "r", root=tmp_path, log=lambda *_: None)
     after = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
     assert {n: t.replace(old, new) for n, t in before.items()} == after
-    assert entry["points"] == 2 and (entry["from"], entry["to"], entry["rev"]) == (old, new, "abc1234567")
+    assert entry["points"] == 2 and (entry["from"], entry["to"], entry["rev"]) == (old, new, "r")
     assert "2 of 3 points carried" in entry["check"] and "all matched" in entry["check"]
     assert json.loads((store.dir / "restamps.json").read_text()) == [entry]
     with pytest.raises(restamp.RestampRefused, match="already carries today's"):
-        restamp.rehash("sample_complexity", "quick", root=tmp_path, log=lambda *_: None)
+        restamp.rehash("sample_complexity", "quick", "r", root=tmp_path, log=lambda *_: None)
 
 
-@pytest.mark.parametrize("case", ["other hash", "edited code"])
+@pytest.mark.parametrize("case", ["other hash", "code changed"])
 def test_rehash_refuses_other_code_and_rewrites_nothing(tmp_path, monkeypatch, case):
-    edited = ["lib/science/qstr.py"] if case == "edited code" else []
-    monkeypatch.setattr(restamp, "committed", lambda paths: ("abc1234567", edited))
-    old = restamp.bytes_hash("sample_complexity")
-    store = _store_with_points(tmp_path, [old, "other0000000" if case == "other hash" else old])
+    store = _store_with_points(tmp_path, ["x", "x"])
+    _revision_of_prose_edits(monkeypatch, ("import math", "import math, os") if case == "code changed" else ("", ""))
+    old = restamp.bytes_hash("sample_complexity", "r")
+    for i, f in enumerate(sorted((store.dir / "points").glob("*.json"))):
+        f.write_text(f.read_text().replace('"x"', f'"{old}"' if i == 0 or case == "code changed" else '"other"'))
     before = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
-    with pytest.raises(restamp.RestampRefused, match="neither|uncommitted edits"):
-        restamp.rehash("sample_complexity", "quick", root=tmp_path, log=lambda *_: None)
+    with pytest.raises(restamp.RestampRefused, match="neither|computes otherwise"):
+        restamp.rehash("sample_complexity", "quick", "r", root=tmp_path, log=lambda *_: None)
     assert {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")} == before
     assert not (store.dir / "restamps.json").exists()
 

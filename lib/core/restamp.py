@@ -230,42 +230,44 @@ def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | N
     return entry
 
 
-def bytes_hash(chapter: str) -> str:
-    """The code hash that points were stamped with before issue 39: the raw bytes of the chapter's modules in this
-    checkout, paths included (a docstring edit changed it)."""
+def _git_bytes(rev: str, rel: str) -> bytes:
+    out = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=ROOT, capture_output=True)
+    if out.returncode:
+        raise RestampRefused(f"git show {rev}:{rel}: {out.stderr.decode(errors='replace').strip()}")
+    return out.stdout
+
+
+def bytes_hash(chapter: str, rev: str) -> str:
+    """The code hash that points were stamped with before issue 39: the raw bytes of the chapter's modules at git
+    revision `rev`, paths included (a docstring edit changed it)."""
     h = hashlib.sha256()
-    for rel in lib_modules(chapter):
-        h.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes())
+    for rel in lib_modules(chapter, read=lambda rel: _git_show(rev, rel)):
+        h.update(rel.encode() + b"\0" + _git_bytes(rev, rel))
     return h.hexdigest()[:12]
 
 
-def committed(paths: list[str]) -> tuple[str, list[str]]:
-    """(HEAD's commit, the paths among `paths` that git shows edited or untracked); RestampRefused without git."""
-    status = subprocess.run(["git", "status", "--porcelain", "--", *paths], cwd=ROOT, capture_output=True, text=True)
-    head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    if status.returncode or head.returncode:
-        raise RestampRefused(f"git cannot say whether the code is committed ({(status.stderr or head.stderr).strip()})")
-    return head.stdout.strip(), [line[3:] for line in status.stdout.splitlines()]
+def rehash(chapter: str, profile: str, rev: str = "HEAD", root: Path | None = None, log=print) -> dict:
+    """Re-stamp points that carry the raw-bytes hash (`bytes_hash`) of the code at `rev` with today's parsed-code
+    `lib_hash`: the same code under its new name. Done only where that code, parsed, is today's (`hash_at(chapter,
+    rev) == lib_hash(chapter)`: what differs since is prose) and every point carries its bytes hash (a point already
+    carrying today's hash, re-stamped before, stays as it is); anything else refuses, nothing rewritten. Only
+    `lib_hash` moves in a file; restamps.json logs the step.
 
-
-def rehash(chapter: str, profile: str, root: Path | None = None, log=print) -> dict:
-    """Re-stamp points that carry the raw-bytes hash (`bytes_hash`) with today's parsed-code `lib_hash`: the same code
-    under its new name. Done only where every point carries the bytes hash of the code in this checkout, whose
-    files git shows committed and unedited (a point already carrying today's hash, re-stamped before, stays as it
-    is); any other hash refuses, nothing rewritten. Only `lib_hash` moves in a file; restamps.json logs the step.
-
-        python -m lib restamp sparse_variable_creation --profile paper-trials12 --from-bytes
+        python -m lib restamp sparse_variable_creation --profile paper-trials12 --from-bytes --rev 64d338a
     """
     store = Store(chapter, profile, root=root)
     files = sorted((store.dir / "points").glob("*.json"))
     if not files:
         raise RestampRefused(f"{store.dir}: no stored points")
-    modules = lib_modules(chapter)
-    rev, edited = committed(modules)
-    if edited:
-        raise RestampRefused(f"uncommitted edits to {chapter}'s code ({edited[0]}): the bytes the points were "
-                             "stamped with must be committed ones")
-    old, new = bytes_hash(chapter), lib_hash(chapter)
+    commit = subprocess.run(["git", "rev-parse", "--short=10", rev], cwd=ROOT, capture_output=True, text=True)
+    if commit.returncode:
+        raise RestampRefused(f"git knows no revision {rev!r}")
+    rev = commit.stdout.strip()
+    modules = lib_modules(chapter, read=lambda rel: _git_show(rev, rel))
+    if hash_at(chapter, rev) != lib_hash(chapter):
+        raise RestampRefused(f"{chapter}'s code at {rev} computes otherwise than today's (its parsed code differs): "
+                             "its points are not today's to re-stamp")
+    old, new = bytes_hash(chapter, rev), lib_hash(chapter)
     records = {f: read_json(f) for f in files}
     wrong = [f.name for f, r in records.items() if r.get("lib_hash") not in (old, new)]
     if wrong:
@@ -276,8 +278,8 @@ def rehash(chapter: str, profile: str, root: Path | None = None, log=print) -> d
         raise RestampRefused(f"every stored point already carries today's lib {new}")
     for f, r in todo.items():
         write_json(f, {**r, "lib_hash": new})
-    check = (f"{len(todo)} of {len(files)} points carried {old}, the raw-bytes hash of {len(modules)} files of "
-             f"{chapter}'s code at {rev} (committed, unedited): all matched"
+    check = (f"{len(todo)} of {len(files)} points carried {old}, the raw-bytes hash of the {len(modules)} files of "
+             f"{chapter}'s code at {rev}, whose parsed code is today's: all matched"
              + (f"; {len(files) - len(todo)} carried {new} already" if len(todo) < len(files) else ""))
     entry = {"from": old, "to": new, "rev": rev, "changed": [], "rerun": [], "points": len(todo), "left": [],
              "check": check, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
