@@ -18,6 +18,7 @@ from lib.core.rules import (
     AtMost,
     Holds,
     Laws,
+    Needs,
     Replicates,
     Share,
     ShareInterval,
@@ -79,8 +80,24 @@ def test_within_and_holds_and_all():
     assert both.text == "mismatches = 0; outputs bit-equal (exact)"
     assert both.decide((0, True), "m").passed and not both.decide((1, True), "m").passed
     assert not both.decide((0, False), "m").passed
+    assert All((AtMost("mismatches", 0, by=EXACT), Holds("bit-equal", why="as proved"))).text == \
+        "mismatches = 0; bit-equal (exact: as proved)"
     mixed = All((AtLeast("gap", 1, by=PAPER, why="integer scores"), AtMost("spread", 1e-9, strict=True)))
     assert mixed.text == "gap ≥ 1 (paper: integer scores); spread < $10^{-9}$ (book's calibration)"
+
+
+def test_needs_censors_where_its_gate_fails_and_all_lets_a_failure_win():
+    """7-collapse's shape: a part that fails decides FAIL whatever the gate; too few points leave the rest censored."""
+    gate = AtLeast("measured radii", 5, why="few points fit any line")
+    rule = Needs(gate, All((AtMost("slope", 0.0, strict=True, by=PAPER), AtLeast("$R^2$", 0.9, strict=True))))
+    assert rule.text.endswith("censored with fewer than 5 measured radii (book's calibration: few points fit any line)")
+    assert rule.decide(5, (-0.3, 0.99), "m").passed
+    v = rule.decide(3, (-0.3, 0.99), "m")
+    assert not v.passed and v.censored == "3 measured radii, fewer than 5"
+    assert not rule.decide(6, (0.3, 0.99), "m").passed and not rule.decide(6, (0.3, 0.99), "m").censored
+    inner = All((Holds("ordered"), Needs(gate, AtMost("slope", 0.0, strict=True))))
+    assert not inner.decide((False, (3, -0.3)), "m").censored                 # the failed part wins over the gate
+    assert inner.decide((True, (3, -0.3)), "m").censored == "3 measured radii, fewer than 5"
 
 
 def test_replicates_share_and_margin():

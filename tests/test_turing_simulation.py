@@ -385,3 +385,16 @@ def test_every_threshold_says_whose_it_is():
     """Every row's rule names the source of its numbers: the paper's, the book's calibration, or exact."""
     for r in rows.ROWS:
         assert any(w in r.expected for w in ("paper", "book", "exact", "no threshold", "known values")), r.id
+
+
+def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
+    """Each row holds a rule object (lib.core.rules) whose fields both decide the verdict and write the rule's text:
+    moving 7-polylog-random's bound moves its verdict and its words together."""
+    import dataclasses
+
+    assert all(r.rule is not None and r.expected == r.rule.text for r in rows.ROWS)
+    P, faithful = {"n_directions": 3}, _robust_results(False)
+    assert rows._polylog_random(P, faithful).passed and "≤ 3 (book's calibration" in rows.RULE_POLYLOG.text
+    strict = dataclasses.replace(rows.RULE_POLYLOG, bound=0.1)
+    monkeypatch.setattr(rows, "RULE_POLYLOG", strict)
+    assert not rows._polylog_random(P, faithful).passed and "≤ 0.1 (book's calibration" in strict.text

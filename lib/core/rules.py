@@ -8,7 +8,8 @@ or the paper's number). `rule.text` is the rule in words; `rule.decide(...)` ret
 
 - AtLeast / AtMost / Within: a value (or every value of an array) against a bound; `spread` names the margin's unit.
 - Holds: an identity of the construction, true or false.
-- All: several rules at once (their texts joined; the margins of the parts given a spread).
+- All: several rules at once (their texts joined; the margins of the parts given a spread); FAIL beats censored.
+- Needs: a rule decided only where a gate holds (enough points), censored where it does not.
 - Replicates: a direction held on a bootstrap: the share of replicates at or above a bar, at least `level`.
 - Share: k of n at least (or at most) a share; `binomial` gives the margin in binomial SEs at the bar.
 - ShareInterval: k of n with its Clopper-Pearson interval against p: above passes, below fails, else censored.
@@ -81,7 +82,7 @@ class Rule:
     def _margin(self, m: float, n) -> str:
         if "{n}" in self.spread and n is None:
             raise ValueError(f"rule {self.what!r}: its spread {self.spread!r} needs n, the number it is over")
-        return f"; margin {m:+.1f} {self.spread.format(n=n)}" if np.isfinite(m) else ""
+        return f"; margin {m:+.1f} {self.spread.replace('{n}', str(n))}" if np.isfinite(m) else ""
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ class _Bound(Rule):
         if self.sign < 0 and not self.strict and type(self.bound) is int and self.bound == 0:
             return f"{self.what} = 0"            # a count at most 0 (an int bound): none
         op = {(1, False): "≥", (1, True): ">", (-1, False): "≤", (-1, True): "<"}[(self.sign, self.strict)]
-        return f"{self.what} {op} {number(self.bound)}"
+        return f"{self.what} {op} {number(self.bound)}" + (f" (to {number(self.tol)})" if self.tol else "")
 
     def holds(self, v) -> bool:
         """Whether the value, or every value of an array, is on the passing side (NaN never is)."""
@@ -178,26 +179,67 @@ class Holds(Rule):
 
 @dataclass(frozen=True)
 class All:
-    """Several rules, all to pass; one calibration note at the end where the parts share it.
+    """Several rules, all to pass: a part that fails decides FAIL, else a censored part leaves the row censored.
+    Consecutive parts with the same calibration share one note.
 
     >>> All((AtMost("errors", 0, by=EXACT), Holds("bit-equal"))).decide((0, True), "0; True").passed"""
     parts: tuple
 
     @property
     def text(self) -> str:
-        cals = {p.calibration for p in self.parts}
-        if len(cals) == 1:
-            return "; ".join(p.condition() + (" " + p.where if p.where else "") for p in self.parts) + " " + cals.pop()
-        return "; ".join(p.text for p in self.parts)
+        groups: list[list] = []       # consecutive parts of one `by` with at most one reason share a note
+        for p in self.parts:
+            g = groups[-1] if groups else []
+            if g and g[0].by == p.by and len({q.why for q in g + [p]} - {""}) <= 1:
+                g.append(p)
+            else:
+                groups.append([p])
+        return "; ".join("; ".join(_bare(p) for p in g) + " " + max((p.calibration for p in g), key=len) for g in groups)
 
     def decide(self, values: tuple, measured: str, spread: tuple | None = None, n=None, **verdict) -> Verdict:
-        """`values` one per part; `spread` one per part (None where a part has none): the margins of those that
-        have one are appended."""
+        """`values` one per part (a tuple for a part whose decide takes several); `spread` one per part (None where
+        a part has none): the margins of those that have one are appended."""
         spread = spread or (None,) * len(self.parts)
-        ok = all(bool(p.decide(v).passed) for p, v in zip(self.parts, values))
+        vs = [p.decide(*v) if isinstance(v, tuple) else p.decide(v) for p, v in zip(self.parts, values)]
         margins = "".join(p._margin(p.margin(v, s), n) for p, v, s in zip(self.parts, values, spread)
                           if s is not None and hasattr(p, "margin"))
-        return Verdict(measured + margins, ok, **verdict)
+        if any(not v.passed and not v.censored for v in vs) or all(v.passed for v in vs):
+            return Verdict(measured + margins, all(v.passed for v in vs), **verdict)
+        return Verdict(measured + margins, False, censored="; ".join(v.censored for v in vs if v.censored), **verdict)
+
+
+def _bare(rule) -> str:
+    """A rule's text without its calibration note."""
+    return rule.text[: -len(rule.calibration) - 1] if rule.text.endswith(rule.calibration) else rule.text
+
+
+@dataclass(frozen=True)
+class Needs:
+    """A rule that a run can decide only where `gate` holds (enough measured points, say): where it does not, the
+    row is censored, not failed.
+
+    >>> Needs(AtLeast("measured radii", 5), AtMost("slope", 0.0, strict=True)).decide(3, -0.4).censored"""
+    gate: _Bound
+    rule: Rule
+
+    @property
+    def calibration(self) -> str:
+        return self.rule.calibration
+
+    @property
+    def text(self) -> str:
+        g = self.gate
+        return (f"{self.rule.text}; censored with {'fewer' if g.sign > 0 else 'more'} than {number(g.bound)} {g.what} "
+                f"{g.calibration}")
+
+    def decide(self, gate_value, *args, **kw) -> Verdict:
+        if self.gate.holds(gate_value):
+            return self.rule.decide(*args, **kw)
+        g = self.gate
+        kw.pop("censored", None)
+        v = self.rule.decide(*args, **kw)
+        return Verdict(v.measured, False, paper=v.paper, where=v.where, expected=v.expected, scale=v.scale,
+                       censored=f"{shown(gate_value)} {g.what}, {'fewer' if g.sign > 0 else 'more'} than {number(g.bound)}")
 
 
 @dataclass(frozen=True)

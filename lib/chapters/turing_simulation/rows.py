@@ -11,32 +11,73 @@ absent: with the rounding correction removed, the corrupting radius collapses ex
 network does not collapse. 12-bound is a check: its n_hat is a formula of the construction's sizes (4-params,
 5-norms) and of the radius that 7-polylog-random tests, so it cannot fail where those pass.
 
-Thresholds. Each row's rule says whose number it is: "paper" (a constant of the paper's statements, e.g. the round's
-1/3 of Proposition 3.4) or "book's calibration" (a margin this book chose, with its reason beside the constant).
-Where a row reads the random directions (the seeds of the robustness points), its measured text gives its margin
-in units of the spread over directions.
+Thresholds. Each row's rule is an object of lib.core.rules (the RULE_* below): it decides the verdict and writes
+the rule's text, so a threshold is typed once, with whose number it is: "paper" (a constant of the paper's
+statements, e.g. the round's 1/3 of Proposition 3.4), "book's calibration" (a margin this book chose, with its
+reason) or "exact". Where a row reads the random directions (the seeds of the robustness points), its measured
+text gives its margin in units of the spread over directions.
 
     >>> rows = claims(P, results)      # one dict per row this run can measure
 """
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from lib.chapters.turing_simulation.read import bound, exact_rows, robust_arrays, size_rows, softmax_arrays
-from lib.core.claims import Row, Verdict, evaluate
+from lib.core.claims import Row, evaluate
+from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Needs, Within, number
 from lib.science import turing as tu
 from lib.science.stats import loglog_slope
 
 CAL = "calibration, this book"   # values of an independent implementation made for this book, not the paper's
-POLYLOG_DEGREE = 3    # book's calibration: a low power of log T; e^{-cT} with c = 0.1 over T = 16..128 fits p of about 20
 FLOOR = 1e-15         # book's: a relative perturbation below this leaves weights of size 1 to 3 unchanged in float64
                       # (eps = 2.2e-16), so a radius at or below it is censored (the unperturbed network already fails)
-NOCORR_MAX = 1e-4     # book's calibration: far below the corrected radii (about 1 to 2), above the float64 floor
-BOUND_SLOPE = 6       # book's calibration: log n_hat against log log T; alpha^2 log p alone gives about 3
-COLLAPSE_R2 = 0.9     # book's calibration: ln t* linear in T (an exponential collapse), not just falling
-COLLAPSE_MIN = 5      # book's: measured radii the R^2 needs (no trend reaches R^2 > 0.9 in about 1 in 5 runs of 3 points)
+DIRECTIONS = "sd over {n} directions"   # the margin's unit where a row reads the random directions
+
+# The rules, one object per row (lib.core.rules): each threshold typed once, its text generated from it.
+RULE_EXACT = All((AtMost("teacher-forced and rollout mismatches", 0, by=EXACT),
+                  Holds("outputs bit-equal to the invariant (C.2)", why="as the proof has it")))
+RULE_LOOKUP = All((AtMost("lookup errors", 0, by=EXACT),
+                   AtLeast("writes to the most overwritten cell", 10, why="deep histories")))
+RULE_BINARY = AtMost("non-binary values", 0, by=EXACT)
+RULE_GAP = All((AtLeast("min score gap", 1, by=PAPER, why="integer scores", tol=1e-9),
+                AtMost("value spread over ties", 1e-9, strict=True, why="float64 rounding")))
+RULE_CLS = All((AtMost("errors", 0, by=EXACT), AtLeast("runs that halt", 1, by=EXACT)))
+RULE_BUSY_BEAVER = Holds("steps and ones equal the known values, both read-outs")
+RULE_DEPTH_WIDTH = Holds(r"$d = P + 4$ and $w = K + 4\lvert A\rvert + 4P + 5$ ($P$ bits per position)")
+RULE_PARAMS = AtMost(r"$p(T_{max})/p(T_{min})$", 100, strict=True,
+                     why=r"polylogarithmic growth, far below $T_{max}/T_{min}$")
+RULE_NORMS = All((AtLeast(r"quadratic fit's $R^2$", 0.99, strict=True), AtLeast("its leading coefficient", 0.0, by=EXACT),
+                  Holds(r"$\lVert\theta\rVert_\infty = 2P - 1$ at every $T$")))
+RULE_FLAT_STRUCTURED = AtLeast("$t^*$", Fraction(1, 3), by=PAPER, where="at every $T$",
+                               why="the round restores $1 - t$ to 1 while $t$ is at most 1/3")
+RULE_POLYLOG = AtMost(r"$p$ of $r \propto (\ln T)^{-p}$", 3, spread=DIRECTIONS,
+                      why=r"a low degree; $e^{-cT}$ with $c = 0.1$ over $T$ = 16 to 128 fits $p$ of about 20")
+RULE_COLLAPSE = Needs(AtLeast("measured radii", 5, why="a line through 3 points reaches the $R^2$ bar in about one run "
+                              "in five of radii with no trend in $T$"),
+                      All((Holds("censored radii only at larger $T$ than every measured one", by=PAPER,
+                                 why="a collapse reaches the floor last"),
+                           AtMost(r"slope of $\ln t^*$ against $T$", 0.0, strict=True, by=PAPER, why="Claim 3.5"),
+                           AtLeast("its $R^2$", 0.9, strict=True, why="an exponential collapse, not just a fall"))))
+RULE_RANDOM_NOCORR = AtMost("the smallest corrupting radius over the directions", 1e-4, strict=True, log=True,
+                            where="at every $T$", spread=r"sd of $\log_{10} r$ over {n} directions",
+                            why="the corrected radius is about 1 to 2; above the float64 floor")
+RULE_BETA = All((AtLeast(r"$\ln(3(T+1)) - \beta^*$", 0.0, where="at every $T$",
+                         why=r"$T+1$ competitors, each $e^{-\beta}$, below the round's 1/3"),
+                 Within(r"slope of $\beta^*$ against $\ln T$", 0.5, 1.5)))
+RULE_BETA_NOCORR = AtLeast(r"$\beta^*$(no correction) $-$ $\beta^*$(correction)", 0.0, strict=True, where="at every $T$",
+                           why="no threshold: larger by any amount")
+RULE_LOW_PRECISION = AtMost("runs not bit-exact", 0, by=EXACT, why="integer weights, bit activations")
+RULE_SCALAR_CODES = AtMost(r"the first $T$ at which $i/T$ collides", 1024, why="bfloat16 has 8 significant bits")
+RULE_TOY_PRODUCT = All((AtMost("max relative error to the formula", 0.01, strict=True),
+                        Within("log-log slope ($d$ ≥ 4)", -0.6, -0.4, open=True, why="around the formula's -1/2")))
+RULE_TOY_ROUNDED = All((AtLeast(r"$\rho$", Fraction(1, 3), by=PAPER, where="at every depth"),
+                        AtLeast(r"$\rho(d_{max}) - \rho(1)$", -0.1, why="no decay")))
+RULE_BOUND = AtMost(r"slope of $\log\hat n$ against $\log\log T$", 6, spread=DIRECTIONS,
+                    why=r"$\alpha^2\log p$ alone gives about 3")
 
 
 def _fit(x, y):
@@ -46,14 +87,14 @@ def _fit(x, y):
     return c, (1 - float(((y - pred) ** 2).sum()) / ss) if ss > 0 else 1.0
 
 
-def _sd_margin(gap: float, per_seed) -> str:
-    """'margin k sd' for a statistic `gap` away from its threshold, in units of the spread of its per-direction
-    values (sample sd over the finite ones); '' with fewer than two."""
+def _spread(per_seed) -> dict:
+    """The spread of a statistic's per-direction values (sample sd over the finite ones) and their number, as a
+    rule's decide takes them; {} (no margin) with fewer than two."""
     v = np.asarray(per_seed, float)
     v = v[np.isfinite(v)]
     if len(v) < 2 or not np.std(v, ddof=1) > 0:
-        return ""
-    return f"; margin {gap / np.std(v, ddof=1):.1f} sd over {len(v)} directions"
+        return {}
+    return {"spread": float(np.std(v, ddof=1)), "n": len(v)}
 
 
 # ------------------------------------------------------------------------------------------- exact (checks)
@@ -64,33 +105,32 @@ def _exact(P, results):
     n_rand = max((r["runs"] for r in rows if r["name"] == "random"), default=0)
     Ts = sorted({r["T"] for r in rows})
     bit = all(r["tf_bit_exact"] and r["ro_bit_exact"] for r in rows)
-    return Verdict(f"{tf} teacher-forced and {ro} rollout mismatches over {sum(r['steps'] for r in rows):,} steps of "
-                   f"{n_runs} runs; bit-equal: {bit}", tf == 0 and ro == 0 and bit, paper=f"0 ({CAL})",
+    return RULE_EXACT.decide((tf + ro, bit), f"{tf} teacher-forced and {ro} rollout mismatches over "
+                             f"{sum(r['steps'] for r in rows):,} steps of {n_runs} runs; bit-equal: {bit}", paper=f"0 ({CAL})",
                    where=f"{len(P['machines'])} catalogue machines and {n_rand} random machines, $T$ = {Ts[0]} to {Ts[-1]}")
 
 
 def _lookup(P, results):
     rows = exact_rows(results)
     lk, ow = sum(r["lookup_bad"] for r in rows), max(r["max_overwrites"] for r in rows)
-    return Verdict(f"{lk} errors; most overwritten cell: {ow} writes", lk == 0 and ow >= 10, paper="exact (Claims C.4-C.5)")
+    return RULE_LOOKUP.decide((lk, ow), f"{lk} errors; most overwritten cell: {ow} writes", paper="exact (Claims C.4-C.5)")
 
 
 def _binary(P, results):
     nb = sum(r["nonbinary"] for r in exact_rows(results))
-    return Verdict(f"{nb} non-binary values", nb == 0, paper="all in {0, 1}")
+    return RULE_BINARY.decide(nb, f"{nb} non-binary values", paper="all in {0, 1}")
 
 
 def _gap(P, results):
     rows = exact_rows(results)
     gap, spread = min(r["gap"] for r in rows), max(r["tie_spread"] for r in rows)
-    return Verdict(f"min gap {gap:.6g}, max spread {spread:.1e}", gap >= 1 - 1e-9 and spread < 1e-9,
-                   paper="gap 1 (integer scores)")
+    return RULE_GAP.decide((gap, spread), f"min gap {gap:.6g}, max spread {spread:.1e}", paper="gap 1 (integer scores)")
 
 
 def _cls(P, results):
     rows = exact_rows(results)
     halted, cb = sum(r["halted"] for r in rows), sum(r["cls_bad"] for r in rows)
-    return Verdict(f"{cb} errors over {halted} halting runs", cb == 0 and halted > 0, paper="±1 on accept/reject")
+    return RULE_CLS.decide((cb, halted), f"{cb} errors over {halted} halting runs", paper="±1 on accept/reject")
 
 
 def _busy_beaver(P, results):
@@ -100,9 +140,9 @@ def _busy_beaver(P, results):
             m = rec["result"]["machines"][name]
             bb[name] = (m["steps_interp"][0], m["ones_interp"][0], m["steps_tf"][0], m["ones_tf"][0])
     ok = bool(bb) and all(v[:2] == tu.BB_KNOWN[n] and v[2:] == tu.BB_KNOWN[n] for n, v in bb.items())
-    return Verdict("; ".join(f"{n}: {v[0]}/{v[1]} and {v[2]}/{v[3]}" for n, v in sorted(bb.items()))
-                   or "no T above the halting step", ok,
-                   paper=", ".join(f"{n}: {s}/{o}" for n, (s, o) in tu.BB_KNOWN.items()))
+    return RULE_BUSY_BEAVER.decide(ok, "; ".join(f"{n}: {v[0]}/{v[1]} and {v[2]}/{v[3]}" for n, v in sorted(bb.items()))
+                                   or "no T above the halting step",
+                                   paper=", ".join(f"{n}: {s}/{o}" for n, (s, o) in tu.BB_KNOWN.items()))
 
 
 # ------------------------------------------------------------------------------------- sizes (checks)
@@ -110,19 +150,17 @@ def _depth_width(P, results):
     sr = size_rows(results)
     k, A = results["sizes"]["result"]["k"], results["sizes"]["result"]["A"]
     ok = all(r["d"] == r["P"] + 4 and r["w"] == (k + 1) + 4 * A + 4 * r["P"] + 5 for r in sr)
-    return Verdict(f"$d$ {sr[0]['d']} → {sr[-1]['d']}, $w$ {sr[0]['w']} → {sr[-1]['w']}; formulas hold: {ok}", ok,
-                   paper=r"$d \sim \log T$, $w \gtrsim k\lvert A\rvert + \log T$",
-                   where=f"{P['size_machine']}, $T = 2^{{{int(math.log2(sr[0]['T']))}}}$ to "
+    return RULE_DEPTH_WIDTH.decide(ok, f"$d$ {sr[0]['d']} → {sr[-1]['d']}, $w$ {sr[0]['w']} → {sr[-1]['w']}; formulas "
+                                   f"hold: {ok}", paper=r"$d \sim \log T$, $w \gtrsim k\lvert A\rvert + \log T$",
+                                   where=f"{P['size_machine']}, $T = 2^{{{int(math.log2(sr[0]['T']))}}}$ to "
                          f"$2^{{{int(math.log2(sr[-1]['T']))}}}$")
 
 
 def _params(P, results):
     sr = size_rows(results)
     ratio = sr[-1]["p"] / sr[0]["p"]
-    return Verdict(f"$p$ {sr[0]['p']:,} → {sr[-1]['p']:,} (×{ratio:.1f})", ratio < 100,
-                   paper=f"$p = O(dw^2)$; about 20× ({CAL})",
-                   expected=r"$p(T_{max})/p(T_{min}) \ll T_{max}/T_{min}$" + f" = {sr[-1]['T'] // sr[0]['T']:,} "
-                            "(below 100: book's calibration)")
+    return RULE_PARAMS.decide(ratio, f"$p$ {sr[0]['p']:,} → {sr[-1]['p']:,} (×{ratio:.1f}; $T_{{max}}/T_{{min}}$ = "
+                              f"{sr[-1]['T'] // sr[0]['T']:,})", paper=f"$p = O(dw^2)$; about 20× ({CAL})")
 
 
 def _norms(P, results):
@@ -131,16 +169,16 @@ def _norms(P, results):
     c2 = np.polyfit(Pb, l1, 2)
     r2 = 1 - float(((l1 - np.polyval(c2, Pb)) ** 2).sum()) / float(((l1 - l1.mean()) ** 2).sum())
     linf_ok = all(r["linf"] == 2 * r["P"] - 1 for r in sr)
-    return Verdict(f"$\\lVert\\theta\\rVert_1$ = {c2[0]:.1f} $P^2$ + {c2[1]:.0f} $P$ + {c2[2]:.0f} ($R^2$ = {r2:.4f}); "
-                   f"$\\lVert\\theta\\rVert_\\infty = 2P - 1$: {linf_ok}", r2 > 0.99 and c2[0] >= 0 and linf_ok,
-                   paper=r"$\alpha = O(k\lvert A\rvert + \log T\,(k + \lvert A\rvert + \log T))$")
+    return RULE_NORMS.decide((r2, c2[0], linf_ok), f"$\\lVert\\theta\\rVert_1$ = {c2[0]:.1f} $P^2$ + {c2[1]:.0f} $P$ + "
+                             f"{c2[2]:.0f} ($R^2$ = {r2:.4f}); $\\lVert\\theta\\rVert_\\infty = 2P - 1$: {linf_ok}",
+                             paper=r"$\alpha = O(k\lvert A\rvert + \log T\,(k + \lvert A\rvert + \log T))$")
 
 
 # ------------------------------------------------------------------------------------------- robustness
 def _flat_structured(P, results):
     a = robust_arrays(results, True)
-    return Verdict(", ".join(f"$T$ = {T}: {t:.3f}" for T, t in zip(a["T"], a["t"])), bool(np.all(a["t"] >= 1 / 3)),
-                   paper=f"about 0.37 ({CAL})")
+    return RULE_FLAT_STRUCTURED.decide(a["t"], ", ".join(f"$T$ = {T}: {t:.3f}" for T, t in zip(a["T"], a["t"])),
+                                       paper=f"about 0.37 ({CAL})")
 
 
 def _polylog_p(T, r) -> float:
@@ -161,16 +199,16 @@ def _polylog_random(P, results):
     cens = int(np.isinf(a["r"]).sum())
     text = (f"{', '.join(f'{m:.3g}' for m in med)} (max/min {float(med[fin].max() / med[fin].min()):.2f}); fitted $p$ = "
             f"{p:.2f}" if fin.sum() >= 2 else "fewer than two horizons with a finite median radius")
-    text += _sd_margin(POLYLOG_DEGREE - p, per) + (f"; {cens} radii censored above (nothing up to 10 corrupts)" if cens else "")
-    return Verdict(text, bool(p <= POLYLOG_DEGREE), paper=f"1.7 to 2.5 at every $T$ ({CAL})",
-                   where=f"{P['n_directions']} directions")
+    text += f"; {cens} radii censored above (nothing up to 10 corrupts)" if cens else ""
+    return RULE_POLYLOG.decide(p, text, **_spread(per), paper=f"1.7 to 2.5 at every $T$ ({CAL})",
+                               where=f"{P['n_directions']} directions")
 
 
 def _collapse(P, results):
     """ln t* against T without correction. A radius at or below FLOOR is censored (the unperturbed network already
     fails there, or the perturbation is below float64 resolution): it is kept as the bound t* <= FLOOR and must lie
     at larger T than every measured radius, as a collapse predicts; the fit runs over the measured ones, and with
-    fewer than COLLAPSE_MIN of them the row is undecided (censored): a line through 3 points reaches R^2 > 0.9 in
+    fewer than RULE_COLLAPSE's gate asks the row is undecided (censored): a line through 3 points reaches R^2 > 0.9 in
     about one run in five of radii with no trend in T."""
     a = robust_arrays(results, False)
     ok = np.isfinite(a["t"]) & (a["t"] > FLOOR)
@@ -182,26 +220,27 @@ def _collapse(P, results):
     text = ", ".join(f"$T$ = {T}: {t:.1e}" if t > FLOOR else f"$T$ = {T}: ≤ {FLOOR:.0e} (censored)"
                      for T, t in zip(a["T"], a["t"]))
     text += f"; slope {slope:.3f}, $R^2$ {r2:.3f} over {int(ok.sum())} measured radii"
-    if after and ok.sum() < COLLAPSE_MIN:     # a censored radius before a measured one fails whatever their number
-        return Verdict(text, False, paper=f"slope about -0.35 per step ({CAL})",
-                       censored=f"{int(ok.sum())} radii above the float64 floor, fewer than {COLLAPSE_MIN}")
-    return Verdict(text, bool(slope < 0 and r2 > COLLAPSE_R2 and after), paper=f"slope about -0.35 per step ({CAL})")
+    # a censored radius before a measured one fails whatever their number: the gate counts only where that part holds
+    return RULE_COLLAPSE.decide(int(ok.sum()) if after else math.inf, (after, slope, r2), text,
+                                paper=f"slope about -0.35 per step ({CAL})")
 
 
 def _random_nocorr(P, results):
-    """Without correction, the smallest corrupting radius over the random directions at every T below NOCORR_MAX.
+    """Without correction, the smallest corrupting radius over the random directions at every T below RULE_RANDOM_NOCORR.bound.
     Claim 3.5 is about the all-layer margin, the smallest perturbation that changes the output: each direction's
     radius bounds it from above, so the smallest over the directions is the run's bound on it (more directions can
     only tighten it; the old rule held the largest to the bound, which got stricter with every direction). The
-    margin is that of the worst T, in decades, over the spread of log10 r across the directions there."""
+    margin is that of the worst T, in decades, over the spread of log10 r across the directions there (a radius at the
+    floor enters as the floor)."""
     a = robust_arrays(results, False)
     r0 = np.min(a["r"], axis=1)
     worst = int(np.argmax(r0))
     logs = np.log10(np.clip(a["r"][worst], FLOOR, None))
     text = ", ".join(f"$T$ = {T}: {r:.1e}" if r > FLOOR else f"$T$ = {T}: ≤ {FLOOR:.0e} (censored)" for T, r in zip(a["T"], r0))
-    margin = _sd_margin(math.log10(NOCORR_MAX) - math.log10(max(r0[worst], FLOOR)), logs)
-    text += margin + (f" of $\\log_{{10}} r$ at $T$ = {a['T'][worst]}" if margin else "")
-    return Verdict(text, bool(np.all(r0 < NOCORR_MAX)), paper=f"$< 10^{{-4}}$ ({CAL})")
+    spread = _spread(logs)
+    text += f"; worst at $T$ = {a['T'][worst]}" if spread else ""
+    return RULE_RANDOM_NOCORR.decide(np.maximum(r0, FLOOR), text, **spread,
+                                     paper=f"< {number(RULE_RANDOM_NOCORR.bound)} ({CAL})")
 
 
 # ------------------------------------------------------------------------------------------------ softmax
@@ -210,31 +249,33 @@ def _beta(P, results):
     fin = np.isfinite(b)
     slope = np.polyfit(np.log(T[fin]), b[fin], 1)[0] if fin.sum() >= 2 else float("nan")
     room = float(np.min(np.log(3 * (T + 1)) - b))
-    return Verdict(", ".join(f"$T$ = {t}: {v:.2f}" for t, v in zip(T, b)) + f"; slope {slope:.2f}; "
-                   f"smallest room below $\\ln(3(T+1))$: {room:.2f}",
-                   bool(room >= 0) and 0.5 <= slope <= 1.5, paper=r"$\beta^* \approx \ln T - 0.7$" + f" ({CAL})")
+    return RULE_BETA.decide((np.log(3 * (T + 1)) - b, slope), ", ".join(f"$T$ = {t}: {v:.2f}" for t, v in zip(T, b))
+                            + f"; slope {slope:.2f}; smallest room below $\\ln(3(T+1))$: {room:.2f}",
+                            paper=r"$\beta^* \approx \ln T - 0.7$" + f" ({CAL})")
 
 
 def _beta_nocorr(P, results):
     (_, bc), (Tn, bn) = softmax_arrays(results, True), softmax_arrays(results, False)
-    return Verdict(", ".join(f"$T$ = {T}: {'none' if not np.isfinite(b) else f'{b:.1f}'}" for T, b in zip(Tn, bn)),
-                   bool(np.all(bn > bc)), paper=f"15, 26, 39 at $T$ = 32, 64, 128; none ≤ 60 from 256 ({CAL})")
+    return RULE_BETA_NOCORR.decide(bn - bc, ", ".join(f"$T$ = {T}: {'none' if not np.isfinite(b) else f'{b:.1f}'}"
+                                                      for T, b in zip(Tn, bn)),
+                                   paper=f"15, 26, 39 at $T$ = 32, 64, 128; none ≤ 60 from 256 ({CAL})")
 
 
 # -------------------------------------------------------------------------------------------- precision
 def _low_precision(P, results):
     runs = results["precision"]["result"]["runs"]
     bad = [k for k, v in runs.items() if not (v["bit_exact"] and v["mismatch"] == 0)]
-    return Verdict(f"{len(runs) - len(bad)} of {len(runs)} runs bit-exact", not bad,
-                   paper=f"exact ({CAL}: float16 at $T$ = 512)", where=f"$T$ = {P['precision_T']}")
+    return RULE_LOW_PRECISION.decide(len(bad), f"{len(runs) - len(bad)} of {len(runs)} runs bit-exact",
+                                     paper=f"exact ({CAL}: float16 at $T$ = 512)", where=f"$T$ = {P['precision_T']}")
 
 
 def _scalar_codes(P, results):
     bf = results["precision"]["result"]["collisions"]["bfloat16"]
     first = lambda key: next((r["T"] for r in bf if r[key] < r["T"]), None)
     t_iT, t_inv = first("i/T"), first("1/i")
-    return Verdict(f"$i/T$: first collision at $T$ = {t_iT}; $1/i$: at $T$ = {t_inv}", t_iT is not None and t_iT <= 1024,
-                   paper=f"384 of 512 distinct at $T$ = 512 ({CAL})")
+    return RULE_SCALAR_CODES.decide(math.inf if t_iT is None else t_iT,
+                                    f"$i/T$: first collision at $T$ = {t_iT}; $1/i$: at $T$ = {t_inv}",
+                                    paper=f"384 of 512 distinct at $T$ = 512 ({CAL})")
 
 
 # -------------------------------------------------------------------------------------------------- toy
@@ -247,15 +288,15 @@ def _toy_product(P, results):
     err = float(np.max(np.abs(t["numeric"] / t["formula"] - 1)))
     big = t["depths"] >= 4
     slope = loglog_slope(t["depths"][big], t["numeric"][big])
-    return Verdict(f"max relative error {err:.1e}; slope {slope:.3f} ($d$ ≥ 4)", err < 0.01 and -0.6 < slope < -0.4,
-                   paper=r"$\rho \le 3/\sqrt d$ (paper)")
+    return RULE_TOY_PRODUCT.decide((err, slope), f"max relative error {err:.1e}; slope {slope:.3f} ($d$ ≥ 4)",
+                                   paper=r"$\rho \le 3/\sqrt d$ (paper)")
 
 
 def _toy_rounded(P, results):
     t = _toy(P, results)
     rnd = t["rounded"]
-    return Verdict(f"$\\rho(1)$ = {rnd[0]:.4f}, min over $d$ {rnd.min():.4f}, $\\rho({int(t['depths'][-1])})$ = {rnd[-1]:.4f}",
-                   bool(np.all(rnd >= 1 / 3) and rnd[-1] >= rnd[0] - 0.1), paper=r"$\rho \ge 1/3$ (paper)")
+    return RULE_TOY_ROUNDED.decide((rnd, rnd[-1] - rnd[0]), f"$\\rho(1)$ = {rnd[0]:.4f}, min over $d$ {rnd.min():.4f}, "
+                                   f"$\\rho({int(t['depths'][-1])})$ = {rnd[-1]:.4f}", paper=r"$\rho \ge 1/3$ (paper)")
 
 
 # ------------------------------------------------------------------------------------------------ bound
@@ -269,74 +310,55 @@ def _bound(P, results):
     per = [loglog_slope(np.log2(a["T"]), a["alpha"] ** 2 * np.log(a["p"]) / np.fmin(a["l2"], a["r"][:, j]) ** 2)
            for j in range(a["r"].shape[1])]
     vc = loglog_slope(b["T"], b["vc"])
-    return Verdict(f"$\\hat n$ {b['n_hat'][0]:.2e} → {b['n_hat'][-1]:.2e}, slope {slope:.2f} in $\\log\\log T$"
-                   + _sd_margin(BOUND_SLOPE - slope, per) + f" (VC proxy $wT$: slope {vc:.2f} in $\\log T$, not tested)",
-                   bool(slope <= BOUND_SLOPE), paper=r"$\mathrm{poly}(k, \lvert A\rvert, \log T)$")
+    return RULE_BOUND.decide(slope, f"$\\hat n$ {b['n_hat'][0]:.2e} → {b['n_hat'][-1]:.2e}, slope {slope:.2f} in "
+                             f"$\\log\\log T$ (VC proxy $wT$: slope {vc:.2f} in $\\log T$, not tested)", **_spread(per),
+                             paper=r"$\mathrm{poly}(k, \lvert A\rvert, \log T)$")
 
 
-BOOK = "book's calibration"
 ROWS = [
-    Row("1-exact", "check", "Theorem 4.1", "decoded $(z, a, l)$ equals the interpreter's at every step",
-        "0 mismatches (teacher-forced and rollout), outputs bit-equal to the invariant (C.2): exact, as the proof has it",
-        _exact),
+    Row("1-exact", "check", "Theorem 4.1", "decoded $(z, a, l)$ equals the interpreter's at every step", RULE_EXACT, _exact),
     Row("2-lookup", "check", "Claims C.4-C.5", r"after the search, `scr3` $= \mathrm{Bin}(i')$ (last write to the new head "
         r"cell), `f1` $= \mathbb 1(i' \text{ exists})$, `f2` $= \mathbb 1(\text{cell in the input})$, against the "
-        "interpreter's last-write table", f"0 errors (exact), with cells overwritten ≥ 10 times ({BOOK}: deep histories)",
-        _lookup),
+        "interpreter's last-write table", RULE_LOOKUP, _lookup),
     Row("3-binary", "check", "Theorem 4.1 (App. C)", "every activation of every layer at every step is exactly 0 or 1",
-        "0 non-binary values (exact)", _binary),
+        RULE_BINARY, _binary),
     Row("3-gap", "check", "Claims C.4-C.6", "hard-max attention: max score minus the best non-tied score, over all "
-        "attention calls; tied maximisers carry identical values",
-        f"gap ≥ 1 (paper: integer scores), value spread over ties 0 ($< 10^{{-9}}$: {BOOK}, float64 rounding)", _gap),
+        "attention calls; tied maximisers carry identical values", RULE_GAP, _gap),
     Row("1-cls", "check", "Theorem 4.1", r"$\theta_{cls} \cdot o_T = 2G(x) - 1$ on every run that halts within $T$",
-        "0 errors (exact)", _cls),
+        RULE_CLS, _cls),
     Row("6-busy-beaver", "check", "Theorem 4.1", "busy beavers: steps and ones from the interpreter and read back from "
-        "the transformer (halting step of the decoded state; the tape rebuilt from its writes)", "the known values, exactly",
+        "the transformer (halting step of the decoded state; the tape rebuilt from its writes)", RULE_BUSY_BEAVER,
         _busy_beaver),
-    Row("4-depth-width", "check", "Theorem 4.1", "depth and width of the construction",
-        r"$d = P + 4$ and $w = K + 4\lvert A\rvert + 4P + 5$ exactly ($P$ bits per position)", _depth_width),
-    Row("4-params", "check", "Theorem 4.1", "dense parameter count $p$ grows polylogarithmically in $T$",
-        rf"$p(T_{{max}})/p(T_{{min}}) \ll T_{{max}}/T_{{min}}$ (below 100: {BOOK})", _params),
+    Row("4-depth-width", "check", "Theorem 4.1", "depth and width of the construction", RULE_DEPTH_WIDTH, _depth_width),
+    Row("4-params", "check", "Theorem 4.1", "dense parameter count $p$ grows polylogarithmically in $T$", RULE_PARAMS,
+        _params),
     Row("5-norms", "check", "Theorem 4.1", r"$\lVert\theta\rVert_1$ is quadratic in $P = \log T$; "
-        r"$\lVert\theta\rVert_\infty = 2P - 1$ (the fetch null key)",
-        rf"quadratic fit $R^2 > 0.99$ ({BOOK}) with leading coefficient ≥ 0; $\lVert\theta\rVert_\infty = 2P - 1$ at every $T$",
-        _norms),
+        r"$\lVert\theta\rVert_\infty = 2P - 1$ (the fetch null key)", RULE_NORMS, _norms),
     Row("7-flat-structured", "check", "Theorem D.6, Proposition 3.4", "with correction: the smallest corrupting scale "
         "$t^*$ of the transition layer's output, at every $T$ (it follows from the round: $1 - t$ rounds back to 1 "
-        "while $t \\le 1/3$)", r"$t^* \ge 1/3$ at every $T$ (paper: the round's threshold 2/3)", _flat_structured),
+        "while $t \\le 1/3$)", RULE_FLAT_STRUCTURED, _flat_structured),
     Row("7-polylog-random", "claim", "Theorem 4.1 (margin at least $1/\\mathrm{poly}(k, \\lvert A\\rvert, \\log T)$)",
         r"with correction: the smallest corrupting $\lVert\delta\rVert_2$ along random unit directions (median) "
-        r"falls at most like a low power of $\log T$",
-        rf"$r \propto (\ln T)^{{-p}}$ with $p \le {POLYLOG_DEGREE}$ ({BOOK}: a low degree; without correction $p \gg 3$)",
-        _polylog_random),
+        r"falls at most like a low power of $\log T$", RULE_POLYLOG, _polylog_random),
     Row("7-collapse", "claim", "Claim 3.5", r"without correction: $\ln t^*$ against $T$ (radii at or below the float64 floor "
-        "$10^{-15}$ are censored bounds)", f"linear with negative slope, $R^2 > {COLLAPSE_R2}$ over at least "
-        f"{COLLAPSE_MIN} measured radii ({BOOK}): an exponential collapse; censored radii only beyond the measured ones; "
-        "censored with fewer measured radii", _collapse),
+        f"{number(FLOOR)} are censored bounds)", RULE_COLLAPSE, _collapse),
     Row("7-random-nocorr", "claim", "Claim 3.5", r"without correction: the all-layer margin along random directions, "
-        r"bounded by the smallest corrupting $\lVert\delta\rVert_2$ over the directions",
-        f"$< 10^{{-4}}$ at every $T$ ({BOOK}: the corrected radius is about 1 to 2)", _random_nocorr),
+        r"bounded by the smallest corrupting $\lVert\delta\rVert_2$ over the directions", RULE_RANDOM_NOCORR, _random_nocorr),
     Row("8-beta", "claim", "hypothesis (this book)", r"softmax with correction: the smallest inverse temperature "
-        r"$\beta^*$ with exact traces", r"$\beta^* \le \ln(3(T+1))$ at every $T$ (book: $T+1$ competitors, each "
-        rf"$e^{{-\beta}}$, below the round's 1/3); slope of $\beta^*$ against $\ln T$ in [0.5, 1.5] ({BOOK})", _beta),
+        r"$\beta^*$ with exact traces", RULE_BETA, _beta),
     Row("8-beta-nocorr", "claim", "hypothesis (this book)", r"softmax without correction: $\beta^*$ is larger at every "
-        "$T$ (none: no $\\beta$ ≤ `beta_max` works, a censored bound)",
-        r"$\beta^*$(no correction) > $\beta^*$(correction) at every $T$ (no threshold)", _beta_nocorr),
+        "$T$ (none: no $\\beta$ ≤ `beta_max` works, a censored bound)", RULE_BETA_NOCORR, _beta_nocorr),
     Row("9-low-precision", "check", "Theorem 4.1 (precision)", "hard-max construction in float16 and bfloat16, real "
-        "rollout", "bit-exact outputs on every run (exact: integer weights, bit activations)", _low_precision),
+        "rollout", RULE_LOW_PRECISION, _low_precision),
     Row("9-scalar-codes", "check", "Theorem 4.1 (precision)", "scalar position codes $i/T$ and $1/i$ in bfloat16: the "
-        r"first $T$ with two positions sharing a code ($\mathrm{Bin}(i)$ never collides)",
-        rf"$i/T$ collides for some $T \le 1024$ ({BOOK}; bfloat16 has 8 significant bits)", _scalar_codes),
+        r"first $T$ with two positions sharing a code ($\mathrm{Bin}(i)$ never collides)", RULE_SCALAR_CODES, _scalar_codes),
     Row("10-toy-product", "check", "Claim 3.5", r"Claim 3.5 without rounding: numerical $\rho$ of $(\prod_i W_i)x - 1/2$ "
-        r"against $\sqrt d\,(1 - 2^{-1/d})$", f"within 1% at every depth; log-log slope in (-0.6, -0.4) ({BOOK}, "
-        "around the formula's -1/2)", _toy_product),
+        r"against $\sqrt d\,(1 - 2^{-1/d})$", RULE_TOY_PRODUCT, _toy_product),
     Row("10-toy-rounded", "check", "Claim 3.5", "Claim 3.5 with rounding (exact dynamic programme over layers)",
-        rf"$\rho \ge 1/3$ at every depth (paper), and no decay: $\rho(d_{{max}}) \ge \rho(1) - 0.1$ ({BOOK})", _toy_rounded),
+        RULE_TOY_ROUNDED, _toy_rounded),
     Row("12-bound", "check", "Lemma 2.4", r"$\hat n = \alpha^2\log p/\hat\gamma^2$ against $\log T$ (a bound's value, not "
         r"a measured sample complexity; it follows from `5-norms`, `4-params` and `7-polylog-random`: $\alpha$ and $p$ "
-        r"are construction sizes, $\hat\gamma$ is tested there)",
-        rf"$\log\hat n$ against $\log\log T$ has slope ≤ {BOUND_SLOPE} ({BOOK}: $\alpha^2\log p$ alone gives about 3)",
-        _bound),
+        r"are construction sizes, $\hat\gamma$ is tested there)", RULE_BOUND, _bound),
 ]
 
 
