@@ -116,6 +116,9 @@ def test_share_with_its_binomial_margin():
     assert fit.decide(19, 20).passed and not fit.decide(18, 20).passed
     se = math.sqrt(0.95 * 0.05 / 20)
     assert fit.decide(20, 20, "all").measured == f"all; margin {0.05 / se:+.1f} SE (binomial, at the bar)"
+    both = All((Share("runs at 100%", at_least=0.95), fit))
+    assert both.decide(((20, 20), (19, 20)), "m").measured == "m; margin +0.0 SE (binomial, at the bar)"
+    assert not both.decide(((18, 20), (19, 20)), "m").passed
     none = Share("seed reaches 0.99", at_most=0)
     assert none.text == "no seed reaches 0.99 (book's calibration)"
     assert none.decide([0, 0], [5, 5]).passed and not none.decide([0, 1], [5, 5]).passed
@@ -132,7 +135,11 @@ def test_share_interval_is_clopper_pearson_three_ways():
     v = r.decide([1, 6], [10, 10], want=[-1, 1])
     assert not v.passed and v.censored
     assert not r.decide([9, 6], [10, 10], want=[-1, 1]).censored              # a cell on the wrong side fails
-    assert "95% interval (Clopper-Pearson)" in r.text and "1/2" in r.text
+    assert r.text == ("success count: 95% interval (Clopper-Pearson) above 1/2; FAIL where one lies on the other side; "
+                      "censored where one contains it (book's calibration)")
+    assert r.decide([9, 10], [10, 10]).passed                                 # the rule's own side: above
+    with pytest.raises(ValueError, match="needs its side"):
+        ShareInterval("cells", want=0).decide([1, 9], [10, 10])
 
 
 def test_significance_and_laws():
@@ -146,6 +153,7 @@ def test_significance_and_laws():
     ln8 = math.log(8)
     assert law.decide({"log": 0.0, "power": -ln8, "linear": -5.0}).passed
     assert law.decide({"log": 0.0, "power": -ln8 + 0.01}).censored
+    assert law.decide({"log": math.nan, "power": 0.0}).censored                # a failed fit decides nothing
     assert not law.decide({"log": -ln8, "power": 0.0}).passed and not law.decide({"log": -ln8, "power": 0.0}).censored
     assert law.decide({"log": 0.0, "power": -3.0}).measured == \
         f"ln likelihood ratio +3.00; margin {3 - ln8:+.2f} in ln likelihood ratio"

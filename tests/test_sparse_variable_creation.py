@@ -387,3 +387,23 @@ def test_findings_name_each_failed_claim_from_the_points():
     share = power.rates(P, power.worlds(sc.cells(page.and_table(bad)))["log"], ids=("A11c",))["A11c"][0]
     assert f"likelihood is {cmp['ratio']:.2f} times" in text and f"log law in {share:.0%} of" in text
     assert "`A14a`" not in text                                          # no parity points: nothing said of them
+
+
+def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
+    """Each row holds a rule object (lib.core.rules) whose fields decide its verdict and write its rule text, and the
+    findings quote the same object: raising A13a's bar fails the row and changes its words; A11b's bar is the one the
+    growth finding quotes."""
+    import dataclasses
+
+    from lib.chapters.sparse_variable_creation import rows
+
+    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
+    P = {"and_T": [100, 200, 800], "and_m": list(range(10, 201, 10)), "and_iters": 1000, "and_trials": 50}
+    res = _fake_and({T: 40 + 20 * math.log(T / 100) / math.log(2) for T in (100, 200, 800)}, 50, tuple(range(10, 201, 10)), s=8)
+    assert rows._rises(P, res).passed and "≥ 0.5 at every $T$" in rows.RULE_A13A.text
+    monkeypatch.setattr(rows, "RULE_A13A", dataclasses.replace(rows.RULE_A13A, bound=1.01))
+    assert not rows._rises(P, res).passed and "≥ 1.01 at every $T$" in rows.RULE_A13A.text
+    steep = _fake_and({100: 10, 200: 30, 800: 90}, 50, tuple(range(10, 201, 10)), s=8)
+    assert "above the 0.5 the row allows" in page._growth_finding(P, steep, page.fits(steep))
+    monkeypatch.setattr(page, "RULE_A11B", dataclasses.replace(rows.RULE_A11B, bound=0.25))
+    assert "above the 0.25 the row allows" in page._growth_finding(P, steep, page.fits(steep))

@@ -201,8 +201,9 @@ class All:
         a part has none): the margins of those that have one are appended."""
         spread = spread or (None,) * len(self.parts)
         vs = [p.decide(*v) if isinstance(v, tuple) else p.decide(v) for p, v in zip(self.parts, values)]
-        margins = "".join(p._margin(p.margin(v, s), n) for p, v, s in zip(self.parts, values, spread)
-                          if s is not None and hasattr(p, "margin"))
+        margins = "".join(p.margin_text(*v) if hasattr(p, "margin_text") else p._margin(p.margin(v, s), n)
+                          for p, v, s in zip(self.parts, values, spread)
+                          if hasattr(p, "margin_text") or (s is not None and hasattr(p, "margin")))
         if any(not v.passed and not v.censored for v in vs) or all(v.passed for v in vs):
             return Verdict(measured + margins, all(v.passed for v in vs), **verdict)
         return Verdict(measured + margins, False, censored="; ".join(v.censored for v in vs if v.censored), **verdict)
@@ -287,12 +288,16 @@ class Share(Rule):
         f = np.asarray(k, float) / np.asarray(n, float)
         ok = bool(np.all(f >= self.at_least)) if self.at_least is not None else bool(np.all(f <= self.at_most))
         text = measured or ", ".join(f"{int(a)}/{int(b)}" for a, b in np.broadcast(k, n))
-        if self.binomial:
-            bar = self.at_least if self.at_least is not None else self.at_most
-            se = np.sqrt(bar * (1 - bar) / np.asarray(n, float))
-            m = (f - bar) / se if self.at_least is not None else (bar - f) / se
-            text += self._margin(float(np.min(m)), None) if np.all(se > 0) else ""
-        return Verdict(text, ok, **verdict)
+        return Verdict(text + self.margin_text(k, n), ok, **verdict)
+
+    def margin_text(self, k, n) -> str:
+        """With `binomial`, the worst element's distance from the bar in binomial SEs at the bar; else ""."""
+        bar = self.at_least if self.at_least is not None else self.at_most
+        if not self.binomial or bar in (0, 1):
+            return ""
+        f = np.asarray(k, float) / np.asarray(n, float)
+        se = np.sqrt(bar * (1 - bar) / np.asarray(n, float))
+        return self._margin(float(np.min((f - bar) / se if self.at_least is not None else (bar - f) / se)), None)
 
 
 def clopper_pearson(k, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -313,19 +318,25 @@ class ShareInterval(Rule):
 
     >>> ShareInterval("success", p=0.5).decide([9, 1], [10, 10], want=[1, -1]).passed"""
     p: float = 0.5
+    want: int = 1          # +1: above p; -1: below; 0: each cell on the side `decide` is given
     confidence: float = 0.95
 
     def condition(self) -> str:
         p = number(Fraction(self.p).limit_denominator(100))
-        return (f"{self.what}'s {self.confidence:.0%} interval (Clopper-Pearson) on its side of {p}; "
-                "FAIL where one lies on the other side; censored where an interval contains it")
+        side = {1: "above", -1: "below", 0: "on its side of"}[self.want]
+        return (f"{self.what}: {self.confidence:.0%} interval (Clopper-Pearson) {side} {p}; "
+                "FAIL where one lies on the other side; censored where one contains it")
 
     def sides(self, k, n) -> np.ndarray:
         lo, hi = clopper_pearson(k, n, self.confidence)
         return np.where(lo > self.p, 1, np.where(hi < self.p, -1, 0))
 
-    def decide(self, k, n, want=1, measured: str = "", censored: str = "", **verdict) -> Verdict:
-        s, want = self.sides(k, n), np.broadcast_to(np.asarray(want), np.shape(self.sides(k, n)))
+    def decide(self, k, n, want=None, measured: str = "", censored: str = "", **verdict) -> Verdict:
+        want = self.want if want is None else want
+        if not np.all(np.abs(want) == 1):
+            raise ValueError(f"rule {self.what!r}: each cell needs its side, +1 (above) or -1 (below)")
+        s = self.sides(k, n)
+        want = np.broadcast_to(np.asarray(want), np.shape(s))
         text = measured or ", ".join(f"{int(a)}/{int(b)}" for a, b in np.broadcast(k, n))
         if np.any(s == -want) or np.all(s == want):
             return Verdict(text, bool(np.all(s == want)), **verdict)
@@ -381,7 +392,7 @@ class Laws(Rule):
             return Verdict(text, lead >= self.factor, **verdict)
         lr, cut = scores[self.favoured] - max(others), math.log(self.factor)
         text = (measured or f"ln likelihood ratio {lr:+.2f}") + f"; margin {lr - cut:+.2f} in ln likelihood ratio"
-        if -cut < lr < cut:
+        if not (lr >= cut or lr <= -cut):          # between the bounds, or NaN: undecided
             return Verdict(text, False, censored=censored or f"the likelihoods lie within a factor {self.factor:g}",
                            **verdict)
         return Verdict(text, lr >= cut, **verdict)

@@ -2,7 +2,9 @@
 read.py, the claim rows in rows.py and the figures in figures.py beside it (their names are re-exported here, so the
 page imports one module). No computation imports these modules, so editing them leaves stored results current.
 
-    >>> rows = claims(P, results)
+    >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
+    >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
+    (21, [('A1', True), ('A2', True)])
 """
 from __future__ import annotations
 
@@ -35,9 +37,22 @@ from lib.chapters.sparse_variable_creation.read import (  # noqa: F401  (the pag
     slope_range,
     transition,
 )
-from lib.chapters.sparse_variable_creation.rows import ROWS, claims, count_text, evaluate, grid_sides, scale_note  # noqa: F401
+from lib.chapters.sparse_variable_creation.rows import (  # noqa: F401
+    PARITY_ACC,
+    ROWS,
+    RULE_A11B,
+    RULE_A16,
+    claims,
+    count_text,
+    evaluate,
+    grid_sides,
+    scale_note,
+)
 from lib.core.claims import unsettled
+from lib.core.rules import number
 from lib.core.tables import markdown_table
+
+ROWS_BY_ID = {r.id: r for r in ROWS}    # the rows' rule objects, for the prose that quotes a threshold
 
 
 def paper_omissions(P: dict) -> str:
@@ -93,7 +108,8 @@ def b2_table(results: dict) -> str:
 
 
 def _decides_at(n: int) -> tuple[int, int]:
-    """With n trials: the largest count whose 95% interval lies below 1/2 and the smallest whose lies above."""
+    """With n trials: the largest count whose interval (sc.CONFIDENCE) lies below 1/2 and the smallest whose lies
+    above."""
     side = sc.side_of_half(np.arange(n + 1), np.full(n + 1, n))
     below, above = np.flatnonzero(side == -1), np.flatnonzero(side == 1)
     return (int(below[-1]) if len(below) else -1), (int(above[0]) if len(above) else n + 1)
@@ -110,9 +126,10 @@ def _grid_finding(P, results, bad) -> str:
     lo, hi = _decides_at(n)
     named = " and ".join(f"`{i}`" for i in ("A11a", "A12") if i in bad)
     text = f"{named}: with {n} trials per $(T, m)$ " + (
-        f"no success count decides against 1/2: even {n} of {n} has the 95% Clopper-Pearson interval "
+        f"no success count decides against 1/2: even {n} of {n} has the {sc.CONFIDENCE:.0%} Clopper-Pearson interval "
         f"[{float(sc.interval(n, n)[0]):.2f}, 1.00], which contains it" if lo < 0 and hi > n else
-        f"a success count decides against 1/2 (its 95% Clopper-Pearson interval on one side) only at {lo} or fewer, "
+        f"a success count decides against 1/2 (its {sc.CONFIDENCE:.0%} Clopper-Pearson interval on one side) only at "
+        f"{lo} or fewer, "
         f"or at {hi} or more")
     text += ". The deciding counts: " + "; ".join(f"T = {T}: {count_text(k, n_, m)}" for T, (_, m, k, n_) in g.items())
     if "A12" in bad and ANCHOR_T in g:
@@ -139,12 +156,13 @@ def _growth_finding(P, results, f) -> str:
         text += (f" The line $a + b\\ln T$ through the resolved $T$ predicts $m^*({at:.0f})$ ≈ "
                  f"{slope * np.log(at) + icpt:.0f}; this run finds no $m$ up to {P['and_m'][-1]} that succeeds in most "
                  "trials there.")
-    if f["exp_min"] >= 0.5 - 1e-9:
+    bar = RULE_A11B.bound                    # the row's own rule: below 0.5, to its tolerance
+    if f["exp_min"] >= bar - RULE_A11B.tol:
         se = f["exp_se"]
-        margin = (f["exp_min"] - 0.5) / se if se > 0 else math.inf
+        margin = (f["exp_min"] - bar) / se if se > 0 else math.inf
         text += ((f" Every value the censoring allows gives a power-law exponent of at least {f['exp_min']:.2f} "
                   if f["censored"] else f" The power-law exponent of $m^*$ in $T$ is {f['exponent']:.2f} ")
-                 + (f"(bootstrap SE {se:.2f}, so {margin:.1f} SE above the 0.5 the row allows)" if se > 0 else
+                 + (f"(bootstrap SE {se:.2f}, so {margin:.1f} SE above the {number(bar)} the row allows)" if se > 0 else
                     "(bootstrap SE 0: every resampling of the trials gives the same $m^*$)")
                  + f": over $T$ = {T[0]:.0f} to {T[-1]:.0f}, with {P['and_trials']} trials per $(T, m)$, this run "
                  "does not show the sublinear growth of the paper's Figure 4"
@@ -152,7 +170,7 @@ def _growth_finding(P, results, f) -> str:
                     "50) decide it." if margin < 2 else "."))
     else:
         text += (f" The exponents the censoring allows run from {f['exp_min']:.2f} to {f['exp_max']:.2f}, on both "
-                 "sides of 0.5: a grid of $m$ reaching further at the censored $T$ decides the rows.")
+                 f"sides of {number(bar)}: a grid of $m$ reaching further at the censored $T$ decides the rows.")
     return text
 
 
@@ -178,7 +196,7 @@ def _shift_finding(P, results, row) -> str:
 def _attention_finding(P, att):
     H = P["heads"]
     top = np.mean([x for _, _, hits in att.values() for x in hits])
-    low = [T for T, (v, _, _) in att.items() if H * v < max(0.5, H * 3 / (T + 1))]
+    low = [T for T, (v, _, _) in att.items() if H * v < max(RULE_A16.parts[0].bound, H * 3 / (T + 1))]
     return (f"`A16`: the successful trials' [CLS] attention, summed over the {H} heads, puts "
             f"{', '.join(f'{H * v:.2f}' for v, _, _ in att.values())} on the planted bits at $T$ = "
             f"{', '.join(map(str, att))} (the heads' uniform share: "
@@ -191,9 +209,9 @@ def _parity_finding(P, parity):
     said = []
     for T, r in parity.items():
         when = [f"{x:.0f}" for x in transition(r) if np.isfinite(x)]
-        said.append(f"{sum(a >= 0.99 for a in r['test_acc'])} of {len(r['test_acc'])} at $T$ = {T}"
+        said.append(f"{sum(a >= PARITY_ACC for a in r['test_acc'])} of {len(r['test_acc'])} at $T$ = {T}"
                     + (f" (at iteration {', '.join(when)})" if when else ""))
-    return (f"`A14a` and `A14b`: seeds that reach test accuracy 0.99 within {P['parity_iters']:,} iterations of "
+    return (f"`A14a` and `A14b`: seeds that reach test accuracy {PARITY_ACC} within {P['parity_iters']:,} iterations of "
             f"{P['parity_batch']:,} samples: {'; '.join(said)}. The paper ran {PAPER['parity_iters']:,} iterations of "
             f"{PAPER['parity_batch']:,} with {PAPER['parity_trials']} seeds. "
             + (f"This run's budget is {share:.0%} of the paper's samples, and a seed still on the plateau at its end "

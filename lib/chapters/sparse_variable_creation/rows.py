@@ -1,14 +1,19 @@
 """The claim rows of the sparse_variable_creation page (`ROWS`, `claims`), each measure a function of the profile P and
 the stored points, through the readers of read.py. Page-side: no computation imports this module.
 
+Each row's rule is an object of lib.core.rules (the RULE_* below): it decides the verdict and writes the rule's text,
+so each threshold is typed once, with whose it is (the paper's, this book's calibration with its reason, or exact);
+the page's findings (page.py) quote the same objects. Margins are in SE over trials, binomial SE at the bar, or the
+bootstrap SE, where the row has a spread.
+
     >>> rows = claims(P, results)
 """
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
-from scipy.stats import norm
 
 from lib.chapters.sparse_variable_creation import scaling as sc
 from lib.chapters.sparse_variable_creation.read import (
@@ -24,9 +29,61 @@ from lib.chapters.sparse_variable_creation.read import (
     transition,
 )
 from lib.core.claims import Row, Verdict, evaluate
+from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Laws, Share, ShareInterval, Significance, Within, number
 
-ATTENTION_MIN = 0.5   # book's calibration: the heads' summed [CLS] attention on I, at least half of one head's
-TOP3_MIN = 0.9        # book's calibration: share of successes whose three most attended positions are I
+FIT_LOSS = 1e-4       # a training loss below this counts as fitted (A10)
+PARITY_ACC = 0.99     # test accuracy at which a parity seed counts as learnt (A14, A15; the paper's Fig. 3)
+PARITY_SMALL_T = 50   # A14 reads T up to this, A15 beyond it (App. C.2: nothing learnt beyond T = 50)
+EXACT_NORMS = AtMost("the weights' distance from the lemma's norms", EXACT_TOL, by=EXACT)
+
+# The rules, one object per row (lib.core.rules): each threshold typed once, its text generated from it.
+RULE_A1 = All((AtMost(r"max $\lVert\Delta p\rVert_1 / \lVert\Delta z\rVert_\infty$", 2, by=PAPER),
+               AtMost(r"$\lVert J\rVert_{1,1}$ formula's error and its error at uniform $p$ (value $2(1-1/T)$)",
+                      EXACT_TOL, by=EXACT),
+               AtMost(r"max $\lVert J\rVert_{1,1}$", 2, strict=True, by=PAPER)))
+RULE_A2 = AtMost("measured / bound", 1, by=PAPER)
+RULE_A3 = All((AtMost("error", 0.25, by=PAPER, why=r"$\gamma/4$ with $\gamma = 1$"),
+               AtMost(r"distance of $\lVert W_Q\rVert_F, \lVert W_K\rVert_F, \lVert W_V\rVert_F, \lVert W_C\rVert_F$ "
+                      r"from $\log 8T, \sqrt s, \sqrt 2, 1$", EXACT_TOL, by=EXACT)))
+RULE_A4A = AtLeast(r"$\log(8T/\gamma) - R_{\min}$", 0.0, by=PAPER, where="at every $T$")
+RULE_A4B = All((Within(r"slope of $R_{\min}$ on $\ln T$", 0.9, 1.1), AtLeast("its $R^2$", 0.99, strict=True)))
+RULE_A5 = All((AtMost(r"error minus the lemma's bound $2T/e^R$", 0.0, tol=1e-12, by=PAPER),
+               AtMost(r"distance of $\lVert P^\top\rVert _{2,1}$ and $\lVert W_K\rVert _F$ from $s$ and 1", EXACT_TOL,
+                      by=EXACT)))
+RULE_A6 = All((AtMost(r"errors (value and attention $1/(r+1)$) over $\gamma$", Fraction(1, 4), by=PAPER, why="the lemma's"),
+               AtMost(r"$\lVert W_K\rVert_F$", 4, tol=EXACT_TOL, by=PAPER, why="$s + 1$ at $s = 3$"),
+               AtMost(r"$\lVert W_V\rVert_F$", 6, tol=EXACT_TOL, by=PAPER, why="$2s$"),
+               AtMost(r"$\lVert W_C\rVert_F$", 3, tol=EXACT_TOL, by=PAPER, why="$s$")))
+RULE_A7 = All((AtMost("error", EXACT_TOL, strict=True, by=EXACT, where="on every input"),
+               Holds("widths $(4(s+1), 2(s+1))$")))
+RULE_A8 = All((AtMost("error", EXACT_TOL, strict=True, by=EXACT, where="on every input"),
+               Holds("widths $(4s2^s, 2^{s+1})$")))
+RULE_A9 = AtLeast(r"$m^* - \log_2\binom{T}{3}$", 0.0, strict=True, by=PAPER, where="at every $T$",
+                  why=r"a critical sample size above the bits that name $\mathcal I$")
+RULE_A10 = All((Share("runs with train accuracy 100%", at_least=0.95, why="of the paper's 100%"),
+                Share(f"runs with train loss < {number(FIT_LOSS)}", at_least=0.95, binomial=True,
+                      why="of the paper's 100%")))
+RULE_A11A = ShareInterval("at every $T$, the best $m$'s success count", p=0.5, confidence=sc.CONFIDENCE,
+                          why="some $m$ above 1/2: a critical sample size in the grid")
+RULE_A11B = AtMost("power-law exponent of $m^*$ in $T$", 0.5, strict=True, tol=1e-9, where="for every $m^*$ its censoring "
+                   "allows", spread="bootstrap SE", why=r"the paper states $\log T$")
+RULE_A11C = Laws(r"the log law $a + b\ln T$", favoured="log", factor=sc.DECIDES, why="Royall's fairly strong evidence; "
+                 "between, the grid cannot tell the laws apart")
+RULE_A12 = ShareInterval(f"success count at $T = {ANCHOR_T}$: below 1/2 at $m = 100$, above at $m = 200$", p=0.5,
+                         want=0, confidence=sc.CONFIDENCE, by=PAPER, why="Fig. 2")
+RULE_A13A = AtLeast("rise of the success fraction from the smallest to the largest $m$", 0.5, where="at every $T$")
+RULE_A13B = Significance(r"the log law's $T$ term against one curve for every $T$ (likelihood-ratio test)",
+                         level=sc.SHIFT_LEVEL)
+RULE_A14A = Share(f"seeds that reach test accuracy {PARITY_ACC}", at_least=0.5, where=rf"at every $T \le {PARITY_SMALL_T}$")
+RULE_A14B = AtLeast(rf"change of the median transition iteration from each $T \le {PARITY_SMALL_T}$ to the next", 0.0,
+                    why=f"a seed that never reaches {PARITY_ACC} enters as later than the run; censored where "
+                    "two consecutive medians are")
+RULE_A15 = Share(f"seed reaches test accuracy {PARITY_ACC}", at_most=0, where=f"at $T > {PARITY_SMALL_T}$", by=PAPER)
+RULE_A16 = All((AtLeast(r"[CLS] attention mass on $\mathcal I$ summed over the heads", 0.5, where=r"at every $T \ge 11$",
+                        spread="SE over trials", why="half of one head's, which Prop. 4.7 needs"),
+                AtLeast("its excess over the heads' uniform share $3H/(T+1)$", 0.0, strict=True, why="above chance"),
+                AtLeast(r"share of successes whose top 3 positions are $\mathcal I$", 0.9,
+                        why="the planted bits, not a spread of mass")))
 
 
 def _ex(results):
@@ -35,16 +92,15 @@ def _ex(results):
 
 def _lipschitz(P, results):
     r = _ex(results)["lipschitz"]
-    ok = (r["max_ratio"] <= 2 and r["jacobian_formula_err"] <= EXACT_TOL and r["uniform_err"] <= EXACT_TOL
-          and r["jacobian_max"] < 2)
-    return Verdict(f"max ratio {r['max_ratio']:.4f} over {r['pairs']:,} pairs; $\\lVert J\\rVert _{{1,1}}$ formula error "
-                   f"{r['jacobian_formula_err']:.1e}, uniform {r['uniform_err']:.1e}", ok)
+    return RULE_A1.decide((r["max_ratio"], max(r["jacobian_formula_err"], r["uniform_err"]), r["jacobian_max"]),
+                          f"max ratio {r['max_ratio']:.4f} over {r['pairs']:,} pairs; $\\lVert J\\rVert _{{1,1}}$ formula "
+                          f"error {r['jacobian_formula_err']:.1e}, uniform {r['uniform_err']:.1e}")
 
 
 def _truncation(P, results):
     r = _ex(results)["truncation"]
-    return Verdict(f"largest measured / bound {r['max_ratio_to_bound']:.4f} ({r['instances']} instances)",
-                   r["max_ratio_to_bound"] <= 1)
+    return RULE_A2.decide(r["max_ratio_to_bound"], f"largest measured / bound {r['max_ratio_to_bound']:.4f} "
+                          f"({r['instances']} instances)")
 
 
 def _b2(P, results):
@@ -52,36 +108,38 @@ def _b2(P, results):
     err = max(r["err"] for r in rows)
     norm = max(max(abs(r["Wq"] - r["R"]), abs(r["Wk"] - math.sqrt(r["s"])), abs(r["Wv"] - math.sqrt(2)), abs(r["Wc"] - 1))
                for r in rows)
-    return Verdict(f"max error {err:.4f}; norms off by {norm:.1e}", err <= 0.25 and norm <= EXACT_TOL,
-                   where=f"T = {sorted({r['T'] for r in rows})}, s = {sorted({r['s'] for r in rows})}")
+    return RULE_A3.decide((err, norm), f"max error {err:.4f}; norms off by {norm:.1e}",
+                          where=f"T = {sorted({r['T'] for r in rows})}, s = {sorted({r['s'] for r in rows})}")
 
 
 def _minR_bound(P, results):
     rows = _ex(results)["minimal_R"]
     gap = min(r["R_lemma"] - r["R_min"] for r in rows)
-    return Verdict(f"min over T of $\\log 8T - R_{{\\min}}$ = {gap:.3f}", gap >= 0)
+    return RULE_A4A.decide(gap, f"min over T of $\\log 8T - R_{{\\min}}$ = {gap:.3f}")
 
 
 def _minR_slope(P, results):
     f = minimal_R_fit(results)
     T = [r["T"] for r in _ex(results)["minimal_R"]]
-    return Verdict(f"slope {f['slope']:.3f}, $R^2$ = {f['r2']:.4f}", 0.9 <= f["slope"] <= 1.1 and f["r2"] > 0.99,
-                   where=f"T = {T[0]} to {T[-1]}")
+    return RULE_A4B.decide((f["slope"], f["r2"]), f"slope {f['slope']:.3f}, $R^2$ = {f['r2']:.4f}",
+                           where=f"T = {T[0]} to {T[-1]}")
 
 
 def _b3(P, results):
     rows = _ex(results)["b3"]
-    ok = all(r["err"] <= r["bound"] + 1e-12 and abs(r["P_21"] - 3) <= EXACT_TOL and abs(r["Wk"] - 1) <= EXACT_TOL for r in rows)
-    return Verdict(f"max error {max(r['err'] for r in rows):.4f} (bound {max(r['bound'] for r in rows):.2f}); "
-                   f"$\\lVert P^\\top\\rVert _{{2,1}}$ = {rows[0]['P_21']:.0f}", ok)
+    over = np.array([r["err"] - r["bound"] for r in rows])
+    off = max(max(abs(r["P_21"] - 3), abs(r["Wk"] - 1)) for r in rows)
+    return RULE_A5.decide((over, off), f"max error {max(r['err'] for r in rows):.4f} "
+                          f"(bound {max(r['bound'] for r in rows):.2f}); "
+                          f"$\\lVert P^\\top\\rVert _{{2,1}}$ = {rows[0]['P_21']:.0f}")
 
 
 def _b4(P, results):
     rows = _ex(results)["b4"]
-    ok = all(r["err"] <= r["gamma"] / 4 and r["att_err"] <= r["gamma"] / 4 and r["Wk"] <= 4 + EXACT_TOL
-             and r["Wv"] <= 6 + EXACT_TOL and r["Wc"] <= 3 + EXACT_TOL for r in rows)
-    return Verdict(f"max error {max(r['err'] for r in rows):.4f}, attention off 1/(r+1) by {max(r['att_err'] for r in rows):.4f} "
-                   f"(allowed $\\gamma/4$ = {rows[0]['gamma'] / 4})", ok)
+    errs = np.array([max(r["err"], r["att_err"]) / r["gamma"] for r in rows])
+    norms = [np.array([r[k] for r in rows]) for k in ("Wk", "Wv", "Wc")]
+    return RULE_A6.decide((errs, *norms), f"max error {max(r['err'] for r in rows):.4f}, attention off 1/(r+1) by "
+                          f"{max(r['att_err'] for r in rows):.4f} (allowed $\\gamma/4$ = {rows[0]['gamma'] / 4})")
 
 
 def _symmetric(P, results):
@@ -89,30 +147,30 @@ def _symmetric(P, results):
     err = max(r["err"] for r in rows)
     widths = all(r["widths"] == [4 * (r["s"] + 1), 2 * (r["s"] + 1)] for r in rows)
     n = sum(r["inputs"] for r in rows)
-    return Verdict(f"max error {err:.1e} on {n:,} evaluations; widths $(4(s+1), 2(s+1))$: {widths}",
-                   err < EXACT_TOL and widths, where=f"AND, OR, MAJ, PARITY, s = 1 to {P['symmetric_s_max']}")
+    return RULE_A7.decide((err, widths), f"max error {err:.1e} on {n:,} evaluations; widths $(4(s+1), 2(s+1))$: {widths}",
+                          where=f"AND, OR, MAJ, PARITY, s = 1 to {P['symmetric_s_max']}")
 
 
 def _general(P, results):
     rows = _ex(results)["general"]
     err = max(r["err"] for r in rows)
     widths = all(r["widths"] == [4 * r["s"] * 2 ** r["s"], 2 ** (r["s"] + 1)] for r in rows)
-    return Verdict(f"max error {err:.1e}; widths $(4s2^s, 2^{{s+1}})$: {widths}", err < EXACT_TOL and widths,
-                   where=f"random truth tables, s = 1 to {P['general_s_max']}")
+    return RULE_A8.decide((err, widths), f"max error {err:.1e}; widths $(4s2^s, 2^{{s+1}})$: {widths}",
+                          where=f"random truth tables, s = 1 to {P['general_s_max']}")
 
 
 def _floor(P, results):
     b = bounds(results)
     if not b:
         return None
-    ok = all(lo > floor_bits(T) for T, (lo, hi) in b.items())          # a censored m* exceeds its bound lo
-    return Verdict(", ".join(f"T={T}: {'' if np.isfinite(hi) else '> '}{lo:.0f} vs {floor_bits(T):.1f}"
-                             for T, (lo, hi) in b.items()), ok,
-                   expected=f"$m^* > \\log_2\\binom{{T}}{{3}}$ at every $T$ (the grid's smallest $m$: {P['and_m'][0]})")
+    above = np.array([lo - floor_bits(T) for T, (lo, hi) in b.items()])   # a censored m* exceeds its bound lo
+    return RULE_A9.decide(above, ", ".join(f"T={T}: {'' if np.isfinite(hi) else '> '}{lo:.0f} vs {floor_bits(T):.1f}"
+                                           for T, (lo, hi) in b.items()) + f" (the grid's smallest $m$: {P['and_m'][0]})")
 
 
 def _margin(value: float, threshold: float, se: float) -> str:
-    """The distance of a value from its threshold in units of its standard error over trials."""
+    """The distance of a value from a threshold in units of its standard error over trials (A16's per-T margin, to
+    the larger of its two bounds there)."""
     return f"margin {(value - threshold) / se:+.1f} SE" if np.isfinite(se) and se > 0 else "SE 0" if se == 0 else "one trial"
 
 
@@ -120,12 +178,11 @@ def _fits_train(P, results):
     r = [results["and"][T]["result"] for T in results["and"]]
     acc = np.concatenate([x["final_train_acc"] for x in r])
     loss = np.concatenate([x["min_train_loss"] for x in r])
-    frac_acc, frac_loss = float((acc == 1).mean()), float((loss < 1e-4).mean())
+    k_acc, k_loss = int((acc == 1).sum()), int((loss < FIT_LOSS).sum())
     scale = "" if P["and_iters"] >= 1000 else "the paper's 1000 iterations (paper profile): this run trains for fewer"
-    se = math.sqrt(0.95 * 0.05 / len(loss))            # binomial SE of a fraction at the threshold (0 or 1 has none)
-    return Verdict(f"train accuracy 100% in {frac_acc:.0%}, loss < 1e-4 in {frac_loss:.0%} of {len(acc)} runs "
-                   f"({_margin(frac_loss, 0.95, se)})",
-                   frac_acc >= 0.95 and frac_loss >= 0.95, paper="100% of runs", scale=scale)
+    return RULE_A10.decide(((k_acc, len(acc)), (k_loss, len(loss))),
+                           f"train accuracy 100% in {k_acc / len(acc):.0%}, loss < {number(FIT_LOSS)} in "
+                           f"{k_loss / len(loss):.0%} of {len(acc)} runs", paper="100% of runs", scale=scale)
 
 
 def count_text(k: int, n: int, m) -> str:
@@ -152,11 +209,9 @@ def _in_grid(P, results):
     text = "; ".join(f"T={T}: " + {1: "above 1/2", -1: "every m below 1/2", 0: "undecided"}[s] + f", {count_text(k, n, m)}"
                      for T, (s, m, k, n) in g.items())
     where = f"m from {P['and_m'][0]} to {P['and_m'][-1]}"
-    if any(s == -1 for s, *_ in g.values()) or all(s == 1 for s, *_ in g.values()):
-        return Verdict(text, all(s == 1 for s, *_ in g.values()), where=where)
     undecided = [T for T, (s, *_) in g.items() if s == 0]
-    return Verdict(text, False, where=where,
-                   censored=f"T = {undecided} (the best count's {sc.CONFIDENCE:.0%} interval contains 1/2)")
+    return RULE_A11A.decide([k for _, _, k, _ in g.values()], [n for *_, n in g.values()], want=1, measured=text,
+                            where=where, censored=f"T = {undecided} (the best count's {sc.CONFIDENCE:.0%} interval contains 1/2)")
 
 
 def scale_note(P):
@@ -168,14 +223,12 @@ def _exponent(P, results):
     if not f:
         return None
     cen = f"T = {f['censored']} (no $m^*$ up to m = {P['and_m'][-1]})" if f["censored"] else ""
-    margin = (0.5 - f["exponent"]) / f["exp_se"] if f["exp_se"] > 0 else math.inf
     text = (f"exponent {f['exponent']:.3f}" + (" (censored T at their bound: a lower bound)" if cen else "")
-            + f", bootstrap SE {f['exp_se']:.3f}: margin to 0.5 {margin:+.1f} SE; censoring-aware range "
-            f"[{f['exp_min']:.2f}, {f['exp_max']:.2f}]; $m^*({f['T'][1]}) / m^*({f['T'][0]})$ = {f['ratio']:.2f} "
-            f"(linear: {f['T'][1] / f['T'][0]:.1f})")
-    if cen and f["exp_min"] < 0.5 - 1e-9 <= f["exp_max"]:
-        return Verdict(text, False, censored=cen, scale=scale_note(P))
-    return Verdict(text, f["exp_max"] < 0.5 - 1e-9, scale=scale_note(P))     # 0.5 itself is not below 0.5
+            + f", bootstrap SE {f['exp_se']:.3f}; censoring-aware range [{f['exp_min']:.2f}, {f['exp_max']:.2f}]; "
+            f"$m^*({f['T'][1]}) / m^*({f['T'][0]})$ = {f['ratio']:.2f} (linear: {f['T'][1] / f['T'][0]:.1f})")
+    # the worst end of the range decides (0.5 itself is not below 0.5); a range across 0.5 from censoring is censored
+    return RULE_A11B.decide(f["exponent"], text, spread=f["exp_se"], lo=f["exp_min"], hi=f["exp_max"], censored=cen,
+                            scale=scale_note(P))
 
 
 def laws_text(cmp: dict, T) -> str:
@@ -196,10 +249,8 @@ def _laws(P, results):
         return None
     cmp = sc.compare_laws(sc.cells(t))
     text = "log-likelihood (relative likelihood): " + laws_text(cmp, list(t))
-    if not cmp["decided"]:
-        return Verdict(text, False, scale=scale_note(P),
-                       censored=f"undecided: the laws' likelihoods lie within a factor {sc.DECIDES:.0f} on this grid")
-    return Verdict(text, cmp["decided"] == "log", scale=scale_note(P))
+    return RULE_A11C.decide({law: v["loglik"] for law, v in cmp["fits"].items()}, text, scale=scale_note(P),
+                            censored=f"undecided: the laws' likelihoods lie within a factor {sc.DECIDES:.0f} on this grid")
 
 
 def _anchor(P, results):
@@ -209,18 +260,16 @@ def _anchor(P, results):
     t = and_table(results)[ANCHOR_T]
     cell = {m: (int(s.sum()), len(s)) for m, s in zip(t["m"], t["success"])}
     (k1, n1), (k2, n2) = cell[100], cell[200]
-    s1, s2 = sc.side_of_half([k1, k2], [n1, n2])
-    text = f"{count_text(k1, n1, 100)}, {count_text(k2, n2, 200)}"
-    if s1 == 1 or s2 == -1 or (s1 == -1 and s2 == 1):
-        return Verdict(text, bool(s1 == -1 and s2 == 1))
-    return Verdict(text, False, censored=f"the {sc.CONFIDENCE:.0%} interval at m = "
-                   + " and ".join(str(m) for m, s in ((100, s1), (200, s2)) if s == 0) + " contains 1/2")
+    s1, s2 = RULE_A12.sides([k1, k2], [n1, n2])
+    return RULE_A12.decide([k1, k2], [n1, n2], want=[-1, 1], measured=f"{count_text(k1, n1, 100)}, {count_text(k2, n2, 200)}",
+                           censored=f"the {sc.CONFIDENCE:.0%} interval at m = "
+                           + " and ".join(str(m) for m, s in ((100, s1), (200, s2)) if s == 0) + " contains 1/2")
 
 
 def _rises(P, results):
     t = and_table(results)
     rise = {T: float(v["success"].mean(1)[-1] - v["success"].mean(1)[0]) for T, v in t.items()}
-    return Verdict(", ".join(f"T={T}: +{r:.2f}" for T, r in rise.items()), all(r >= 0.5 for r in rise.values()))
+    return RULE_A13A.decide(list(rise.values()), ", ".join(f"T={T}: +{r:.2f}" for T, r in rise.items()))
 
 
 def _shift(P, results):
@@ -230,14 +279,11 @@ def _shift(P, results):
     if len(t) < 2:
         return None
     st = sc.shift_test(sc.cells(t))
-    z, crit = math.copysign(math.sqrt(st["stat"]), st["b"]), float(norm.isf(sc.SHIFT_LEVEL))
     m = sc.mstar_of(st["fit"], [list(t)[0], list(t)[-1]])
     text = (f"log law: $m^*$ {m[0]:.0f} at T = {list(t)[0]} → {m[1]:.0f} at T = {list(t)[-1]} (b = {st['b']:.1f}); "
-            f"against one curve for every T: $\\chi^2_1$ = {st['stat']:.1f}, one-sided p = {st['p']:.1e} "
-            f"(signed z {z:+.1f}, margin {z - crit:+.1f} SE to {crit:.2f})")
-    if st["side"] == 0:
-        return Verdict(text, False, censored=f"the grid cannot tell a shift from none (p ≥ {sc.SHIFT_LEVEL})")
-    return Verdict(text, st["side"] == 1)
+            f"against one curve for every T: $\\chi^2_1$ = {st['stat']:.1f}, one-sided p = {st['p']:.1e}")
+    return RULE_A13B.decide(st["p"], st["b"], text,
+                            censored=f"the grid cannot tell a shift from none (p ≥ {RULE_A13B.level})")
 
 
 def _attention(P, results):
@@ -250,113 +296,94 @@ def _attention(P, results):
         return None
     H = P["heads"]
     top = np.mean([x for _, _, hits in att.values() for x in hits])
-    need = {T: max(ATTENTION_MIN, H * 3 / (T + 1)) for T in att}
-    ok = all(H * v >= ATTENTION_MIN and v > 3 / (T + 1) for T, (v, _, _) in att.items()) and top >= TOP3_MIN
-    return Verdict(", ".join(f"T={T}: {H * v:.2f} ({_margin(H * v, need[T], H * se)}; uniform {H * 3 / (T + 1):.2f}; "
-                             f"one head's share in [{v:.2f}, {min(1.0, H * v):.2f}])" for T, (v, se, _) in att.items())
-                   + f"; top 3 = planted in {top:.0%}", ok)
+    need = {T: max(RULE_A16.parts[0].bound, H * 3 / (T + 1)) for T in att}
+    summed = np.array([H * v for v, _, _ in att.values()])
+    excess = np.array([v - 3 / (T + 1) for T, (v, _, _) in att.items()])
+    return RULE_A16.decide((summed, excess, top),
+                           ", ".join(f"T={T}: {H * v:.2f} ({_margin(H * v, need[T], H * se)}; uniform {H * 3 / (T + 1):.2f}; "
+                                     f"one head's share in [{v:.2f}, {min(1.0, H * v):.2f}])" for T, (v, se, _) in att.items())
+                           + f"; top 3 = planted in {top:.0%}")
 
 
 def _parity(P, results):
     if not results.get("parity"):
         return None
-    small = {T: np.mean(np.array(r["result"]["test_acc"]) >= 0.99) for T, r in results["parity"].items() if T <= 50}
+    small = {T: np.array(r["result"]["test_acc"]) >= PARITY_ACC for T, r in results["parity"].items() if T <= PARITY_SMALL_T}
     if not small:
         return None
-    return Verdict(", ".join(f"T={T}: {f:.0%}" for T, f in small.items()), all(f >= 0.5 for f in small.values()))
+    return RULE_A14A.decide([int(a.sum()) for a in small.values()], [len(a) for a in small.values()],
+                            ", ".join(f"T={T}: {a.mean():.0%}" for T, a in small.items()))
 
 
 def _parity_later(P, results):
-    """Median transition per T <= 50, a seed that never reached 0.99 entering as +inf (its transition is later than
-    the run): the median is then known exactly while fewer than half the seeds are censored, else only as "> iters"."""
+    """Median transition per T <= PARITY_SMALL_T, a seed that never reached PARITY_ACC entering as +inf (its
+    transition is later than the run): the median is then known exactly while fewer than half the seeds are censored,
+    else only as "> iters"."""
     med = {T: float(np.median(np.nan_to_num(transition(r["result"]), nan=math.inf)))
-           for T, r in sorted(results.get("parity", {}).items()) if T <= 50}
+           for T, r in sorted(results.get("parity", {}).items()) if T <= PARITY_SMALL_T}
     if len(med) < 2:
         return None
     v = list(med.values())
     text = ", ".join(f"T={T}: {m:.0f}" if np.isfinite(m) else f"T={T}: > {P.get('parity_iters', 'the run')}"
                      for T, m in med.items())
-    pairs = list(zip(v, v[1:]))
-    if any(np.isfinite(a) and b < a for a, b in pairs if np.isfinite(b)) or any(not np.isfinite(a) and np.isfinite(b)
-                                                                                 for a, b in pairs):
-        return Verdict(text, False)
-    if any(not np.isfinite(a) and not np.isfinite(b) for a, b in pairs):
-        return Verdict(text, False, censored="the median seed never reached 0.99 at two consecutive T")
-    return Verdict(text, True)
+    with np.errstate(invalid="ignore"):
+        steps = np.diff(v)               # -inf: a finite median after a censored one; NaN: two censored in a row
+    if np.isnan(steps).any() and not (steps < 0).any():
+        return Verdict(text, False, censored=f"the median seed never reached {PARITY_ACC} at two consecutive T")
+    return RULE_A14B.decide(steps, text)
 
 
 def _parity_large(P, results):
-    large = {T: np.mean(np.array(r["result"]["test_acc"]) >= 0.99) for T, r in results.get("parity", {}).items() if T > 50}
+    large = {T: np.array(r["result"]["test_acc"]) >= PARITY_ACC for T, r in results.get("parity", {}).items()
+             if T > PARITY_SMALL_T}
     if not large:
         return None
-    return Verdict(", ".join(f"T={T}: {f:.0%} learned" for T, f in large.items()), all(f == 0 for f in large.values()))
+    return RULE_A15.decide([int(a.sum()) for a in large.values()], [len(a) for a in large.values()],
+                           ", ".join(f"T={T}: {a.mean():.0%} learned" for T, a in large.items()))
 
 
 ROWS = [
     Row("A1", "check", "Cor. A.7",
         r"softmax is 2-Lipschitz from $\ell_\infty$ to $\ell_1$, and $\lVert J\rVert _{1,1} = 2\sum_i p_i(1-p_i) < 2$",
-        r"ratio $\le 2$; formula exact; $2(1-1/T)$ at uniform $p$", _lipschitz),
+        RULE_A1, _lipschitz),
     Row("A2", "check", "Lemma B.7", "truncating the small scores moves softmax by at most $2(T-s)/(s e^R)$ in $\\ell_1$",
-        "measured / bound $\\le 1$", _truncation),
-    Row("A3", "check", "Lemma B.2", "one head approximates $1 - 2r/s$ uniformly, with the lemma's weights",
-        r"error $\le \gamma/4 = 0.25$; $\lVert W_Q\rVert_F = \log 8T$, $\lVert W_K\rVert_F = \sqrt s$, "
-        r"$\lVert W_V\rVert_F = \sqrt 2$, "
-        r"$\lVert W_C\rVert _F = 1$", _b2),
-    Row("A4a", "check", "Lemma B.2", "the lemma's query scale suffices", r"$R_{\min} \le \log(8T/\gamma)$", _minR_bound),
+        RULE_A2, _truncation),
+    Row("A3", "check", "Lemma B.2", "one head approximates $1 - 2r/s$ uniformly, with the lemma's weights", RULE_A3, _b2),
+    Row("A4a", "check", "Lemma B.2", "the lemma's query scale suffices", RULE_A4A, _minR_bound),
     Row("A4b", "check", "Lemma B.2, Prop. 4.7 (query norm $O(\\log T)$)",
         "the least sufficient query scale of the construction grows like $\\ln T$ (a property of the construction)",
-        r"slope of $R_{\min}$ on $\ln T$ in $[0.9, 1.1]$, $R^2 > 0.99$", _minR_slope),
-    Row("A5", "check", "Lemma B.3", "trainable positions: exact scores $R$ on $\\mathcal I$",
-        r"error $\le 2T/e^R$; $\lVert P^\top\rVert _{2,1} = s$, $\lVert W_K\rVert _F = 1$", _b3),
+        RULE_A4B, _minR_slope),
+    Row("A5", "check", "Lemma B.3", "trainable positions: exact scores $R$ on $\\mathcal I$", RULE_A5, _b3),
     Row("A6", "check", "Lemma B.4",
         "bag of vectors: the head approximates $(r-s)/(r+1)$, attention $1/(r+1)$ on [CLS] and the active bits",
-        r"errors $\le \gamma/4$; $\lVert W_K\rVert_F \le s+1$, $\lVert W_V\rVert_F \le 2s$, $\lVert W_C\rVert_F \le s$",
-        _b4),
+        RULE_A6, _b4),
     Row("A7", "check", "Lemma B.5 (with B.8)", "one head and a 3-layer ReLU MLP compute symmetric sparse functions exactly",
-        "error $< 10^{-9}$ on every input", _symmetric),
+        RULE_A7, _symmetric),
     Row("A8", "check", "Lemma B.6 (with B.8)", "$s$ heads and a ReLU MLP compute any $s$-sparse function exactly",
-        "error $< 10^{-9}$ on every input", _general),
+        RULE_A8, _general),
     Row("A9", "check", "Sec. 5, information-theoretic bound",
         "the critical sample size exceeds the bits needed to name $\\mathcal I$ (on the paper's grid its smallest $m$, "
         "50, already exceeds $\\log_2\\binom{800}{3}$ = 26.3: a check of the grid, not a test of the theory)",
-        r"$m^* > \log_2\binom{T}{3}$ at every $T$", _floor),
+        RULE_A9, _floor),
     Row("A10", "claim", "App. C.1 (\"in 100% of runs\")", "training always fits: failures are overfitting",
-        "train accuracy 100% and loss $< 10^{-4}$ in $\\ge 95\\%$ of runs (this book's calibration of the paper's 100%)",
-        _fits_train),
-    Row("A11a", "claim", "Fig. 4 right", "a critical sample size exists in the grid at every $T$",
-        f"at every $T$ some $m$'s success count has its {sc.CONFIDENCE:.0%} interval (Clopper-Pearson) above 1/2; FAIL "
-        "where every $m$'s lies below; censored where the best count's contains 1/2", _in_grid),
-    Row("A11b", "claim", "Fig. 2 and 4 (sublinear scaling)", "$m^*$ grows sublinearly in $T$",
-        "power-law exponent of $m^*$ in $T$ below 0.5 (this book's calibration: the paper states $\\log T$) for every "
-        "$m^*$ its censoring allows", _exponent),
+        RULE_A10, _fits_train),
+    Row("A11a", "claim", "Fig. 4 right", "a critical sample size exists in the grid at every $T$", RULE_A11A, _in_grid),
+    Row("A11b", "claim", "Fig. 2 and 4 (sublinear scaling)", "$m^*$ grows sublinearly in $T$", RULE_A11B, _exponent),
     Row("A11c", "claim", "Sec. 5 ($\\log T$ capacity)",
         "$m^*(T) = a + b\\ln T$ (success a logistic function of $m - m^*(T)$ over every $(T, m)$ cell) is more likely "
-        "than $a + b\\sqrt T$ and $a + bT$",
-        f"likelihood ratio of the log law to the best other $\\ge {sc.DECIDES:.0f}$ (Royall's fairly strong evidence); "
-        f"FAIL at $\\le 1/{sc.DECIDES:.0f}$; censored between (the grid cannot tell the laws apart)", _laws),
-    Row("A12", "claim", "Fig. 2 right", "at $T = 400$, $m = 100$ overfits and $m = 200$ generalises",
-        f"success count's {sc.CONFIDENCE:.0%} interval below 1/2 at $m=100$ and above at $m=200$ (the paper's Fig. 2); "
-        "FAIL where either lies on the other side; censored where an interval contains 1/2", _anchor),
-    Row("A13a", "claim", "Fig. 4 left", "the success fraction rises with $m$",
-        "rise from the smallest to the largest $m$ $\\ge 0.5$ at every $T$ (this book's calibration)", _rises),
+        "than $a + b\\sqrt T$ and $a + bT$", RULE_A11C, _laws),
+    Row("A12", "claim", "Fig. 2 right", "at $T = 400$, $m = 100$ overfits and $m = 200$ generalises", RULE_A12, _anchor),
+    Row("A13a", "claim", "Fig. 4 left", "the success fraction rises with $m$", RULE_A13A, _rises),
     Row("A13b", "claim", "Fig. 4 left", "the success curves shift right as $T$ grows (a shift only: every increasing law "
-        "of $m^*$ shifts them; A11c asks which law)",
-        f"the log law's $T$ term against one curve for every $T$: likelihood-ratio test one-sided at {sc.SHIFT_LEVEL} "
-        "with $b > 0$ (this book's calibration); FAIL with $b < 0$; censored where neither is significant", _shift),
-    Row("A14a", "claim", "Fig. 3", "sparse parities are learnable",
-        "$\\ge 50\\%$ of seeds reach test accuracy 0.99 at every $T \\le 50$ (this book's calibration)", _parity),
+        "of $m^*$ shifts them; A11c asks which law)", RULE_A13B, _shift),
+    Row("A14a", "claim", "Fig. 3", "sparse parities are learnable", RULE_A14A, _parity),
     Row("A14b", "claim", "hypothesis (this book): App. C.2 presents no trend for parities, only that they can be fit",
-        "the transition comes later for larger $T$",
-        "median transition iteration non-decreasing in $T$ (a seed that never reaches 0.99 enters as later than the run)",
-        _parity_later),
-    Row("A15", "claim", "App. C.2 (weak negative)", "no parity is learnt beyond $T = 50$", "no seed reaches 0.99 at $T > 50$",
+        "the transition comes later for larger $T$", RULE_A14B, _parity_later),
+    Row("A15", "claim", "App. C.2 (weak negative)", f"no parity is learnt beyond $T = {PARITY_SMALL_T}$", RULE_A15,
         _parity_large),
     Row("A16", "claim", "hypothesis of this book (Prop. 4.7's variable creation)",
         "successful runs attend from [CLS] to the planted bits (summed over the heads: Prop. 4.7 needs one head, and "
-        "the mean over heads dilutes it)",
-        f"[CLS] attention mass on $\\mathcal I$ summed over the heads $\\ge {ATTENTION_MIN}$ and above the heads' "
-        f"uniform share $3H/(T+1)$; top 3 positions $= \\mathcal I$ in $\\ge {TOP3_MIN:.0%}$ (T $\\ge$ 11; this "
-        "book's calibration)", _attention),
+        "the mean over heads dilutes it)", RULE_A16, _attention),
 ]
 
 
