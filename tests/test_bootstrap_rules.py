@@ -55,4 +55,6 @@ def test_each_cell_must_pass_and_the_weakest_gives_the_margin():
     assert "(N=6, the weakest)" in rule.decide(ties).measured
     every = Each(lead, each=True).decide(ties, "m").measured
     assert every == f"m; margins {z(ties['N=4']):+.1f} (N=4), {z(ties['N=6']):+.1f} (N=6) sd of the replicates"
+    one = Each(lead, each=True).decide({"N=12": ties["N=4"]}, "m").measured
+    assert one == f"m; margin {z(ties['N=4']):+.1f} sd of the replicates (N=12)"
     assert Each(Quantile("ratio", bar=2.0)).decide({"a": np.full(9, 3.0), "b": np.full(9, 1.0)}).passed is False

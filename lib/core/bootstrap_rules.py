@@ -102,9 +102,9 @@ class Each:
 
     def decide(self, cells: dict, measured: str = "", **verdict) -> Verdict:
         got = {k: self.cell(v) for k, v in cells.items()}
-        if self.each:
+        if self.each and len(got) > 1:
             m = ", ".join(f"{g[2]:+.1f} ({k})" for k, g in got.items() if np.isfinite(g[2]))
-            m = f"; margin{'s' if len(got) > 1 else ''} {m} {self.rule.spread}" if m else ""
+            m = f"; margins {m} {self.rule.spread}" if m else ""
         else:
             k = min(got, key=lambda c: got[c][1:])
             m = (f"; margin {got[k][2]:+.1f} {self.rule.spread} ({k}{', the weakest' if len(got) > 1 else ''})"
