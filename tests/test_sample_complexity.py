@@ -379,3 +379,20 @@ def test_the_doubling_note_says_what_the_gains_per_doubling_show():
         m = 100.0 * key[2]       # linear in N: each doubling adds twice the last
         records[key]["result"]["samples"] = [[m] * 2, [m] * 2, [m] * 2]
     assert "more samples with each doubling" in wide.doubling_note(page.summarize(P, records), P, "authors")
+
+
+def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
+    """Each row holds a rule object (lib.core.rules, lib.core.bootstrap_rules) whose fields both decide the verdict
+    and write the rule's text, and the calibration note quotes the same field: moving 1-gap-largest-N's factor from
+    2 to 10 (the FFN/TR ratio here is 7) moves its verdict, its words and the note together."""
+    import dataclasses
+
+    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
+    assert all("(book's calibration" in r.expected for r in page.ROWS)
+    by_id = lambda: {c["id"]: c for c in page.claims(P, paper_like())}
+    assert by_id()["1-gap-largest-N"]["passed"] and "FFN/TR and of RNN/TR ≥ 2 (" in page.RULE_GAP_LARGEST.text
+    strict = dataclasses.replace(page.RULE_GAP_LARGEST, rule=dataclasses.replace(page.RULE_GAP_LARGEST.rule, bar=10.0))
+    monkeypatch.setattr(page, "RULE_GAP_LARGEST", strict)
+    row = by_id()["1-gap-largest-N"]
+    assert not row["passed"] and "margins -" in row["measured"]
+    assert "the factor 10 of `1-gap-largest-N`" in page.calibration_note() and "FFN/TR and of RNN/TR ≥ 10 (" in strict.text

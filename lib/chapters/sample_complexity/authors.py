@@ -17,12 +17,14 @@ in at least 95% of simulated reruns (benchmarks/power_sample_complexity.py, whic
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
 from lib.chapters.sample_complexity.scale import LABELS, MODELS, PAPER_GRU, protocol_scale
 from lib.core.claims import Verdict
+from lib.core.rules import AtMost, number
 
 # The authors' code on one H100, 5 seeds (run unchanged for this book): the book's reference means.
 PAPER_MEANS = {
@@ -36,8 +38,11 @@ PAPER_FFN_TASK_TEST_N12 = 265e3
 PAPER_THRESHOLDS = {"a": 0.7, "b": 0.02}
 CLAIM_TEST = {"a": "authors", "b": "task"}     # the test set each panel's claims read
 BEYOND = 3.0          # |z| beyond this: a difference that seeds and draws do not explain
-ALLOWED = 1           # means beyond BEYOND that paper-means allows of 33: a faithful rerun has at most 1 in 95.2% of
-                      # 1,000 simulated reruns, at most 0 in 73.5% (benchmarks/power_sample_complexity.py)
+# paper-means' rule: the means beyond BEYOND it allows of 33: a faithful rerun has at most 1 in 95.2% of 1,000
+# simulated reruns, at most 0 in 73.5% (benchmarks/power_sample_complexity.py)
+RULE_MEANS = AtMost(f"means beyond $\\lvert z\\rvert = {number(BEYOND)}$", 1,
+                    why="what a faithful rerun stays within in ≥ 95% of simulated reruns")
+ALLOWED = RULE_MEANS.bound
 SHORT = {"transformer": "TR", "rnn": "RNN", "ffn": "FFN"}
 
 
@@ -96,12 +101,14 @@ def means_verdict(rows: list[dict], P: dict) -> Verdict | None:
     beyond = [r for r in rows if abs(r["z"]) > BEYOND]
     cen = ", ".join(f"{SHORT[r['model']]} at N={r['N']}" for r in rows if r["censored"])
     one = sorted({SHORT[r["model"]] for r in rows if r["draws"] == 1})
-    return Verdict(f"{len(beyond)} of {len(rows)} beyond {BEYOND:g} (allowed {ALLOWED}; "
-                   + (", ".join(f"{SHORT[r['model']]} ({r['panel']}) N={r['N']}: z {r['z']:+.1f}" for r in beyond)
-                      if beyond else f"largest |z| {abs(worst['z']):.1f}, {SHORT[worst['model']]} ({worst['panel']}) "
-                      f"N={worst['N']}") + ")" + (f"; one task draw, seeds only: {', '.join(one)}" if one else ""),
-                   len(beyond) <= ALLOWED and not cen, "authors' code, re-run: 5 seeds, one H100",
-                   where=f"{len(rows)} means", censored=cen, scale=protocol_scale(P))
+    v = RULE_MEANS.decide(len(beyond), f"{len(beyond)} of {len(rows)} beyond {BEYOND:g} (allowed {ALLOWED}; "
+                          + (", ".join(f"{SHORT[r['model']]} ({r['panel']}) N={r['N']}: z {r['z']:+.1f}" for r in beyond)
+                             if beyond else f"largest |z| {abs(worst['z']):.1f}, {SHORT[worst['model']]} "
+                             f"({worst['panel']}) N={worst['N']}") + ")"
+                          + (f"; one task draw, seeds only: {', '.join(one)}" if one else ""),
+                          paper="authors' code, re-run: 5 seeds, one H100", where=f"{len(rows)} means",
+                          scale=protocol_scale(P))
+    return dataclasses.replace(v, passed=v.passed and not cen, censored=cen)
 
 
 def comparison_table(table: dict, P: dict) -> str:

@@ -51,14 +51,6 @@ def slope(grid, ys) -> np.ndarray:
     return ((y - y.mean(-1, keepdims=True)) * x).sum(-1) / (x * x).sum()
 
 
-def z_above(v, at: float = 0.0) -> float:
-    """The margin of a one-sided rule "v > at" in units of its spread: (mean - at) / sd over the replicates, for the
-    claim table beside a replicate share or a bound (+1.6 or more: a pass at the 95% level, roughly)."""
-    v = np.asarray(v, float)
-    sd = float(v.std())
-    return float("inf") * np.sign(v.mean() - at) if sd == 0 else float((v.mean() - at) / sd)
-
-
 def lower(v) -> float:
     return float(np.quantile(v, 1 - LEVEL))
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from lib.chapters.sample_complexity import authors, page, wide
-from lib.chapters.sample_complexity.bootstrap import LEVEL
 from lib.core.claims import unsettled
+from lib.core.rules import number
 
 SHORT, LABELS = authors.SHORT, page.LABELS
 
@@ -20,10 +20,12 @@ def _draws(table: dict, panel: str, model: str, N: int) -> str:
 
 
 def gap_finding(P: dict, table: dict, rows: dict) -> str:
-    """Where the panel (b) gap fails: per task draw, the FFN's mean against the other two at each tested N below LEVEL."""
+    """Where the panel (b) gap fails: per task draw, the FFN's mean against the other two at each tested N where its
+    rule (page.RULE_FFN_GAP) does not hold."""
     M, B, grid, ref, _ = page._data(table, P, "b", page._gap_grid)
-    share = {n: float(np.mean(B["ffn"][n] > np.maximum(B["rnn"][n], B["transformer"][n]))) for n in grid}
-    weak, held = [n for n in grid if share[n] < LEVEL], [n for n in grid if share[n] >= LEVEL]
+    cell = {n: page.RULE_FFN_GAP.cell(np.log(B["ffn"][n] / np.maximum(B["rnn"][n], B["transformer"][n]))) for n in grid}
+    share = {n: c[1] for n, c in cell.items()}
+    weak, held = [n for n in grid if not cell[n][0]], [n for n in grid if cell[n][0]]
     step = P["batch_size"] * P["check_every_b"]
     seeds = ", ".join(str(P["task_seed"] + j) for j in range(table["b"]["ffn"]["task"]["by_draw"].shape[1]))
     said = [f"at $N$ = {n} only in {share[n]:.1%} of replicates: the FFN's mean per task draw (task seeds {seeds}) is "
@@ -44,13 +46,14 @@ def gap_finding(P: dict, table: dict, rows: dict) -> str:
 def means_finding(P: dict, table: dict) -> str:
     """paper-means failed: the means beyond |z| = BEYOND, each with its draws, against what the rule allows."""
     every = authors.comparison(table, P)
-    beyond = [r for r in every if abs(r["z"]) > authors.BEYOND]
+    beyond = [r for r in every if abs(r["z"]) > authors.BEYOND]          # RULE_MEANS counts these
     cen = [r for r in every if r["censored"]]
     parts = [f"{LABELS[r['model']]} ({r['panel']}) $N$ = {r['N']}: {r['mean']:,.0f} (per draw "
              f"{_draws(table, r['panel'], r['model'], r['N'])}) against {r['authors']:,.0f}, ratio {r['ratio']:.2f}, "
              f"$z$ {r['z']:+.1f}" + (" (seeds only: one task draw)" if r["draws"] == 1 else "") for r in beyond]
-    text = (f"`paper-means`: {len(beyond)} of {len(every)} means lie beyond $|z| = {authors.BEYOND:g}$, where a faithful "
-            f"rerun has at most {authors.ALLOWED} in 95% of simulated reruns: " + "; ".join(parts) + ".")
+    text = (f"`paper-means`: {len(beyond)} of {len(every)} means lie beyond $|z| = {number(authors.BEYOND)}$, where a "
+            f"faithful rerun has at most {number(authors.RULE_MEANS.bound)} in 95% of simulated reruns: "
+            + "; ".join(parts) + ".")
     if cen:
         text += " Means that count censored runs (lower bounds): " + ", ".join(
             f"{SHORT[r['model']]} ({r['panel']}) $N$ = {r['N']}" for r in cen) + "."

@@ -7,7 +7,7 @@ the figures. It reads results and computes no stored number, so editing it leave
 """
 from __future__ import annotations
 
-import math
+import dataclasses
 
 import numpy as np
 
@@ -17,13 +17,14 @@ from lib.chapters.sample_complexity.authors import (  # noqa: F401 (PAPER_MEANS 
     BEYOND,
     PAPER_FFN_TASK_TEST_N12,
     PAPER_MEANS,
+    RULE_MEANS,
     SHORT,
     comparison,
     comparison_table,
     means_verdict,
     paper_means,
 )
-from lib.chapters.sample_complexity.bootstrap import LEVEL, boot, lower, replicates, slope, upper, z_above  # noqa: F401
+from lib.chapters.sample_complexity.bootstrap import LEVEL, N_BOOT, boot, lower, replicates, slope, upper  # noqa: F401
 from lib.chapters.sample_complexity.scale import (
     LABELS,
     MODELS,
@@ -32,7 +33,9 @@ from lib.chapters.sample_complexity.scale import (
     panel_b_scale,
     protocol_scale,
 )
+from lib.core.bootstrap_rules import Each, Quantile
 from lib.core.claims import Row, Verdict, evaluate
+from lib.core.rules import All, Replicates, number
 from lib.science.stats import loglog_slope
 
 TESTS = {"authors": "authors' test", "task": "1STR test"}
@@ -86,8 +89,26 @@ def _mean_at(entry, N):
 
 SLOPE_FROM = {"a": 4, "b": 0}     # panel (a)'s slopes are fitted from N = 4 (N = 2 is cheap for every model)
 GAP_FROM = 27                     # 4-ffn-gap: N = 25 is where the FFN's count passes the others, draw by draw
-GAP_FACTOR = 2.0                  # 1-gap-largest-N: FFN/TR and RNN/TR at least this (the book's calibration)
-PROTOCOL_FACTOR = 1.2             # test-protocol: the FFN's task/authors ratio above this, the Transformer's below
+
+# The rules, one object per row (lib.core.rules, lib.core.bootstrap_rules): each decides its row on the bootstrap
+# replicates and writes the rule's text, so a threshold is typed once; the margin is z, (mean - bar) / sd of the
+# replicates. Every threshold is this book's calibration (calibration_note gives the authors' values beside them).
+REPS = "sd of the replicates"
+LOG_REPS = "sd of the replicates, log scale"
+LEAD = dict(bar=0.0, level=LEVEL, strict=True, where="at each $N$")
+RULE_TR_FEWEST = Each(Replicates(r"TR's lead, $\ln(\min(\text{FFN}, \text{RNN})/\text{TR})$", **LEAD))
+RULE_GAP_LARGEST = Each(Quantile("FFN/TR and of RNN/TR", bar=2.0, level=LEVEL, log=True, spread=LOG_REPS), each=True)
+RULE_TR_FLATTEST = Replicates(r"TR's lead in log-log slope, $\min(\text{FFN}, \text{RNN}) - \text{TR}$", bar=0.0,
+                              level=LEVEL, strict=True)
+RULE_FFN_SUPERLINEAR = Quantile("the FFN's log-log slope", bar=1.0, level=LEVEL, strict=True)
+RULE_FFN_BELOW_RNN = Each(Replicates(r"$\ln(\text{RNN}/\text{FFN})$", **LEAD), each=True)
+RULE_FFN_ABOVE_RNN = Each(Replicates(r"$\ln(\text{FFN}/\text{RNN})$", **LEAD), each=True)
+RULE_FFN_GAP = Each(Replicates(r"FFN's excess, $\ln(\text{FFN}/\max(\text{RNN}, \text{TR}))$", **LEAD))
+RULE_RNN_MILDER = Each(Replicates(r"$\ln(g_\text{FFN}/g)$ for the growth $g$ of the RNN and of TR", bar=0.0,
+                                  level=LEVEL, strict=True))
+RULE_PROTOCOL = All((Quantile("the FFN's ratio", bar=1.2, level=LEVEL, strict=True, log=True, spread=LOG_REPS + " (FFN)"),
+                     Quantile("TR's ratio", bar=1.2, level=LEVEL, below=True, strict=True, log=True,
+                              spread=LOG_REPS + " (TR)")))
 
 
 def _means(table: dict, panel: str, test: str) -> dict | None:
@@ -120,10 +141,11 @@ def _censored_in(table: dict, panel: str, tests, grid) -> str:
     return ", ".join(parts)
 
 
-def _verdict(table, P, panel, grid, measured, passed, paper, where, scale="", tests=None) -> Verdict:
+def _verdict(table, P, panel, grid, v: Verdict, scale="", tests=None) -> Verdict:
+    """A rule's verdict `v`, censored where a mean over `grid` counts censored runs, with the row's scale note."""
     cen = _censored_in(table, panel, tests or ["authors" if panel == "a" else "task"], grid)
     scale = "; ".join(x for x in (scale, protocol_scale(P)) if x)
-    return Verdict(measured, bool(passed) and not cen, paper, where=where, scale=scale, censored=cen)
+    return dataclasses.replace(v, passed=bool(v.passed) and not cen, scale=scale, censored=cen)
 
 
 RERUN = "authors' code, re-run"
@@ -139,13 +161,12 @@ def _tr_fewest(table: dict, P: dict) -> Verdict | None:
     if d is None:
         return None
     M, B, grid, ref, rg = d
-    share = {n: float(np.mean(B["transformer"][n] < np.minimum(B["rnn"][n], B["ffn"][n]))) for n in grid}
-    weak = min(grid, key=share.get)
-    z = z_above(np.log(np.minimum(B["rnn"][weak], B["ffn"][weak]) / B["transformer"][weak]))
+    lead = {f"N={n}": np.log(np.minimum(B["rnn"][n], B["ffn"][n]) / B["transformer"][n]) for n in grid}
+    share = min(RULE_TR_FEWEST.cell(v)[1] for v in lead.values())
     lowest = [n for n in rg if ref["transformer"][n] < min(ref["rnn"][n], ref["ffn"][n])]
-    return _verdict(table, P, "a", grid, f"TR lowest in {_at_least(share[weak])} at every N (weakest at N={weak}, "
-                    f"z {z:+.1f})",
-                    all(v >= LEVEL for v in share.values()), f"{RERUN}: lowest at N={lowest} of {rg}", f"N={grid}")
+    return _verdict(table, P, "a", grid, RULE_TR_FEWEST.decide(lead, f"TR lowest in {_at_least(share)} at every N",
+                                                               paper=f"{RERUN}: lowest at N={lowest} of {rg}",
+                                                               where=f"N={grid}"))
 
 
 def _gap_largest(table: dict, P: dict) -> Verdict | None:
@@ -153,13 +174,12 @@ def _gap_largest(table: dict, P: dict) -> Verdict | None:
     if d is None:
         return None
     M, B, (n,), ref, rg = d
-    lo = {m: lower(B[m][n] / B["transformer"][n]) for m in ("ffn", "rnn")}
-    z = {m: z_above(np.log(B[m][n] / B["transformer"][n]), math.log(GAP_FACTOR)) for m in ("ffn", "rnn")}
-    r = {m: M[m][n] / M["transformer"][n] for m in ("ffn", "rnn")}
+    ratio = {f"{SHORT[m]}/TR": B[m][n] / B["transformer"][n] for m in ("ffn", "rnn")}
+    r = {f"{SHORT[m]}/TR": M[m][n] / M["transformer"][n] for m in ("ffn", "rnn")}
     paper = ", ".join(f"{SHORT[m]}/TR {ref[m][rg[0]] / ref['transformer'][rg[0]]:.1f}×" for m in ("ffn", "rnn"))
-    return _verdict(table, P, "a", [n], ", ".join(f"{SHORT[m]}/TR {r[m]:.1f}× (bound {lo[m]:.1f}×, z {z[m]:+.1f})"
-                                                  for m in ("ffn", "rnn")),
-                    min(lo.values()) >= GAP_FACTOR, f"{RERUN}: {paper} at N={rg[0]}", f"N={n}", gru_scale(P, M, [n]))
+    text = ", ".join(f"{k} {r[k]:.1f}× (bound {RULE_GAP_LARGEST.rule.bound(v):.1f}×)" for k, v in ratio.items())
+    return _verdict(table, P, "a", [n], RULE_GAP_LARGEST.decide(ratio, text, paper=f"{RERUN}: {paper} at N={rg[0]}",
+                                                                where=f"N={n}"), gru_scale(P, M, [n]))
 
 
 def _slopes(table: dict, P: dict, start: int):
@@ -178,12 +198,11 @@ def _tr_flattest(table: dict, P: dict) -> Verdict | None:
     if s is None:
         return None
     point, reps, paper, grid, rg, M = s
-    share = float(np.mean(reps["transformer"] < np.minimum(reps["rnn"], reps["ffn"])))
-    z = z_above(np.minimum(reps["rnn"], reps["ffn"]) - reps["transformer"])
+    lead = np.minimum(reps["rnn"], reps["ffn"]) - reps["transformer"]
     text = lambda v: ", ".join(f"{SHORT[m]} {v[m]:.2f}" for m in ("ffn", "rnn", "transformer"))
-    return _verdict(table, P, "a", grid, f"{text(point)}; TR flattest in {share:.1%} of replicates (z {z:+.1f})",
-                    share >= LEVEL,
-                    f"{RERUN}: {text(paper)}", f"N={grid}", gru_scale(P, M, grid))
+    return _verdict(table, P, "a", grid, RULE_TR_FLATTEST.decide(
+        lead, f"{text(point)}; TR flattest in {float(np.mean(lead > RULE_TR_FLATTEST.bar)):.1%} of replicates",
+        paper=f"{RERUN}: {text(paper)}", where=f"N={grid}"), gru_scale(P, M, grid))
 
 
 def _ffn_superlinear(table: dict, P: dict) -> Verdict | None:
@@ -193,23 +212,25 @@ def _ffn_superlinear(table: dict, P: dict) -> Verdict | None:
     point, reps, paper, grid, rg, M = s
     every = _slopes(table, P, 0)            # the whole grid from N = 2: the ordering of the slopes can change
     alt = f"; from N={every[3][0]}: FFN {every[0]['ffn']:.2f}, RNN {every[0]['rnn']:.2f}" if every and every[3] != grid else ""
-    return _verdict(table, P, "a", grid, f"FFN {point['ffn']:.2f} (bound {lower(reps['ffn']):.2f}, z "
-                    f"{z_above(reps['ffn'], 1.0):+.1f}){alt}", lower(reps["ffn"]) > 1,
-                     f"{RERUN}: FFN {paper['ffn']:.2f}", f"N={grid}")
+    return _verdict(table, P, "a", grid, RULE_FFN_SUPERLINEAR.decide(
+        reps["ffn"], f"FFN {point['ffn']:.2f} (bound {RULE_FFN_SUPERLINEAR.bound(reps['ffn']):.2f}){alt}",
+        paper=f"{RERUN}: FFN {paper['ffn']:.2f}", where=f"N={grid}"))
 
 
 def _ffn_vs_rnn(sign: int, select):
+    """3-ffn-below-rnn (sign -1: its rule on ln(RNN/FFN)) and 3-ffn-above-rnn (+1: on ln(FFN/RNN))."""
     def measure(table: dict, P: dict) -> Verdict | None:
         d = _data(table, P, "a", select)
         if d is None:
             return None
         M, B, grid, ref, rg = d
-        share = {n: float(np.mean((B["ffn"][n] - B["rnn"][n]) * sign > 0)) for n in grid}
-        z = {n: z_above(sign * np.log(B["ffn"][n] / B["rnn"][n])) for n in grid}
+        rule = RULE_FFN_BELOW_RNN if sign < 0 else RULE_FFN_ABOVE_RNN
+        lead = {f"N={n}": sign * np.log(B["ffn"][n] / B["rnn"][n]) for n in grid}
         paper = ", ".join(f"N={n}: {ref['ffn'][n]:,.0f} vs {ref['rnn'][n]:,.0f}" for n in rg)
-        return _verdict(table, P, "a", grid, ", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f} ({share[n]:.1%}, "
-                                                      f"z {z[n]:+.1f})" for n in grid),
-                        all(v >= LEVEL for v in share.values()), f"{RERUN}: {paper}", f"N={grid}", gru_scale(P, M, grid))
+        text = ", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f} ({rule.cell(lead[f'N={n}'])[1]:.1%})"
+                         for n in grid)
+        return _verdict(table, P, "a", grid, rule.decide(lead, text, paper=f"{RERUN}: {paper}", where=f"N={grid}"),
+                        gru_scale(P, M, grid))
     return measure
 
 
@@ -229,18 +250,17 @@ def _ffn_gap(table: dict, P: dict) -> Verdict | None:
     if d is None:
         return None
     M, B, grid, ref, rg = d
-    share = {n: float(np.mean(B["ffn"][n] > np.maximum(B["rnn"][n], B["transformer"][n]))) for n in grid}
+    lead = {f"N={n}": np.log(B["ffn"][n] / np.maximum(B["rnn"][n], B["transformer"][n])) for n in grid}
+    share = min(RULE_FFN_GAP.cell(v)[1] for v in lead.values())
     ratio = {n: M["ffn"][n] / max(M["rnn"][n], M["transformer"][n]) for n in grid}
-    weak = min(grid, key=share.get)
-    z = z_above(np.log(B["ffn"][weak] / np.maximum(B["rnn"][weak], B["transformer"][weak])))
     paper = min(ref["ffn"][n] / max(ref["rnn"][n], ref["transformer"][n]) for n in rg)
     below = [n for n in table["b"]["ffn"]["task"]["N"] if n < min(grid)]   # shown, not tested: the order per draw
     shown = "; ".join(f"N={n} (not tested), FFN per draw " + " / ".join(f"{x:,.0f}" for x in per_draw(table, "b", "ffn", n))
                       + f" against TR {M['transformer'][n]:,.0f}, RNN {M['rnn'][n]:,.0f}" for n in below)
-    return _verdict(table, P, "b", grid, f"FFN above in {_at_least(share[weak])} at every N (weakest at N={weak}, "
-                    f"z {z:+.1f}); min ratio {min(ratio.values()):.2f}" + (f"; {shown}" if shown else ""),
-                    all(v >= LEVEL for v in share.values()), f"{RERUN}: min ratio {paper:.2f}", f"N={grid}",
-                    crossing_scale(P, M, grid))
+    return _verdict(table, P, "b", grid, RULE_FFN_GAP.decide(
+        lead, f"FFN above in {_at_least(share)} at every N; min ratio {min(ratio.values()):.2f}"
+        + (f"; {shown}" if shown else ""), paper=f"{RERUN}: min ratio {paper:.2f}", where=f"N={grid}"),
+        crossing_scale(P, M, grid))
 
 
 def _rnn_milder(table: dict, P: dict) -> Verdict | None:
@@ -250,13 +270,12 @@ def _rnn_milder(table: dict, P: dict) -> Verdict | None:
     M, B, grid, ref, rg = d
     lo, hi = grid[0], grid[-1]
     g = {m: M[m][hi] / M[m][lo] for m in MODELS}
-    share = {m: float(np.mean(B["ffn"][hi] / B["ffn"][lo] > B[m][hi] / B[m][lo])) for m in ("rnn", "transformer")}
-    z = min(z_above(np.log(B["ffn"][hi] / B["ffn"][lo] * B[m][lo] / B[m][hi])) for m in ("rnn", "transformer"))
+    lead = {SHORT[m]: np.log(B["ffn"][hi] / B["ffn"][lo] * B[m][lo] / B[m][hi]) for m in ("rnn", "transformer")}
+    share = min(RULE_RNN_MILDER.cell(v)[1] for v in lead.values())
     paper = ", ".join(f"{SHORT[m]} {ref[m][rg[-1]] / ref[m][rg[0]]:.2f}×" for m in ("ffn", "rnn", "transformer"))
-    return _verdict(table, P, "b", [lo, hi], ", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer"))
-                    + f"; FFN faster in {_at_least(min(share.values()))} (z {z:+.1f})",
-                    min(share.values()) >= LEVEL,
-                    f"{RERUN}: {paper}", f"N={lo}..{hi}", panel_b_scale(P, M, grid))
+    return _verdict(table, P, "b", [lo, hi], RULE_RNN_MILDER.decide(
+        lead, ", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer")) + f"; FFN faster in "
+        f"{_at_least(share)}", paper=f"{RERUN}: {paper}", where=f"N={lo}..{hi}"), panel_b_scale(P, M, grid))
 
 
 def _test_protocol(table: dict, P: dict) -> Verdict | None:
@@ -266,14 +285,13 @@ def _test_protocol(table: dict, P: dict) -> Verdict | None:
     N = max(A["ffn"])
     BA, BT = boot(table, P, "a", "authors"), boot(table, P, "a", "task")   # paired: the same runs, the same draws
     r = {m: T[m][N] / A[m][N] for m in ("ffn", "transformer")}
-    ffn_lo, tr_hi = lower(BT["ffn"][N] / BA["ffn"][N]), upper(BT["transformer"][N] / BA["transformer"][N])
-    z_ffn = z_above(np.log(BT["ffn"][N] / BA["ffn"][N]), math.log(PROTOCOL_FACTOR))
-    z_tr = z_above(-np.log(BT["transformer"][N] / BA["transformer"][N]), -math.log(PROTOCOL_FACTOR))
-    return _verdict(table, P, "a", [N], f"FFN {r['ffn']:.2f}× (bound {ffn_lo:.2f}×, z {z_ffn:+.1f}), TR "
-                    f"{r['transformer']:.2f}× (bound {tr_hi:.2f}×, z {z_tr:+.1f})",
-                    ffn_lo > PROTOCOL_FACTOR and tr_hi < PROTOCOL_FACTOR,
-                    f"{RERUN}: FFN {PAPER_FFN_TASK_TEST_N12 / paper_means('a')['ffn'][12]:.1f}× at N=12, TR about 1.0×",
-                    f"N={N}", tests=["authors", "task"])
+    reps = {m: BT[m][N] / BA[m][N] for m in ("ffn", "transformer")}
+    ffn, tr = RULE_PROTOCOL.parts
+    return _verdict(table, P, "a", [N], RULE_PROTOCOL.decide(
+        ((reps["ffn"],), (reps["transformer"],)), f"FFN {r['ffn']:.2f}× (bound {ffn.bound(reps['ffn']):.2f}×), TR "
+        f"{r['transformer']:.2f}× (bound {tr.bound(reps['transformer']):.2f}×)",
+        paper=f"{RERUN}: FFN {PAPER_FFN_TASK_TEST_N12 / paper_means('a')['ffn'][12]:.1f}× at N=12, TR about 1.0×",
+        where=f"N={N}"), tests=["authors", "task"])
 
 
 def _paper_means_row(table: dict, P: dict) -> Verdict | None:
@@ -290,43 +308,39 @@ READ = "Figure 1 (a reading of the figure; the book's calibration)"
 ROWS = [
     Row("1-tr-fewest", "claim", FIG1,
         "1STR, authors' test set: the Transformer needs the fewest samples at every $N \\ge 4$",
-        f"TR lowest in ≥ {LEVEL:.0%} of replicates at each $N$", _tr_fewest),
+        RULE_TR_FEWEST, _tr_fewest),
     Row("1-gap-largest-N", "claim", READ,
         "1STR at the largest $N$ (≥ 8): the FFN and the RNN each need at least twice the Transformer's samples",
-        f"lower {LEVEL:.0%} bounds of FFN/TR, RNN/TR ≥ {GAP_FACTOR:g}", _gap_largest),
+        RULE_GAP_LARGEST, _gap_largest),
     Row("2-tr-flattest", "claim", "Theorem 1 (Thm 4 vs 6, 9); Figure 1(a)",
         "1STR: the Transformer's log-log slope of samples against $N$ ($N \\ge 4$) is the smallest",
-        f"TR flattest in ≥ {LEVEL:.0%} of replicates", _tr_flattest),
+        RULE_TR_FLATTEST, _tr_flattest),
     Row("2-ffn-superlinear", "claim", READ,
         "1STR: the FFN's samples grow faster than linearly in $N$ (log-log slope from $N = 4$; the slopes from $N = 2$, "
-        "where the GRU's can be the steepest, are shown beside it)", f"lower {LEVEL:.0%} bound of the slope > 1",
-        _ffn_superlinear),
+        "where the GRU's can be the steepest, are shown beside it)", RULE_FFN_SUPERLINEAR, _ffn_superlinear),
     Row("3-ffn-below-rnn", "claim", READ, "1STR: the FFN needs fewer samples than the RNN at $4 \\le N \\le 6$",
-        f"FFN < RNN in ≥ {LEVEL:.0%} of replicates at each $N$", _ffn_vs_rnn(-1, lambda Ns: [n for n in Ns if 4 <= n <= 6])),
+        RULE_FFN_BELOW_RNN, _ffn_vs_rnn(-1, lambda Ns: [n for n in Ns if 4 <= n <= 6])),
     Row("3-ffn-above-rnn", "claim", READ,
         "1STR: the FFN needs more samples than the RNN at the largest $N$ (≥ 10; at $N = 10$ the authors' means differ "
         "by 3%, within their seeds, so the crossing itself is not tested)",
-        f"FFN > RNN in ≥ {LEVEL:.0%} of replicates", _ffn_vs_rnn(+1, lambda Ns: [max(Ns)] if max(Ns) >= 10 else None)),
+        RULE_FFN_ABOVE_RNN, _ffn_vs_rnn(+1, lambda Ns: [max(Ns)] if max(Ns) >= 10 else None)),
     Row("4-ffn-gap", "claim", "Theorem 1 (Thm 6 vs 4, 7); Figure 1(b)",
         f"simple-1STR: at every $N \\ge {GAP_FROM}$ the FFN needs more samples than both the RNN and the Transformer "
         f"(below {GAP_FROM}, where the FFN's count passes the others and the order depends on the task draw, its means "
-        "per draw are shown, not tested)", f"FFN above in ≥ {LEVEL:.0%} of replicates at each $N$", _ffn_gap),
+        "per draw are shown, not tested)", RULE_FFN_GAP, _ffn_gap),
     Row("4-rnn-milder", "claim", "§1 and Figure 1(b) (paper)",
         "simple-1STR: from the smallest to the largest $N$ the RNN's and the Transformer's samples grow less than the "
-        "FFN's (\"a much milder dependence on $N$\")", f"FFN's growth larger in ≥ {LEVEL:.0%} of replicates",
-        _rnn_milder),
+        "FFN's (\"a much milder dependence on $N$\")", RULE_RNN_MILDER, _rnn_milder),
     Row("test-protocol", "claim", "hypothesis (this book), from the authors' code",
         "1STR: scored on 1STR prompts instead of the authors' simple-1STR prompts, the FFN needs more samples and "
-        "the Transformer about the same", f"FFN ratio's lower {LEVEL:.0%} bound > {PROTOCOL_FACTOR:g}, TR's upper bound "
-        f"< {PROTOCOL_FACTOR:g} (the book's calibration)", _test_protocol),
+        "the Transformer about the same", RULE_PROTOCOL, _test_protocol),
     Row("paper-means", "claim", "the authors' code, re-run (5 seeds, one H100)",
         "the means this run shares with the authors' re-run (same model, threshold and $N$) are within what seeds and "
-        "task draws explain, as a faithful rerun's would be", f"at most {ALLOWED} means beyond $\\lvert z\\rvert = "
-        f"{BEYOND:g}$ (a faithful rerun stays within in ≥ 95% of simulated reruns)", _paper_means_row),
+        "task draws explain, as a faithful rerun's would be", RULE_MEANS, _paper_means_row),
     Row("1-tr-logN", "claim", "Theorem 1 (Theorem 4: $N$ enters only through $\\log N$); beyond the figure",
         "1STR, the task's own test set, the wide sweep ($N \\ge 4$ to the largest `N_wide`): the Transformer's samples "
         "follow $a + b\\ln N$ better than a power $cN^p$ or a line $a + bN$ (two parameters each)",
-        f"the log law fits best of the three in ≥ {LEVEL:.0%} of replicates", wide.logn_verdict),
+        wide.RULE_LOGN, wide.logn_verdict),
 ]
 
 
@@ -357,12 +371,14 @@ def calibration_note() -> str:
     slope = loglog_slope([k for k in sorted(a["ffn"]) if k >= SLOPE_FROM["a"]],
                          [a["ffn"][k] for k in sorted(a["ffn"]) if k >= SLOPE_FROM["a"]])
     first_b = min(b["ffn"])
-    return (f"The numbers in the rules are this book's calibration, not the paper's: the factor {GAP_FACTOR:g} of "
-            f"`1-gap-largest-N` (the authors' code gives {a['ffn'][n] / a['transformer'][n]:.1f} and "
-            f"{a['rnn'][n] / a['transformer'][n]:.1f} at $N = {n}$), the slope 1 of `2-ffn-superlinear` ({slope:.1f}), the "
-            f"{PROTOCOL_FACTOR:g} of `test-protocol` ({PAPER_FFN_TASK_TEST_N12 / a['ffn'][n]:.1f} and about 1.0), the "
-            f"at most {ALLOWED} of 33 means beyond $|z| = {BEYOND:g}$ of `paper-means` (from simulated faithful reruns), "
-            f"and the {LEVEL:.0%} level. Figure readings "
+    level = RULE_TR_FEWEST.rule.level
+    return (f"The numbers in the rules are this book's calibration, not the paper's: the factor "
+            f"{number(RULE_GAP_LARGEST.rule.bar)} of `1-gap-largest-N` (the authors' code gives "
+            f"{a['ffn'][n] / a['transformer'][n]:.1f} and {a['rnn'][n] / a['transformer'][n]:.1f} at $N = {n}$), the slope "
+            f"{number(RULE_FFN_SUPERLINEAR.bar)} of `2-ffn-superlinear` ({slope:.1f}), the "
+            f"{number(RULE_PROTOCOL.parts[0].bar)} of `test-protocol` ({PAPER_FFN_TASK_TEST_N12 / a['ffn'][n]:.1f} and "
+            f"about 1.0), the at most {number(RULE_MEANS.bound)} of 33 means beyond $|z| = {number(BEYOND)}$ of "
+            f"`paper-means` (from simulated faithful reruns), and the {level:.0%} level. Figure readings "
             "that the authors' own code reproduces only within its seeds and draws are not tested: the FFN at "
             f"{b['ffn'][first_b] / max(b['rnn'][first_b], b['transformer'][first_b]):.1f}× the others at $N = {first_b}$ "
             f"(where its count passes theirs and the order depends on the draw: `4-ffn-gap` starts at $N = {GAP_FROM}$ and "
