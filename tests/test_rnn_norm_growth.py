@@ -533,3 +533,23 @@ def test_paper_findings_quote_the_stored_numbers():
     cited = re.sub(r"(Proposition|Theorem|Lemma|Prop\.|issue) \d+", "", text)             # names, not numbers
     stray = {n for n in number.findall(cited) if n not in number.findall(allowed) + ratios + ["1"]}   # d_h = 1
     assert stray == set(), f"numbers in the findings that no stored result gives: {stray}"
+
+
+def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
+    """Issue 38: each row holds a rule object (lib.core.rules) whose fields both decide the verdict and write the
+    rule's text: moving 10a-width's bound moves the verdict on the same diagram and the words together, and the
+    contrast's z is the one the page quotes."""
+    import dataclasses
+
+    from lib.chapters.rnn_norm_growth import rows
+
+    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
+    assert page.CONTRAST_Z == rows.RULE_CONTRAST.z and f"> {page.CONTRAST_Z} bootstrap SE" in rows.RULE_CONTRAST.text
+    P = {"archs": ["gru"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 2, "threshold": 0.3, "d": 4}
+    steep = [[.9, .2, .1, .1, .1, .1], [.9, .9, .9, .2, .1, .1], [.9, .9, .9, .9, .9, .2]]   # d* about 2, 8, 32
+    res = _phase_results(P, steep, steep)
+    measure = {r.id: r.measure for r in page.ROWS}["10a-width-1str-gru"]
+    assert measure(P, res).passed and "≥ 0.5 for every $d_h^*$" in rows.RULE_WIDTH.text
+    strict = dataclasses.replace(rows.RULE_WIDTH, bound=2.5)
+    monkeypatch.setattr(rows, "RULE_WIDTH", strict)
+    assert not measure(P, res).passed and "≥ 2.5 for every $d_h^*$" in strict.text

@@ -24,6 +24,8 @@ from lib.chapters.rnn_norm_growth.rows import (  # noqa: F401  (the page's names
     CONTRAST_Z,
     MEMORISER_ROWS,
     ROWS,
+    RULE_EFFECTIVE_DIM,
+    RULE_WIDTH,
     _dstar_text,
     _norm,
     _norm_lower,
@@ -207,8 +209,9 @@ def _packing_findings(pk: dict, bad: dict) -> list[str]:
     if "10c-effective-dim" in bad:
         pr = lambda task: (f"from {pk[task]['pr'][0]:.1f} to {pk[task]['pr'][-1]:.1f} (slope {pk[task]['slope']:.2f}) "
                            f"over $N$ = {pk[task]['N']}")
-        parts = ([f"on simple-1STR, where one token suffices, it grows {pr('simple')}"] if pk["simple"]["slope"] > 0.3
-                 else []) + ([f"on 1STR it grows only {pr('1str')}"] if pk["1str"]["slope"] < 0.5 else [])
+        grows, flat = RULE_EFFECTIVE_DIM.parts          # the row's own rule says which part failed
+        parts = ([f"on simple-1STR, where one token suffices, it grows {pr('simple')}"] if not flat.holds(pk["simple"]["slope"])
+                 else []) + ([f"on 1STR it grows only {pr('1str')}"] if not grows.holds(pk["1str"]["slope"]) else [])
         out.append("`10c-effective-dim`: the participation ratio of the trained states does not separate the tasks "
                    "as this book's hypothesis said: " + "; ".join(parts) + ". The hypothesis reads Proposition 35's "
                    "packing as a dimension, which the proposition does not state.")

@@ -1,42 +1,79 @@
 """The claim rows of the rnn_norm_growth page (`ROWS`, `claims`): Theorem 7's construction, Prop. 8 and 35 on trained
 networks, the Transformer's A.2 scale and Theorem 9's memoriser, each measure a function of the profile P and the
-stored points through read.py and widths.py. Page-side: no computation imports this module.
+stored points through read.py and widths.py, decided by the row's rule object (RULE_*, lib.core.rules), which writes
+the rule's text. Page-side: no computation imports this module.
 
     >>> rows = claims(P, results)
 """
 from __future__ import annotations
 
+import dataclasses
 import math
+from fractions import Fraction
 
 import numpy as np
-from scipy import stats
 
 from lib.chapters.rnn_norm_growth.read import LABELS, a2_fit, memoriser_fit, norm_table, packing_table
 from lib.chapters.rnn_norm_growth.widths import BOOT_DRAWS, phase_table, slope_bootstrap
-from lib.core.claims import Row, Verdict, evaluate
+from lib.core.claims import Row, evaluate
+from lib.core.interval_rules import Beyond, TInterval
+from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Laws, Within, number
 from lib.science import a2
 from lib.science.stats import loglog_slope
 
-# Theorem 7's construction, Prop. 8 and 35 on trained networks, and Theorem 9's memoriser, every number from this
-# run's points.
 # Each measure(P, results) returns the row's Verdict, or None where this run has nothing to measure it on.
 ARCHS = ("gru", "elman")
+ROUND_ULPS = 64     # 9-rectified: the bound is attained, so met only to float64 rounding: this many ulps of the states
+BOOT_SE = f"bootstrap SE ({BOOT_DRAWS:,} seed resamples)"   # the margin's unit of the width rows
+
+# The rules, one object per row (lib.core.rules, lib.core.interval_rules): each threshold typed once, its text
+# generated from it; whose number it is ("paper", "book's calibration", "exact") and why, beside it.
+RULE_EXACT = All((AtMost("max MSE", 1e-6, strict=True, where="at every $N$", why="float64 rounding of an exact construction"),
+                  Holds(r"every token coordinate within the gadget's range, $\lvert x\rvert \le B$", by=PAPER,
+                        why="Prop. 26-28")))
+RULE_DRIFT = Within("log-log slope of the error against $N$", 0.9, 1.1, why=r"App. C.1's $O(N\varepsilon)$: linear")
+RULE_RECTIFIED = AtMost(r"(max error $-$ $\sqrt q\,\varepsilon$) over its float64 rounding, "
+                        rf"${ROUND_ULPS}\,u\max\lvert x\rvert\sqrt{{qd}}$", 1, by=EXACT,
+                        why="the bound is attained, so it holds to rounding")
+RULE_FAILS_QSTR = AtLeast("MSE", 0.9, where="at every $N$", why="predicting 0 scores 1")
+RULE_WIDTH = AtLeast("log-log slope of $d_h^*$ against $N$", 0.5, where="for every $d_h^*$ its censoring allows",
+                     spread=BOOT_SE, why=r"Prop. 8's local slope $1 - 1/\log(1+\kappa)$ once $\kappa \gtrsim 6$")
+# the contrast's tol: two equal slopes fitted to different points differ by float rounding, not by a contrast
+RULE_CONTRAST = Beyond("the log-log slope of $d_h^*$ on 1STR minus simple-1STR's", z=1.645, tol=1e-12,
+                       spread="bootstrap SE", why="one-sided 95% normal quantile: beyond the seeds' noise")
+RULE_NORM_LOWER = TInterval("log-log slope", value=1, side=1, level=0.95, where="over every $N$ of the profile")
+RULE_NORM = TInterval("log-log slope", value=1, side=0, level=0.95, where="over every $N$ of the profile")
+RULE_EFFECTIVE_DIM = All((AtLeast("slope of the participation ratio on 1STR", 0.5), AtMost("on simple-1STR", 0.3)))
+RULE_SEPARATION = Within(r"median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$", 0.6, 1.2, where="at every $N$",
+                         why="labels $g$: 1")
+RULE_TRANSFORMER = Laws(r"$\ln N$", favoured="ln N", factor=2, criterion="aic", why="the usual AIC margin")
+RULE_MEMORISER_EXACT = All((
+    AtMost(r"every training error over its rounding bound $\sqrt{n+D}\,u R_i$", 1, by=EXACT,
+           why=r"float64 rounding of its sums; $R_i$: the size of its terms, $D$: the input width, $u = 2^{-53}$"),
+    AtMost("`BiRNN.forward` against `forward_at`, over the same bound", 1, by=EXACT),
+    AtLeast("test MSE", 0.9, where="in every draw", why="a memoriser does not generalise; predicting 0 scores about 1")))
+RULE_MEMORISER_SLOPE = Within("log-log slope", 2.5, 3.5, why=r"around Lemma 36's 3; its $(\mathbf w,\mathbf b)$ half is "
+                              r"$(n+\lVert b'\rVert^2)\lVert y\rVert/(\sqrt{n+\lVert z\rVert^2}\,\varepsilon)"
+                              r"\sim n/\varepsilon$, with $\varepsilon\sim n^{-2}$")
+RULE_LEMMA37 = AtLeast("share of first draws that meet the event", Fraction(1, 3), by=PAPER, why="Lemma 37",
+                       spread="binomial SE at the bar")
 
 
 def _exact(P, results):
     c = results["construction"]["result"]
     Ns, mse, max_x = c["N"], np.array(c["mse_simple"], float), max(c["max_abs_x"])
-    return Verdict(f"max MSE {mse.max():.1e} over $N$ = {Ns}; max $\\lvert x \\rvert$ = {max_x:.2f} ≤ $B$ = {P['gadget_B']}",
-                   bool(mse.max() < 1e-6 and max_x <= P["gadget_B"]), paper="Thm 7 / Prop. 26-28: exact construction",
-                   where=f"$d_h = qd$ = {P['q'] * P['d']} per direction, $q$ = {P['q']}, $N$ from {min(Ns)} to {max(Ns)}")
+    return RULE_EXACT.decide((mse, max_x <= P["gadget_B"]), f"max MSE {mse.max():.1e} over $N$ = {Ns}; max "
+                             f"$\\lvert x \\rvert$ = {max_x:.2f}, $B$ = {P['gadget_B']}",
+                             paper="Thm 7 / Prop. 26-28: exact construction", where=f"$d_h = qd$ = {P['q'] * P['d']} "
+                             f"per direction, $q$ = {P['q']}, $N$ from {min(Ns)} to {max(Ns)}")
 
 
 def _drift(P, results):
     c = results["construction"]["result"]
     Ns, plain = c["N"], np.array(c["err_plain"], float)
     slope = loglog_slope(Ns, plain)
-    return Verdict(f"slope {slope:.3f}; error {plain[0]:.2g} at $N$ = {Ns[0]}, {plain[-1]:.2g} at $N$ = {Ns[-1]}",
-                   bool(0.9 <= slope <= 1.1), paper="App. C.1: error $O(N\\varepsilon)$",
+    return RULE_DRIFT.decide(slope, f"slope {slope:.3f}; error {plain[0]:.2g} at $N$ = {Ns[0]}, {plain[-1]:.2g} at "
+                             f"$N$ = {Ns[-1]}", paper="App. C.1: error $O(N\\varepsilon)$",
                    where=f"$\\varepsilon/2$ = {P['eps'] / 2:g}")
 
 
@@ -45,17 +82,16 @@ def _rectified(P, results):
     rect, bound = np.array(c["err_rect"], float), math.sqrt(P["q"]) * P["eps"]
     # The runs attain the bound (the same error at every N, to the last digits), so the error, a difference of
     # float64 states of size up to max|x| sqrt(qd), meets it only to their rounding: that far above it is equality.
-    tol = 64 * np.finfo(float).eps * max(c["max_abs_x"]) * math.sqrt(P["q"] * P["d"])
-    return Verdict(f"max {rect.max():.3g} ($N$ = {c['N'][int(np.argmax(rect))]}); max − bound = "
-                   f"{rect.max() - bound:.1e} (float64 rounding: ±{tol:.0e})", bool(rect.max() <= bound + tol),
-                   paper="App. C.2 / Prop. 26: exact zero off target",
-                   expected=f"max error ≤ $\\sqrt q\\,\\varepsilon$ = {bound:.3g}, to float64 rounding")
+    tol = ROUND_ULPS * np.finfo(float).eps * max(c["max_abs_x"]) * math.sqrt(P["q"] * P["d"])
+    return RULE_RECTIFIED.decide((rect.max() - bound) / tol, f"max {rect.max():.3g} ($N$ = {c['N'][int(np.argmax(rect))]}), "
+                                 f"$\\sqrt q\\,\\varepsilon$ = {bound:.3g}; max − bound = {rect.max() - bound:.1e} "
+                                 f"(float64 rounding: ±{tol:.0e})", paper="App. C.2 / Prop. 26: exact zero off target")
 
 
 def _fails_qstr(P, results):
     full = np.array(results["construction"]["result"]["mse_full"], float)
-    return Verdict(f"MSE from {full.min():.2f} to {full.max():.2f}", bool(full.min() >= 0.9),
-                   paper="Prop. 8: the state would have to hold all $N$ tokens", where=f"$q$ = {P['q']}")
+    return RULE_FAILS_QSTR.decide(full, f"MSE from {full.min():.2f} to {full.max():.2f}",
+                                  paper="Prop. 8: the state would have to hold all $N$ tokens", where=f"$q$ = {P['q']}")
 
 
 def _dstar_text(e) -> str:
@@ -74,28 +110,31 @@ def _runs(n: int) -> str:
     return f"{n} run" + ("" if n == 1 else "s")
 
 
-CONTRAST_Z = 1.645  # one-sided 95% normal quantile: a slope difference beyond noise exceeds this many bootstrap SE
-ROUNDING = 1e-12    # two equal slopes fitted to different points differ by float rounding, not by a contrast
+CONTRAST_Z = RULE_CONTRAST.z     # the page's prose quotes it (glue)
 
 
 def contrast_decision(lo: float, hi: float, se: float, z: float = CONTRAST_Z) -> str:
     """The contrast's verdict from the smallest and largest slope difference (1STR minus simple-1STR) that the
-    censoring allows and the difference's bootstrap SE: "pass" where even the smallest exceeds z SE; "fail" where
-    not even the largest does (no value the censored runs could take passes beyond noise); else "censored". With
-    no measurable spread (se NaN) nothing passes, and only a largest difference at or below 0 fails.
+    censoring allows and the difference's bootstrap SE, by RULE_CONTRAST (z SE in place of its own where given):
+    "pass" where even the smallest exceeds z SE; "fail" where not even the largest does (no value the censored runs
+    could take passes beyond noise); else "censored". With no measurable spread (se NaN) nothing passes, and only a
+    largest difference at or below 0 fails.
 
         >>> contrast_decision(0.04, math.inf, 0.21), contrast_decision(-math.inf, 0.04, 0.21)   # censored, fail
+        ('censored', 'fail')
     """
-    noise = z * se if np.isfinite(se) else math.nan
-    if np.isfinite(noise) and lo > noise + ROUNDING:
-        return "pass"
-    if hi <= (noise if np.isfinite(noise) else 0.0) + ROUNDING:
-        return "fail"
-    return "censored"
+    rule = RULE_CONTRAST if z == RULE_CONTRAST.z else dataclasses.replace(RULE_CONTRAST, z=z)
+    return rule.side(lo, hi, se)
 
 
 def _signed(v: float) -> str:
     return "+∞" if v == math.inf else "−∞" if v == -math.inf else f"{v:+.2f}"
+
+
+def _boot_se(draws) -> float:
+    """The sd of a bootstrap's finite draws; NaN where fewer than half are finite (most resamples lack a d*)."""
+    ok = np.isfinite(draws)
+    return float(np.std(draws[ok], ddof=1)) if ok.mean() >= 0.5 else math.nan
 
 
 def contrast_numbers(P: dict, results: dict, arch: str) -> dict:
@@ -107,8 +146,7 @@ def contrast_numbers(P: dict, results: dict, arch: str) -> dict:
     with np.errstate(invalid="ignore"):
         lo, hi = a["slope_min"] - b["slope_max"], a["slope_max"] - b["slope_min"]
         diff = slope_bootstrap(P, results, arch, "1str", seed=1) - slope_bootstrap(P, results, arch, "simple", seed=2)
-    ok = np.isfinite(diff)
-    se = float(np.std(diff[ok], ddof=1)) if ok.mean() >= 0.5 else math.nan
+    se = _boot_se(diff)
     # inf - inf: both slopes unbounded the same way, so their difference is unbounded both ways
     lo, hi = (-math.inf if np.isnan(lo) else float(lo)), (math.inf if np.isnan(hi) else float(hi))
     return {"1str": a, "simple": b, "lo": lo, "hi": hi, "se": se, "decision": contrast_decision(lo, hi, se)}
@@ -126,14 +164,9 @@ def _contrast(arch):
                   f"no bootstrap SE (most of {BOOT_DRAWS:,} seed resamples lack a $d_h^*$ at some $N$)")
         text = (f"1STR {fmt(a)}, simple-1STR {fmt(b)}; difference from {_signed(c['lo'])} to {_signed(c['hi'])} "
                 f"over the slopes the censoring allows, {spread}")
-        where = f"$N$ = {a['N']}"
-        expected = (f"difference above {CONTRAST_Z} SE for every pair of slopes the censoring allows; FAIL where "
-                    "no allowed pair gets there")
-        if c["decision"] == "censored":
-            return Verdict(text, False, where=where, expected=expected, censored=(
-                f"the allowed differences straddle {CONTRAST_Z} SE ({_runs(a['censored'] + b['censored'])} censored at "
-                "the cap, or a $d_h^*$ at an end of the grid)"))
-        return Verdict(text, c["decision"] == "pass", where=where, expected=expected)
+        return RULE_CONTRAST.decide(c["lo"], c["hi"], se, text, where=f"$N$ = {a['N']}", censored=(
+            f"the allowed differences straddle {number(RULE_CONTRAST.z)} SE ({_runs(a['censored'] + b['censored'])} "
+            "censored at the cap, or a $d_h^*$ at an end of the grid)"))
     return measure
 
 
@@ -141,7 +174,6 @@ def _contrast(arch):
 # between them (MathJax does not wrap a formula; the one-formula version ran past its column in the PDF).
 KAPPA = r"$\kappa = \mathfrak L^2\lVert U\rVert_{op}^2$"
 KAPPA_BOUND = r"Prop. 8: $d_h \gtrsim N/\log(1+\kappa)$, " + KAPPA
-SLOPE_MIN = 0.5    # Prop. 8's N / log(1 + L^2 ||U||^2) with L^2 ||U||^2 <~ N: local slope >= 1 - 1/log(1 + L^2 ||U||^2)
 
 
 def _bound(x: float) -> str:
@@ -154,16 +186,16 @@ def _width_1str(arch):
         if arch not in P["archs"]:
             return None
         e = phase_table(P, results)[(arch, "1str")]
-        ok = bool(e["slope_min"] >= SLOPE_MIN)
-        # failing only through its censored widths (the largest slope they allow would pass): neither verdict
-        censored = ("" if ok or e["slope_max"] < SLOPE_MIN else
-                    f"the censoring-aware range [{_bound(e['slope_min'])}, {_bound(e['slope_max'])}] straddles {SLOPE_MIN}")
         low = (f"slope at least {e['slope_min']:.2f}" if np.isfinite(e["slope_min"]) else
                "slope unbounded below (a length without $d_h^*$ allows any)")
-        return Verdict(f"{low} (censoring-aware; {e['slope']:.2f} through the estimates); "
-                       f"$d_h^*$ = {_dstar_text(e)}; {_runs(e['censored'])} censored at the cap", ok,
-                       paper=KAPPA_BOUND + " (a lower bound)",
-                       where=f"threshold {P['threshold']}, $N$ = {e['N']}", censored=censored)
+        # failing only through its censored widths (the largest slope they allow would pass): neither verdict
+        return RULE_WIDTH.decide(e["slope_min"], f"{low} (censoring-aware; {e['slope']:.2f} through the estimates); "
+                                 f"$d_h^*$ = {_dstar_text(e)}; {_runs(e['censored'])} censored at the cap",
+                                 spread=_boot_se(slope_bootstrap(P, results, arch, "1str", seed=1)),
+                                 lo=e["slope_min"], hi=e["slope_max"], paper=KAPPA_BOUND + " (a lower bound)",
+                                 where=f"threshold {P['threshold']}, $N$ = {e['N']}",
+                                 censored=f"the censoring-aware range [{_bound(e['slope_min'])}, "
+                                          f"{_bound(e['slope_max'])}] straddles {number(RULE_WIDTH.bound)}")
     return measure
 
 
@@ -189,9 +221,7 @@ def _norm_fit(P, results):
     if "lipr" not in nt:
         return None
     slope, se = nt["lipr_slope"], nt["lipr_se"]
-    dof = len(nt["lipr"]) - 2
     unknown = norm_unknown(P, results)
-    t = {q: float(stats.t.ppf(q, dof)) if dof > 0 else float("inf") for q in (0.95, 0.975)}
     text = (f"slope {slope:.2f}" + (f" ± {se:.2f} (SE)" if np.isfinite(se) else "")
             + f" over {len(nt['lipr'])} runs at $N$ = {sorted(set(nt['N'].astype(int).tolist()))}"
             + "; for comparison "
@@ -201,32 +231,25 @@ def _norm_fit(P, results):
              else []) + ([f"at $N$ = {unknown['cut']} some widest runs were cut off by the cap"] if unknown["cut"] else [])
     censored = ("; ".join(parts) + f": the value there is unknown, so the slope over $N$ = {sorted(P['phase_N'])} "
                 "could take any value" if parts else "")
-    return {"slope": slope, "se": se, "n": len(nt["lipr"])}, t, text, censored
+    return {"slope": slope, "se": se, "dof": len(nt["lipr"]) - 2}, text, censored
 
 
 def _norm_lower(P, results):
     if "elman" not in P["archs"] or _norm_fit(P, results) is None:
         return None
-    nt, t, text, censored = _norm_fit(P, results)
-    ok = np.isfinite(nt["slope"]) and np.isfinite(nt["se"]) and nt["slope"] >= 1 - t[0.95] * nt["se"]
-    margin = (nt["slope"] - 1) / nt["se"] if nt["se"] > 0 else float("nan")
-    return Verdict(text + f"; margin {margin:+.1f} SE", bool(ok) and not censored, censored=censored,
-                   paper=r"Prop. 8: $\kappa r_h^2 \gtrsim N/\log(1+d_h)$, " + KAPPA + ", below an unknown constant",
-                   where=f"width {max(P['widths'])}, threshold {P['threshold']}",
-                   expected=f"slope ≥ 1 − {t[0.95]:.2f} SE (95% one-sided $t$, {max(nt['n'] - 2, 0)} dof; "
-                            "this book's calibration), over every $N$ of the profile")
+    nt, text, censored = _norm_fit(P, results)
+    return RULE_NORM_LOWER.decide(nt["slope"], nt["se"], nt["dof"], text, censored=censored,
+                                  paper=r"Prop. 8: $\kappa r_h^2 \gtrsim N/\log(1+d_h)$, " + KAPPA + ", below an "
+                                  "unknown constant", where=f"width {max(P['widths'])}, threshold {P['threshold']}")
 
 
 def _norm(P, results):
     if "elman" not in P["archs"] or _norm_fit(P, results) is None:
         return None
-    nt, t, text, censored = _norm_fit(P, results)
-    ok = np.isfinite(nt["slope"]) and np.isfinite(nt["se"]) and abs(nt["slope"] - 1) <= t[0.975] * nt["se"]
-    margin = abs(nt["slope"] - 1) / nt["se"] if nt["se"] > 0 else float("nan")
-    return Verdict(text + f"; |slope − 1| = {margin:.1f} SE", bool(ok) and not censored, censored=censored,
-                   paper="Prop. 8 at equality: $N/\\log(1+d_h)$, slope 1 at a fixed width", where=f"width {max(P['widths'])}",
-                   expected=f"slope in 1 ± {t[0.975]:.2f} SE (95% $t$ interval, {max(nt['n'] - 2, 0)} dof; "
-                            "this book's calibration), over every $N$ of the profile")
+    nt, text, censored = _norm_fit(P, results)
+    return RULE_NORM.decide(nt["slope"], nt["se"], nt["dof"], text, censored=censored,
+                            paper="Prop. 8 at equality: $N/\\log(1+d_h)$, slope 1 at a fixed width",
+                            where=f"width {max(P['widths'])}")
 
 
 def _effective_dim(P, results):
@@ -236,12 +259,13 @@ def _effective_dim(P, results):
     p1, ps = pk["1str"], pk["simple"]
     pr = lambda e: ", ".join(f"{v:.1f}" for v in e["pr"])
     # a part that fails on a task with unlearned N measures networks that never learned: undecided, not failed
-    fails = [e for e, ok in ((p1, p1["slope"] >= 0.5), (ps, ps["slope"] <= 0.3)) if not ok]
-    censored = ("" if not fails or any(not e["unlearned"] for e in fails) else
-                "the failing part includes $N$ at which no widest run reached the threshold")
-    return Verdict(f"1STR slope {p1['slope']:.2f} (PR {pr(p1)}); simple slope {ps['slope']:.2f} (PR {pr(ps)})"
-                   + _unlearned_text(pk), not fails, censored=censored,
-                   paper="Prop. 35: the state is a packing of $e^{cN}$ points; simple-1STR needs one token")
+    fails = [e for e, part in zip((p1, ps), RULE_EFFECTIVE_DIM.parts) if not part.holds(e["slope"])]
+    v = RULE_EFFECTIVE_DIM.decide((p1["slope"], ps["slope"]), f"1STR slope {p1['slope']:.2f} (PR {pr(p1)}); simple "
+                                  f"slope {ps['slope']:.2f} (PR {pr(ps)})" + _unlearned_text(pk),
+                                  paper="Prop. 35: the state is a packing of $e^{cN}$ points; simple-1STR needs one token")
+    if fails and all(e["unlearned"] for e in fails):
+        return dataclasses.replace(v, censored="the failing part includes $N$ at which no widest run reached the threshold")
+    return v
 
 
 def _unlearned_text(pk, tasks=("1str", "simple")) -> str:
@@ -254,24 +278,27 @@ def _separation(P, results):
         return None
     pk = packing_table(P, results)
     p1 = pk["1str"]
-    bad = [N for N, v in zip(p1["N"], p1["dist_median"]) if not 0.6 <= v <= 1.2]
+    bad = [N for N, v in zip(p1["N"], p1["dist_median"]) if not RULE_SEPARATION.holds(v)]
+    v = RULE_SEPARATION.decide(p1["dist_median"], ", ".join(f"$N$ = {N}: {v:.2f}" for N, v in zip(p1["N"], p1["dist_median"]))
+                               + " (labels: " + ", ".join(f"{v:.2f}" for v in p1["g_dist_median"]) + ")"
+                               + _unlearned_text(pk, ("1str",)),
+                               paper=r"Prop. 35, event $E_1$: pairwise ≥ $\varepsilon_g\sqrt{N-1}$")
     # outside the band only where no widest run learned the task: the proof's event is about networks that did
-    censored = ("" if not bad or set(bad) - set(p1["unlearned"]) else
-                f"outside the band only at $N$ = {bad}, where no widest run reached the threshold")
-    return Verdict(", ".join(f"$N$ = {N}: {v:.2f}" for N, v in zip(p1["N"], p1["dist_median"]))
-                   + " (labels: " + ", ".join(f"{v:.2f}" for v in p1["g_dist_median"]) + ")"
-                   + _unlearned_text(pk, ("1str",)), not bad, censored=censored,
-                   paper=r"Prop. 35, event $E_1$: pairwise ≥ $\varepsilon_g\sqrt{N-1}$")
+    if bad and not set(bad) - set(p1["unlearned"]):
+        return dataclasses.replace(v, censored=f"outside the band only at $N$ = {bad}, where no widest run reached "
+                                               "the threshold")
+    return v
 
 
 def _transformer(P, results):
     fit, cmp = a2_fit(results), results["a2"]["result"]["compare"]
     aic = ", ".join(f"{k}: {cmp['fits'][k]['aic']:.1f}" for k in a2.GROWTHS)     # a fixed order: a reload sorts keys
-    return Verdict(f"best {cmp['best']} (AIC {aic}); {fit['slope']:.2f} per unit of $\\ln N$, $\\alpha^*$ from "
-                   f"{fit['alpha'][0]:.1f} to {fit['alpha'][-1]:.1f}", cmp["best"] == "ln N" and cmp["margin"] >= 2,
-                   paper=r"Lemma 11: $\lVert W_{QK}\rVert \lesssim (2 d_e q/d)\log(N\dots)$",
-                   where=f"worst target's off-target mass {P['off_target']}, codes under Assumption 3, "
-                   f"$N$ from {int(fit['N'][0])} to {int(fit['N'][-1])}")
+    return RULE_TRANSFORMER.decide({k: cmp["fits"][k]["aic"] for k in a2.GROWTHS},
+                                   f"best {cmp['best']} (AIC {aic}); {fit['slope']:.2f} per unit of $\\ln N$, "
+                                   f"$\\alpha^*$ from {fit['alpha'][0]:.1f} to {fit['alpha'][-1]:.1f}",
+                                   paper=r"Lemma 11: $\lVert W_{QK}\rVert \lesssim (2 d_e q/d)\log(N\dots)$",
+                                   where=f"worst target's off-target mass {P['off_target']}, codes under Assumption 3, "
+                                   f"$N$ from {int(fit['N'][0])} to {int(fit['N'][-1])}")
 
 
 def _memoriser_exact(P, results):
@@ -281,43 +308,45 @@ def _memoriser_exact(P, results):
     fwd = np.array(r["forward_gap"], float) / (2.0 ** -53 * np.array(r["term_scale"], float))
     err, test, zero = (np.array(r[k], float) for k in ("train_err", "test_mse", "zero_mse"))
     worst = np.unravel_index(np.argmax(err), err.shape)
-    return Verdict(f"max training error {err.max():.1e} ($n$ = {int(n[worst[0]])}), at most {fit['rounding'].max():.2f} of the "
-                   f"rounding bound; `BiRNN.forward` at every position (16 prompts per set) equals `forward_at` to "
-                   f"{np.nanmax(fwd / tol):.2f} of it; test MSE median {np.median(test):.2f}, min {test.min():.2f} "
-                   f"(predicting 0: {np.median(zero):.2f})",
-                   bool((fit["rounding"] <= 1).all() and (fwd <= tol).all() and test.min() >= 0.9),
-                   paper="Lemma 36 / proof of Thm 9: zero point-wise training loss; a memoriser does not generalise",
-                   where=f"1STR, $N$ = {r['N']}, $d$ = {P['d']}, $n$ = {int(n[0])} to {int(n[-1])}, "
-                         f"{P['memo_draws']} draws per $n$")
+    return RULE_MEMORISER_EXACT.decide(
+        (np.ravel(fit["rounding"]), np.ravel(fwd / tol), np.ravel(test)),      # every error, draw and position
+        f"max training error {err.max():.1e} ($n$ = {int(n[worst[0]])}), at most {fit['rounding'].max():.2f} of the "
+        f"rounding bound; `BiRNN.forward` at every position (16 prompts per set) equals `forward_at` to "
+        f"{np.nanmax(fwd / tol):.2f} of it; test MSE median {np.median(test):.2f}, min {test.min():.2f} (predicting 0: "
+        f"{np.median(zero):.2f})", paper="Lemma 36 / proof of Thm 9: zero point-wise training loss; a memoriser does "
+        "not generalise", where=f"1STR, $N$ = {r['N']}, $d$ = {P['d']}, $n$ = {int(n[0])} to {int(n[-1])}, "
+        f"{P['memo_draws']} draws per $n$")
 
 
 def _memoriser_slope(P, results):
     fit = memoriser_fit(results)
     n = fit["n"]
-    return Verdict(f"slope {fit['slope']:.2f}; median {fit['median'][0]:.3g} ($n$ = {int(n[0])}) to {fit['median'][-1]:.3g} "
-                   f"($n$ = {int(n[-1])}); the same interpolant at its norm-minimising rescale: "
-                   f"slope {fit['balanced_slope']:.2f}",
-                   bool(2.5 <= fit["slope"] <= 3.5), paper=r"Lemma 36: $\lVert\mathrm{vec}\,\Theta\rVert^2 = O(n^3)$")
+    return RULE_MEMORISER_SLOPE.decide(fit["slope"], f"slope {fit['slope']:.2f}; median {fit['median'][0]:.3g} "
+                                       f"($n$ = {int(n[0])}) to {fit['median'][-1]:.3g} ($n$ = {int(n[-1])}); the same "
+                                       f"interpolant at its norm-minimising rescale: slope {fit['balanced_slope']:.2f}",
+                                       paper=r"Lemma 36: $\lVert\mathrm{vec}\,\Theta\rVert^2 = O(n^3)$")
 
 
 def _lemma37(P, results):
     r = results["memoriser"]["result"]
     n = np.array(r["n"], float)
     first, gap = np.array(r["tries"]) == 1, np.array(r["gap"], float)
-    return Verdict(f"{int(first.sum())} of {first.size} first draws ({first.mean():.2f}); the $v$ used met it in "
-                   f"{int(np.sum(r['event']))} of {first.size}; median gap × $n^2$ = {np.median(gap * n[:, None] ** 2):.2f} "
-                   f"(the lemma's $\\sqrt\\pi/3$ = {math.sqrt(math.pi) / 3:.2f})", bool(first.mean() >= 1 / 3),
-                   paper="Lemma 37: probability ≥ 1/3")
+    bar = float(RULE_LEMMA37.bound)
+    return RULE_LEMMA37.decide(first.mean(), f"{int(first.sum())} of {first.size} first draws ({first.mean():.2f}); the "
+                               f"$v$ used met it in {int(np.sum(r['event']))} of {first.size}; median gap × $n^2$ = "
+                               f"{np.median(gap * n[:, None] ** 2):.2f} (the lemma's $\\sqrt\\pi/3$ = "
+                               f"{math.sqrt(math.pi) / 3:.2f})", spread=math.sqrt(bar * (1 - bar) / first.size),
+                               paper=f"Lemma 37: probability ≥ {number(RULE_LEMMA37.bound)}")
 
 
 CONSTRUCTION_ROWS = [
-    Row("9-exact", "check", "Theorem 7", "The hand-built accumulator on simple-qSTR", "MSE $< 10^{-6}$ at every $N$", _exact),
+    Row("9-exact", "check", "Theorem 7", "The hand-built accumulator on simple-qSTR", RULE_EXACT, _exact),
     Row("9-drift", "check", "App. C.1", r"With a per-step bias of norm $\varepsilon/2$ per token block, the unrectified "
-        "accumulator's state error grows linearly in $N$", "log-log slope in [0.9, 1.1]", _drift),
+        "accumulator's state error grows linearly in $N$", RULE_DRIFT, _drift),
     Row("9-rectified", "check", "Prop. 26 (App. C.2)", "The same bias through the dead-zone rectifier: the state error "
-        r"stays below $\sqrt q\,\varepsilon$ at every $N$", r"max error ≤ $\sqrt q\,\varepsilon$", _rectified),
+        r"stays below $\sqrt q\,\varepsilon$ at every $N$", RULE_RECTIFIED, _rectified),
     Row("9-fails-qstr", "check", "Prop. 8", "The same fixed-width network on qSTR (every position its own indices; "
-        "1STR for $q = 1$) does not retrieve", "MSE ≥ 0.9 at every $N$ (predicting 0 scores 1)", _fails_qstr),
+        "1STR for $q = 1$) does not retrieve", RULE_FAILS_QSTR, _fails_qstr),
 ]
 # Theorem 7's width qd is the state of its 4-layer ReLU transition (Prop. 26), not of a one-layer tanh or GRU cell,
 # and the book has no construction in those cells: no row holds trained widths to qd (rows 10a-width-simple-* did,
@@ -329,29 +358,23 @@ HYP_BOUND = ("hypothesis (this book): Prop. 8's lower bound read as a slope (the
 TRAINED_ROWS = [row for arch in ARCHS for row in (
     Row(f"10a-width-1str-{arch}", "claim", HYP_BOUND, f"{LABELS[arch]}: the critical width $d_h^*(N)$, "
         "the narrowest width whose median best test MSE, trained until it reaches the threshold or plateaus, reaches "
-        "the threshold on 1STR, grows at least as fast as the bound", f"log-log slope ≥ {SLOPE_MIN} (this book's "
-        "calibration) for every $d_h^*$ its censoring allows", _width_1str(arch)),
+        "the threshold on 1STR, grows at least as fast as the bound", RULE_WIDTH, _width_1str(arch)),
     Row(f"10a-contrast-{arch}", "claim", CONTRAST_SOURCE,
-        f"{LABELS[arch]}: the critical width grows faster in $N$ on 1STR than on simple-1STR",
-        f"log-log slope of $d_h^*$ on 1STR above simple-1STR's by more than {CONTRAST_Z} bootstrap SE for every pair "
-        "of slopes their censoring allows (this book's calibration)",
+        f"{LABELS[arch]}: the critical width grows faster in $N$ on 1STR than on simple-1STR", RULE_CONTRAST,
         _contrast(arch)))] + [
     Row("10b-norm-lower", "claim", HYP_BOUND, r"Elman RNN of the widest width, at the test-MSE threshold on 1STR: "
         r"$(\mathrm{Lip}\cdot\mathrm{rad})^2$, the readout's Lipschitz constant on the states it sees times their "
         r"radius (Prop. 8's $\mathfrak L\lVert U\rVert_{op} r_h$ measured on the states, unchanged by trading scale "
-        "between the states and $U$), grows at least like $N$",
-        "log-log slope ≥ 1 within its 95% one-sided $t$ margin", _norm_lower),
+        "between the states and $U$), grows at least like $N$", RULE_NORM_LOWER, _norm_lower),
     Row("10b-norm", "claim", "hypothesis (this book): Prop. 8 at equality",
         r"The same $(\mathrm{Lip}\cdot\mathrm{rad})^2$ grows like the bound, $N/\log(1+d_h)$: trained runs at the "
-        "threshold sit near it", "log-log slope 1 within its 95% $t$ interval", _norm),
+        "threshold sit near it", RULE_NORM, _norm),
     Row("10c-effective-dim", "claim", "hypothesis of this book (Prop. 35's packing read as dimension)",
-        "Participation ratio of the states $s_j$ (widest Elman runs) grows "
-        "with $N$ on 1STR, not on simple-1STR", "slope ≥ 0.5 on 1STR, ≤ 0.3 on simple-1STR (this book's calibration)",
-        _effective_dim),
+        "Participation ratio of the states $s_j$ (widest Elman runs) grows with $N$ on 1STR, not on simple-1STR",
+        RULE_EFFECTIVE_DIM, _effective_dim),
     Row("10c-separation", "claim", "Prop. 35 (event $E_1$ of its proof)",
-        r"Replayed outputs $\Phi(s_j)\in\mathbb R^{N-1}$ of different prompts "
-        r"stay apart at the scale of the labels: median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$ at every $N$",
-        "in [0.6, 1.2] at every $N$ (labels $g$: 1; this book's calibration)", _separation),
+        r"Replayed outputs $\Phi(s_j)\in\mathbb R^{N-1}$ of different prompts stay apart at the scale of the labels: "
+        r"median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$ at every $N$", RULE_SEPARATION, _separation),
 ]
 # No training enters alpha*(N): the construction and the codes fix it between two multiples of ln N, so the row is an
 # implementation check (a claim until issue 36), like head_lower_bound's 11-alpha-logN.
@@ -359,21 +382,16 @@ TRANSFORMER_ROWS = [
     Row("10b-transformer", "check", "Lemma 11 ($\\log N$)",
         r"The Transformer's attention scale $\alpha^*(N)$ of Equation A.2 follows $a+b\ln N$ better than "
         r"$a+bN^{1/4}$ or $a+bN^{1/2}$ (no training enters: the construction and the codes fix $\alpha^*$; an "
-        "implementation property)",
-        "lowest AIC for $\\ln N$, by ≥ 2 (the usual AIC margin; this book's calibration)", _transformer),
+        "implementation property)", RULE_TRANSFORMER, _transformer),
 ]
 MEMORISER_ROWS = [
     Row("thm9-memoriser-exact", "check", "Lemma 36 / Theorem 9", "Thm 9's memoriser (Lemmas 36-38 as the Elman readout "
-        "of width $m = n$, $U = 0$, recurrence 0), evaluated by `BiRNN`, on $n$ training prompts", "every training error ≤ "
-        r"$\sqrt{n+D}\,u R_i$, float64 rounding of its sums ($R_i$: the size of its terms, $D$: the input width, "
-        r"$u = 2^{-53}$); test MSE ≥ 0.9 in every draw",
-        _memoriser_exact),
+        "of width $m = n$, $U = 0$, recurrence 0), evaluated by `BiRNN`, on $n$ training prompts",
+        RULE_MEMORISER_EXACT, _memoriser_exact),
     Row("thm9-memoriser-slope", "check", "Lemma 36", r"$\lVert\mathrm{vec}\,\Theta\rVert^2$ of the memoriser (median over draws) "
-        "against $n$, log-log slope", r"slope in [2.5, 3.5]: its $(\mathbf w,\mathbf b)$ half is "
-        r"$(n+\lVert b'\rVert^2)\lVert y\rVert/(\sqrt{n+\lVert z\rVert^2}\,\varepsilon)\sim n/\varepsilon$, "
-        r"with $\varepsilon\sim n^{-2}$", _memoriser_slope),
+        "against $n$, log-log slope", RULE_MEMORISER_SLOPE, _memoriser_slope),
     Row("thm9-lemma37", "check", "Lemma 37", "A uniform random unit $v$ projects the $n$ tokens to scalars at least "
-        r"$\sqrt\pi/(3n^2)$ apart with $\lVert z\rVert^2 \le 3n$", "in at least 1/3 of the draws", _lemma37),
+        r"$\sqrt\pi/(3n^2)$ apart with $\lVert z\rVert^2 \le 3n$", RULE_LEMMA37, _lemma37),
 ]
 ROWS = CONSTRUCTION_ROWS + TRAINED_ROWS + TRANSFORMER_ROWS + MEMORISER_ROWS
 
