@@ -228,3 +228,25 @@ def test_pyproject_lists_what_lib_imports():
     # Build-time dependencies that no module imports: the book's Sphinx extensions, MathJax files, the kernel.
     build_only = {"jupyter-book", "sphinx-proof", "sphinxcontrib-bibtex", "django-static-mathjax", "ipykernel"}
     assert declared - needed <= build_only, f"declared but never imported: {sorted(declared - needed - build_only)}"
+
+
+def test_new_chapter_rows_hold_rule_objects(tmp_path):
+    """The skeleton's rows are rules as data (lib.core.rules): each threshold typed once in its page.py, the row's
+    rule text generated from the object that decides it."""
+    import importlib.util
+
+    from lib.core.scaffold import new_chapter
+
+    (tmp_path / "_toc.yml").write_text((ROOT / "_toc.yml").read_text())
+    new_chapter("demo_rules", root=tmp_path)
+    path = tmp_path / "lib" / "chapters" / "demo_rules" / "page.py"
+    text = path.read_text()
+    assert text.count("1e-12") == 1 and text.count("-1.1") == 1 and text.count("-0.9") == 1
+    spec = importlib.util.spec_from_file_location("demo_rules_page", path)
+    page = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(page)
+    fake = {"mean": {n: {"result": {"mse": 1 / n, "weights_sq": 1 / n}} for n in (10, 100, 1000, 10000)}}
+    rows = {r["id"]: r for r in page.claims(fake)}
+    assert all(r.rule is not None and rows[r.id]["expected"] == r.rule.text for r in page.ROWS)
+    assert rows["slope"]["passed"] and "in [-1.1, -0.9]" in rows["slope"]["expected"]
+    assert "≤ $10^{-12}$ (exact: float64 rounding of an identity)" in rows["weights"]["expected"]
