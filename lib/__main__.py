@@ -25,10 +25,12 @@
                                                          verdict and measured value on both sides, each changed
                                                          stored number against its seeds' range; exit status 1
                                                          when a verdict changed
+    python -m lib verify [CHAPTER]                       every committed result set: its manifest, its claims
+                                                         recomputed from its points, its parameters and code hash
 
-Bad input exits with status 2 and one line on stderr; a failing chapter exits 1 and shows its traceback, except
-where the machine failed it (a read-only or full disk: one line naming the path and why); a compute that reached
-its deadline with points left exits 3.
+Exit statuses (EXIT_STATUSES, printed by --help): 0 done; 1 a chapter failed, `diff` found a verdict changed or
+`verify` a problem; 2 bad input, or stored results damaged or not matching their manifest (one line on stderr,
+nothing rewritten); 3 `compute --deadline` stopped with points left; 4 it finished none.
 """
 from __future__ import annotations
 
@@ -71,6 +73,19 @@ def _list() -> None:
             print(f"  {p.name:<16} {str(p.default):<28} {p.form:<30} {p.help}")
 
 
+def refuse_partial_paper(chapter: str) -> None:
+    """`run CHAPTER --profile paper` renders stored paper results: with a point missing it would compute paper-scale
+    points in a notebook (hours), so it refuses in one line (ParamError) and names the command that computes them."""
+    from lib.core.verify import stored_points
+
+    stored, total = stored_points(chapter, "paper")
+    if stored < total:
+        raise params_mod.ParamError(f"run {chapter} --profile paper: {stored} of {total} points stored in results/"
+                                    f"{chapter}/paper/, and `run` renders stored paper results without computing "
+                                    f"them: python -m lib compute {chapter} --profile paper computes the rest "
+                                    "(or run --profile quick)")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, except that a usage error is one line on stderr (and exit status 2), like every other bad input."""
 
@@ -91,6 +106,15 @@ def jobs_count(text: str) -> int:
 
 UNFINISHED = 3   # compute --deadline stopped with points left: rerun the same command to resume
 STUCK = 4        # ... and this call finished none: every point left needs longer than the time it was given
+
+EXIT_STATUSES = """exit statuses:
+  0  done
+  1  a chapter failed (its traceback; a read-only or full disk: one line), `diff`: a verdict changed, `verify`: a
+     problem found (one line each)
+  2  bad input, or stored results damaged or not matching their manifest: one line on stderr, nothing rewritten
+  3  `compute --deadline`: stopped with points left; the same command resumes from the stored points
+  4  `compute --deadline`: no point finished in this call (the deadline had passed, or every point left needs
+     longer than the time it was given)"""
 
 
 def deadline_time(text: str, now: float | None = None) -> float:
@@ -121,14 +145,16 @@ def cluster_address(text: str | None) -> str | None:
 
 def _compute(args, chapters: list[str], log) -> int:
     """compute: validate every chapter, then compute them in dependency order, stopping at the deadline."""
-    from lib.core.runner import compute_chapter, in_dependency_order, stored_points
+    from lib.core.runner import compute_chapter, in_dependency_order
     from lib.core.sweep import Unfinished
+    from lib.core.verify import stored_points
 
     jobs = jobs_count(args.jobs)
     cluster = cluster_address(args.cluster if args.cluster is not None else os.environ.get("BOOK_CLUSTER"))
     if cluster and jobs > 1:
         raise params_mod.ParamError("--jobs and --cluster: give one (a cluster's workers share its sweep)")
     deadline = deadline_time(args.deadline) if args.deadline is not None else None
+    past = deadline is not None and deadline <= time.time()     # no point can start: said so, not "too long"
     if deadline is not None and args.force:
         raise params_mod.ParamError("--force and --deadline: give one (a forced sweep recomputes what the last call "
                                     "stored, so it cannot resume)")
@@ -180,8 +206,10 @@ def _compute(args, chapters: list[str], log) -> int:
             print(f"  {chapter:<26} {done:>5}/{total:<5} (+{done - before[chapter]} in this call)"
                   + ("  done" if done == total else ""))
         if new == 0 and not abandoned:
-            print("no point finished in this call: every point left needs longer than the time it had; give a later "
-                  "deadline (exit status 4)")
+            why = (f"the deadline {stamp} had passed when this call started" if past else
+                   "every point left needs longer than the time it had")
+            sys.stdout.flush()
+            print(f"error: no point finished in this call: {why}; give a later deadline (exit status 4)", file=sys.stderr)
             return STUCK
         print("rerun the same command to resume from the stored points (exit status 3: unfinished)")
         sys.stdout.flush()
@@ -190,7 +218,8 @@ def _compute(args, chapters: list[str], log) -> int:
 
 
 def main(argv=None) -> int:
-    ap = _Parser(prog="python -m lib", description="Run and build the companion book.")
+    ap = _Parser(prog="python -m lib", description="Run and build the companion book.", epilog=EXIT_STATUSES,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     sub.add_parser("list", help="chapters, profiles and their parameters")
     helps = {"run": "execute chapters", "book": "run every chapter, then build",
@@ -220,6 +249,9 @@ def main(argv=None) -> int:
     new.add_argument("name", help="the chapter's name: lowercase letters, digits and underscores")
     new.add_argument("--title", default=None, help="the chapter's title (default: from the name)")
     sub.add_parser("pdf", help="the whole book as one PDF, printed from the built HTML by headless Chromium")
+    ver = sub.add_parser("verify", help="check every committed result set: manifest, claims, parameters, code hash "
+                         "(exit 1: a problem, one line each)")
+    ver.add_argument("chapter", nargs="?", help="a chapter name (default: every chapter)")
     dif = sub.add_parser("diff", help="what moved between two result sets of a chapter (exit 1: a verdict changed)")
     dif.add_argument("chapter", help="a chapter name")
     for side in ("A", "B"):
@@ -242,10 +274,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     # runner imports no Jupyter package at module level: `compute` works on a machine with torch, numpy and PyYAML
+    from lib.core.manifest import DamagedResult
     from lib.core.runner import (
         ChapterFailed,
         build_book,
         in_dependency_order,
+        paper_progress,
         paper_results_exist,
         run_chapter,
         toc_chapters,
@@ -261,6 +295,10 @@ def main(argv=None) -> int:
 
             build_pdf()
             return 0
+        if args.cmd == "verify":
+            from lib.core.verify import verify_all
+
+            return verify_all(args.chapter)
         if args.cmd == "diff":
             from lib.core.diff import diff
 
@@ -301,17 +339,22 @@ def main(argv=None) -> int:
             for chapter in chapters:
                 if args.profile == "auto":
                     stored = paper_results_exist(chapter)
+                    if not stored and (done := paper_progress(chapter)):   # never a silent fall back to quick
+                        print(f"{chapter}: paper: {done[0]} of {done[1]} points stored, rendering quick (python -m lib "
+                              f"compute {chapter} --profile paper computes the rest)", file=sys.stderr)
                     plan.append((chapter, "paper" if stored else "quick", stored))
                 else:
                     plan.append((chapter, args.profile, False))
             for chapter, profile, _ in plan:  # validate every chapter's input before executing any
                 params_mod.resolve(chapter, profile, overrides)
+                if profile == "paper" and args.profile == "paper" and not overrides:
+                    refuse_partial_paper(chapter)
             for chapter, profile, stored_only in plan:
                 run_chapter(chapter, profile, overrides, force=args.force and not stored_only, stored_only=stored_only)
         if args.cmd in ("build", "book"):
             build_book()
         return 0
-    except params_mod.ParamError as err:
+    except (params_mod.ParamError, DamagedResult) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except ChapterFailed as err:

@@ -131,7 +131,8 @@ def test_compute_all_with_a_past_deadline_lists_what_is_left_and_exits_4(tmp_pat
 
     assert out.returncode == 4, out.stderr
     total = len(compute.points(resolve("sample_complexity", "quick")))
-    assert "sample_complexity" in out.stdout and f"0/{total}" in out.stdout and "give a later deadline" in out.stdout
+    assert "sample_complexity" in out.stdout and f"0/{total}" in out.stdout
+    assert "had passed when this call started; give a later deadline" in out.stderr   # the reason, in one line
     assert "skipped: needs threadpoolctl" in out.stdout and "rpe_decay" in out.stderr and "turing_simulation" in out.stdout
 
 
@@ -142,7 +143,7 @@ def test_compute_with_a_deadline_exits_4_then_3_then_0_and_resumes(tmp_path):
 
     args = ("compute", "sample_complexity", "--profile", "quick", *TINY, "--set", "N_a=[2, 3, 4]")
     first = _cli(tmp_path, *args, "--deadline", "0")
-    assert first.returncode == 4 and "0/8 " in first.stdout and "give a later deadline" in first.stdout
+    assert first.returncode == 4 and "0/8 " in first.stdout and "give a later deadline" in first.stderr
     # As if an earlier call had abandoned one point after an hour: a call with 5 minutes does not start it
     points = compute.points(resolve("sample_complexity", "quick", parse_overrides(TINY[1::2] + ["N_a=[2, 3, 4]"])))
     write_json(tmp_path / "sample_complexity" / "quick" / "deadline.json",

@@ -1,8 +1,9 @@
 """Committed paper-profile results (results/<chapter>/paper/), complete or in progress.
 
-A complete profile (every sweep point of paper.yaml stored) is gated on honesty, not on all-pass: implementation
-checks pass, the stored claims recompute identically from the stored points, and the provenance is complete
-(lib.core.verify). A failing empirical claim is a finding the page shows and explains. A profile in progress (its
+A complete profile (every sweep point of paper.yaml stored) is gated on honesty, not on all-pass: `python -m lib
+verify` (lib.core.verify.audit) on each, its manifest, implementation checks, claims recomputed identically from the
+stored points, complete provenance naming paper.yaml's parameters, and today's code hash on every point. A failing
+empirical claim is a finding the page shows and explains. A profile in progress (its
 points are computed over several sessions, niced in the background, and committed as they accumulate) is never
 rendered: its stored points must be readable points of paper.yaml as it is now, and nothing else; the test's id says
 "in-progress-k-of-n".
@@ -94,11 +95,19 @@ def test_list_shows_a_further_profile_in_progress(monkeypatch, capsys):
     assert "further results: 1 of 5 points stored (python -m lib compute sample_complexity --profile further resumes)" in out
 
 
-@pytest.mark.parametrize("chapter", STORED)
-def test_stored_paper_results(chapter):
-    assert verify.problems(chapter, "paper", root=ROOT / "results") == []
-    prov = Store(chapter, "paper", root=ROOT / "results").read("provenance.json")
-    assert prov["params"] == params.resolve(chapter, "paper"), "stored results are for other parameters than paper.yaml"
+COMMITTED = verify.committed_profiles(root=ROOT / "results")[0]
+
+
+def test_every_complete_paper_profile_is_verified():
+    assert sorted(STORED) == sorted(c for c, p in COMMITTED if p == "paper")
+
+
+@pytest.mark.parametrize("chapter, profile", COMMITTED, ids=[f"{c}-{p}" for c, p in COMMITTED])
+def test_committed_results_verify(chapter, profile):
+    """`python -m lib verify`, one complete committed result set at a time (lib.core.verify.audit): its files match
+    its manifest, its implementation checks pass, its claims recompute identically from its points, its provenance is
+    complete and names the profile's parameters file as it is, and every point carries today's code hash."""
+    assert verify.audit(chapter, profile, root=ROOT / "results") == []
 
 
 @pytest.mark.parametrize("chapter", STORED)

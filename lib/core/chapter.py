@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from lib.core import params as params_mod
 from lib.core.claims import below_scale, censored, tally, to_markdown
+from lib.core.manifest import write_manifest
 from lib.core.store import Store, environment, is_stale, key_of, summary_line
 from lib.core.sweep import Point, collect
 from lib.core.tables import markdown_table
@@ -163,6 +164,7 @@ class Chapter:
             prov["point_commits"] = len({r["commit"] for r in used})
             self.store.write("claims.json", rows)
             self.store.write("provenance.json", prov)
+            write_manifest(self.store.dir)   # every point was loaded (checked) or computed: the profile is complete
         rendered = self.stored is not None or "compute_wall_s" in prov
         # One line a reader reads (profile, machines, the verdict counts); the commits, hashes, seeds and times that
         # make it reproducible folded beneath it.

@@ -15,7 +15,8 @@ point's seed count (its spec's n_seeds, seeds or tr_seeds) holds one number per 
 mean and says whether it moved by more than the seeds' range (max - min, the larger of the two sides'). Because both
 sides are judged by this checkout's rules, a change of a rule shows in a second list: the verdicts each side's
 claims.json stored, by the rules of the code that wrote it. Exit status 0 when no verdict changed (recomputed or
-stored), 1 when one did (a row on one side only counts as changed), 2 for bad input.
+stored), 1 when one did (a row on one side only counts as changed), 2 for bad input (another chapter's result set
+included) or a stored point that does not match its manifest or cannot be read (one line naming the file).
 
     python -m lib diff sample_complexity quick /tmp/before-my-change
     python -m lib diff rpe_decay HEAD~3:paper paper
@@ -128,6 +129,10 @@ def load(chapter: str, text: str, tmp: Path) -> Side:
     if not prov or not isinstance(prov.get("params"), dict):
         raise params_mod.ParamError(f"{folder}: no provenance.json or compute.json naming its parameters (expected "
                                     f"a result set written by `python -m lib run` or `compute`)")
+    if prov.get("chapter") not in (None, chapter):       # another chapter's points would read as all changed
+        raise params_mod.ParamError(f"{folder}: holds {prov['chapter']}'s results, not {chapter}'s (its "
+                                    f"{'provenance' if (folder / 'provenance.json').is_file() else 'compute'}.json says "
+                                    f"chapter {prov['chapter']}): give a result set of {chapter}")
     side = Side(text, where, folder)
     stored = _read(folder / "claims.json")
     side.stored = stored if isinstance(stored, list) else None

@@ -68,6 +68,25 @@ def print_page(browser: str, page: Path, out: Path, profile: Path) -> None:
     if proc.returncode != 0 or not out.is_file() or out.stat().st_size == 0:
         last = (proc.stderr.strip().splitlines() or ["no message"])[-1][:200]
         raise ChapterFailed(f"pdf: Chromium could not print {page} (exit status {proc.returncode}: {last})")
+    with open(out, "rb") as f:
+        head = f.read(5)
+    if head != b"%PDF-":     # an error page or a crash report written where the PDF should be
+        raise ChapterFailed(f"pdf: Chromium printed {page} to a file that is not a PDF (it begins {head!r}, not "
+                            f"b'%PDF-'); {browser} --version says which browser ran; nothing was written")
+
+
+def read_pdf(path: Path, page: Path):
+    """A printed part as pypdf's reader, its pages counted; ChapterFailed (one line) where pypdf cannot read it."""
+    from pypdf import PdfReader
+    from pypdf.errors import PyPdfError
+
+    try:
+        reader = PdfReader(path)
+        len(reader.pages)
+        return reader
+    except (PyPdfError, ValueError, KeyError, OSError) as err:
+        raise ChapterFailed(f"pdf: Chromium's print of {page} is not a readable PDF ({type(err).__name__}: "
+                            f"{str(err)[:160]}); nothing was written") from None
 
 
 def blank(page) -> bool:
@@ -115,7 +134,7 @@ def numbers_html(first: int, last: int) -> str:
 def build_pdf(root: Path = ROOT, log=print) -> Path:
     """Print every page of the built book and merge them into <root>/_build/html/book.pdf; returns its path."""
     try:
-        from pypdf import PdfReader, PdfWriter
+        from pypdf import PdfWriter
     except ModuleNotFoundError:
         raise ParamError("pdf: the Python package pypdf is not installed: pip install -r requirements.txt") from None
     root = Path(root)
@@ -132,17 +151,18 @@ def build_pdf(root: Path = ROOT, log=print) -> Path:
         from lib.core.store import git_commit
 
         title = title_of(pages[0]) if pages else "book"
-        writer.append(PdfReader(_print_html(browser, title_html(title, git_commit(), time.strftime("%Y-%m-%d")),
-                                            Path(tmp), "title")), pages=[0])
+        writer.append(read_pdf(_print_html(browser, title_html(title, git_commit(), time.strftime("%Y-%m-%d")),
+                                           Path(tmp), "title"), Path("the title page")), pages=[0])
         for i, page in enumerate(pages):
             part = Path(tmp) / f"{i:03d}.pdf"
             print_page(browser, page, part, Path(tmp) / "profile")
             start = len(writer.pages)
-            reader = PdfReader(part)
+            reader = read_pdf(part, page)
             writer.append(reader, pages=list(range(kept_pages(reader))))
             writer.add_outline_item(title_of(page), start)
             log(f"pdf: [{i + 1}/{len(pages)}] {page.relative_to(html_dir)}: {len(writer.pages) - start} page(s)")
-        numbers = PdfReader(_print_html(browser, numbers_html(2, len(writer.pages)), Path(tmp), "numbers"))
+        numbers = read_pdf(_print_html(browser, numbers_html(2, len(writer.pages)), Path(tmp), "numbers"),
+                           Path("the page numbers"))
         for page, stamp in zip(writer.pages[1:], numbers.pages):
             page.merge_page(stamp)
         writer.add_metadata({"/Title": title, "/Creator": "python -m lib pdf"})

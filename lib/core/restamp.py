@@ -31,6 +31,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from lib.core.manifest import read_point, write_manifest
 from lib.core.store import (
     ROOT,
     Store,
@@ -39,7 +40,6 @@ from lib.core.store import (
     key_of,
     lib_hash,
     lib_modules,
-    read_json,
     spec_dict,
     write_json,
 )
@@ -183,7 +183,7 @@ def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | N
     files = sorted((store.dir / "points").glob("*.json"))
     if not files:
         raise RestampRefused(f"{store.dir}: no stored points")
-    records = {f: read_json(f) for f in files}
+    records = {f: read_point(f) for f in files}   # checked against the manifest
     old = hash_at(chapter, rev)
     new = lib_hash(chapter)
     wrong = [f.name for f, r in records.items() if r.get("lib_hash") not in (old, new)]
@@ -224,6 +224,7 @@ def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | N
     entry = {"from": old, "to": new, "rev": rev, "changed": changed, "rerun": rerun, "points": len(records),
              "left": sorted(f.name for f in left), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     write_json(store.dir / "restamps.json", (store.read("restamps.json") or []) + [entry])
+    write_manifest(store.dir)   # the points' new bytes: their sha256 in the manifest (lib.core.manifest)
     log(f"{chapter} {profile}: {len(records)} points re-stamped {old} -> {new} (changed since {rev}: "
         f"{', '.join(changed) or 'nothing the parse sees'}; rerun: {', '.join(rerun) or 'none'})"
         + (f"; {len(left)} left as they are (their run functions reach what changed: recompute them)" if left else ""))
@@ -268,7 +269,7 @@ def rehash(chapter: str, profile: str, rev: str = "HEAD", root: Path | None = No
         raise RestampRefused(f"{chapter}'s code at {rev} computes otherwise than today's (its parsed code differs): "
                              "its points are not today's to re-stamp")
     old, new = bytes_hash(chapter, rev), lib_hash(chapter)
-    records = {f: read_json(f) for f in files}
+    records = {f: read_point(f) for f in files}   # checked against the manifest
     wrong = [f.name for f, r in records.items() if r.get("lib_hash") not in (old, new)]
     if wrong:
         raise RestampRefused(f"{len(wrong)} of {len(files)} points carry neither {old} (the bytes of {chapter}'s code "
@@ -284,6 +285,7 @@ def rehash(chapter: str, profile: str, rev: str = "HEAD", root: Path | None = No
     entry = {"from": old, "to": new, "rev": rev, "changed": [], "rerun": [], "points": len(todo), "left": [],
              "check": check, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     write_json(store.dir / "restamps.json", (store.read("restamps.json") or []) + [entry])
+    write_manifest(store.dir)   # the points' new bytes: their sha256 in the manifest (lib.core.manifest)
     log(f"{chapter} {profile}: {len(todo)} points re-stamped {old} -> {new}, the same code hashed as parsed code "
         f"({check})")
     return entry

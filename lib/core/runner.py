@@ -24,6 +24,7 @@ import yaml
 
 from lib.core import params as params_mod
 from lib.core.claims import below_scale, censored, tally
+from lib.core.manifest import DamagedResult
 from lib.core.store import ROOT, atomic_write, clean_temps, environment_fault, read_json, results_root
 from lib.core.tables import markdown_table
 
@@ -187,11 +188,12 @@ def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None
     jobs > 1: that many worker processes compute the missing points (lib.core.sweep.collect); cluster: a Dask
     scheduler's address whose workers compute them; every point is computed from its own seeds, so the numbers
     depend on neither. deadline (time.time() seconds): stop between points before it; raises sweep.Unfinished
-    when points are left (compute.json is written only by a call that finished).
+    when points are left (compute.json and the profile's manifest.json are written only by a call that finished).
     """
     import importlib
 
     from lib.core.chapter import resolve_device
+    from lib.core.manifest import write_manifest
     from lib.core.store import Store, environment, write_json
     from lib.core.sweep import collect
 
@@ -212,20 +214,9 @@ def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None
     prov = {"chapter": chapter, "profile": profile, "wall_s": round(time.perf_counter() - t0, 2), "jobs": jobs,
             "cluster": cluster, "seeds": {k: v for k, v in values.items() if "seed" in k}, "params": values, **env}
     write_json(store.dir / "compute.json", prov)
+    write_manifest(store.dir)                      # the profile is complete: its points' sha256, committed with them
     log(f"{chapter}: finished in {prov['wall_s']} s on {prov['device']} -> {store.dir}")
     return store.dir
-
-
-def stored_points(chapter: str, profile: str, overrides: dict | None = None) -> tuple[int, int]:
-    """(stored, total) sweep points of a chapter's profile: what `compute --deadline` reports as left."""
-    import importlib
-
-    from lib.core.store import Store
-
-    module = importlib.import_module(f"lib.chapters.{chapter}.compute")
-    points = module.points(params_mod.resolve(chapter, profile, overrides))
-    store = Store(chapter, profile, stored_only=False)
-    return sum(store.has(p.spec) for p in points), len(points)
 
 
 def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = None, force: bool = False,
@@ -268,6 +259,8 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
                                 extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
         done = nbformat.read(tmp, as_version=4)
     except pm.PapermillExecutionError as err:
+        if err.ename == "DamagedResult":             # a stored point that does not match its manifest: one line, exit 2
+            raise DamagedResult(err.evalue) from None
         if fault := environment_fault(err.evalue):   # a read-only or full disk: one line, no traceback
             raise ChapterFailed(f"chapter {chapter} failed in cell {err.exec_count}: {fault}; every finished sweep "
                                 "point and the last good notebook are kept, and a rerun resumes from them") from None

@@ -4,7 +4,7 @@ It writes the chapter's source, its compute and page modules, its two profiles, 
 _toc.yml, from the templates in lib/core/templates/. The skeleton runs, builds and passes as it is (a stand-in
 experiment: the mean of n normals); a new chapter replaces the experiment and keeps the structure.
 
-    >>> new_chapter("my_theorem", "My theorem")    # then: python -m lib run my_theorem
+    python -m lib new my_theorem --title "My theorem"    # new_chapter(...); then: python -m lib run my_theorem
 """
 from __future__ import annotations
 
@@ -42,6 +42,8 @@ def new_chapter(name: str, title: str | None = None, root: Path = ROOT) -> list[
     if not NAME.match(name or ""):
         raise ParamError(f"new: {name!r}: expected a chapter name of 2-40 lowercase letters, digits and underscores, "
                          "starting with a letter")
+    if name == "all":
+        raise ParamError("new: 'all' is not a chapter name: `run all` and `compute all` mean every chapter; choose another")
     files = targets(name, Path(root))
     taken = [p for p in [*files.values(), Path(root) / "lib" / "chapters" / name] if p.exists()]
     if taken:

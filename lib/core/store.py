@@ -6,7 +6,16 @@ points that finished, and a changed parameter recomputes only what it touches. E
 a hash of the `lib` code the chapter computes with; `is_stale` tells a page which points came from other code than
 the current one.
 
-    >>> store = Store("sample_complexity", "quick"); store.get(spec) is None
+A complete profile's folder also holds manifest.json, the sha256 of each point file, claims.json and provenance.json
+({"format": 1, "algorithm": "sha256", "files": {"points/<key>.json": hex, ...}}; lib.core.manifest), written when
+the profile completes and committed with it; every load of a stored point checks it.
+
+    >>> from lib.core import params; from lib.chapters.sample_complexity import compute
+    >>> spec = compute.points(params.resolve("sample_complexity", "paper"))[0].spec     # panel (a), Transformer, N = 2
+    >>> store = Store("sample_complexity", "paper", root=ROOT / "results"); store.point_path(spec).name
+    'c954ae4ee0695aa1.json'
+    >>> sorted(store.get(spec)["result"])[:4]
+    ['D', 'curve_samples', 'curves', 'd_e']
 """
 from __future__ import annotations
 
@@ -23,6 +32,8 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from lib.core.manifest import forget, read_point
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,7 +77,11 @@ _ERRNO = re.compile(r"\[Errno (\d+)\] ([^:]+?)(?:: '(.*)')?(?: -> '.*')?")
 
 def environment_fault(err: OSError | str) -> str | None:
     """'cannot write PATH: WHY (what to do)' for an OSError (or its text, as a notebook's kernel reports it) that the
-    machine caused; None for any other error.  >>> environment_fault("[Errno 28] No space left on device: '/r/x'")"""
+    machine caused; None for any other error.
+
+        >>> environment_fault("[Errno 28] No space left on device: '/r/x'")
+        'cannot write /r/x: No space left on device (the disk is full: free some space)'
+    """
     if isinstance(err, OSError):
         code, why, name = err.errno, err.strerror, err.filename
     else:
@@ -282,11 +297,14 @@ class Store:
         return self.point_path(spec).is_file()
 
     def get(self, spec) -> dict | None:
+        """The stored record of `spec`, None if none is stored; checked against the manifest and parsed
+        (lib.core.manifest.read_point raises DamagedResult, one line, for a point that does not match or is not one)."""
         path = self.point_path(spec)
-        return read_json(path) if path.is_file() else None
+        return read_point(path, json.loads(json.dumps(_jsonable(spec_dict(spec))))) if path.is_file() else None
 
     def put(self, spec, result: dict, env: dict) -> dict:
         record = _jsonable({"spec": spec_dict(spec), "result": result, **env})  # exactly what a later run loads
+        forget(self.dir, f"points/{self.point_path(spec).name}")   # a forced recompute: out of the manifest first
         write_json(self.point_path(spec), record)
         return record
 
@@ -301,7 +319,11 @@ class Store:
 
 def summary_line(records, noun: str = "stored points", work: str = "computation") -> str:
     """One line for a page: how many points it loaded, their compute time, and the machines and commits that made
-    them.  >>> summary_line(store.used)"""
+    them (`Store.used`, the records the last collect loaded).
+
+        >>> summary_line([{"device": "CPU", "commit": "abc", "result": {"wall_s": 2.5}}] * 2)
+        '2 stored points, 5 s of computation in all, computed on CPU at commit `abc`.'
+    """
     records = list(records)
     commits: dict[str, list[str]] = {}    # device -> the commit of each of its records
     for r in records:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import signal
 import statistics
 import threading
@@ -29,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lib.core.store import MissingResult, Store, clean_temps, environment, key_of, spec_dict
+from lib.core.store import ROOT, MissingResult, Store, clean_temps, environment, key_of, spec_dict
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,6 @@ def run_point(point: Point, device: str) -> dict:
 def progress(stream=None) -> Callable[[str], None]:
     """A `log` for collect: on an interactive terminal one line that updates in place (until the last point),
     elsewhere one line per point."""
-    import re
     import sys
 
     stream = stream or sys.__stderr__
@@ -175,6 +175,18 @@ def _client(address: str):
         raise ClusterError(f"--cluster {address}: no Dask scheduler answered ({type(err).__name__}: {err})") from None
 
 
+def import_failure(err: BaseException, address: str) -> None:
+    """Raise ClusterError, one line, where a cluster's scheduler or workers could not import a module a point needs
+    (started without this checkout on their PYTHONPATH, as ARCHITECTURE.md says they need): what, and how to start
+    them. Dask re-raises the remote ModuleNotFoundError as the cause of its own error, or in its text."""
+    while err is not None:
+        if m := re.search(r"No module named '([^']+)'", str(err)):
+            raise ClusterError(f"--cluster {address}: the cluster could not import the module {m.group(1)!r} (its "
+                               f"scheduler or workers run without this checkout on their PYTHONPATH): start them with "
+                               f"PYTHONPATH={ROOT} dask scheduler, and PYTHONPATH={ROOT} dask worker {address}") from None
+        err = err.__cause__ or err.__context__
+
+
 def _worker_device() -> tuple[str, str]:
     """What `device: auto` is on a worker, and its name (runs there)."""
     import torch
@@ -191,6 +203,9 @@ def cluster_device(address: str) -> tuple[str, str]:
     client = _client(address)
     try:
         return tuple(client.submit(_worker_device, pure=False).result())
+    except Exception as err:
+        import_failure(err, address)     # the scheduler or a worker without lib: one line, not Dask's traceback
+        raise
     finally:
         client.close()
 
@@ -358,7 +373,13 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
                     break
                 for future in finished:
                     group, started = running.pop(future)
-                    finish(group, future.result(), time.perf_counter() - started)
+                    try:
+                        result = future.result()
+                    except Exception as err:
+                        if cluster:                # a worker without lib: one line, not Dask's traceback
+                            import_failure(err, cluster)
+                        raise
+                    finish(group, result, time.perf_counter() - started)
         except BaseException:
             abandon = True
             raise

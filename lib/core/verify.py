@@ -1,10 +1,15 @@
 """Stored results, checked for honesty rather than for all-pass: a committed result set (results/<chapter>/<profile>/)
-is trusted when its implementation checks pass, its claims recompute identically from its stored points, and its
-provenance names everything a reader needs. A failing empirical claim is a finding the page shows; it is not a
-reason to refuse the results.
+is trusted when its files match its manifest, its implementation checks pass, its claims recompute identically from
+its stored points, its provenance names everything a reader needs and the profile's parameters file, and every point
+carries today's code hash. A failing empirical claim is a finding the page shows; it is not a reason to refuse the
+results. `python -m lib verify [CHAPTER]` runs `audit` on every committed profile (`make test` does).
 
-    >>> problems("rpe_decay", "paper")      # [] when the committed paper results are sound
-    >>> progress("sample_complexity")       # (12, 33, []): 12 of the paper profile's 33 points stored, no strays
+    >>> problems("ffn_span", "paper")       # the committed paper results are sound
+    []
+    >>> audit("ffn_span", "paper")          # ... and match their manifest, parameters file and today's code hash
+    []
+    >>> progress("ffn_span")                # (stored, total, strays): all 12 of the paper profile's points, no strays
+    (12, 12, [])
 """
 from __future__ import annotations
 
@@ -12,7 +17,9 @@ import importlib
 import json
 from pathlib import Path
 
-from lib.core.store import MissingResult, Store, _jsonable
+from lib.core import params as params_mod
+from lib.core.manifest import DamagedResult, mismatches
+from lib.core.store import ROOT, MissingResult, Store, _jsonable, lib_hash, read_json, results_root
 from lib.core.sweep import collect
 
 PROVENANCE = ("chapter", "profile", "commit", "lib_hash", "device", "torch", "wall_s", "seeds", "params")
@@ -64,7 +71,108 @@ def problems(chapter: str, profile: str, root: Path | None = None) -> list[str]:
         again = recompute_claims(chapter, profile, prov["params"], root)
     except MissingResult as e:
         return out + [f"a point the claims read is not stored: {e}"]
+    except DamagedResult as e:
+        return out + [f"the claims cannot be recomputed: {e}"]
     a = {r["id"]: r for r in stored}                                       # read from JSON already
     b = {r["id"]: json.loads(json.dumps(_jsonable(r))) for r in again}     # as it would be stored
-    out += [f"claim {i}: stored {a.get(i)} but recomputed {b.get(i)}" for i in sorted(set(a) | set(b)) if a.get(i) != b.get(i)]
+    out += [_claim_difference(i, a.get(i), b.get(i)) for i in sorted(set(a) | set(b)) if a.get(i) != b.get(i)]
     return out
+
+
+def _claim_difference(i: str, stored: dict | None, again: dict | None) -> str:
+    """One line: how a stored claim row differs from the one recomputed from its points (the first field, shortened)."""
+    if stored is None or again is None:
+        return f"claim {i}: stored {'no row' if stored is None else 'a row'} but recomputed {'none' if again is None else 'one'}"
+    keys = [k for k in sorted(set(stored) | set(again)) if stored.get(k) != again.get(k)]
+    cut = lambda v: (lambda t: t if len(t) <= 70 else t[:66] + " ...")(json.dumps(v, ensure_ascii=False))
+    return (f"claim {i}: stored {keys[0]} {cut(stored.get(keys[0]))} but recomputed {cut(again.get(keys[0]))}"
+            + (f" ({', '.join(keys[1:])} differ too)" if len(keys) > 1 else ""))
+
+
+def stored_points(chapter: str, profile: str, overrides: dict | None = None) -> tuple[int, int]:
+    """(stored, total) sweep points of a chapter's profile: what `compute --deadline` reports as left."""
+    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    points = compute.points(params_mod.resolve(chapter, profile, overrides))
+    store = Store(chapter, profile, stored_only=False)
+    return sum(store.has(p.spec) for p in points), len(points)
+
+
+def kept_by_git(chapter: str, profile: str) -> bool:
+    """Whether git keeps results/<chapter>/<profile>/ (the quick and custom profiles are ignored: a run remakes
+    them at will), by this checkout's .gitignore; True where git cannot tell."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "check-ignore", "-q", "--no-index", f"results/{chapter}/{profile}/"], cwd=ROOT,
+                             capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return True
+    return out.returncode != 0
+
+
+def committed_profiles(chapter: str | None = None, root: Path | None = None) -> tuple[list, list]:
+    """(complete, in_progress): the (chapter, profile) result sets under the results folder that git keeps, those
+    whose every point is stored and those still being computed. chapter: that chapter's only."""
+    root = Path(root or results_root())
+    chapters = [chapter] if chapter else [c for c in params_mod.chapters() if (root / c).is_dir()]
+    complete, in_progress = [], []
+    for ch in chapters:
+        for folder in sorted(p for p in (root / ch).iterdir() if p.is_dir()) if (root / ch).is_dir() else []:
+            if not (folder / "points").is_dir() or not kept_by_git(ch, folder.name):
+                continue
+            if folder.name not in params_mod.profiles(ch):
+                complete.append((ch, folder.name))       # audit says that its parameters file is gone
+                continue
+            stored, total, _ = progress(ch, folder.name, root)
+            (complete if stored == total > 0 else in_progress).append((ch, folder.name))
+    return complete, in_progress
+
+
+def audit(chapter: str, profile: str, root: Path | None = None) -> list[str]:
+    """Every problem of one complete result set, one line each, prefixed by its folder: the manifest, `problems`
+    (implementation checks, claims recomputed, provenance), the provenance's parameters against the profile's
+    parameters file, and each point's code hash against today's (one line per hash found). [] when it is sound."""
+    folder = Path(root or results_root()) / chapter / profile
+    out = mismatches(folder)
+    try:      # a point the manifest names as damaged is said once, not again as claims that cannot be recomputed
+        out += [f"{folder}: {p}" for p in problems(chapter, profile, root) if not (out and "cannot be recomputed" in p)]
+    except Exception as err:   # the page's code fails on them: a problem of this result set, and the others go on
+        out.append(f"{folder}: its claims cannot be recomputed by this checkout's page code ({type(err).__name__}: "
+                   f"{str(err).splitlines()[0][:160] if str(err) else ''})")
+    try:
+        prov = read_json(folder / "provenance.json")
+        wanted = params_mod.resolve(chapter, profile)
+    except params_mod.ParamError as err:
+        return out + [f"{folder}: {err}"]
+    except (OSError, ValueError):
+        prov, wanted = None, None    # problems() said so
+    if isinstance(prov, dict) and isinstance(prov.get("params"), dict) and prov["params"] != wanted:
+        moved = sorted(k for k in set(prov["params"]) | set(wanted) if prov["params"].get(k) != wanted.get(k))
+        out.append(f"{folder}/provenance.json: its parameters are not parameters/{chapter}/{profile}.yaml's "
+                   f"({', '.join(moved[:6])}{' ...' if len(moved) > 6 else ''} differ)")
+    today, hashes = lib_hash(chapter), {}
+    for path in sorted((folder / "points").glob("*.json")):
+        try:
+            record = read_json(path)
+        except (OSError, ValueError):
+            continue               # the manifest or the claims said so
+        if isinstance(record, dict) and record.get("lib_hash") != today:
+            hashes.setdefault(record.get("lib_hash"), []).append(path.name)
+    out += [f"{folder}/points: {len(names)} point(s) carry code hash {h}, today's is {today} (e.g. {names[0]}): "
+            f"computed by other code, or not re-stamped (python -m lib restamp)" for h, names in sorted(hashes.items(), key=str)]
+    return out
+
+
+def verify_all(chapter: str | None = None, root: Path | None = None, log=print) -> int:
+    """`python -m lib verify [CHAPTER]`: `audit` every complete committed result set; each problem on its own line,
+    then a one-line summary. Returns the exit status: 0 when none has a problem, 1 otherwise."""
+    if chapter is not None:
+        params_mod.chapter_source(chapter)           # an unknown chapter: one line (ParamError), exit 2
+    complete, in_progress = committed_profiles(chapter, root)
+    found = [line for ch, profile in complete for line in audit(ch, profile, root)]
+    for line in found:
+        log(line)
+    shown = ", ".join(f"{c}/{p}" for c, p in in_progress)
+    log(f"verify: {len(complete)} complete committed result set(s) checked, {len(found)} problem(s)"
+        + (f"; in progress, not checked: {shown}" if in_progress else ""))
+    return 1 if found else 0
