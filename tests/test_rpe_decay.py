@@ -356,7 +356,7 @@ def test_rows_about_how_large_an_error_stays_are_hypotheses_about_the_best_fit_f
         assert by_id[i].source.startswith(page.BOOK) and "no rate" in by_id[i].source, i
     for r in page.ROWS:                                        # every claim's threshold says whose it is
         if r.kind == "claim":
-            assert any(w in r.expected for w in ("calibration", "paper's", "theorem's")), r.id
+            assert any(w in r.expected for w in ("calibration", "(paper", "paper's", "theorem's")), r.id
 
 
 def _train_rows(mse_of, opt=1e-12, S=256, seeds=3, Hs=(8,)):
@@ -544,3 +544,21 @@ def test_paper_findings_quote_the_stored_numbers():
                    r"\$t = 0\$|\$t \\ge 1\$", "", text)
     stray = {n for n in number.findall(cited) if n not in number.findall(allowed) and n not in exponents | counts}
     assert stray == set(), f"numbers in the findings that no stored result gives: {stray}"
+
+
+def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
+    """Issue 38: each row holds a rule object (lib.core.rules) whose fields both decide the verdict and write the
+    rule's text: moving 11-relative-bump's band on E_lin moves the verdict on the same fits and the words together;
+    14b's band is the one the page quotes."""
+    import dataclasses
+
+    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
+    assert rows.BAND == rows.RULE_TRAIN_FLOOR.bound and "≤ 10 for every kernel" in rows.RULE_TRAIN_FLOOR.text
+    P = params_mod.resolve("rpe_decay", "quick", {"H_grid": [1, 2, 4, 8, 16], "rel_bump_H": 24})
+    rel = [Kernel("bump", T=T, w=T * P["rel_bump_frac"]) for T in P["rel_bump_T"]]
+    good = _fits(P, rel, {"lin": {16: 0.1, 24: 0.01}, "log": {16: 0.5, 24: 0.4}})
+    assert rows._relative_bump(P, good).passed and "≤ 0.05 at every $T$" in rows.RULE_RELATIVE_BUMP.text
+    lin, *rest = rows.RULE_RELATIVE_BUMP.parts
+    strict = dataclasses.replace(rows.RULE_RELATIVE_BUMP, parts=(dataclasses.replace(lin, bound=0.005), *rest))
+    monkeypatch.setattr(rows, "RULE_RELATIVE_BUMP", strict)
+    assert not rows._relative_bump(P, good).passed and "≤ 0.005 at every $T$" in strict.text

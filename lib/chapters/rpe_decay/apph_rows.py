@@ -18,11 +18,15 @@ import numpy as np
 
 from lib.chapters.rpe_decay.compute import Kernel, kernel_name, kernel_values
 from lib.chapters.rpe_decay.read import fmt, times
-from lib.core.claims import Row, Verdict
+from lib.core.claims import Row
+from lib.core.rules import PAPER as BY_PAPER
+from lib.core.rules import AtLeast, AtMost
 
 SOURCE = "Appendix H, {} (NeurIPS version)"
 PAPER_SCALE = {"apph_S": 1000, "apph_steps": 10000, "H": 64}     # the paper's setup (Appendix H.2.7-H.2.8)
 PAPER = {"H4a-log": 1e-5, "H4a-lin": 0.19, "H4b-lin": 1e-7, "H4b-log": 5.3e-4}   # the numbers its text states
+
+
 def num(x: float) -> str:
     """A paper's number as the text writes it: 1e-5, 0.19, 5.3e-4 (not Python's 1e-05)."""
     return f"{x:g}" if x >= 1e-2 else re.sub(r"\.0e", "e", re.sub(r"e-0*", "e-", f"{x:.1e}"))
@@ -32,6 +36,18 @@ ARM = {"H4a-log": "none", "H4a-lin": "none", "H4b-lin": "none", "H4b-log": "free
 STAYS_HIGH = 0.1          # H4a-lin: the median stays at least this fraction of the paper's 0.19 (this book's band)
 COPY_FACTOR = 1.0         # H4b-log: the log heads' median is at least this many copy baselines (the paper's: 11.7)
 IDENTICAL = 1e-3          # seeds whose log10 MSE spread is below this many decades are reported identical
+# The rules, one object per row (lib.core.rules): each threshold typed once (the paper's number, or this book's band
+# around it), its text generated from it.
+RULES = {
+    "H4a-log": AtMost("absolute MSE", PAPER["H4a-log"], strict=True, where="in every seed", by=BY_PAPER,
+                      why="Table 8, one head"),
+    "H4a-lin": AtLeast("median MSE over seeds", STAYS_HIGH * PAPER["H4a-lin"],
+                       why=f"{STAYS_HIGH:g} × the paper's {num(PAPER['H4a-lin'])}"),
+    "H4b-lin": AtMost("absolute MSE", PAPER["H4b-lin"], strict=True, where="in every seed", by=BY_PAPER,
+                      why="Table 9, one head"),
+    "H4b-log": AtLeast("median MSE over seeds over the copy-the-current-token baseline", COPY_FACTOR, by=BY_PAPER,
+                       why=f"the paper's {num(PAPER['H4b-log'])} restated: above that baseline"),
+}
 
 
 def targets_of(spec: dict) -> tuple[list[Kernel], list[np.ndarray]]:
@@ -146,29 +162,19 @@ def _where(P, H, current):
     return f"$H$ = {H}, $S$ = {P['apph_S']}, {P['apph_steps']} steps, {ARM_WORDS[current]}"
 
 
-def one_head_below(mse, threshold: float) -> bool:
-    """H4a-log, H4b-lin: every seed below the paper's number."""
-    return bool(all(m < threshold for m in mse))
-
-
-def stays_high(mse, threshold: float) -> bool:
-    """H4a-lin: the median over seeds at least the threshold."""
-    return bool(float(np.median(mse)) >= threshold)
-
-
 def _below_rule(P, results, rid, kind, family):
     got = select(P, results, kind, family, "min", ARM[rid])
     if got is None:
         return None
     H, mse, row = got
-    ok = one_head_below(mse, PAPER[rid])
     other = select(P, results, kind, family, "min", "free" if ARM[rid] == "none" else "none")
     beside = (f"; with w0: {', '.join(fmt(m) for m in other[1])}" if other and ARM[rid] == "none" else "")
     base = f"; copy-the-current-token baseline {fmt(row['copy'])}" if kind == "sexp" else ""
     measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds); fitter's optimum {opt_text(row)}{base}; "
-                + margin(mse, PAPER[rid], True) + beside)
-    return Verdict(measured, ok, paper=f"< {num(PAPER[rid])} (one head)", where=_where(P, H, ARM[rid]),
-                   scale="" if ok else _scale(P, H, "min"))
+                + margin(mse, RULES[rid].bound, True) + beside)
+    ok = RULES[rid].holds(mse)
+    return RULES[rid].decide(mse, measured, paper=f"< {num(PAPER[rid])} (one head)", where=_where(P, H, ARM[rid]),
+                             scale="" if ok else _scale(P, H, "min"))
 
 
 def _4a_log(P, results):
@@ -199,24 +205,16 @@ def _4a_lin(P, results):
     if got is None:
         return None
     H, mse, row = got
-    threshold = STAYS_HIGH * PAPER[rid]
-    ok = stays_high(mse, threshold)
+    rule = RULES[rid]
+    ok = rule.holds(float(np.median(mse)))
     two = two_head_reading(P, results, ARM[rid])
     reading = (f"; the paper's {num(PAPER[rid])} is nearest the optimum of {two['H']} lin head(s), {fmt(two['opt'])} "
                f"(trained here: {fmt(two['trained'])}; with w0: {fmt(two['trained_free'])})") if two else ""
     measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds), median {times(float(np.median(mse)) / PAPER[rid])}× the "
-                f"paper's {num(PAPER[rid])}; fitter's optimum {opt_text(row)}; " + margin(mse, threshold, False, "median")
+                f"paper's {num(PAPER[rid])}; fitter's optimum {opt_text(row)}; " + margin(mse, rule.bound, False, "median")
                 + reading)
-    return Verdict(measured, ok, paper=f"{num(PAPER[rid])} (up to 64 heads)", where=_where(P, H, ARM[rid]),
-                   scale="" if ok else _scale(P, H, "max"),
-                   expected=f"median MSE over seeds ≥ {threshold:g} ({STAYS_HIGH:g} × the paper's {num(PAPER[rid])}: "
-                            "this book's band)")
-
-
-def log_no_better_than_copy(mse, copy: float) -> bool:
-    """H4b-log's rule: the log heads' median MSE is at least COPY_FACTOR copy baselines (they add nothing to the
-    current token)."""
-    return bool(float(np.median(mse)) >= COPY_FACTOR * copy)
+    return rule.decide(float(np.median(mse)), measured, paper=f"{num(PAPER[rid])} (up to 64 heads)",
+                       where=_where(P, H, ARM[rid]), scale="" if ok else _scale(P, H, "max"))
 
 
 def _4b_log(P, results):
@@ -226,7 +224,8 @@ def _4b_log(P, results):
         return None
     H, mse, row = got
     copy, med = row["copy"], float(np.median(mse))
-    ok = log_no_better_than_copy(mse, copy)
+    rule = RULES[rid]                     # the log heads add nothing to the current token
+    ok = rule.holds(med / copy)
     lin = select(P, results, "sexp", "lin", "min", ARM[rid])
     lin_med = float(np.median(lin[1])) if lin else np.nan
     vs_lin = f", {times(med / lin_med)}× the lin head's median ({fmt(lin_med)}, $H$ = {lin[0]})" if lin else ""
@@ -235,26 +234,23 @@ def _4b_log(P, results):
               if other else "")
     measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds); median {times(med / copy)}× the copy-the-current-token "
                 f"baseline {fmt(copy)}{vs_lin}; fitter's optimum {opt_text(row)}; "
-                + margin(mse, COPY_FACTOR * copy, False, "median") + beside)
+                + margin(mse, rule.bound * copy, False, "median") + beside)
     paper_ratio = PAPER[rid] / copy
-    return Verdict(measured, ok, where=_where(P, H, ARM[rid]), scale="" if ok else _scale(P, H, "max"),
-                   paper=f"{num(PAPER[rid])} (64 heads) = {paper_ratio:.1f}× the copy baseline, > "
-                         f"{PAPER[rid] / PAPER['H4b-lin']:.0f}× the lin head's < {num(PAPER['H4b-lin'])}",
-                   expected=f"median MSE over seeds ≥ {COPY_FACTOR:g} × the copy-the-current-token baseline "
-                            f"{fmt(copy)} (the paper's {num(PAPER[rid])} is {paper_ratio:.1f}×)")
+    return rule.decide(med / copy, measured, where=_where(P, H, ARM[rid]), scale="" if ok else _scale(P, H, "max"),
+                       paper=f"{num(PAPER[rid])} (64 heads) = {paper_ratio:.1f}× the copy baseline, > "
+                             f"{PAPER[rid] / PAPER['H4b-lin']:.0f}× the lin head's < {num(PAPER['H4b-lin'])}",
+                       expected=f"{rule.text}: {fmt(copy)} here, and the paper's {num(PAPER[rid])} is "
+                                f"{paper_ratio:.1f}× it")
 
 
 ROWS = [
     Row("H4a-log", "claim", SOURCE.format("H.2.7, Table 8"), r"Experiment 4a, $\rho(t) = t^{-0.5}$: trained log-type "
-        "RPE with one head (the smallest $H$ of the run)", "absolute MSE < 1e-5 in every seed (the paper's number)",
-        _4a_log),
+        "RPE with one head (the smallest $H$ of the run)", RULES["H4a-log"], _4a_log),
     Row("H4a-lin", "claim", SOURCE.format("H.2.7, Table 8"), r"Experiment 4a, $\rho(t) = t^{-0.5}$: trained lin-type "
-        "RPE with the most heads stays far from the target", f"median MSE over seeds ≥ {STAYS_HIGH:g} × the paper's "
-        "0.19 (this book's band)", _4a_lin),
+        "RPE with the most heads stays far from the target", RULES["H4a-lin"], _4a_lin),
     Row("H4b-lin", "claim", SOURCE.format("H.2.8, Table 9"), r"Experiment 4b, $\rho(t) = e^{-5t}$: trained lin-type "
-        "RPE with one head", "absolute MSE < 1e-7 in every seed (the paper's number)", _4b_lin),
+        "RPE with one head", RULES["H4b-lin"], _4b_lin),
     Row("H4b-log", "claim", SOURCE.format("H.2.8, Table 9"), r"Experiment 4b, $\rho(t) = e^{-5t}$: trained log-type "
         "RPE with the most heads does no better than copying the current token (the paper's 5.3e-4 is above that "
-        "baseline)", "median MSE over seeds ≥ the copy-the-current-token baseline (the paper's number restated)",
-        _4b_log),
+        "baseline)", RULES["H4b-log"], _4b_log),
 ]
