@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import json
+from fractions import Fraction
 
 import numpy as np
 
@@ -135,6 +137,7 @@ if __name__ == "__main__":
     P, results = load_paper()
     for f in (reach_fraction_power, below_floor_prop3_power, scaling_power):
         print(json.dumps(f(P, results, a.sims)))
-    share, page.REACH_SHARE = page.REACH_SHARE, 0.5          # the rule before issue 36, for comparison
+    rule = page.RULE_REACH_FRACTION                         # the rule before issue 36, for comparison: share >= 1/2
+    page.RULE_REACH_FRACTION = dataclasses.replace(rule, bound=Fraction(1, 2))
     print(json.dumps({**reach_fraction_power(P, results, a.sims), "rule": "before issue 36: share >= 1/2"}))
-    page.REACH_SHARE = share
+    page.RULE_REACH_FRACTION = rule

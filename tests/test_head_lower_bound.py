@@ -472,3 +472,27 @@ def test_prose_quotes_the_stored_paper_numbers():
     se1 = [s for H, s in zip(p21["heads"], p21["fvu_se"]) if H == 1]
     assert page.check_set_se(P, results) == pytest.approx(float(np.median(se1)) * math.sqrt(P["n_test"] / 1000))
     assert page.code_overlaps(P)["bad_pairs"] > 0
+
+
+def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
+    """Each row holds a rule object (lib.core.rules) whose fields both decide the verdict and write the rule's text,
+    and the findings quote the same field: moving 5-reach-fraction's share from 1/3 to 3/4 fails 2 of 4 runs, its
+    words and its finding say 3/4."""
+    import dataclasses
+    from fractions import Fraction
+
+    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
+    assert all(any(w in r.expected for w in ("(book's calibration", "(paper", "(exact")) for r in page.ROWS)
+    P = {"p21_q": 2, "n_seeds": 4}
+    good, stalled = [1.0, 0.9], [1.0, 0.01]
+    res = _prop21([0.01, 0.02, 0.36, 0.4], [good, good, stalled, stalled])
+    v = page._reach_fraction(P, res)
+    row = next(r for r in page.ROWS if r.id == "5-reach-fraction")
+    assert v.passed and v.measured.endswith(f"margin {(0.5 - 1 / 3) / 0.25:+.1f} SE") and "≥ 1/3 (" in row.expected
+    strict = dataclasses.replace(page.RULE_REACH_FRACTION, bound=Fraction(3, 4))
+    monkeypatch.setattr(page, "RULE_REACH_FRACTION", strict)
+    monkeypatch.setattr(page, "REACH_SHARE", strict.bound)
+    assert not page._reach_fraction(P, res).passed and "≥ 3/4 (" in strict.text
+    row = {"id": "5-reach-fraction", "kind": "claim", "passed": False}
+    res = {**res, "prop21": {"result": {**res["prop21"]["result"], "heads": [2, 2, 2, 2]}}}
+    assert "fewer than 3/4 of them" in page.findings_markdown({**P, "p3_q": 2}, res, [row])

@@ -7,10 +7,11 @@ imports it.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
-from lib.core.claims import Verdict
+from lib.core.rules import AtLeast
 from lib.science import a2
 
 
@@ -34,6 +35,17 @@ def figure2_stats(M: np.ndarray, d: int, d_e: int) -> dict:
 PAPER_FIG2 = {"diag_mean": 36.0, "off_median": 5.0, "top_on_diag": "23 of 23", "ratio": "6-7x", "corr": 0.87}
 # The authors' attention_weights.py re-run for this book at the paper's scale (N = 100, 50,000 prompts).
 AUTHORS_RERUN = {"diag_mean": 35.6, "outside_median": 0.02, "steps": 3128}
+FIG2_OUTSIDE = 1800      # AUTHORS_RERUN's diagonal over its outside median (35.6 / 0.02), rounded
+
+# The rules of the Figure 2 rows (lib.core.rules): each decides its row and writes the rule's text. One run each: no
+# spread over seeds, so no margin.
+RULE_DIAGONAL = AtLeast("diagonal mean / block off-diagonal median", 3,
+                        why=f"the paper's figure: {PAPER_FIG2['ratio']}; one run, no spread over seeds")
+RULE_OUTSIDE = AtLeast("diagonal mean / median outside the block", FIG2_OUTSIDE // 4,
+                       why=f"a quarter of the authors' {FIG2_OUTSIDE:,}×; one run")
+RULE_TOP = AtLeast("share of the $d_e$ largest entries on the A.2 diagonal", Fraction(20, 23),
+                   why=f"20 of the paper's {PAPER_FIG2['top_on_diag']}, scaled to $d_e$; one run")
+RULE_SIGN = AtLeast("share of the diagonal entries > 0", 0.9, why="one run")
 
 def _figure2(P, results):
     f2 = results["figure2"]["result"]
@@ -42,35 +54,29 @@ def _figure2(P, results):
 
 def fig2_diagonal(P, results):
     _, st = _figure2(P, results)
-    return Verdict(f"{st['diag_mean']:.1f} vs {st['off_median']:.2f} "
-                   f"({st['diag_mean'] / max(st['off_median'], 1e-12):.1f}×)", st["diag_mean"] >= 3 * st["off_median"],
-                   paper=f"{PAPER_FIG2['diag_mean']:.0f} vs {PAPER_FIG2['off_median']:.0f} ({PAPER_FIG2['ratio']})")
-
-
-FIG2_OUTSIDE = 1800      # AUTHORS_RERUN's diagonal over its outside median (35.6 / 0.02), rounded
+    ratio = st["diag_mean"] / max(st["off_median"], 1e-12)
+    return RULE_DIAGONAL.decide(ratio, f"{st['diag_mean']:.1f} vs {st['off_median']:.2f} ({ratio:.1f}×)",
+                                paper=f"{PAPER_FIG2['diag_mean']:.0f} vs {PAPER_FIG2['off_median']:.0f} ({PAPER_FIG2['ratio']})")
 
 
 def fig2_outside(P, results):
     f2, st = _figure2(P, results)
     ratio = st["diag_mean"] / max(st["outside_median"], 1e-12)
     steps = len(f2["epoch_loss"]) * math.ceil(P["fig2_train"] / 64)
-    return Verdict(f"{st['diag_mean']:.1f} vs {st['outside_median']:.3f} ({ratio:.0f}×) after {steps} steps",
-                   ratio >= FIG2_OUTSIDE / 4,
-                   paper=f"about {FIG2_OUTSIDE}× (the authors' script, {AUTHORS_RERUN['steps']:,} steps)",
-                   expected=f"ratio ≥ {FIG2_OUTSIDE // 4} (a quarter of the authors' {FIG2_OUTSIDE}×; book's calibration; "
-                   "one run)")
+    return RULE_OUTSIDE.decide(ratio, f"{st['diag_mean']:.1f} vs {st['outside_median']:.3f} ({ratio:.0f}×) after {steps} "
+                               "steps", paper=f"about {FIG2_OUTSIDE}× (the authors' script, {AUTHORS_RERUN['steps']:,} steps)")
 
 
 def fig2_top(P, results):
     f2, st = _figure2(P, results)
-    need = math.ceil(20 / 23 * f2["d_e"])     # 20 of the paper's 23, scaled to this run's d_e
-    return Verdict(f"{st['top_on_diag']} of {f2['d_e']}", st["top_on_diag"] >= need, paper=PAPER_FIG2["top_on_diag"],
-                   where=f"$d_e={f2['d_e']}$", expected=f"≥ {need} of {f2['d_e']} (20 of 23 scaled; book's calibration; one run)")
+    return RULE_TOP.decide(st["top_on_diag"] / f2["d_e"], f"{st['top_on_diag']} of {f2['d_e']}",
+                           paper=PAPER_FIG2["top_on_diag"], where=f"$d_e={f2['d_e']}$")
 
 
 def fig2_sign(P, results):
     _, st = _figure2(P, results)
-    return Verdict(f"{100 * st['positive']:.0f}% positive", st["positive"] >= 0.9, paper="not visible (absolute values plotted)")
+    return RULE_SIGN.decide(st["positive"], f"{100 * st['positive']:.0f}% positive",
+                            paper="not visible (absolute values plotted)")
 
 
 def figure2_numbers(P: dict, results: dict) -> dict:

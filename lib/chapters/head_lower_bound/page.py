@@ -3,22 +3,62 @@ claim check (`ROWS`), the tables and the numbers its prose quotes (the figures a
 in fig2_rows.py, the samples-to-threshold rows in scaling_rows.py). Nothing here computes a stored number, and no
 computation imports it, so editing it leaves the chapter's stored results current.
 
-    >>> page.claims(P, results)   # evaluate(ROWS, P, results)
+    >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
+    >>> rows = claims(P, results); len(rows), [(row["id"], row["passed"]) for row in rows][:2]
+    (18, [('calc-bayes', True), ('calc-mlp', True)])
 """
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
+from lib.chapters.head_lower_bound import fig2_rows, scaling_rows
 from lib.chapters.head_lower_bound.compute import SETTINGS, lower_bound
-from lib.chapters.head_lower_bound.fig2_rows import FIG2_OUTSIDE, fig2_diagonal, fig2_outside, fig2_sign, fig2_top
-from lib.chapters.head_lower_bound.scaling_rows import MAX_POWER, floor_h1, growth_sentence, scaling_claim, scaling_numbers
-from lib.core.claims import Row, Verdict, evaluate, unsettled
+from lib.chapters.head_lower_bound.fig2_rows import fig2_diagonal, fig2_outside, fig2_sign, fig2_top
+from lib.chapters.head_lower_bound.scaling_rows import floor_h1, growth_sentence, scaling_claim, scaling_numbers
+from lib.core.claims import Row, evaluate, unsettled
+from lib.core.rules import EXACT, All, AtLeast, AtMost, Laws, number
 from lib.core.tables import markdown_table
 from lib.science import a2, qstr
 
 # ---------------------------------------------------------------------------------------------------- claims
+# The rules, one object per row (lib.core.rules; the Figure 2 and samples-to-threshold rows' in fig2_rows.py and
+# scaling_rows.py): each decides its row and writes the rule's text, so a threshold is typed once, with whose it is.
+FLOOR_SE = 3          # standard errors of the test set a run may sit below its floor (or must sit below one)
+RULE_REACH = AtMost("best FVU at $H=q$", 0.05, spread="SE", why="the FVU that counts as getting the data right")
+REACH = RULE_REACH.bound          # FVU that counts as "gets it right" (5-reach-fraction, 6-rank-used, the control)
+RANK_TOL = 0.1    # sigma_k / sigma_1 above which a direction counts as used (the book's calibration)
+
+
+def _floor_rule(value: str, floor: str, why: str) -> AtLeast:
+    """A floor held run by run: (value - floor) / se at least -FLOOR_SE; the margin, of the worst run, in its SEs."""
+    return AtLeast(rf"$(\mathrm{{{value}}} - {floor})/\mathrm{{se}}$", -FLOOR_SE, where="at every run", spread="SE",
+                   why=why)
+
+
+RULE_CALC_BAYES = All((AtMost(r"max $|z|$ of the Monte-Carlo risk against the formula at ranks $< q$", FLOOR_SE,
+                              spread="SE", why="its Monte-Carlo noise"),
+                       AtMost(r"the risk at rank $q$", 1e-9, by=EXACT, why="0 up to rounding")))
+RULE_CALC_MLP = _floor_rule("MSE", r"2(q-\operatorname{rank}\mathbf A)/q", "the Bayes risk less the fit's Monte-Carlo noise")
+RULE_FLOOR_PROP21 = _floor_rule("FVU", "(1-H/q)", "Prop. 21's floor less the test set's noise")
+RULE_FLOOR_PROP3 = All((AtLeast("runs with a non-vacuous bound", 1, by=EXACT),
+                        _floor_rule("FVU", "(1-H(q+d)/(qd))", "Prop. 3's floor less the test set's noise")))
+RULE_ASSUMPTION3 = AtMost("lengths $N$ with a draw outside Assumption 3", 0, by=EXACT)
+RULE_ALPHA_BOUNDS = AtLeast(r"every draw's distance inside its bounds on $\alpha^*$", 0.0, tol=1e-9, by=EXACT,
+                            why="Lemma 11's proof")
+RULE_ALPHA_LOGN = Laws(r"$\ln N$", favoured="ln N", factor=2, criterion="aic")
+RULE_RANK_USED = AtMost(rf"runs at FVU ≤ {number(REACH)} whose relative rank ($\sigma_k/\sigma_1 > {number(RANK_TOL)}$) "
+                        "is not $q$", 0, why="the relative rank's tolerance; zero error needs rank $q$, Prop. 21's proof")
+RULE_REACH_FRACTION = AtLeast(rf"share of the $H \ge q$ runs at FVU ≤ {number(REACH)}", Fraction(1, 3), spread="SE",
+                              why="until issue 36, half")
+REACH_SHARE = RULE_REACH_FRACTION.bound     # share of the H >= q runs that must reach FVU <= REACH (see reach_rule_note)
+RULE_BELOW_FLOOR_PROP3 = AtLeast(rf"share of the $H\ge q$ runs at FVU + {FLOOR_SE} se < $1-(q-1)(q+d)/(qd)$",
+                                 Fraction(1, 2), spread="SE")
+BELOW_SHARE = RULE_BELOW_FLOOR_PROP3.bound
+RULE_CONTROL = AtMost("FVU (mean link, $H=1$)", REACH, where=r"with $\operatorname{Var}(y_i)=1/q$", spread="SE")
+
 
 def _result(results: dict, name: str) -> dict:
     return results[name]["result"]
@@ -33,40 +73,42 @@ def _formula(c: dict) -> str:
     return ", ".join(f"{f:.3f}" for f in c["formula"])
 
 
+def _z(value, floor, se) -> np.ndarray:
+    """(value - floor) / se per run (a zero se floored at 1e-12): what a floor rule holds to -FLOOR_SE."""
+    return (np.asarray(value, float) - np.asarray(floor, float)) / np.maximum(np.asarray(se, float), 1e-12)
+
+
 def _calc_bayes(P, results):
-    """Ranks below q: the Monte-Carlo risk within 3 standard errors of the formula. Rank q: the predictor is exact
-    (y is a function of A x), so its risk is 0 up to rounding, held to 1e-9 rather than to a standard error that
-    would itself be 0."""
+    """Ranks below q: the Monte-Carlo risk within FLOOR_SE standard errors of the formula. Rank q: the predictor is
+    exact (y is a function of A x), so its risk is 0 up to rounding, held to 1e-9 rather than to a standard error
+    that would itself be 0."""
     c = _result(results, "calculator")
     z = [abs(b - f) / max(se, 1e-12) for b, f, se in zip(c["bayes"], c["formula"], c["bayes_se"]) if f > 0]
     exact = [b for b, f in zip(c["bayes"], c["formula"]) if f == 0]
-    return Verdict(", ".join(f"{b:.3f}±{s:.3f}" for b, s in zip(c["bayes"], c["bayes_se"]))
-                   + f"; ranks < q: max |z| = {max(z):.1f}; rank q: {max(exact):.1e}",
-                   max(z) <= 3 and max(exact) <= 1e-9, paper=_formula(c))
+    return RULE_CALC_BAYES.decide((np.array(z), max(exact)), ", ".join(f"{b:.3f}±{s:.3f}" for b, s in
+                                                                         zip(c["bayes"], c["bayes_se"]))
+                                  + f"; ranks < q: max |z| = {max(z):.1f}; rank q: {max(exact):.1e}", spread=(1.0, None),
+                                  paper=_formula(c))
 
 
 def _calc_mlp(P, results):
     c = _result(results, "calculator")
-    return Verdict(", ".join(f"{m:.3f}" for m in c["mlp"]),
-                   all(m >= f - 3 * s for m, f, s in zip(c["mlp"], c["formula"], c["mlp_se"])), paper=_formula(c))
+    return RULE_CALC_MLP.decide(_z(c["mlp"], c["formula"], c["mlp_se"]), ", ".join(f"{m:.3f}" for m in c["mlp"]),
+                                spread=1.0, paper=_formula(c))
 
 
 def _floor_prop21(P, results):
     q = P["p21_q"]
     below = [(H, b, f, s) for H, b, f, s, _ in _runs(_result(results, "prop21")) if H < q]
-    return Verdict(" / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in below),
-                   all(f >= b - 3 * s for _, b, f, s in below),
-                   paper=" / ".join(f"{max(0, 1 - H / q):.2f}" for H in range(1, q)), where=f"$d={P['p21_d']}$, $q={q}$")
+    return RULE_FLOOR_PROP21.decide(_z(*zip(*[(f, b, s) for _, b, f, s in below])),
+                                    " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in below), spread=1.0,
+                                    paper=" / ".join(f"{max(0, 1 - H / q):.2f}" for H in range(1, q)),
+                                    where=f"$d={P['p21_d']}$, $q={q}$")
 
 
 def _reach_prop21(P, results):
     best_q, se = min((f, s) for H, _, f, s, _ in _runs(_result(results, "prop21"), P["p21_q"]))
-    return Verdict(f"{best_q:.3f} ± {se:.3f} (margin {(REACH - best_q) / max(se, 1e-12):+.1f} SE)", best_q <= REACH,
-                   paper="0 (Thm 4: $H=q$ suffices)")
-
-
-REACH = 0.05      # FVU that counts as "gets it right" (the book's calibration, from the guide's claim 6)
-RANK_TOL = 0.1    # sigma_k / sigma_1 above which a direction counts as used (the book's calibration)
+    return RULE_REACH.decide(best_q, f"{best_q:.3f} ± {se:.3f}", spread=max(se, 1e-12), paper="0 (Thm 4: $H=q$ suffices)")
 
 
 def _relative_rank(svals) -> int:
@@ -82,11 +124,9 @@ def _rank_used(P, results):
     done = [(H, f, _relative_rank(sv)) for H, _, f, _, sv in _runs(_result(results, "prop21")) if f <= REACH]
     if not done:
         return None
-    return Verdict("; ".join(f"H={H}: FVU {f:.3f}, rank {r}" for H, f, r in done), all(r == q for _, _, r in done),
-                   paper=f"rank {q} wherever the error is 0", where=f"{len(done)} runs at FVU ≤ {REACH}")
-
-
-REACH_SHARE = 1 / 3   # share of the H >= q runs that must reach FVU <= REACH (issue 36: was 1/2, see reach_rule_note)
+    return RULE_RANK_USED.decide(sum(r != q for _, _, r in done), "; ".join(f"H={H}: FVU {f:.3f}, rank {r}"
+                                                                          for H, f, r in done),
+                                 paper=f"rank {q} wherever the error is 0", where=f"{len(done)} runs at FVU ≤ {REACH}")
 
 
 def reach_share(fvus, level: float = REACH) -> dict:
@@ -95,7 +135,8 @@ def reach_share(fvus, level: float = REACH) -> dict:
     k, n = sum(f <= level for f in fvus), len(fvus)
     p = k / n
     se = math.sqrt(max(p * (1 - p), 0.25 / n) / n)
-    return {"k": k, "n": n, "p": p, "se": se, "margin": (p - REACH_SHARE) / se, "passed": p >= REACH_SHARE - 1e-12}
+    return {"k": k, "n": n, "p": p, "se": se, "margin": RULE_REACH_FRACTION.margin(p, se),
+            "passed": RULE_REACH_FRACTION.holds(p)}
 
 
 def _reach_fraction(P, results):
@@ -105,20 +146,19 @@ def _reach_fraction(P, results):
     runs = [(H, f, _relative_rank(sv)) for H, _, f, _, sv in _runs(_result(results, "prop21")) if H >= q]
     r = reach_share([f for _, f, _ in runs])
     stalled = "; ".join(f"H={H}: {f:.2f} (rank {rk})" for H, f, rk in runs if f > REACH) or "none"
-    return Verdict(f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}; margin {r['margin']:+.1f} SE); stalled: {stalled}",
-                   r["passed"], paper="Thm 4: $H=q$ suffices (for the constrained ERM, not for training)",
-                   where=rf"$H={q},\dots,{max(x[0] for x in runs)}$, {P['n_seeds']} seeds each")
+    return RULE_REACH_FRACTION.decide(r["p"], f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}); stalled: {stalled}",
+                                      spread=r["se"], paper="Thm 4: $H=q$ suffices (for the constrained ERM, not for "
+                                      "training)", where=rf"$H={q},\dots,{max(x[0] for x in runs)}$, {P['n_seeds']} seeds each")
 
 
 def _floor_prop3(P, results):
     rows = [(H, b, f, s) for H, b, f, s, _ in _runs(_result(results, "prop3")) if b > 0]
-    return Verdict(" / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in rows) or "-",
-                   bool(rows) and all(f >= b - 3 * s for _, b, f, s in rows),
-                   paper=" / ".join(f"H={H}: {b:.2f}" for H, b in sorted({(H, b) for H, b, _, _ in rows})) or "vacuous",
-                   where=f"$d={P['p3_d']}$, $q={P['p3_q']}$")
-
-
-BELOW_SHARE = 1 / 2   # share of the H >= q Prop. 3 runs that must go below the H = q - 1 floor (7-below-floor-prop3)
+    z = _z(*zip(*[(f, b, s) for _, b, f, s in rows])) if rows else np.array([np.nan])
+    return RULE_FLOOR_PROP3.decide((len(rows), z), " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in rows) or "-",
+                                   spread=(None, 1.0),
+                                   paper=" / ".join(f"H={H}: {b:.2f}" for H, b in sorted({(H, b) for H, b, _, _ in rows}))
+                                   or "vacuous",
+                                   where=f"$d={P['p3_d']}$, $q={P['p3_q']}$")
 
 
 def prop3_reach(P: dict, results: dict) -> dict:
@@ -129,20 +169,20 @@ def prop3_reach(P: dict, results: dict) -> dict:
     q, d = P["p3_q"], P["p3_d"]
     floor = float(lower_bound("prop3", q - 1, q, d))
     runs = [(H, f, s) for H, _, f, s, _ in _runs(_result(results, "prop3")) if H >= q]
-    k, n = sum(f + 3 * s < floor for _, f, s in runs), len(runs)
+    k, n = sum(f + FLOOR_SE * s < floor for _, f, s in runs), len(runs)
     p = k / n
     se = math.sqrt(max(p * (1 - p), 0.25 / n) / n)
-    return {"floor": floor, "k": k, "n": n, "p": p, "se": se, "margin": (p - BELOW_SHARE) / se,
-            "passed": p >= BELOW_SHARE - 1e-12, "median": float(np.median([f for _, f, _ in runs])),
+    return {"floor": floor, "k": k, "n": n, "p": p, "se": se, "margin": RULE_BELOW_FLOOR_PROP3.margin(p, se),
+            "passed": RULE_BELOW_FLOOR_PROP3.holds(p), "median": float(np.median([f for _, f, _ in runs])),
             "best": min(f for _, f, _ in runs), "worst": max(f for _, f, _ in runs), "Hmax": max(H for H, _, _ in runs)}
 
 
 def _below_floor_prop3(P, results):
     r = prop3_reach(P, results)
     q = P["p3_q"]
-    return Verdict(f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}; margin {r['margin']:+.1f} SE); FVU "
+    return RULE_BELOW_FLOOR_PROP3.decide(r["p"], f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}); FVU "
                    f"{r['best']:.3f} to {r['worst']:.3f} (median {r['median']:.3f}) against {r['floor']:.3f}",
-                   r["passed"], paper=f"Thm 4: $H=q$ suffices; Prop. 3 floor at $H={q - 1}$: {r['floor']:.3f}",
+                   spread=r["se"], paper=f"Thm 4: $H=q$ suffices; Prop. 3 floor at $H={q - 1}$: {r['floor']:.3f}",
                    where=rf"$d={P['p3_d']}$, $q={q}$, $H={q},\dots,{r['Hmax']}$, {P['n_seeds']} seeds each")
 
 
@@ -163,8 +203,8 @@ def _control(P, results):
     q = P["p21_q"]
     ctl, se = min((f, s) for H, _, f, s, _ in _runs(_result(results, "control"), 1))
     sq1 = min(f for H, _, f, _, _ in _runs(_result(results, "prop21"), 1))
-    return Verdict(f"{ctl:.3f} ± {se:.3f} (margin {(REACH - ctl) / max(se, 1e-12):+.1f} SE; square link: {sq1:.3f})",
-                   ctl <= REACH, paper=f"about 0 (square link: ≥ {1 - 1 / q:.2f})")
+    return RULE_CONTROL.decide(ctl, f"{ctl:.3f} ± {se:.3f} (square link: {sq1:.3f})", spread=max(se, 1e-12),
+                               paper=f"about 0 (square link: ≥ {1 - 1 / q:.2f})")
 
 
 def _a2_where(P, con) -> str:
@@ -173,15 +213,17 @@ def _a2_where(P, con) -> str:
 
 def _assumption3(P, results):
     con = _result(results, "construction")
-    return Verdict(f"{sum(con['assumption3'])} of {len(con['N'])} lengths, {P['a2_draws']} draws each",
-                   all(con["assumption3"]), paper=r"Assumption 3: $|\langle\omega_i,\omega_j\rangle| \le 1/2$")
+    return RULE_ASSUMPTION3.decide(sum(not ok for ok in con["assumption3"]),
+                                   f"{sum(con['assumption3'])} of {len(con['N'])} lengths, {P['a2_draws']} draws each",
+                                   paper=r"Assumption 3: $|\langle\omega_i,\omega_j\rangle| \le 1/2$")
 
 
 def _alpha_bounds(P, results):
     con = _result(results, "construction")
-    ok = all(lo - 1e-9 <= a <= hi + 1e-9 for draws, lo, hi in zip(con["alpha_draws"], con["low"], con["high"]) for a in draws)
-    return Verdict(", ".join(f"$N$={N}: {a:.1f} ∈ [{lo:.1f}, {hi:.1f}], norm {n:.0f}" for N, a, lo, hi, n in
-                             zip(con["N"], con["alpha_star"], con["low"], con["high"], con["norm"])), ok,
+    inside = [min(a - lo, hi - a) for draws, lo, hi in zip(con["alpha_draws"], con["low"], con["high"]) for a in draws]
+    return RULE_ALPHA_BOUNDS.decide(np.array(inside), ", ".join(
+        f"$N$={N}: {a:.1f} ∈ [{lo:.1f}, {hi:.1f}], norm {n:.0f}" for N, a, lo, hi, n in
+        zip(con["N"], con["alpha_star"], con["low"], con["high"], con["norm"])),
                    paper=r"Lemma 11: $\lVert\mathbf W_{QK}^\top\rVert_{2,1} \le \frac{2d_eq}{d}\log(\dots N\dots)$",
                    where=_a2_where(P, con))
 
@@ -190,9 +232,9 @@ def _alpha_log_n(P, results):
     con = _result(results, "construction")
     cmp = con["compare"]
     aic = ", ".join(f"{k}: {cmp['fits'][k]['aic']:.1f}" for k in a2.GROWTHS)     # a fixed order: a reload sorts keys
-    return Verdict(f"best {cmp['best']}, AIC {aic} (margin {cmp['margin']:.1f})",
-                   cmp["best"] == "ln N" and cmp["margin"] >= 2, paper=r"$\alpha = O(\log N)$ (Lemma 11)",
-                   where=_a2_where(P, con))
+    return RULE_ALPHA_LOGN.decide({k: cmp["fits"][k]["aic"] for k in a2.GROWTHS},
+                                  f"best {cmp['best']}, AIC {aic} (lead {cmp['margin']:.1f})",
+                                  paper=r"$\alpha = O(\log N)$ (Lemma 11)", where=_a2_where(P, con))
 
 
 FIG2 = "Figure 2 (paper)"
@@ -202,67 +244,62 @@ ROWS = [
     Row("calc-bayes", "check", "Prop. 21 (proof, Lemma 40)",
         r"The exact Bayes predictor from $\mathbf A\mathbf x$ has risk $2(q-\operatorname{rank}\mathbf A)/q$ "
         "(Monte Carlo, every rank)",
-        "ranks < q: within 3 standard errors; rank q: exact (≤ 1e-9)", _calc_bayes),
+        RULE_CALC_BAYES, _calc_bayes),
     Row("calc-mlp", "check", "Prop. 21 (proof, Lemma 40)",
         r"A fitted MLP regressor of $y$ from $\mathbf A\mathbf x$ does not beat the Bayes risk",
-        r"MSE ≥ $2(q-\operatorname{rank}\mathbf A)/q - 3\,\mathrm{se}$", _calc_mlp),
+        RULE_CALC_MLP, _calc_mlp),
     Row("5-floor-prop21", "check", "Prop. 21",
         r"Prop. 21, block-diagonal $\mathbf W_{QK}$: no trained model with $H<q$ beats $1-H/q$ on the positions $i\ge N/2$",
-        r"FVU ≥ $1-H/q-3\,\mathrm{se}$, every run", _floor_prop21),
+        RULE_FLOOR_PROP21, _floor_prop21),
     Row("7-floor-prop3", "check", "Prop. 3", r"Prop. 3, unrestricted $\mathbf W_{QK}$: no trained model beats $1-H(q+d)/(qd)$",
-        r"FVU ≥ bound $-\,3\,\mathrm{se}$, every run with a non-vacuous bound", _floor_prop3),
+        RULE_FLOOR_PROP3, _floor_prop3),
     Row("4-floor-h1", "check", "Prop. 21",
         r"Prop. 21's data and block-diagonal $\mathbf W_{QK}$: no $H=1$ run gets its FVU on the positions $i\ge N/2$ below a "
         r"threshold under $1-1/q$, at any $N$",
-        "every $H=1$ run censored", floor_h1),
+        scaling_rows.RULE_FLOOR_H1, floor_h1),
     Row("11-assumption3", "check", "Assumption 3",
-        r"The A.2 position codes satisfy Assumption 3 (unit norm, overlaps at most $1/2$)", "every draw, every $N$",
-        _assumption3),
+        r"The A.2 position codes satisfy Assumption 3 (unit norm, overlaps at most $1/2$)", RULE_ASSUMPTION3, _assumption3),
     Row("11-alpha-bounds", "check", "Lemma 11 (proof)",
         r"A.2 under Assumption 3: the worst target's $\alpha^*$ lies between $\ln\frac{(N-1)(1-\varepsilon)}{\varepsilon}/2$ "
         r"(overlaps ≥ −1) and $2\ln\frac{(N-1)(1-\varepsilon)}{\varepsilon}$ (overlaps ≤ 1/2); the (2,1) norm of "
-        r"$\mathbf W_{QK}$ is $\alpha^* d_e$", "every draw inside the bounds", _alpha_bounds),
+        r"$\mathbf W_{QK}$ is $\alpha^* d_e$", RULE_ALPHA_BOUNDS, _alpha_bounds),
     Row("11-alpha-logN", "check", r"Lemma 11 ($\log N$)",
         r"A.2: the worst target's $\alpha^*(N)$ follows $a+b\ln N$ better than $a+bN^{1/4}$ or $a+bN^{1/2}$ (no training "
         r"enters: the construction and the codes fix $\alpha^*$, between two multiples of $\ln N$; an implementation "
         "property)",
-        "lowest AIC for $\\ln N$, by ≥ 2 (book's calibration)", _alpha_log_n),
+        RULE_ALPHA_LOGN, _alpha_log_n),
     Row("6-rank-used", "check", "Prop. 21 (proof): zero error needs rank $q$",
         r"Every trained Prop. 21 model that gets the data right passes on all $q$ directions: the attention onto the "
         r"relevant keys has $q$ singular values above $0.1\,\sigma_1$",
-        rf"relative rank ($\sigma_k/\sigma_1 > {RANK_TOL}$, book's calibration) $= q$ wherever FVU ≤ {REACH}", _rank_used),
+        RULE_RANK_USED, _rank_used),
     Row("5-reach-prop21", "claim", "Theorem 4", "With $H=q$ heads a trained model gets the Prop. 21 data right",
-        f"best FVU at $H=q$ ≤ {REACH} (book's calibration)", _reach_prop21),
+        RULE_REACH, _reach_prop21),
     Row("5-reach-fraction", "claim", "Theorem 4; for training: hypothesis (this book)",
         r"Training with $H\ge q$ heads gets the Prop. 21 data right in a clear share of runs, not in one lucky run (a run "
         "that stalls has two heads on one key: its relative rank is below $q$)",
-        f"≥ {REACH_SHARE:.2f} of the $H \\ge q$ runs at FVU ≤ {REACH} (book's calibration; until issue 36: ≥ half)",
-        _reach_fraction),
+        RULE_REACH_FRACTION, _reach_fraction),
     Row("7-below-floor-prop3", "claim", "Theorem 4 against Prop. 3; for training: hypothesis (this book)",
         r"Prop. 3, unrestricted $\mathbf W_{QK}$: trained models with $H\ge q$ heads go below the floor of $H=q-1$ heads, "
         "so the same training is held at a floor only where heads are missing (without it `7-floor-prop3` cannot fail)",
-        f"≥ {BELOW_SHARE:.2f} of the $H\\ge q$ runs at FVU + 3 se < $1-(q-1)(q+d)/(qd)$ (book's calibration)",
-        _below_floor_prop3),
+        RULE_BELOW_FLOOR_PROP3, _below_floor_prop3),
     Row("control-one-head", "claim", "Remark after Prop. 3 (one head suffices); trained: hypothesis (this book)",
         r"Sparse averaging $y_i=\frac1q\sum_j\langle\mathbf u,\mathbf x_{t_{ij}}\rangle$ needs one head: a trained $H=1$ "
         "model gets it right where the square link is held at $1-1/q$",
-        rf"FVU(mean link, $H=1$) ≤ {REACH} (book's calibration), with $\operatorname{{Var}}(y_i)=1/q$", _control),
+        RULE_CONTROL, _control),
     Row("4-scaling", "claim", "Theorem 4 (its polylog $N$ implies this)",
         r"qSTR: $H=q$ heads reach the FVU threshold at every $N$, with samples-to-threshold growing slower than $\sqrt N$: "
         "a power $N^p$ fitted to every run's count has $p<1/2$ (whether the growth is polylogarithmic is not tested: "
         "the AIC beside it says which law fits best)",
-        f"every $H=q$ run crosses; $p + 2\\,\\mathrm{{se}} < {MAX_POWER}$ (book's calibration)", scaling_claim),
+        scaling_rows.RULE_SCALING, scaling_claim),
     Row("fig2-diagonal", "claim", FIG2, "Fig. 2: the A.2 diagonal stands out of its block",
-        "diagonal mean ≥ 3 × block off-diagonal median (book's calibration, the paper's figure: 6-7×; one run, no "
-        "spread over seeds)", fig2_diagonal),
+        fig2_rows.RULE_DIAGONAL, fig2_diagonal),
     Row("fig2-outside", "claim", FIG2 + "; the authors' script",
         "Fig. 2: everything outside the A.2 block is near zero (weight decay removes what the task does not use)",
-        f"diagonal mean ≥ {FIG2_OUTSIDE // 4} × median outside the block (book's calibration; one run)", fig2_outside),
+        fig2_rows.RULE_OUTSIDE, fig2_outside),
     Row("fig2-top", "claim", FIG2, "Fig. 2: the $d_e$ largest entries lie on the A.2 diagonal",
-        r"≥ $\lceil 20 d_e / 23\rceil$ of $d_e$ (20 of 23 scaled; book's calibration, the paper's figure: 23 of 23; one run)",
-        fig2_top),
+        fig2_rows.RULE_TOP, fig2_top),
     Row("fig2-sign", "claim", "Eq. A.2", "Fig. 2: the diagonal is positive, as A.2 ($\\alpha > 0$) says",
-        "≥ 90% of the diagonal entries > 0 (book's calibration; one run)", fig2_sign),
+        fig2_rows.RULE_SIGN, fig2_sign),
 ]
 
 
@@ -273,7 +310,12 @@ def claims(P: dict, results: dict) -> list[dict]:
 
 def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
     """One bullet per claim row whose badge is FAIL or censored (lib.core.claims.unsettled), its numbers taken from the
-    stored points; an empty string when there is none.  >>> page.findings_markdown(P, results, rows)"""
+    stored points; an empty string when there is none.
+
+        >>> from lib.chapters import stored; P, results = stored("head_lower_bound")
+        >>> findings_markdown(P, results, claims(P, results))     # every claim of the paper results passes
+        ''
+    """
     bad = unsettled(rows)
     out = []
     if "7-below-floor-prop3" in bad:
@@ -281,12 +323,14 @@ def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
     if "5-reach-fraction" in bad:
         n = reach_numbers(P, results)
         out.append(f"`5-reach-fraction`: {n['reach_k']} of the {n['reach_n']} Prop. 21 runs with H ≥ q reach FVU ≤ "
-                   f"{REACH}, fewer than {REACH_SHARE:.2f} of them; the stalled runs' relative ranks: {n['stall_ranks']} "
+                   f"{number(REACH)}, fewer than {number(REACH_SHARE)} of them; the stalled runs' relative ranks: "
+                   f"{n['stall_ranks']} "
                    "(below q: two heads on one token).")
     if "4-scaling" in bad:
         sn = scaling_numbers(P, results)
         out.append("`4-scaling`: " + (bad["4-scaling"]["measured"] if sn is None else
-                   f"p = {sn['p']:.2f} ± {sn['se']:.2f}, not below {MAX_POWER} by two standard errors; "
+                   f"p = {sn['p']:.2f} ± {sn['se']:.2f}, not below {number(scaling_rows.MAX_POWER)} by "
+                   f"{scaling_rows.SCALING_SE} standard errors; "
                    + growth_sentence(sn) + "."))
     out += [f"`{k}`: {r['measured']} (rule: {r['expected']}); this page has no further analysis of it." for k, r in bad.items()
             if k not in ("7-below-floor-prop3", "5-reach-fraction", "4-scaling")]
@@ -309,7 +353,8 @@ def reach_numbers(P: dict, results: dict) -> dict:
     q = P["p21_q"]
     runs = [(f, _relative_rank(sv)) for H, _, f, _, sv in _runs(_result(results, "prop21")) if H >= q]
     stalled = [r for f, r in runs if f > REACH]
-    return {"reach_k": sum(f <= REACH for f, _ in runs), "reach_n": len(runs), "reach_level": REACH, "reach_share": REACH_SHARE,
+    return {"reach_k": sum(f <= REACH for f, _ in runs), "reach_n": len(runs), "reach_level": REACH,
+            "reach_share": float(REACH_SHARE),
             "stall_ranks": ", ".join(str(r) for r in stalled) or "none", "rank_tol": RANK_TOL}
 
 

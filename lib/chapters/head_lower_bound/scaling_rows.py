@@ -7,11 +7,22 @@ the page quotes about them. Page-side: no computation imports it.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
-from lib.core.claims import Verdict
+from lib.core.rules import EXACT, PAPER, AtMost, Needs, number
 from lib.science import a2
+
+# The rules of 4-floor-h1 and 4-scaling (lib.core.rules): each decides its row and writes the rule's text.
+RULE_FLOOR_H1 = AtMost("$H=1$ runs that cross the threshold", 0, by=PAPER,
+                       why="Prop. 21 holds an $H=1$ run's FVU at $1-1/q$ or above, over the threshold")
+# 4-scaling: a power N^p with p >= MAX_POWER is ruled out when p + SCALING_SE se < MAX_POWER (the book's calibration)
+MAX_POWER, SCALING_SE = Fraction(1, 2), 2
+RULE_SCALING = Needs(AtMost("$H=q$ runs that never cross the threshold", 0, by=EXACT),
+                     AtMost(rf"$p + {SCALING_SE}\,\mathrm{{se}}$", MAX_POWER, strict=True, spread="SE",
+                            where="for the power $N^p$ fitted to every run's count",
+                            why=r"a growth as fast as $\sqrt N$ ruled out"))
 
 
 def scaling_table(P: dict, results: dict) -> dict:
@@ -34,14 +45,13 @@ def floor_h1(P, results):
     h1 = scaling_table(P, results)[1]
     best = min(min(f for h, f in zip(results["scaling"][N]["result"]["heads"], results["scaling"][N]["result"]["best_fvu"])
                    if h == 1) for N in P["scale_N"])
-    return Verdict(f"censored {int(np.isnan(h1['samples']).sum())} of {h1['samples'].size}; lowest FVU on the 1,000 check "
-                   f"prompts {best:.3f} (the best of every check: a noisy minimum)",
-                   bool(np.isnan(h1["samples"]).all()), paper=f"FVU ≥ 1 − 1/q = {floor:.2f}",
-                   where=f"$q={P['scale_q']}$, threshold {P['scale_threshold']}")
+    return RULE_FLOOR_H1.decide(int((~np.isnan(h1["samples"])).sum()), f"censored {int(np.isnan(h1['samples']).sum())} of "
+                                f"{h1['samples'].size}; lowest FVU on the 1,000 check prompts {best:.3f} (the best of every "
+                                "check: a noisy minimum)", paper=f"FVU ≥ 1 − 1/q = {floor:.2f}",
+                                where=f"$q={P['scale_q']}$, threshold {P['scale_threshold']}")
 
 
 SAMPLE_GROWTHS = {"ln N": np.log, "N^1/2": np.sqrt, "N": lambda n: n}   # polylog against powers, for n*(N)
-MAX_POWER = 0.5   # the book's calibration: a power N^p with p >= 1/2 is ruled out when p + 2 se < 1/2
 
 
 def power_fit(N, samples) -> dict:
@@ -58,9 +68,9 @@ def power_fit(N, samples) -> dict:
 
 
 def scaling_numbers(P: dict, results: dict) -> dict | None:
-    """What 4-scaling decides on and what the page says of it: the power fit p ± se over every H = q run, its margin
-    below MAX_POWER, and the AIC of a + b f(N) for each law of SAMPLE_GROWTHS, the lowest first. None where a run is
-    censored (the fits need every count)."""
+    """What 4-scaling decides on and what the page says of it: the power fit p ± se over every H = q run, its distance
+    below MAX_POWER in SEs, whether RULE_SCALING's bound holds, and the AIC of a + b f(N) for each law of
+    SAMPLE_GROWTHS, the lowest first. None where a run is censored (the fits need every count)."""
     S = scaling_table(P, results)[P["scale_q"]]["samples"]
     if np.isnan(S).any():
         return None
@@ -69,7 +79,8 @@ def scaling_numbers(P: dict, results: dict) -> dict | None:
     cmp = a2.compare_fits(np.repeat(N, S.shape[1]), S.ravel(), SAMPLE_GROWTHS)
     order = sorted(SAMPLE_GROWTHS, key=lambda k: cmp["fits"][k]["aic"])
     return {"p": fit["p"], "se": fit["se"], "runs": fit["runs"], "margin": (MAX_POWER - fit["p"]) / fit["se"],
-            "passed": fit["p"] + 2 * fit["se"] < MAX_POWER, "aic": {k: cmp["fits"][k]["aic"] for k in SAMPLE_GROWTHS},
+            "passed": RULE_SCALING.rule.holds(fit["p"] + SCALING_SE * fit["se"]),
+            "aic": {k: cmp["fits"][k]["aic"] for k in SAMPLE_GROWTHS},
             "order": order, "aic_margin": cmp["margin"], "log_best": order[0] == "ln N" and cmp["margin"] >= 2}
 
 
@@ -82,7 +93,8 @@ def growth_sentence(s: dict) -> str:
     best, second = s["order"][0], s["order"][1]
     ranked = ", ".join(f"{GROWTH_LABEL[k]} {s['aic'][k]:.1f}" for k in s["order"])
     power = (f"the power fit gives p = {s['p']:.2f} ± {s['se']:.2f}, "
-             + ("below 1/2 by more than two standard errors" if s["passed"] else "not below 1/2 by two standard errors"))
+             + (f"below {number(MAX_POWER)} by more than {SCALING_SE} standard errors" if s["passed"] else
+                f"not below {number(MAX_POWER)} by {SCALING_SE} standard errors"))
     if s["log_best"]:
         return (f"{power}, and the AIC prefers {GROWTH_LABEL[best]} by {s['aic_margin']:.1f} ({ranked}): "
                 + ("a growth slower than √N and consistent with a polylogarithm" if s["passed"] else
@@ -96,10 +108,11 @@ def growth_sentence(s: dict) -> str:
 
 def scaling_glue(P: dict, results: dict) -> dict:
     """The numbers the samples-to-threshold paragraph quotes (for Chapter.glue): a polylog's local slope 1/ln N at the
-    ends of the grid, and what the AIC comparison of 4-scaling says."""
+    ends of the grid, what the AIC comparison of 4-scaling says, and its rule's bound (RULE_SCALING)."""
     s = scaling_numbers(P, results)
     return {"slope_lo": 1 / math.log(min(P["scale_N"])), "slope_hi": 1 / math.log(max(P["scale_N"])),
-            "scaling_shape": growth_sentence(s) if s else "some runs never crossed, so no law is fitted"}
+            "scaling_shape": growth_sentence(s) if s else "some runs never crossed, so no law is fitted",
+            "max_power": number(MAX_POWER), "scaling_se": SCALING_SE}
 
 
 def scaling_claim(P, results):
@@ -114,16 +127,18 @@ def scaling_claim(P, results):
     scale = "" if span >= 16 else (rf"$N$ spans a factor {span:.0f}: telling $\log N$ from $N^{{1/2}}$ needs $N$ over "
                                    "a decade or more (the paper profile: 16 to 256)")
     paper = r"polylog $N$ (Thm 4); $\Omega(N)$ for an FFN (Thm 6)"
-    if np.isnan(S).any():
-        return Verdict(f"censored: {int(np.isnan(S).sum())} of {S.size} runs never crossed (n* > "
-                       f"{P['scale_max_samples']:,}), so the slope is only bounded below", False, paper=paper,
-                       where=where, scale=scale, censored="runs above the cap bound the slope from below only")
+    never = int(np.isnan(S).sum())
+    if never:               # the gate censors: runs above the cap bound the slope from below only
+        return RULE_SCALING.decide(never, math.nan, f"censored: {never} of {S.size} runs never "
+                                   f"crossed (n* > {P['scale_max_samples']:,}), so the slope is only bounded below",
+                                   paper=paper, where=where, scale=scale)
     s = scaling_numbers(P, results)
     aic = ", ".join(f"{k}: {s['aic'][k]:.1f}" for k in SAMPLE_GROWTHS)
     shape = "slower than √N, consistent with ln N" if s["log_best"] else f"slower than √N; lowest AIC: {s['order'][0]}, not ln N"
-    return Verdict(f"p = {s['p']:.2f} ± {s['se']:.2f} over {s['runs']} runs (margin {s['margin']:+.1f} SE); AIC of "
-                   rf"$a+b\,f(N)$: {aic}" + (f" ({shape})" if s["passed"] else ""),
-                   s["passed"], paper=paper, where=where, scale=scale)
+    return RULE_SCALING.decide(never, s["p"] + SCALING_SE * s["se"], f"p = {s['p']:.2f} ± {s['se']:.2f} over "
+                               f"{s['runs']} runs ({s['margin']:.1f} SE below {number(MAX_POWER)}); AIC of "
+                               rf"$a+b\,f(N)$: {aic}" + (f" ({shape})" if s["passed"] else ""), spread=s["se"],
+                               paper=paper, where=where, scale=scale)
 
 
 def h1_best(P: dict, results: dict) -> str:
