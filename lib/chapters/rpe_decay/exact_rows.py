@@ -3,7 +3,8 @@ by its rule object (lib.core.rules, lib.core.interval_rules), which writes the r
 Theorem 4.1's head allocation and bound factors, Prop. B.1, Prop. 5.2(B) and the folding of heads into a kernel.
 Page-side: no computation imports this module.
 
-    >>> [row.measure(P, results) for row in ROWS]
+    >>> RULE_CROSSOVER.decide((1.0101, 654.94, True), "roots").passed     # a row's rule decides its numbers
+    True
 """
 from __future__ import annotations
 
