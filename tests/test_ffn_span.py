@@ -307,3 +307,18 @@ def test_adamw_line_claim_fails_when_adamw_beats_the_line(tiny):
     results["span"]["result"]["adamw"]["test_mse"] = [0.01, 0.02]
     verdict = {c["id"]: c["passed"] for c in page.claims(TINY, results)}
     assert verdict["8b-adamw-line"] is False
+
+
+def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
+    """Each row holds a rule object (lib.core.rules) whose fields both decide the verdict and write the rule's text:
+    raising 8c-floor's bar from 1 to 5 floors fails a crossing at 2 to 4 floors, and its words say 5."""
+    import dataclasses
+
+    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
+    assert all(any(w in r.expected for w in ("(book's calibration", "(paper", "(exact")) for r in page.ROWS)
+    P = {"N_grid": [2], "d": 2, "threshold": 0.5}                      # floor (1 - 0.5) * 4 = 2
+    between = _floor_results([1.0, 0.9, 0.8, 0.4])                     # n* between 4 and 8: 2 to 4 floors
+    assert page._floor(P, between).passed and "≥ 1 at every $N$" in page.RULE_FLOOR.text
+    strict = dataclasses.replace(page.RULE_FLOOR, bound=5)
+    monkeypatch.setattr(page, "RULE_FLOOR", strict)
+    assert not page._floor(P, between).passed and "≥ 5 at every $N$" in strict.text

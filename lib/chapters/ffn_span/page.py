@@ -2,7 +2,9 @@
 claim rows and every figure, all read from the chapter's collected points. Nothing here changes a stored number,
 so lib.core.store leaves this module out of the chapter's lib hash.
 
-    >>> results = collect(compute.points(P), Store("ffn_span", "quick"), "cpu"); page.claims(P, results)
+    >>> from lib.chapters import stored; P, results = stored("ffn_span")   # the committed paper results
+    >>> [(row["id"], row["passed"]) for row in claims(P, results)][:3]
+    [('8a-decay-law', True), ('8a-span', True), ('8a-adamw', True)]
 """
 from __future__ import annotations
 
@@ -13,12 +15,36 @@ import numpy as np
 from lib.chapters.ffn_span.compute import LAW_FLOOR
 from lib.chapters.sample_complexity import page as sample_complexity_page
 from lib.core.claims import Row, Verdict, evaluate
+from lib.core.rules import PAPER, All, AtLeast, AtMost, number
 from lib.core.store import MissingResult, Store, result_array
 from lib.core.sweep import collect
 from lib.core.tables import markdown_table
 from lib.science.stats import BELOW_GRID, log_crossing, standard_error, zscore
 
 LABELS = {"gd": "FFN, full-batch GD + L2", "adamw": "FFN, AdamW (the paper's optimiser)"}
+VANISHED = 1e-6       # ||W_T||^2 / ||W_0||^2 at or below this: the first layer has decayed to 0 (W = 0 is in the span)
+
+# The rules, one object per row (lib.core.rules): each decides its row and writes the rule's text, so a threshold is
+# typed once, with whose it is. A z-score rule's margin is its distance from the bar in SE (the z is in SE already).
+MC = "Monte-Carlo error"
+LINE = r"$(\text{mean} - (1-n/(Nd)))/\mathrm{SE}$"
+RULE_DECAY_LAW = AtMost(r"max relative deviation from $(1-\eta\lambda)^{2t}$", 0.01, why="float rounding")
+RULE_SPAN = AtMost(r"max $\rho$ over the runs with $\mathbf W \ne 0$", 1e-6, why="float rounding")
+RULE_ADAMW = All((AtLeast(r"AdamW $\rho_T/\rho_0$", 0.1, where="in every run", spread="sd over {n} runs",
+                          why="it stays near where it started"),
+                  AtMost(r"GD $\rho_T$", RULE_SPAN.bound, where="in every run")))
+RULE_VISIBLE = AtMost(r"max $\lvert z\rvert$ of $\nu$ against $n/(Nd)$", 4, spread="SE", why=MC)
+RULE_ORACLE = AtMost(r"max $\lvert z\rvert$ of the oracle's risk against $1-n/(Nd)$", 4, spread="SE", why=MC)
+RULE_READOUT = All((AtMost(r"$\lvert z\rvert$ against the line for $n \ge d$", 4, spread="SE (n ≥ d)"),
+                    AtLeast("$z$ everywhere", -4, spread="SE (everywhere)", why=MC)))
+RULE_ABOVE_LINE = AtLeast(LINE, -3, where="at every $n < Nd$", spread="SE", why="the test set's noise")
+RULE_FLOOR = AtLeast(r"$n^*(N)/((1-\varepsilon)Nd)$", 1, by=PAPER, why="Theorem 6", where="at every $N$ (a crossing "
+                     "below the grid enters as its bound, censored where that does not decide; one above it as the grid's "
+                     "largest $n$)")
+RULE_ADAMW_LINE = AtLeast(LINE, -3, spread="SE", why="the test set's noise")
+RULE_ROTATION_FFN = AtMost(r"$\lvert z\rvert$ of the paired differences pooled over $n$", 3, spread="SE",
+                           why="the paired runs' noise")
+RULE_ROTATION_TR = AtLeast("TR rotated − TR plain (test MSE at the largest $n$)", 0.5, spread="SE over {n} pairs")
 
 
 # ----------------------------------------------------------------------------------------------- summary
@@ -56,7 +82,7 @@ def ffn_table(P: dict, results: dict) -> dict:
 def in_span(rec: dict) -> np.ndarray:
     """Per (n, run) of one GD point: whether the run ended in the span of its inputs (rho <= 1e-6) or with a
     vanished first layer (||W_T||^2 <= 1e-6 ||W_0||^2)."""
-    return (result_array(rec, "rho") <= 1e-6) | (result_array(rec, "w_ratio") <= 1e-6)
+    return (result_array(rec, "rho") <= RULE_SPAN.bound) | (result_array(rec, "w_ratio") <= VANISHED)
 
 
 def risk_table(P: dict, results: dict, table: dict) -> str:
@@ -68,7 +94,7 @@ def risk_table(P: dict, results: dict, table: dict) -> str:
         rows += [[N, e["Nd"], n, f"{1 - n / e['Nd']:.3f}", f"{e['oracle'][i]:.3f}", f"{e['mean'][i]:.3f} ± {e['se'][i]:.3f}",
                   f"{int(ok[i].sum())} of {ok.shape[1]}"] for i, n in enumerate(e["n"]) if n < e["Nd"]]
     return markdown_table(["$N$", "$Nd$", "$n$", "$1-n/(Nd)$", "oracle (same test prompts)", "GD-trained FFN",
-                           r"runs in the span ($\rho \le 10^{-6}$ or $\mathbf W = 0$)"], rows)
+                           rf"runs in the span ($\rho \le$ {number(RULE_SPAN.bound)} or $\mathbf W = 0$)"], rows)
 
 
 def span_ok(results: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -76,21 +102,22 @@ def span_ok(results: dict) -> tuple[np.ndarray, np.ndarray]:
     rho = np.concatenate([result_array(r, "rho").ravel() for r in results["ffn"].values()])
     ratio = np.concatenate([result_array(r, "w_ratio").ravel() for r in results["ffn"].values()])
     keep = np.isfinite(rho)
-    return rho[keep], ratio[keep] <= 1e-6
+    return rho[keep], ratio[keep] <= VANISHED
 
 
 # ------------------------------------------------------------------------------------------------- claims
 # The steps of Theorem 6's proof (App. B): (a) the span property under GD and not under AdamW, the visible
 # fraction and the oracle at 1 - n/(Nd), (b) the trained FFN on or above that line, (c) the slope in N, and the
-# rotation test. Each measure takes (P, results); every tolerance is stated in the row, every number comes from
-# this run's points. Rows about n < Nd are left out when the grid has no such n.
+# rotation test. Each measure takes (P, results) and decides through its rule (RULE_* above); every number comes
+# from this run's points. Rows about n < Nd are left out when the grid has no such n.
 def _decay_law(P: dict, results: dict) -> Verdict | None:
     """The decay law, on every GD run with n < Nd (the only ones with an off-span part)."""
     dev = np.concatenate([result_array(r, "law_dev")[np.isfinite(result_array(r, "law_dev"))] for r in results["ffn"].values()])
     if not len(dev):
         return None
-    return Verdict(f"max deviation {dev.max():.1e}", bool(dev.max() <= 0.01),
-                   paper=r"App. B: every gradient lies in $\operatorname{span}\{\mathbf x^{(i)}\}$", where=f"{len(dev)} runs")
+    return RULE_DECAY_LAW.decide(dev.max(), f"max deviation {dev.max():.1e}",
+                                 paper=r"App. B: every gradient lies in $\operatorname{span}\{\mathbf x^{(i)}\}$",
+                                 where=f"{len(dev)} runs")
 
 
 def _span(P: dict, results: dict) -> Verdict | None:
@@ -104,13 +131,15 @@ def _span(P: dict, results: dict) -> Verdict | None:
     live, T = rho[~dead], P["gd_steps"]
     residual = r"$\lVert\nabla_{\mathbf W}\hat{\mathcal L}+\lambda\mathbf W\rVert_F/\lVert\lambda\mathbf W\rVert_F$"
     none = r"no run with a nonzero $\mathbf W$"
-    return Verdict((rf"max $\rho$ = {live.max():.1e} over {len(live)} runs" if len(live) else none)
-                   + (rf", and {dead.sum()} runs whose first layer decayed to 0 ($\mathbf W = 0$ is in the span)"
-                      if dead.any() else "")
-                   + f"; stationarity residual {residual}: median {np.median(res):.2f}",
-                   bool(len(live) and live.max() <= 1e-6),
-                   paper=r"App. B: rows of $\mathbf W$ in $\operatorname{span}\{\mathbf x^{(i)}\}$ at a stationary point",
-                   where=rf"after {T} GD steps, $(1-\eta\lambda)^{{2T}}$ = {(1 - P['gd_lr'] * P['gd_l2']) ** (2 * T):.1e}")
+    return RULE_SPAN.decide(live.max() if len(live) else math.nan,     # no live run: NaN, which never passes
+                            (rf"max $\rho$ = {live.max():.1e} over {len(live)} runs" if len(live) else none)
+                            + (rf", and {dead.sum()} runs whose first layer decayed to 0 ($\mathbf W = 0$ is in the span)"
+                               if dead.any() else "")
+                            + f"; stationarity residual {residual}: median {np.median(res):.2f}",
+                            paper=r"App. B: rows of $\mathbf W$ in $\operatorname{span}\{\mathbf x^{(i)}\}$ at a "
+                                  "stationary point",
+                            where=rf"after {T} GD steps, $(1-\eta\lambda)^{{2T}}$ = "
+                                  f"{(1 - P['gd_lr'] * P['gd_l2']) ** (2 * T):.1e}")
 
 
 def _adamw(P: dict, results: dict) -> Verdict:
@@ -119,15 +148,14 @@ def _adamw(P: dict, results: dict) -> Verdict:
     ad_rho = np.array(sp["adamw"]["off"], float) / np.array(sp["adamw"]["total"], float)
     keep = ad_rho[-1] / ad_rho[0]
     sd = float(keep.std(ddof=1)) if len(keep) > 1 else float("nan")
-    return Verdict(f"AdamW $\\rho_T/\\rho_0$ min {keep.min():.2f} (margin {(keep.min() - 0.1) / sd:+.1f} sd of the "
-                   f"runs' spread, {len(keep)} runs); GD $\\rho_T$ max {gd_rho[-1].max():.1e}",
-                   bool(keep.min() >= 0.1 and gd_rho[-1].max() <= 1e-6),
-                   paper="derived (this book): Adam is not rotation-equivariant", where=f"$N={sp['N']}$, $n={sp['n']}$")
+    return RULE_ADAMW.decide((keep, gd_rho[-1]), f"AdamW $\\rho_T/\\rho_0$ min {keep.min():.2f}; GD $\\rho_T$ max "
+                             f"{gd_rho[-1].max():.1e}", spread=(sd, None), n=len(keep),
+                             paper="derived (this book): Adam is not rotation-equivariant", where=f"$N={sp['N']}$, $n={sp['n']}$")
 
 
-def _monte_carlo(which: str, paper: str):
+def _monte_carlo(which: str, rule: AtMost, paper: str):
     """The visible fraction (nu, against n/(Nd)) or the oracle's risk (against 1 - n/(Nd)), by Monte Carlo: the
-    largest |z| over the N of the grid and n < Nd."""
+    largest |z| over the N of the grid and n < Nd, held to `rule`."""
     def measure(P: dict, results: dict) -> Verdict | None:
         zs = []
         for N, rec in results["visibility"].items():
@@ -138,8 +166,8 @@ def _monte_carlo(which: str, paper: str):
         if not zs:
             return None
         zmax = max(zs, key=lambda r: abs(r[0]))
-        return Verdict(rf"max $\lvert z\rvert$ = {abs(zmax[0]):.1f} ($N={zmax[1]}$, $n={zmax[2]}$)", bool(abs(zmax[0]) <= 4),
-                       paper=paper,
+        return rule.decide(abs(zmax[0]), rf"max $\lvert z\rvert$ = {abs(zmax[0]):.1f} ($N={zmax[1]}$, $n={zmax[2]}$)",
+                           spread=1.0, paper=paper,
                        where=f"N in {P['N_grid']}, {len(zs)} points, {P['n_draws']} draws each")
     return measure
 
@@ -155,34 +183,36 @@ def _above_line(P: dict, results: dict) -> Verdict | None:
     below = lambda r: np.array(r["result"]["n"]) < r["result"]["Nd"]
     gap = np.concatenate([(result_array(r, "test_mse") - result_array(r, "oracle_mse"))[below(r)].ravel()
                           for (N, rot), r in results["ffn"].items() if not rot])
-    return Verdict(f"smallest margin {worst[1]:+.3f} ({worst[0]:+.1f} SE) at N={worst[2]}, n={worst[3]}; "
-                   f"FFN - oracle on the same test prompts, per run: min {gap.min():+.3f}", bool(worst[0] >= -3),
-                   paper=r"Thm 6: $\inf_A \sup_{\mathbf u} R \ge 1-n/(Nd)$",
+    return RULE_ABOVE_LINE.decide(worst[0], f"nearest the line {worst[1]:+.3f} ({worst[0]:+.1f} SE) at N={worst[2]}, "
+                                  f"n={worst[3]}; FFN - oracle on the same test prompts, per run: min {gap.min():+.3f}",
+                                  spread=1.0, paper=r"Thm 6: $\inf_A \sup_{\mathbf u} R \ge 1-n/(Nd)$",
                    where=f"{P['n_seeds']} random $\\mathbf u$, {len(margins)} points")
 
 
 def _floor(P: dict, results: dict) -> Verdict:
     """Theorem 6's floor per N: n*(N) >= (1 - eps) N d for the GD-trained FFN. A crossing the grid cannot place is a
     bound: above the grid (n* > largest n) it satisfies the floor whenever that n does; below the grid (n* <= n[0]) it
-    decides nothing unless n[0] is under the floor, where it breaks it. Undecided N make the row read "censored"."""
+    decides nothing unless n[0] is under the floor, where it breaks it. Undecided N make the row read "censored".
+    RULE_FLOOR holds n*/floor within [lo, hi] per N: below the grid [0, n[0]], above it n[-1] (the grid's largest n
+    decides, as it did before the rule was an object), else the crossing itself."""
     eps = P["threshold"]
-    cells, ok, censored = [], True, []
+    cells, lo, hi, censored = [], [], [], []
     for N, e in ffn_table(P, results).items():
         floor, v, n = (1 - eps) * e["Nd"], e["nstar"], e["n"]
         if np.isnan(v):
             cells.append(f"N={N}: > {n[-1]:,} (above the grid; floor {floor:.0f})")
-            ok &= n[-1] >= floor
+            lo.append(n[-1] / floor), hi.append(n[-1] / floor)
         elif v == BELOW_GRID:
             cells.append(f"N={N}: ≤ {n[0]:,} (below the grid; floor {floor:.0f})")
-            ok &= n[0] >= floor
+            lo.append(0.0), hi.append(n[0] / floor)
             censored += [N] if n[0] >= floor else []
         else:
             cells.append(f"N={N}: {v:,.0f} = {v / floor:.1f} × floor {floor:.0f}")
-            ok &= v >= floor
+            lo.append(v / floor), hi.append(v / floor)
     lead = f"censored at N={censored}: " if censored else ""
-    return Verdict(lead + "; ".join(cells), bool(ok and not censored),
-                   censored=f"$n^*$ below the grid at N={censored}" if censored and ok else "",
-                   paper=f"Thm 6: $n^* \\ge (1-\\varepsilon)\\,Nd$ with $\\varepsilon = {eps}$",
+    return RULE_FLOOR.decide(np.array(lo), lead + "; ".join(cells), lo=np.array(lo), hi=np.array(hi),
+                             censored=f"$n^*$ below the grid at N={censored}" if censored else "",
+                             paper=f"Thm 6: $n^* \\ge (1-\\varepsilon)\\,Nd$ with $\\varepsilon = {eps}$",
                    where=f"N in {sorted(P['N_grid'])}")
 
 
@@ -199,10 +229,11 @@ def _readout(P: dict, results: dict) -> Verdict | None:
         return None
     on = max(z_on, key=lambda r: abs(r[0])) if z_on else None
     low = min(z_all)
-    return Verdict((f"n ≥ d: max |z| = {abs(on[0]):.1f} (N={on[1]}, n={on[2]}); " if on else "no n ≥ d; ")
-                   + f"lowest z anywhere {low[0]:+.1f} (N={low[1]}, n={low[2]})",
-                   bool((on is None or abs(on[0]) <= 4) and low[0] >= -4),
-                   paper="Thm 6: $1-n/(Nd)$, reached by the oracle's learner",
+    return RULE_READOUT.decide((np.array([abs(on[0])] if on else []), low[0]),     # no n >= d: nothing to hold
+                               (f"n ≥ d: max |z| = {abs(on[0]):.1f} (N={on[1]}, n={on[2]}); " if on else "no n ≥ d; ")
+                               + f"lowest z anywhere {low[0]:+.1f} (N={low[1]}, n={low[2]})",
+                               spread=(1.0 if on else None, 1.0),
+                               paper="Thm 6: $1-n/(Nd)$, reached by the oracle's learner",
                    where=f"{P['n_draws']} draws of (training set, $\\mathbf u$), {len(z_all)} points")
 
 
@@ -215,9 +246,9 @@ def _adamw_line(P: dict, results: dict) -> Verdict:
         mse = np.array(sp[opt]["test_mse"], float)
         out.append((mse.mean(), standard_error(mse)))
     (am, ase), (gm, gse) = out
-    return Verdict(f"AdamW {am:.3f} ± {ase:.3f} (margin {(am - line) / ase:+.1f} SE above the line {line:.3f}); "
-                   f"GD on the same prompts {gm:.3f} ± {gse:.3f}", bool(am - line >= -3 * ase),
-                   paper="Thm 6's line; AdamW is outside its class",
+    return RULE_ADAMW_LINE.decide((am - line) / ase, f"AdamW {am:.3f} ± {ase:.3f} ({(am - line) / ase:+.1f} SE above "
+                                  f"the line {line:.3f}); GD on the same prompts {gm:.3f} ± {gse:.3f}", spread=1.0,
+                                  paper="Thm 6's line; AdamW is outside its class",
                    where=f"$N={sp['N']}$, $n={sp['n']}$, {len(sp['adamw']['test_mse'])} runs (random $\\mathbf u$)")
 
 
@@ -238,10 +269,11 @@ def _rotation_ffn(P: dict, results: dict) -> Verdict:
     z_pool = float(zscore(diff.mean(1).sum(), math.sqrt((se ** 2).sum())))
     z_n = zscore(diff.mean(1), se)
     k = int(np.argmax(np.abs(z_n)))
-    return Verdict(f"z = {z_pool:+.1f} (mean difference {diff.mean():+.3f}); largest per n: {z_n[k]:+.1f} "
-                   f"at n={results['ffn'][(N, False)]['result']['n'][k]} ({a.mean(1)[k]:.3f} vs {b.mean(1)[k]:.3f})",
-                   bool(abs(z_pool) <= 3), paper="derived (App. B): GD is rotation-equivariant",
-                   where=f"N={N}, {len(se)} values of n, {a.shape[1]} paired runs each")
+    return RULE_ROTATION_FFN.decide(abs(z_pool), f"z = {z_pool:+.1f} (mean difference {diff.mean():+.3f}); largest per "
+                                    f"n: {z_n[k]:+.1f} at n={results['ffn'][(N, False)]['result']['n'][k]} "
+                                    f"({a.mean(1)[k]:.3f} vs {b.mean(1)[k]:.3f})", spread=1.0,
+                                    paper="derived (App. B): GD is rotation-equivariant",
+                                    where=f"N={N}, {len(se)} values of n, {a.shape[1]} paired runs each")
 
 
 def _rotation_transformer(P: dict, results: dict) -> Verdict:
@@ -250,10 +282,11 @@ def _rotation_transformer(P: dict, results: dict) -> Verdict:
     ta, tb = np.array(tr["test_mse"], float), np.array(tr["test_mse_rotated"], float)
     gap = tb[-1] - ta[-1]                                  # paired: twin r differs from run r only by the rotation
     se = standard_error(gap) if len(gap) > 1 else float("nan")
-    return Verdict(f"TR {ta[-1].mean():.3f} plain, {tb[-1].mean():.3f} rotated (gap {gap.mean():.3f} ± {se:.3f}, margin "
-                   f"{(gap.mean() - 0.5) / se:+.1f} SE over {len(gap)} pairs; the GD-trained FFN: {a.mean(1)[-1]:.3f} "
-                   f"plain, {b.mean(1)[-1]:.3f} rotated)", bool(gap.mean() >= 0.5),
-                   paper="derived (this book): the Transformer collapses", where=f"N={P['N_rotation']}, n={tr['n'][-1]}")
+    return RULE_ROTATION_TR.decide(gap.mean(), f"TR {ta[-1].mean():.3f} plain, {tb[-1].mean():.3f} rotated (gap "
+                                   f"{gap.mean():.3f} ± {se:.3f}; the GD-trained FFN: {a.mean(1)[-1]:.3f} plain, "
+                                   f"{b.mean(1)[-1]:.3f} rotated)", spread=se, n=len(gap),
+                                   paper="derived (this book): the Transformer collapses",
+                                   where=f"N={P['N_rotation']}, n={tr['n'][-1]}")
 
 
 APP_B = "Appendix B (proof of Theorem 6)"
@@ -263,38 +296,38 @@ APP_B = "Appendix B (proof of Theorem 6)"
 ROWS = [
     Row("8a-decay-law", "check", APP_B, "Full-batch GD + L2: the first layer's off-span energy "
         r"$\lVert\mathbf W(\mathbf I-\mathbf V^\top\mathbf V)\rVert_F^2$ follows $(1-\eta\lambda)^{2t}$ at every recorded step "
-        f"down to {LAW_FLOOR:g} of its start, in every run with $n < Nd$", "max relative deviation ≤ 1%", _decay_law),
+        f"down to {LAW_FLOOR:g} of its start, in every run with $n < Nd$", RULE_DECAY_LAW, _decay_law),
     Row("8a-span", "check", APP_B,
         r"The off-span fraction $\rho$ of the first layer is at most $10^{-6}$ in every run with $n < Nd$",
-        r"max $\rho \le 10^{-6}$", _span),
+        RULE_SPAN, _span),
     Row("8a-adamw", "claim", "hypothesis (this book), from App. B",
         r"AdamW on the same data does not keep $\mathbf W$ in the span: its off-span fraction stays within a factor 10 of "
         r"where it started, while GD's falls below $10^{-6}$",
-        r"AdamW $\rho_T/\rho_0 \ge 0.1$ in every run (book's calibration)", _adamw),
+        RULE_ADAMW, _adamw),
     Row("8-visible", "check", APP_B, r"the visible fraction $\nu(n)=\mathbb E\lVert\mathbf V\mathbf P_t\mathbf u\rVert^2$ "
-        "equals $n/(Nd)$ within Monte-Carlo error, at every $N$ and $n < Nd$", r"max $\lvert z\rvert \le 4$",
-        _monte_carlo("nu", r"App. B: $\mathbb E_{\mathbf u,t}\,\nu = n/(Nd)$")),
+        "equals $n/(Nd)$ within Monte-Carlo error, at every $N$ and $n < Nd$", RULE_VISIBLE,
+        _monte_carlo("nu", RULE_VISIBLE, r"App. B: $\mathbb E_{\mathbf u,t}\,\nu = n/(Nd)$")),
     Row("8-oracle", "check", "Theorem 6 (App. B)", r"the risk of the oracle $\mathbb E[y \mid \mathbf V\mathbf x, t, \mathbf u]$ "
-        "equals $1-n/(Nd)$ within Monte-Carlo error, at every $N$ and $n < Nd$", r"max $\lvert z\rvert \le 4$",
-        _monte_carlo("oracle_mse", "Thm 6: $1-n/(Nd)$")),
+        "equals $1-n/(Nd)$ within Monte-Carlo error, at every $N$ and $n < Nd$", RULE_ORACLE,
+        _monte_carlo("oracle_mse", RULE_ORACLE, "Thm 6: $1-n/(Nd)$")),
     Row("8b-readout-on-line", "check", "Theorem 6 (App. B)", "A learner of the theorem's class reaches the line: the "
         r"span-restricted least-squares read-out (first layer the projector onto the span, read-out $\langle\beta,"
         r"(\mathbf W\mathbf x)_t\rangle$ fitted with minimum norm) has test MSE $1-n/(Nd)$ where $n\ge d$, and is not "
-        "below it anywhere", r"$\lvert z\rvert \le 4$ for $n \ge d$; $z \ge -4$ everywhere", _readout),
+        "below it anywhere", RULE_READOUT, _readout),
     Row("8b-ffn-above-line", "check", "Theorem 6", r"GD-trained FFN, averaged over random $\mathbf u$: test MSE ≥ $1-n/(Nd)$ "
         "for every $n < Nd$ (its first layer stays in the span, though the runs are not stationary points; at this "
-        "scale they end far above the line)", r"mean $-\,(1-n/(Nd)) \ge -3$ SE everywhere", _above_line),
+        "scale they end far above the line)", RULE_ABOVE_LINE, _above_line),
     Row("8c-floor", "check", "Theorem 6", r"GD-trained FFN: the samples to reach the test-MSE threshold $\varepsilon$ are at "
         r"least $(1-\varepsilon)Nd$, at every $N$ (a crossing outside the grid enters as a bound)",
-        r"$n^*(N) \ge (1-\varepsilon)Nd$ per $N$; undecided: censored", _floor),
+        RULE_FLOOR, _floor),
     Row("8b-adamw-line", "claim", "hypothesis (this book), from Theorem 6", "The authors' FFN and optimiser (AdamW, "
         "outside the theorem's class) trained on a fixed $n < Nd$ prompts does not beat the line $1-n/(Nd)$ either",
-        r"mean test MSE $\ge 1-n/(Nd) - 3$ SE (book's calibration)", _adamw_line),
+        RULE_ADAMW_LINE, _adamw_line),
     Row("rotation-ffn", "check", APP_B, r"Rotating the tokens by a random $\mathbf Q\in O(Nd)$ leaves the GD-trained FFN's "
-        "learning curve unchanged in distribution", r"$\lvert z\rvert \le 3$, paired differences pooled over $n$", _rotation_ffn),
+        "learning curve unchanged in distribution", RULE_ROTATION_FFN, _rotation_ffn),
     Row("rotation-transformer", "claim", "hypothesis (this book), from App. B", "The same rotation breaks the "
         "Transformer: at the largest $n$ its test MSE on rotated prompts is at least 0.5 above its test MSE on plain ones",
-        "TR rotated − TR plain ≥ 0.5 (book's calibration)", _rotation_transformer),
+        RULE_ROTATION_TR, _rotation_transformer),
 ]
 
 
