@@ -23,3 +23,22 @@ new NAME` writes a skeleton that meets it):
 - `parameters/<name>/quick.yaml` (2 CPU cores, minutes) and `parameters/<name>/paper.yaml` (the paper's scale).
 - an entry `book/executed/<name>` in `_toc.yml`, and `tests/test_<name>.py`.
 """
+
+
+def stored(chapter: str, profile: str = "paper") -> tuple[dict, dict]:
+    """(P, results): a profile's parameters and its committed results, loaded and never computed (a missing point
+    raises lib.core.store.MissingResult). The chapter modules' examples read the paper results this way.
+
+    >>> P, results = stored("ffn_span"); P["profile"], list(results)
+    ('paper', ['span', 'visibility', 'readout', 'ffn', 'transformer'])
+    """
+    import importlib
+
+    from lib.core import params
+    from lib.core.store import ROOT, Store
+    from lib.core.sweep import collect
+
+    P = params.resolve(chapter, profile)
+    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    store = Store(chapter, profile, root=ROOT / "results", stored_only=True)
+    return P, collect(compute.points(P), store, "cpu", log=None)

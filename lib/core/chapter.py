@@ -1,10 +1,11 @@
 """What every chapter notebook does around its experiment: read and check its parameters, pick the device,
 open its results store, collect its sweep points, show the parameters used, glue the numbers its prose quotes,
-write claims.json and provenance.json, and render the claim check and the provenance line.
+write claims.json and provenance.json, and render the claim check and the provenance line. A chapter notebook's
+cells (book/chapters/<name>.md; `python -m lib run <name>` executes them):
 
-    >>> ch = Chapter("sample_complexity", globals())   # right after the parameters cell
-    >>> results = ch.collect(compute.points(ch.params))   # every sweep point, loaded or computed
-    >>> check = ch.finish(rows)                         # last cells: check.checks, check.claims, check.provenance
+    ch = Chapter("sample_complexity", globals())   # right after the parameters cell
+    results = ch.collect(compute.points(ch.params))   # every sweep point, loaded or computed
+    check = ch.finish(rows)                         # last cells: check.checks, check.claims, check.provenance
 """
 from __future__ import annotations
 
@@ -198,7 +199,12 @@ class Chapter:
 
 def verdict_line(rows: list[dict], profile: str):
     """The one-line verdict of a claim check, as Markdown: what passed, what did not (by id), and where the words are
-    defined.  >>> verdict_line(rows, "paper")"""
+    defined.
+
+        >>> from lib.chapters import stored; from lib.chapters.ffn_span import page; P, results = stored("ffn_span")
+        >>> print(verdict_line(page.claims(P, results), "paper").data[:100])
+        **Verdict of this run** (profile `paper`): implementation checks **8 of 8** pass; claims: **3 pass**
+    """
     from IPython.display import Markdown
 
     checks_ok, checks_bad = tally(rows, "check")

@@ -12,7 +12,12 @@ A profile is `parameters/<chapter>/<profile>.yaml` holding a subset of those key
 go on top. Every problem raises ParamError with a one-line message naming the file, the key and the expected
 form, before anything runs.
 
-    >>> schema = load_schema("sample_complexity"); params = resolve("sample_complexity", "quick")
+    >>> params = resolve("sample_complexity", "quick"); params["profile"], params["N_a"]
+    ('quick', [2, 4, 6, 8])
+    >>> resolve("sample_complexity", "quick", {"n_seeds": 0})
+    Traceback (most recent call last):
+    ...
+    lib.core.params.ParamError: --set: n_seeds: expected int > 0, got 0
 """
 from __future__ import annotations
 

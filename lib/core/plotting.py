@@ -1,12 +1,13 @@
 """One style for every figure of the book: colours per architecture (the authors'), sizes, labels.
 
     >>> fig, ax = figure(); ax.plot([1, 2], [3, 4], color=COLORS["ffn"])
+    [<matplotlib.lines.Line2D object at ...>]
 """
 from __future__ import annotations
 
 import matplotlib.pyplot as plt  # headless machines get Agg by default, notebooks the inline backend
 
-# architectures as in seed 000's plots.ipynb; optimizers (gd, adamw) for the chapters that compare them
+# architectures as in the plots.ipynb of Mousavi-Hosseini et al. 2025; optimizers (gd, adamw) for the chapters that compare them
 COLORS = {"ffn": "#8da0cb", "rnn": "#fc8d62", "transformer": "#66c2a5", "gd": "#8da0cb", "adamw": "#e78ac3"}
 MARKERS = {"ffn": "s", "rnn": "o", "transformer": "^"}
 

@@ -205,8 +205,11 @@ def code_dump(node: ast.AST) -> str:
     as Python 3.13's ast.dump does, so that the same code dumps the same on 3.11 and 3.12 (whose functions gained an
     empty `type_params`): points computed on the lent GPU's Python and rendered on this CPU's carry one hash.
 
-    >>> code_dump(ast.parse('def f(x):\n    "Doc."\n    return x + 1  # why')) == code_dump(ast.parse("def f(x): return (x+1)"))
+    >>> documented = 'def f(x):\\n    "Doc."\\n    return x + 1  # why'
+    >>> code_dump(ast.parse(documented)) == code_dump(ast.parse("def f(x): return (x+1)"))
     True
+    >>> code_dump(ast.parse("x = 1")), code_dump(ast.parse("x = 2")) == code_dump(ast.parse("x = 1"))
+    ("Module(body=[Assign(targets=[Name(id='x', ctx=Store())], value=Constant(value=1))])", False)
     """
     def dump(x) -> str:
         if isinstance(x, list):
@@ -231,7 +234,10 @@ def lib_hash(chapter: str | None = None, read=_read_here) -> str:
     added to the imports) marks them as made by other code on the page. Adding a chapter, or editing a page,
     plotting or the store, leaves other chapters' results current. read: as for lib_modules (a git revision's code).
 
-    >>> lib_hash("ffn_span") == lib_hash("ffn_span", read=lambda rel: (ROOT / rel).read_text())
+    >>> def reworded(rel):      # this checkout's code with every comment reworded
+    ...     text = _read_here(rel)
+    ...     return text and text.replace("# ", "# reworded: ")
+    >>> lib_hash("ffn_span") == lib_hash("ffn_span", read=reworded)
     True
     """
     h = hashlib.sha256()

@@ -14,8 +14,11 @@ processes, or on a Dask cluster) and stores each one as soon as it finishes, so 
 what finished. With a deadline it starts no point that would not finish before it, and abandons (never stores) one
 still running at it; what is left raises `Unfinished`, and the next call resumes from the stored points.
 
-    >>> from lib.chapters.sample_complexity import compute as sc
-    >>> results = collect(sc.points(P), Store("sample_complexity", "quick"), "cpu")
+    >>> from lib.chapters.sample_complexity import compute as sc; from lib.core import params; from lib.core.store import ROOT
+    >>> P = params.resolve("sample_complexity", "paper")     # its committed points: loaded, none computed
+    >>> results = collect(sc.points(P), Store("sample_complexity", "paper", root=ROOT / "results"), "cpu", log=None)
+    >>> len(results), sorted(results)[0]      # {label: record}, a label per point (nested where a label is a path)
+    (235, ('a', 'ffn', 2))
 """
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """Markdown tables for pages: one helper, so that no page assembles table syntax by hand.
 
-    >>> markdown_table(["model", "N", "samples"], [["FFN", 4, "8,448"]])
+    >>> print(markdown_table(["model", "N", "samples"], [["FFN", 4, "8,448"]]))
+    | model | N | samples |
+    |---|---|---|
+    | FFN | 4 | 8,448 |
 """
 from __future__ import annotations
 

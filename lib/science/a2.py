@@ -1,4 +1,4 @@
-"""Eq. A.2 of seed 000: the attention construction whose heads retrieve the tokens t_i1..t_iq of qSTR exactly.
+"""Eq. A.2 of Mousavi-Hosseini et al. 2025: the attention construction whose heads retrieve the tokens t_i1..t_iq of qSTR exactly.
 
 Head h's W_QK is alpha times the identity from the query's w_{t_h} slot to the key's own w_j slot, so its score
 from query i to key j is alpha <w_{t_ih}, w_j>, and the larger alpha the less attention leaks off the target.
@@ -7,7 +7,9 @@ bounds the (2,1) norm of W_QK: here alpha*(N) is the smallest alpha that keeps t
 below a level, on codes drawn under Assumption 3. head_lower_bound measures it against N; rnn_norm_growth compares
 it with the norms recurrent networks need. This module is the construction and its exact statistics only.
 
-    >>> out = sweep(task_seed=0, Ns=[16, 64, 256], off_target=0.01, draws=2); out["alpha_star"], out["norm"]
+    >>> out = sweep(task_seed=0, Ns=[16, 64, 256], off_target=0.01, draws=2)
+    >>> [round(a, 1) for a in out["alpha_star"]], [round(n) for n in out["norm"]]   # alpha* and its (2,1) norm grow with N
+    ([9.7, 12.8, 13.7], [127, 256, 369])
 """
 from __future__ import annotations
 
@@ -23,7 +25,9 @@ from lib.science.seeds import generator
 def weights(q: int, d: int, d_e: int, alpha: float) -> torch.Tensor:
     """W_QK of the q heads, (q, D, D) with D = d + (q+1) d_e. Head h compares the query's w_{t_h} slot
     (rows d + (h+1) d_e ...) with the key's own w_j slot (columns d ... d + d_e): alpha times the identity.
-        >>> weights(1, 10, 23, 2.0)[0, 33:56, 10:33].diag().unique()   # tensor([2.])
+
+        >>> weights(1, 10, 23, 2.0)[0, 33:56, 10:33].diag().unique()
+        tensor([2.])
     """
     D = d + (q + 1) * d_e
     W = torch.zeros(q, D, D)

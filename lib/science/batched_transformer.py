@@ -10,7 +10,10 @@ see only itself, and with no mask every position sees every other. Dropout (embe
 minGPT. One layer makes one exact shortcut possible: the logits read only [CLS]'s output, so queries, the
 attention row and the MLP are computed at [CLS] alone (keys and values at every token); nothing is approximated.
 
-    >>> params = init(R=8, T=20, cfg=ModelConfig(), gen=gen); logits, att = forward(params, tokens, cfg)
+    >>> params = init(R=8, T=20, cfg=ModelConfig(), gen=torch.Generator().manual_seed(0))    # 8 trials, T = 20 bits
+    >>> tokens = torch.cat([torch.full((8, 5, 1), CLS), torch.randint(0, 2, (8, 5, 20))], -1)   # [CLS] first
+    >>> logits, att = forward(params, tokens, ModelConfig()); logits.shape, att.shape
+    (torch.Size([8, 5, 2]), torch.Size([8, 5, 16, 21]))
 """
 from __future__ import annotations
 

@@ -14,8 +14,12 @@ graphs), compile the forward (`compile`) and evaluate every test set in one pass
 Parameters whose name starts with "buf." are per-run constants (masks, fixed choices): carried and compacted
 with their run, never optimised.
 
-    >>> runs = train_to_threshold(model.forward, model.init(5, gen), sample, [test], [0.7], TrainConfig(), gen)
-    >>> runs.samples  # (5, 1) samples to reach test MSE < 0.7, NaN where censored
+    >>> from lib.science.models import Transformer; from lib.science.qstr import QSTR
+    >>> task, gen = QSTR(N=4, d=4), torch.Generator().manual_seed(0); model = Transformer(D=task.D)
+    >>> runs = train_to_threshold(model.forward, model.init(3, gen), task.sample, [task.sample(3, 256, gen)], [0.5],
+    ...                           TrainConfig(max_samples=20_000), gen)
+    >>> runs.samples.shape, bool(np.isnan(runs.samples).any())   # (R, K) samples to test MSE < 0.5; NaN: censored
+    ((3, 1), False)
 """
 from __future__ import annotations
 

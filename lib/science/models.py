@@ -1,12 +1,14 @@
-"""The models of seed 000's experiments, batched: R independent models as one computation. Parameters are plain
-tensors with a leading run axis (weight (R, out, in)), the forward is a pure function `forward(params, z)` of
-z (R, B, N, D), and the gradient of the sum of the per-run losses is, run by run, each run's own gradient.
+"""The models of the experiments of Mousavi-Hosseini et al. 2025, batched: R independent models as one computation.
+Parameters are plain tensors with a leading run axis (weight (R, out, in)), the forward is a pure function
+`forward(params, z)` of z (R, B, N, D), and the gradient of the sum of the per-run losses is, run by run, each run's
+own gradient.
 Initialisation follows PyTorch's defaults.
 
 The authors' per-run nn.Modules, which the tests and the benchmark compare these with, are in reference.py.
 
     >>> m = Transformer(D=22); p = m.init(R=5, gen=torch.Generator().manual_seed(0))
-    >>> m.forward(p, torch.randn(5, 64, 4, 22)).shape    # (5, 64, 4)
+    >>> m.forward(p, torch.randn(5, 64, 4, 22)).shape    # (R, batch, N): one prediction per position
+    torch.Size([5, 64, 4])
 """
 from __future__ import annotations
 
@@ -51,7 +53,8 @@ class _BLinear(torch.autograd.Function):
 def blinear(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Run-wise affine map: x (R, ..., in), w (R, out, in), b (R, out) -> (R, ..., out), one batched matmul.
 
-    >>> blinear(torch.ones(2, 3, 4), torch.ones(2, 5, 4), torch.zeros(2, 5)).shape    # torch.Size([2, 3, 5])
+    >>> blinear(torch.ones(2, 3, 4), torch.ones(2, 5, 4), torch.zeros(2, 5)).shape
+    torch.Size([2, 3, 5])
     """
     R, fan_in = x.shape[0], x.shape[-1]
     y = _BLinear.apply(x.reshape(R, -1, fan_in), w, b)
@@ -145,12 +148,13 @@ class BiRNN:
 
     cell "gru": torch's GRU cell, read out as the authors' BGRU does, Linear(2H, 1) on the states after position i
     (with a full mask, this is BiGRU, same parameter names). cell "elman": h' = tanh(W_ih z + W_hh h + b), read
-    out as in the theory's lower bound (seed 000, Sec. 5.2, Thm 9): y_j = w_2 relu(U s_j + W_y z_j + b_1) + b_2 on
+    out as in the theory's lower bound (Sec. 5.2, Thm 9): y_j = w_2 relu(U s_j + W_y z_j + b_1) + b_2 on
     the states s_j = (h->_(j-1), h<-_(j+1)) *before* position j, which do not depend on t_j. Initialisation is
     PyTorch's for each run's own width.
 
         >>> m = BiRNN(D=7, hidden=8, cell="elman", m=16); p = m.init(4, torch.Generator().manual_seed(0), widths=[2, 4, 8, 8])
-        >>> m.forward(p, torch.randn(4, 3, 5, 7)).shape   # (4, 3, 5)
+        >>> m.forward(p, torch.randn(4, 3, 5, 7)).shape
+        torch.Size([4, 3, 5])
     """
 
     D: int
@@ -291,7 +295,7 @@ def _stacked_states(z, w_ih, w_hh, b_ih, b_hh, mask):
 
 @dataclass
 class MergedAttention:
-    """The single-layer Transformer of the theory (seed 000, Sec. 3): H heads with merged query-key matrices
+    """The single-layer Transformer of the theory (Mousavi-Hosseini et al. 2025, Sec. 3): H heads with merged query-key matrices
     W_QK (D x D, no value matrix, no 1/sqrt(D) scaling), head h at position i outputs sum_j softmax_j(z_i W_QK z_j) z_j,
     the H outputs are concatenated (H*D) and a width-m ReLU MLP reads them. No residual, no LayerNorm, no mask.
 
@@ -300,7 +304,8 @@ class MergedAttention:
     "buf.heads", and a masked head contributes exactly zero, so one batch trains every H at once.
 
         >>> m = MergedAttention(D=8, H=3); p = m.init(4, torch.Generator().manual_seed(0), heads=[1, 2, 3, 3])
-        >>> m.forward(p, torch.randn(4, 16, 5, 8)).shape   # (4, 16, 5)
+        >>> m.forward(p, torch.randn(4, 16, 5, 8)).shape
+        torch.Size([4, 16, 5])
     """
 
     D: int

@@ -5,7 +5,8 @@ with linear coefficients), with iteratively reweighted rounds towards the weight
 Plain numpy throughout, so that the same inputs give the same bits in any process and in any order of calls
 (scipy 1.17's C port of MINPACK did not; see `levenberg_marquardt`).
 
-    >>> x, nfev = levenberg_marquardt(lambda x: (x - 3.0, np.eye(1)), np.zeros(1), -10, 10, 20)   # x ~ [3.]
+    >>> levenberg_marquardt(lambda x: (x - 3.0, np.eye(1)), np.zeros(1), -10, 10, 20)   # (x, evaluations)
+    (array([3.]), 8)
 """
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ def levenberg_marquardt(fj, x0: np.ndarray, lo: float, hi: float, max_nfev: int,
     process: scipy 1.17's C port of MINPACK did not (12 of 66 paper-grid fits changed with the order of the fits, and
     even one fit alone in identical fresh processes sometimes came out different).
 
-        >>> x, n = levenberg_marquardt(lambda x: (x - 3.0, np.eye(1)), np.zeros(1), -10, 10, 20)   # x ~ [3.]
+        >>> levenberg_marquardt(lambda x: (x - 3.0, np.eye(1)), np.zeros(1), -10, 10, 20)
+        (array([3.]), 8)
     """
     x = np.clip(np.asarray(x0, float), lo, hi)
     r, J = fj(x)

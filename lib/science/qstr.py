@@ -1,4 +1,5 @@
-"""q-sparse token regression (qSTR) and simple-qSTR, seed 000 Definition 2, generated on the device.
+"""q-sparse token regression (qSTR) and simple-qSTR, Definition 2 of Mousavi-Hosseini et al. 2025, generated on
+the device.
 
 A prompt holds N tokens x_i ~ N(0, I_d) and, for each position i, q indices t_i in [N]^q; the label is
 y_i = g(x_{t_i1}, ..., x_{t_iq}). In simple-qSTR one t is shared by every position of a prompt. The model input
@@ -7,7 +8,8 @@ is the encoding z_i = (x_i, w_i, w_{t_i1}, ..., w_{t_iq}) with Rademacher positi
 Every sampler takes a leading run dimension R, so R independent runs draw independent data in one call:
 
     >>> task = QSTR(N=6, d=10); z, y = task.sample(R=5, batch=64, gen=torch.Generator().manual_seed(0))
-    >>> z.shape, y.shape   # (5, 64, 6, 10 + 2 * d_e), (5, 64, 6)
+    >>> z.shape, y.shape, task.d_e   # z: (R, batch, N, d + 2 d_e)
+    (torch.Size([5, 64, 6, 26]), torch.Size([5, 64, 6]), 8)
 """
 from __future__ import annotations
 
@@ -36,13 +38,13 @@ def rademacher_codes(N: int, d_e: int, gen: torch.Generator) -> torch.Tensor:
 class QSTR:
     """One qSTR task: fixed N, d, q, link, position codes E and link direction u.
 
-    `encoding`: "code" (the authors' z_i = (x_i, w_i, w_t)), or "paper" (seed 000 eq. in Sec. 3, with the
+    `encoding`: "code" (the authors' z_i = (x_i, w_i, w_t)), or "paper" (the paper's, Sec. 3, with the
     sqrt(d/q) factor on the position blocks). `link`: "linear" y = sum_j <u, x_{t_j}> / sqrt(q), the link of
     Figure 1; "mean" the sparse average (1/q) sum_j <u, x_{t_j}>; "square" the quadratic link of Prop. 3/21,
     y = sum_j (|x_{t_j}|^2 - E|x_{t_j}|^2) / sqrt(q d). E and u come from `task_seed`, on the CPU, so they are
     the same on every device.
 
-    `lower_bound`: the distribution of Prop. 3/21 (guide section 1.5): tokens x_i = 0 for i >= N/2, and every
+    `lower_bound`: the distribution of Prop. 3/21: tokens x_i = 0 for i >= N/2, and every
     position i >= N/2 reads tokens 0..q-1; positions i < N/2 read q uniform indices, as in qSTR.
     """
 

@@ -1,8 +1,10 @@
-"""The authors' per-run modules (seed 000's code, setup.py): the benchmark's per-run baseline, and the tests' reference,
-whose weights `stack` loads into the batched form of models.py to compare outputs and gradients.
+"""The authors' per-run modules (the code of Mousavi-Hosseini et al. 2025, setup.py): the benchmark's per-run
+baseline, and the tests' reference, whose weights `stack` loads into the batched form of models.py to compare outputs
+and gradients.
 
     >>> from lib.science.models import FFN
-    >>> net = reference(FFN(N=4, D=22, hidden=(40, 1000))); stack([net, net])["l0.w"].shape     # (2, 40, 88)
+    >>> net = reference(FFN(N=4, D=22, hidden=(40, 1000))); stack([net, net])["l0.w"].shape
+    torch.Size([2, 40, 88])
 """
 from __future__ import annotations
 

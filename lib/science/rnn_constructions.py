@@ -1,4 +1,4 @@
-"""Two recurrent networks of seed 000 built by hand, exactly as its proofs build them.
+"""Two recurrent networks of Mousavi-Hosseini et al. 2025 built by hand, exactly as its proofs build them.
 
 - Theorem 7 / App. C: the bidirectional accumulator that solves simple-qSTR at width d_h = q d per direction, an
   exact ReLU network on the code's encoding (a hypercube-code matcher, a dead-zone rectifier and the gadget
@@ -9,8 +9,12 @@
 
 They are constructions only: rnn_norm_growth measures them (lib.chapters.rnn_norm_growth.compute).
 
-    >>> task = construction_task(N=12, d=3, q=2, simple=True, task_seed=0); X, T = task.draw(1, 4, torch.Generator())
-    >>> fwd, bwd, own = accumulate(transition(task.encode(X, T)[0], 2, 3, task.d_e, 12.0))   # fwd + bwd + own: (x_t1, x_t2)
+    >>> task = construction_task(N=12, d=3, q=2, simple=True, task_seed=0)
+    >>> X, T = task.draw(1, 4, torch.Generator().manual_seed(0))
+    >>> fwd, bwd, own = accumulate(transition(task.encode(X, T)[0], 2, 3, task.d_e, 12.0))
+    >>> target = torch.cat([X[0].gather(1, T[0][..., h, None].expand(-1, -1, 3)) for h in range(2)], -1)   # (x_t1, x_t2)
+    >>> bool((fwd + bwd + own == target).all())
+    True
 """
 from __future__ import annotations
 
@@ -154,7 +158,10 @@ def relu_interpolant(z: torch.Tensor, y: torch.Tensor) -> dict:
     function, with ||a||^2 + ||w||^2 + ||b||^2 = O(||y|| sqrt(n + ||z||^2) / eps) (C.16). Also returned: the norm
     of the rescale that minimises it for these a', b', 2 ||a'|| sqrt(n + ||b'||^2).
 
-        >>> relu_interpolant(torch.tensor([0.3, -1.0, 2.0]), torch.tensor([1.0, 0.5, -2.0]))["norm_sq"]"""
+        >>> fit = relu_interpolant(torch.tensor([0.3, -1.0, 2.0]), torch.tensor([1.0, 0.5, -2.0]))
+        >>> round(fit["norm_sq"], 2), round(fit["norm_sq_balanced"], 2)
+        (12.58, 12.57)
+    """
     n = z.numel()
     order = z.argsort()
     zs, ys = z[order], y[order]

@@ -3,7 +3,8 @@ rotations and random directions, the projector on the span of a run's training i
 first layer's token columns, the visible fraction nu and the oracle that sees only the span, and full-batch
 gradient descent (or AdamW) on a fixed training set with its stationarity residual.
 
-    >>> P = span_projector(torch.randn(2, 5, 12), torch.tensor([3, 5]))   # (2, 12, 12): rank 3 and rank 5
+    >>> P = span_projector(torch.randn(2, 5, 12), torch.tensor([3, 5])); P.shape, torch.linalg.matrix_rank(P)
+    (torch.Size([2, 12, 12]), tensor([3, 5]))
 """
 from __future__ import annotations
 

@@ -7,7 +7,10 @@ v_[CLS] = e_{T+2}. [CLS] is a key like every token (its score is 0 and its value
 input is never materialised as a (batch, T+1, d) array: X(b) M = (E M)[b] + P M is the same matrix product, computed
 in O(T k) per input instead of O(T d k).
 
-    >>> h = head_b2(T=100, planted=[3, 7, 9], gamma=1.0); out = h.forward(random_bits(1000, 100, rng))
+    >>> b = np.random.default_rng(0).integers(0, 2, (1000, 100))       # 1,000 inputs of T = 100 bits
+    >>> out = head_b2(T=100, planted=[3, 7, 9], gamma=1.0).forward(b)   # g(b) = 1 - 2r/s, r: the planted ones
+    >>> out.shape, bool(np.abs(out[:, 0] - (1 - 2 * b[:, [3, 7, 9]].sum(1) / 3)).max() < 0.1)
+    ((1000, 1), True)
 """
 from __future__ import annotations
 

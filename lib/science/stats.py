@@ -1,6 +1,7 @@
 """Small numerics every chapter uses: log-log slopes, crossings, standard errors, z-scores (seeds: seeds.py).
 
-    >>> loglog_slope([2, 4, 8], [3, 12, 48])       # 2.0
+    >>> loglog_slope([2, 4, 8], [3, 12, 48])
+    2.0
 """
 from __future__ import annotations
 
@@ -25,8 +26,10 @@ def log_crossing(x, y, threshold: float, strict: bool = False) -> float:
     grid points either side; BELOW_GRID (-inf) if y is there already at x[0], where the grid cannot place the crossing
     (it lies at or below x[0]: a bound, not a value); NaN if it never gets there (above the grid).
 
-        >>> log_crossing([10, 20, 40], [1.0, 0.6, 0.3], 0.75)   # between 10 and 20, in log x
-        >>> log_crossing([10, 20, 40], [0.5, 0.4, 0.3], 0.75)   # -inf: below the grid
+        >>> round(log_crossing([10, 20, 40], [1.0, 0.6, 0.3], 0.75), 2)   # between 10 and 20, in log x
+        15.42
+        >>> log_crossing([10, 20, 40], [0.5, 0.4, 0.3], 0.75)             # below the grid: a bound
+        -inf
     """
     x, y = np.asarray(x, float), np.asarray(y, float)
     below = np.flatnonzero(y < threshold if strict else y <= threshold)
@@ -43,8 +46,10 @@ def standard_error(values, axis: int | None = None):
     """Standard error of the mean of independent values (a tensor or an array; n - 1 in the variance): a float,
     or with `axis` an array of the standard errors along that axis.
 
-        >>> standard_error([1.0, 3.0])                   # 1.0
-        >>> standard_error([[1.0, 3.0], [2.0, 2.0]], 1)  # array([1., 0.])
+        >>> standard_error([1.0, 3.0])
+        1.0
+        >>> standard_error([[1.0, 3.0], [2.0, 2.0]], 1)
+        array([1., 0.])
     """
     v = torch.as_tensor(values, dtype=torch.float64).cpu().numpy()
     if axis is None:

@@ -19,7 +19,8 @@ This module builds the weights and measures their size; lib.science.tm_run runs 
 check, the rollout, decoding).
 
     >>> from lib.science import turing; net = build(turing.counter(), T=64)
-    >>> size(net)["d"], size(net)["w"]                    # depth P + 4 and width K + 4|A| + 4P + 5
+    >>> size(net)["d"], size(net)["w"]                    # depth P + 4 and width K + 4|A| + 4P + 5 (P = 7)
+    (11, 48)
 """
 from __future__ import annotations
 

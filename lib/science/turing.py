@@ -8,7 +8,8 @@ step applies S(z, a) = (z', u, q), writes u under the head and moves q = -1 or +
 trace records, for i = 0..T, the state z_i, the symbol a_i under the head and the head cell l_i at the end of
 step i (step 0 is the start), and for i >= 1 the symbol u_i written at cell l_{i-1} during step i.
 
-    >>> tm = catalogue()["bb3"]; tr = run(tm, [], T=20, c0=20); tr.halt_step, tr.ones    # (14, 6)
+    >>> tr = run(catalogue()["bb3"], [], T=20, c0=20); tr.halt_step, tr.ones
+    (14, 6)
 """
 from __future__ import annotations
 

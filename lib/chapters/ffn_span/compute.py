@@ -18,7 +18,9 @@ Five measurements, each a stored point (see `points`):
 This module is the computation only: what the page shows of the results (tables, claims, figures) is
 lib.chapters.ffn_span.page, which no computation imports, so editing it leaves the stored points current.
 
-    >>> results = collect(points(P), Store("ffn_span", "quick"), "cpu")   # lib.core.sweep.collect
+    >>> from lib.core import params; P = params.resolve("ffn_span", "paper")
+    >>> len(points(P)), sorted({p.name.split()[0] for p in points(P)})   # lib.core.sweep.collect runs them
+    (12, ['ffn', 'readout', 'span', 'transformer', 'visibility'])
 """
 from __future__ import annotations
 

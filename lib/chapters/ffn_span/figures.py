@@ -1,7 +1,9 @@
 """The ffn_span page's figures, drawn from the collected points through page.py's readers. Page-side: no computation
 imports this module, so editing it leaves the chapter's results current.
 
-    >>> figures.plot_visibility(P, results, page.ffn_table(P, results))
+    >>> from lib.chapters import stored; from lib.chapters.ffn_span import page; P, results = stored("ffn_span")
+    >>> plot_visibility(P, results, page.ffn_table(P, results))
+    <Figure size ... with ... Axes>
 """
 from __future__ import annotations
 

@@ -11,7 +11,9 @@ onto the span of the n training tokens and the risk sits above the line.
 
 A point of the ffn_span chapter (compute.points lists it), one per N, by Monte Carlo over training sets and u.
 
-    >>> out = run_readout(readout_spec(P, 4), "cpu"); out["readout_mse"].mean(1)    # about 1 - n/(Nd)
+    >>> from lib.core import params; out = run_readout(readout_spec(params.resolve("ffn_span", "quick"), 4), "cpu")
+    >>> out["Nd"], out["n"], out["readout_mse"].mean(1).round(2)    # on the line 1 - n/(Nd) from n = d on
+    (16, (4, 8, 12), array([0.75, 0.52, 0.25]))
 """
 from __future__ import annotations
 

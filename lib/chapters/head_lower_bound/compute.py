@@ -1,12 +1,13 @@
-"""Seed 000, Prop. 3/21, Thm 4 and Eq. A.2: a one-layer Transformer needs as many heads as relevant tokens.
+"""Mousavi-Hosseini et al. 2025, Prop. 3/21, Thm 4 and Eq. A.2: a one-layer Transformer needs as many heads as relevant tokens.
 
-Five computations, each a stored point (see `points`):
+Five computations, stored as the points of seven kinds (see `points`):
 
 - `calculator`: the Bayes risk of predicting y = (|x|^2 - m)/sqrt(m), x ~ N(0, I_m), from A x is 2(m - rank A)/m;
   checked by Monte Carlo with the exact Bayes predictor and by a fitted MLP regressor that cannot beat it.
-- `heads`: H-head merged-attention Transformers (H = 1..q+1, one batch) on the Prop. 21 data (d = 1, block-diagonal
-  W_QK), the Prop. 3 data (d >> q, unrestricted W_QK) and the sparse-averaging control; final error on the query
-  positions i >= N/2 (with its Monte-Carlo standard error) and the singular values of the attention onto keys 0..q-1.
+- `prop21`, `prop3`, `control`: H-head merged-attention Transformers (H = 1..q+1, one batch) on the Prop. 21 data
+  (d = 1, block-diagonal W_QK), the Prop. 3 data (d >> q, unrestricted W_QK) and the sparse-averaging control;
+  final error on the query positions i >= N/2 (with its Monte-Carlo standard error) and the singular values of the
+  attention onto keys 0..q-1.
 - `construction`: the A.2 weights (head h: alpha I from the query's w_{t_h} slot to the key's own w_j slot) on codes
   that satisfy Assumption 3: the off-target attention mass and retrieval error against alpha and N, and alpha*(N)
   and the (2,1) norm for a fixed off-target mass of the worst target.
@@ -18,7 +19,9 @@ Five computations, each a stored point (see `points`):
 This module is the computation only: what the page shows (claims, tables, notes, figures) is in
 lib.chapters.head_lower_bound.page, which reads these results and is not part of this chapter's lib hash.
 
-    >>> results = collect(points(P), Store("head_lower_bound", "quick"), "cpu")   # lib.core.sweep.collect
+    >>> from lib.core import params; P = params.resolve("head_lower_bound", "paper")
+    >>> sorted({p.name.split()[0] for p in points(P)})   # lib.core.sweep.collect computes or loads them
+    ['calculator', 'construction', 'control', 'figure2', 'prop21', 'prop3', 'scaling']
 """
 from __future__ import annotations
 
@@ -50,8 +53,10 @@ def bayes_risk(A: np.ndarray) -> float:
     """Risk of the best predictor of y = (|x|^2 - m)/sqrt(m), x ~ N(0, I_m), from A x: 2 (m - rank A) / m.
 
     Given A x, x is Gaussian with mean P x and covariance I - P (P: projector on the rows of A), so |x|^2 - |P x|^2
-    is chi-squared with m - rank A degrees of freedom and independent of A x (guide section 3.1, Lemma 40).
-        >>> bayes_risk(np.eye(4)[:2])   # 1.0
+    is chi-squared with m - rank A degrees of freedom and independent of A x (Lemma 40).
+
+        >>> print(bayes_risk(np.eye(4)[:2]))   # m = 4, rank 2
+        1.0
     """
     m = A.shape[1]
     return 2 * (m - np.linalg.matrix_rank(A, tol=1e-8)) / m

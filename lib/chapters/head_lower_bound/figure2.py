@@ -1,9 +1,13 @@
-"""Figure 2 of seed 000: the authors' attention_weights.py re-run. One Transformer (torch multi-head attention with
-separate W_Q and W_K, one head) trained on a fixed simple-1STR dataset for up to `epochs` shuffled epochs with AdamW
-and weight decay, stopping once an epoch's mean training loss is below `stop_loss`; the result is W_Q^T W_K, which
-the page compares with Equation A.2. A point of the head_lower_bound chapter (compute.points lists it).
+"""Figure 2 of Mousavi-Hosseini et al. 2025: the authors' attention_weights.py re-run. One Transformer (torch
+multi-head attention with separate W_Q and W_K, one head) trained on a fixed simple-1STR dataset for up to `epochs`
+shuffled epochs with AdamW and weight decay, stopping once an epoch's mean training loss is below `stop_loss`; the
+result is W_Q^T W_K, which the page compares with Equation A.2. A point of the head_lower_bound chapter
+(compute.points lists it).
 
-    >>> out = run_figure2(figure2_spec(P), "cpu"); out["M"].shape    # (D, D), D = d + 2 d_e
+    >>> from lib.chapters import stored; P, results = stored("head_lower_bound")
+    >>> out = results["figure2"]["result"]     # what run_figure2(figure2_spec(P), "cpu") stored, at N = 100
+    >>> torch.tensor(out["M"]).shape, out["D"] == figure2_spec(P).d + 2 * out["d_e"]     # (D, D), D = d + 2 d_e
+    (torch.Size([56, 56]), True)
 """
 from __future__ import annotations
 

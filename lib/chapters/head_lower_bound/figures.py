@@ -1,7 +1,9 @@
 """The head_lower_bound page's figures, drawn from the stored points through page.py's readers. Page-side: no
 computation imports this module, so editing it leaves the chapter's results current.
 
-    >>> figures.plot_heads(P, results)
+    >>> from lib.chapters import stored; P, results = stored("head_lower_bound")
+    >>> plot_heads(P, results)
+    <Figure size ... with ... Axes>
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Seed 000, Prop. 8/35, Thm 7 and Thm 9: an RNN learns simple-qSTR at a fixed width, but on 1STR its width d_h or
-its readout norm must grow with N, because its state is a code with exponentially many words (the packing
-argument); a memoriser of n samples costs a norm that does not depend on N, so a min-norm learner prefers it.
+"""Mousavi-Hosseini et al. 2025, Prop. 8/35, Thm 7 and Thm 9: an RNN learns simple-qSTR at a fixed width, but on
+1STR its width d_h or its readout norm must grow with N, because its state is a code with exponentially many words
+(the packing argument); a memoriser of n samples costs a norm that does not depend on N, so a min-norm learner prefers it.
 
 Four kinds of point (see `points`):
 
@@ -22,7 +22,9 @@ Four kinds of point (see `points`):
 What the page shows (tables, claims) is in lib.chapters.rnn_norm_growth.page and its figures in figures.py beside
 it: they read these points, and are not part of this chapter's lib hash.
 
-    >>> results = collect(points(P), Store("rnn_norm_growth", "quick"), "cpu")
+    >>> from lib.core import params; P = params.resolve("rnn_norm_growth", "paper")
+    >>> sorted({p.name.split()[0] for p in points(P)})    # lib.core.sweep.collect computes or loads them
+    ['a2', 'construction', 'memoriser', 'phase']
 """
 from __future__ import annotations
 

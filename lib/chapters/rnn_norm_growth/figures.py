@@ -1,7 +1,9 @@
 """The rnn_norm_growth page's figures, drawn from the stored points through page.py's readers. Page-side: no
 computation imports this module, so editing it leaves the chapter's results current.
 
-    >>> figures.plot_phase(P, results)
+    >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
+    >>> plot_phase(P, results)
+    <Figure size ... with ... Axes>
 """
 from __future__ import annotations
 

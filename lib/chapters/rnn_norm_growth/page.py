@@ -4,7 +4,11 @@ rows.py and the figures in figures.py beside it (their names are re-exported her
 Nothing here computes a stored number, so editing it leaves the chapter's stored results current (no computation
 imports it).
 
-    >>> rows = page.claims(P, results); page.phase_markdown(P, results)
+    >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
+    >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
+    (16, [('9-exact', True), ('9-drift', True)])
+    >>> print(phase_markdown(P, results).splitlines()[0][:44])
+    | architecture | task | $d_h^*$ ($N$ = 4) |
 """
 from __future__ import annotations
 

@@ -17,8 +17,13 @@ possible ends (`STATUS`):
 The training is engine.train_to_threshold's (AdamW, batched runs, compaction, evaluation); this module adds only the
 plateau rule, through its `stop` hook.
 
-    >>> r = train_to_decision(model.forward, init, task.sample, test, 0.3, cfg, min_samples=8000, factor=10, gen=gen)
-    >>> r["status"]  # (R,) 0 reached, 1 plateau, 2 censored
+    >>> from lib.science import models, qstr
+    >>> task, gen = qstr.QSTR(N=4, d=4, simple=True), torch.Generator().manual_seed(0)
+    >>> model = models.BiRNN(D=task.D, hidden=8, cell="gru")
+    >>> r = train_to_decision(model.forward, model.init(3, gen), task.sample, task.sample(3, 256, gen), 0.8,
+    ...                       engine.TrainConfig(max_samples=640), min_samples=320, factor=2, gen=gen)
+    >>> [STATUS[s] for s in r["status"]]    # 640 samples are too few to reach MSE 0.8
+    ['censored', 'censored', 'censored']
 """
 from __future__ import annotations
 

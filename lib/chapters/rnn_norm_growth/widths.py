@@ -3,7 +3,9 @@ task, N) the median best test MSE per width, each run's end (lib.chapters.rnn_no
 its interval, the slope of d_h*(N) and its censoring-aware range; and the count of runs by how they ended. Read by
 the page (its tables and claims) and its figures; no computation imports it.
 
-    >>> e = phase_table(P, results)[("gru", "1str")]; e["dstar"], e["lo"], e["hi"], e["slope_min"]
+    >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
+    >>> e = phase_table(P, results)[("gru", "1str")]; e["dstar"].round(1), round(e["slope_min"], 2)   # d_h*(N = 4, 8, 16)
+    (array([ 3.9,  8. , 16. ]), 1.02)
 """
 from __future__ import annotations
 
@@ -100,7 +102,9 @@ def slope_bootstrap(P: dict, results: dict, arch: str, task: str, draws: int = B
     three seeds leave in the slope. A resample where some N has no crossing gives NaN. Fixed seed: a verdict read
     from it is the same on every rerun of the page.
 
-        >>> np.nanstd(slope_bootstrap(P, results, "gru", "simple"))
+        >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")
+        >>> round(float(np.nanstd(slope_bootstrap(P, results, "gru", "simple"))), 2)
+        0.21
     """
     rng = np.random.default_rng(seed)
     Ns, W, S = sorted(P["phase_N"]), len(P["widths"]), P["n_seeds"]
@@ -115,7 +119,8 @@ def slope_bootstrap(P: dict, results: dict, arch: str, task: str, draws: int = B
 def critical_widths(widths, mse, threshold: float) -> np.ndarray:
     """`critical_width` of every row of mse (rows, widths) at once (the same interpolation in log width).
 
-        >>> critical_widths([1, 2, 4], [[0.9, 0.5, 0.2], [0.2, 0.1, 0.1]], 0.3)   # [~3.2, 1.0]
+        >>> critical_widths([1, 2, 4], [[0.9, 0.5, 0.2], [0.2, 0.1, 0.1]], 0.3)   # the second row is below at once
+        array([3.1748021, 1.       ])
     """
     x, y = np.log(np.asarray(widths, float)), np.asarray(mse, float)
     below = y <= threshold

@@ -21,7 +21,11 @@ All (kernel, family, H, seed) runs are one batch: the runs of one seed share tha
 (batch, S) signs per seed per step, so no (R, batch, S) tensor is built), and differ from the other seeds' in data
 and initialisation.
 
-    >>> out = run_apph(apph_spec(P), "cpu"); out["mse_exact"]
+    >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
+    >>> from lib.chapters.rpe_decay.compute import apph_spec
+    >>> out = results["apph"]["none"]["result"]    # what run_apph(apph_spec(P, "none"), "cpu") stored
+    >>> len(out["mse_exact"]) == len(runs_of(apph_spec(P, "none")))    # one exact MSE per (seed, kernel, family, H)
+    True
 """
 from __future__ import annotations
 

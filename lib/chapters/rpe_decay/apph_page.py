@@ -3,7 +3,9 @@ both current-token conventions beside the fitter's optimum and the copy-the-curr
 (`apph_summary`), the four numbers the paper states against each convention (`apph_numbers`), and the findings in
 words with their numbers from the stored runs (`apph_findings`). Page-side: no computation imports it.
 
-    >>> Markdown(apph_numbers(P, results))
+    >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
+    >>> print(apph_numbers(P, results).splitlines()[0][:45])      # a Markdown table, one row per number
+    | row | paper | heads only (the paper's model
 """
 from __future__ import annotations
 

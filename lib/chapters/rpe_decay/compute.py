@@ -1,4 +1,4 @@
-"""Seed 004 (Wang & E): relative positional encodings of T5 type, p * phi(t - s), and the memory kernels they can
+"""Wang & E 2024: relative positional encodings of T5 type, p * phi(t - s), and the memory kernels they can
 build. A dot-product-free attention layer with H heads realises exactly the kernels sum_h alpha_h e^{-p_h s} (lin
 RPE, phi = -s) or sum_h alpha_h s^{-p_h} (log RPE, phi = -log s), once each head's softmax normaliser is folded
 into its value; so how well H heads approximate a memory kernel rho is a question about sums of exponentials or
@@ -21,7 +21,9 @@ This module is the kernels, the fitter and the list of points; the training is i
 the computation only (what the stored numbers depend on); the page's readers of the stored points,
 claims and tables are in page.py beside it, its figures in figures.py, and no computation imports either.
 
-    >>> results = collect(points(P), Store("rpe_decay", "quick"), "cpu"); page.claims(P, results)
+    >>> from lib.core import params; P = params.resolve("rpe_decay", "paper")
+    >>> len(points(P)), sorted({p.name.split()[0] for p in points(P)})   # lib.core.sweep.collect computes or loads them
+    (63, ['apph', 'exact', 'fit', 'train'])
 """
 from __future__ import annotations
 

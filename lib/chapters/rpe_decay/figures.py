@@ -1,7 +1,9 @@
 """The rpe_decay page's figures, drawn from the stored points through page.py's readers. Page-side: no
 computation imports this module, so editing it leaves the chapter's results current.
 
-    >>> figures.plot_error_vs_H(P, results)
+    >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
+    >>> plot_error_vs_H(P, results)
+    <Figure size ... with ... Axes>
 """
 from __future__ import annotations
 

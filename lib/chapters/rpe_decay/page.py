@@ -3,7 +3,9 @@ stored fits are in read.py, the claim rows in rows.py and the figures in figures
 re-exported here, so the page imports one module). It reads results and computes no stored number, so editing it
 leaves the chapter's results current (compute.py holds the computation).
 
-    >>> results = collect(compute.points(P), Store("rpe_decay", "quick"), "cpu"); page.claims(P, results)
+    >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
+    >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
+    (24, [('1-t5-buckets', True), ('2-allocation', True)])
 """
 from __future__ import annotations
 

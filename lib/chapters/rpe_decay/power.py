@@ -1,10 +1,14 @@
 """The power of rpe_decay's restated rules (issue 37): each row's own measure run on simulated results, drawn from a
 world with the mechanism the row tests and from one without it. A world is a log-normal per group of runs: a
 centre (log10 MSE) and a spread over seeds (sd in decades, at least MIN_SD: seeds that agree to three digits would
-make every simulation the same). `stored_world` reads centres and spreads from stored results, so a faithful world
-is the stored runs redrawn; the benchmark (benchmarks/rpe_decay_power.py) prints the shares, the test runs a few.
+make every simulation the same). `stored_groups` (Part C) and `stored_apph` (Appendix H) read centres and
+spreads from stored results, so a faithful world is the stored runs redrawn; the benchmark
+(benchmarks/rpe_decay_power.py) prints the shares, the test runs a few.
 
-    >>> shares(lambda rng: h4b_log_world(rng, centre=np.log10(5.3e-4), sd=0.5), "H4b-log", P, sims=200)
+    >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
+    >>> groups = stored_groups(rows.train_table(results))      # the stored Part C runs, redrawn 20 times
+    >>> part_c_shares(part_c_world(groups), "14b-train-floor", P, sims=20)   # 14b fails on them, as on the page
+    {'pass': 0.0, 'fail': 1.0, 'below scale': 0.0}
 """
 from __future__ import annotations
 

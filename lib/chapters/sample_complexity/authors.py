@@ -13,7 +13,10 @@ trained on one draw has no draw spread to measure: its sigma counts seeds only, 
 tail says, since sigma is estimated); `paper-means` allows ALLOWED of them, the number a faithful rerun stays within
 in at least 95% of simulated reruns (benchmarks/power_sample_complexity.py, which also gives the rule's power).
 
-    >>> rows = authors.comparison(table, P); authors.means_verdict(rows)
+    >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
+    >>> from lib.chapters.sample_complexity.page import summarize
+    >>> rows = comparison(summarize(P, records), P); len(rows), means_verdict(rows, P).passed   # 33 means
+    (33, True)
 """
 from __future__ import annotations
 

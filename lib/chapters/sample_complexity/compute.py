@@ -1,4 +1,4 @@
-"""Figure 1 of seed 000: samples-to-threshold against N for a Transformer, an FFN and a bidirectional GRU.
+"""Figure 1 of Mousavi-Hosseini et al. 2025: samples-to-threshold against N for a Transformer, an FFN and a bidirectional GRU.
 
 Panel (a) trains on 1STR (threshold 0.7); panel (b) on simple-1STR (threshold 0.02). A sweep point is one
 (panel, model, N) with all its seeds, trained as one batched computation by `engine.train_to_threshold` and
@@ -10,8 +10,9 @@ simple-1STR prompts) and the task's own (1STR prompts); each run has one stoppin
 This module is the computation only (what the stored numbers depend on); the page's tables, claims and figures
 are in page.py beside it, which no computation imports.
 
-    >>> records = compute(params, Store("sample_complexity", "quick"), device="cpu")
-    >>> table = lib.chapters.sample_complexity.page.summarize(params, records)
+    >>> from lib.core import params; P = params.resolve("sample_complexity", "paper")
+    >>> len(points(P)), sorted({p.name.split()[0] for p in points(P)})   # panels a and b, and the wide sweep
+    (235, ['a', 'b', 'wide'])
 """
 from __future__ import annotations
 

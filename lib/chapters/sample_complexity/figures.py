@@ -1,7 +1,9 @@
 """The sample-complexity page's figures, drawn from the stored points and page.py's summary. Page-side: no computation
 imports this module, so editing it leaves the chapter's results current.
 
-    >>> figures.plot_figure1(P, page.summarize(P, records))
+    >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
+    >>> from lib.chapters.sample_complexity.page import summarize; plot_figure1(P, summarize(P, records))
+    <Figure size ... with ... Axes>
 """
 from __future__ import annotations
 

@@ -2,7 +2,10 @@
 (`findings`), and the note under the comparison with the authors' code (`spread_note`). Every number comes from the
 stored points or the authors' reference means; page-side, no computation imports this module.
 
-    >>> findings.findings(P, page.summarize(P, records), rows); findings.spread_note(P, table)
+    >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
+    >>> from lib.chapters.sample_complexity import page; table = page.summarize(P, records)
+    >>> findings(P, table, page.claims(P, records)), spread_note(P, table)[:39]   # no unsettled row to explain
+    ('', "Each model's spread over task draws, as")
 """
 from __future__ import annotations
 

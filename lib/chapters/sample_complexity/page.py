@@ -1,9 +1,11 @@
 """What the sample-complexity page shows from stored sweep points: the run summary, the per-panel table of samples
 to threshold (`summarize`), the claims of the paper's Figure 1 against the authors' means, the test-protocol table and
 the figures. It reads results and computes no stored number, so editing it leaves the chapter's results current
-(lib/sample_complexity.py holds the computation).
+(compute.py beside it holds the computation).
 
-    >>> table = page.summarize(P, records); page.claims(P, records)
+    >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
+    >>> rows = claims(P, records); len(rows), [(row['id'], row['passed']) for row in rows][:2]
+    (11, [('1-tr-fewest', True), ('1-gap-largest-N', True)])
 """
 from __future__ import annotations
 
@@ -399,7 +401,11 @@ RULE_CHANGES = (
 
 def findings_markdown(P: dict, records: dict, rows: list[dict]) -> str:
     """One bullet per claim row whose badge is FAIL or censored, computed from the stored points (findings.py).
-    >>> page.findings_markdown(P, records, rows)"""
+
+        >>> from lib.chapters import stored; P, records = stored("sample_complexity")
+        >>> findings_markdown(P, records, claims(P, records))     # every claim of the paper results passes
+        ''
+    """
     from lib.chapters.sample_complexity.findings import findings
 
     return findings(P, summarize(P, records), rows)

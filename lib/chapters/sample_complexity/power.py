@@ -6,7 +6,10 @@ Runs are drawn log-normal around a mean per (model, N): a task-draw offset per d
 come from the stored results (`measured_spreads`), so the simulation is of this book's experiment at its scale.
 Page-side; benchmarks/power_sample_complexity.py prints the table, tests/test_sample_complexity.py checks it.
 
-    >>> sims = power.paper_means_rates(table, P, n_sim=200)   # {"faithful": 0.97, "one model x1.3": 0.0, ...}
+    >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
+    >>> from lib.chapters.sample_complexity.page import summarize
+    >>> paper_means_rates(summarize(P, records), P, n_sim=20)     # pass shares of paper-means per world
+    {'faithful': 1.0, 'one model x1.3 (the FFN)': 0.1, 'every mean x1.15': 0.1}
 """
 from __future__ import annotations
 

@@ -14,7 +14,10 @@ With two parameters each, Akaike's criterion reduces to the residual sums of squ
 k lengths. Its uncertainty is a bootstrap over the seeds of each N (2,000 replicates). Page-side: no computation
 imports this module.
 
-    >>> w = wide.series(table, P, "task"); fits = wide.fit_laws(w["N"], w["runs"].mean(1))
+    >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
+    >>> from lib.chapters.sample_complexity.page import summarize
+    >>> w = series(summarize(P, records), P, "task"); w["N"], sorted(fit_laws(w["N"], w["runs"].mean(1)))
+    ([4, 6, 8, 10, 12, 16, 32, 64, 128], ['linear', 'log', 'power'])
 """
 from __future__ import annotations
 

@@ -12,7 +12,9 @@ Sweep points (see `points`):
   planted bits and the weight norms of Thm 4.2 / Cor. 4.4 (`weight_norms`).
 - parity (one per T): the 3-sparse parity of App. C.2, online batches, every seed at once; per seed the loss curve.
 
-    >>> results = collect(points(P), Store("sparse_variable_creation", "quick"), "cpu"); page.claims(P, results)
+    >>> from lib.core import params; P = params.resolve("sparse_variable_creation", "paper")
+    >>> sorted({p.name.split()[0] for p in points(P)})    # lib.core.sweep.collect computes or loads them
+    ['and', 'exact', 'parity']
 """
 from __future__ import annotations
 

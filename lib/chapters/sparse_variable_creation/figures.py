@@ -1,7 +1,9 @@
 """The sparse_variable_creation page's figures, drawn from the stored points through page.py's readers. Page-side:
 no computation imports this module, so editing it leaves the chapter's results current.
 
-    >>> figures.plot_and(results)
+    >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
+    >>> plot_and(results)
+    <Figure size ... with ... Axes>
 """
 from __future__ import annotations
 

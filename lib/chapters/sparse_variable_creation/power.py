@@ -4,7 +4,9 @@ or reads censored in a world where the log law holds, where a power or a linear 
 curve does not move with T. A16 is simulated by resampling the stored trials: successes (the variable created) against
 failures (a world without it). Page-side: no computation imports this module.
 
-    >>> power_table(P, results, sims=200)      # markdown: pass / FAIL / censored shares per row and world
+    >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
+    >>> print(power_table(P, results, sims=20).splitlines()[0])   # pass / FAIL / censored shares per row and world
+    | row | log world | power world | linear world | no shift world |
 """
 from __future__ import annotations
 

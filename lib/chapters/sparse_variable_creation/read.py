@@ -2,7 +2,9 @@
 and its censoring (a T without m* in the grid is a bound, never dropped), the fits of m* against T, the weight norms,
 the parity transitions and the least query scale. Page-side: no computation imports this module.
 
+    >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
     >>> bounds(results)  # {T: (lo, hi)}: m* where the grid has one, else (largest m, inf)
+    {100: (75.0, 75.0), 200: (100.0, 100.0), 400: (200.0, inf)}
 """
 from __future__ import annotations
 

@@ -20,7 +20,9 @@ margins.py beside this module; this module lists every point and runs the others
 the page shows of the results (tables, claims, figures) is lib.chapters.turing_simulation.page (and figures.py),
 which no computation imports, so editing it leaves the stored points current.
 
-    >>> results = collect(points(P), Store("turing_simulation", "quick"), "cpu")
+    >>> from lib.core import params; P = params.resolve("turing_simulation", "paper")
+    >>> sorted({p.name.split()[0] for p in points(P)})    # lib.core.sweep.collect computes or loads them
+    ['anatomy', 'exact', 'precision', 'random', 'robust', 'sizes', 'softmax', 'toy']
 """
 from __future__ import annotations
 

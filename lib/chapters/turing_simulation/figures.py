@@ -1,7 +1,9 @@
 """The turing_simulation page's figures, drawn from the stored points through read.py. Page-side: no
 computation imports this module, so editing it leaves the chapter's results current.
 
-    >>> figures.plot_robust(P, results)
+    >>> from lib.chapters import stored; P, results = stored("turing_simulation")   # the committed paper results
+    >>> plot_robust(P, results)
+    <Figure size ... with ... Axes>
 """
 from __future__ import annotations
 

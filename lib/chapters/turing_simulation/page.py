@@ -3,7 +3,11 @@ robustness note, read from the points of lib.chapters.turing_simulation.compute 
 in rows.py and the figures in figures.py beside it (page.claims and page.ROWS are theirs). Nothing here changes a
 stored number, so no computation imports it and editing it leaves the chapter's stored results current.
 
-    >>> rows = page.claims(P, results); page.exact_table(results)
+    >>> from lib.chapters import stored; P, results = stored("turing_simulation")   # the committed paper results
+    >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
+    (20, [('1-exact', True), ('2-lookup', True)])
+    >>> print(exact_table(results).splitlines()[0][:60])
+    | machine | T | runs x inputs | steps checked | d | teacher-
 """
 from __future__ import annotations
 

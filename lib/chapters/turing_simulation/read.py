@@ -2,7 +2,9 @@
 robustness, bound and softmax arrays. The page's tables (page.py), its claim rows (rows.py) and its figures
 (figures.py) all read the results through these; no computation imports this module.
 
-    >>> exact_rows(results)[0]["tf_mismatch"], robust_arrays(results, True)["r"].shape   # 0, (len(robust_T), n_directions)
+    >>> from lib.chapters import stored; P, results = stored("turing_simulation")   # the committed paper results
+    >>> exact_rows(results)[0]["tf_mismatch"], robust_arrays(results, True)["r"].shape   # (len(robust_T), directions)
+    (0, (10, 6))
 """
 from __future__ import annotations
 
