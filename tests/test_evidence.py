@@ -175,7 +175,7 @@ def test_verify_passes_a_sound_result_set_and_names_each_problem(results, capsys
     folder = results / CHAPTER / "paper"
     assert main(["verify"]) == 0
     out = capsys.readouterr().out
-    assert out.strip() == "verify: 1 complete committed result set(s) checked, 0 problem(s)"
+    assert out.strip() == "verify: 1 committed result set(s) checked, 0 problem(s)"
     claims = json.loads((folder / "claims.json").read_text())
     claims[-1]["measured"] = "better"
     (folder / "claims.json").write_text(json.dumps(claims))
@@ -190,13 +190,25 @@ def test_verify_passes_a_sound_result_set_and_names_each_problem(results, capsys
     assert any(line.startswith(f"{folder}/provenance.json: its parameters are not parameters/{CHAPTER}/paper.yaml's "
                                "(seed differ)") for line in lines)
     assert any("points: 1 point(s) carry code hash 0123456789ab" in line for line in lines)
-    assert lines[-1] == f"verify: 1 complete committed result set(s) checked, {len(lines) - 1} problem(s)"
+    assert lines[-1] == f"verify: 1 committed result set(s) checked, {len(lines) - 1} problem(s)"
     manifest.write_manifest(folder)
     (folder / "provenance.json").write_text(json.dumps(prov))
     manifest.write_manifest(folder)
     lines = []
     assert verify_all(CHAPTER, log=lines.append) == 1
     assert any(f"claim {claims[-1]['id']}: stored" in line and "better" in line for line in lines)
+
+
+def test_verify_checks_a_rendered_profile_with_a_point_missing(results):
+    """A rendered profile (its claims.json) that lacks a point is a problem to say, not a profile in progress to skip."""
+    from lib.core.verify import verify_all
+
+    point = first_point(results)
+    point.unlink()
+    lines = []
+    assert verify_all(CHAPTER, log=lines.append) == 1
+    assert lines[0] == f"{point}: listed in manifest.json but missing" and "not stored" in lines[1]
+    assert lines[-1].startswith("verify: 1 committed result set(s) checked, 2 problem(s)")
 
 
 def test_compute_and_run_write_the_manifest_when_the_profile_completes(results, capsys):

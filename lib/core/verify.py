@@ -111,8 +111,9 @@ def kept_by_git(chapter: str, profile: str) -> bool:
 
 
 def committed_profiles(chapter: str | None = None, root: Path | None = None) -> tuple[list, list]:
-    """(complete, in_progress): the (chapter, profile) result sets under the results folder that git keeps, those
-    whose every point is stored and those still being computed. chapter: that chapter's only."""
+    """(checked, in_progress): the (chapter, profile) result sets under the results folder that git keeps, those
+    to verify (every point stored, or rendered: a claims.json, even where the parameters file now asks for points
+    that are not stored) and those still being computed (neither). chapter: that chapter's only."""
     root = Path(root or results_root())
     chapters = [chapter] if chapter else [c for c in params_mod.chapters() if (root / c).is_dir()]
     complete, in_progress = [], []
@@ -124,7 +125,8 @@ def committed_profiles(chapter: str | None = None, root: Path | None = None) -> 
                 complete.append((ch, folder.name))       # audit says that its parameters file is gone
                 continue
             stored, total, _ = progress(ch, folder.name, root)
-            (complete if stored == total > 0 else in_progress).append((ch, folder.name))
+            rendered = (folder / "claims.json").is_file()
+            (complete if stored == total > 0 or rendered else in_progress).append((ch, folder.name))
     return complete, in_progress
 
 
@@ -164,8 +166,9 @@ def audit(chapter: str, profile: str, root: Path | None = None) -> list[str]:
 
 
 def verify_all(chapter: str | None = None, root: Path | None = None, log=print) -> int:
-    """`python -m lib verify [CHAPTER]`: `audit` every complete committed result set; each problem on its own line,
-    then a one-line summary. Returns the exit status: 0 when none has a problem, 1 otherwise."""
+    """`python -m lib verify [CHAPTER]`: `audit` every committed result set that is complete or rendered; each
+    problem on its own line, then a one-line summary. Returns the exit status: 0 when none has a problem, 1
+    otherwise."""
     if chapter is not None:
         params_mod.chapter_source(chapter)           # an unknown chapter: one line (ParamError), exit 2
     complete, in_progress = committed_profiles(chapter, root)
@@ -173,6 +176,6 @@ def verify_all(chapter: str | None = None, root: Path | None = None, log=print) 
     for line in found:
         log(line)
     shown = ", ".join(f"{c}/{p}" for c, p in in_progress)
-    log(f"verify: {len(complete)} complete committed result set(s) checked, {len(found)} problem(s)"
+    log(f"verify: {len(complete)} committed result set(s) checked, {len(found)} problem(s)"
         + (f"; in progress, not checked: {shown}" if in_progress else ""))
     return 1 if found else 0
