@@ -2,7 +2,7 @@
 axis R, every matrix product is a batched einsum, and one AdamW steps all of them (AdamW is elementwise, so this is
 R separate AdamW runs: torch.optim.AdamW over the stacked tensors; the gradient clipping is per trial).
 
-The model (Edelman et al., Sec. 5 and App. C, on minGPT's 2021 defaults): token embeddings for 0, 1 and [CLS],
+The model (Edelman et al. 2022, Sec. 5 and App. C, on minGPT's 2021 defaults): token embeddings for 0, 1 and [CLS],
 learned positions (N(0, 0.02^2)), one pre-LayerNorm block (16-head self-attention with 1/sqrt(head dim) scaling,
 then a GELU MLP of width 4d, both residual), a final LayerNorm and a bias-free head with 2 logits read at [CLS].
 [CLS] is the first token and attention is bidirectional (no mask): minGPT's causal mask would let a first [CLS]

@@ -1,8 +1,7 @@
 """The models of the experiments of Mousavi-Hosseini et al. 2025, batched: R independent models as one computation.
 Parameters are plain tensors with a leading run axis (weight (R, out, in)), the forward is a pure function
 `forward(params, z)` of z (R, B, N, D), and the gradient of the sum of the per-run losses is, run by run, each run's
-own gradient.
-Initialisation follows PyTorch's defaults.
+own gradient. Initialisation follows PyTorch's defaults.
 
 The authors' per-run nn.Modules, which the tests and the benchmark compare these with, are in reference.py.
 

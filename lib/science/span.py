@@ -1,7 +1,7 @@
-"""The objects of the FFN span argument (Theorem 6 of Mousavi-Hosseini et al., Appendix B), for R runs at once: Haar
-rotations and random directions, the projector on the span of a run's training inputs, the off-span energy of a
-first layer's token columns, the visible fraction nu and the oracle that sees only the span, and full-batch
-gradient descent (or AdamW) on a fixed training set with its stationarity residual.
+"""The objects of the FFN span argument (Theorem 6 of Mousavi-Hosseini et al. 2025, Appendix B), for R runs at once:
+Haar rotations and random directions, the projector on the span of a run's training inputs, the off-span energy of a
+first layer's token columns, the visible fraction nu and the oracle that sees only the span, and full-batch gradient
+descent (or AdamW) on a fixed training set with its stationarity residual.
 
     >>> P = span_projector(torch.randn(2, 5, 12), torch.tensor([3, 5])); P.shape, torch.linalg.matrix_rank(P)
     (torch.Size([2, 12, 12]), tensor([3, 5]))

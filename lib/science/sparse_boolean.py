@@ -1,4 +1,4 @@
-"""Sparse variable creation by construction (Edelman, Goel, Kakade & Zhang, App. A.4 and B): softmax's l_inf -> l_1
+"""Sparse variable creation by construction (Edelman et al. 2022, App. A.4 and B): softmax's l_inf -> l_1
 Lipschitz bound, the truncation lemma, the attention heads of Lemmas B.2-B.4 and the exact ReLU lookup of Lemma B.8
 that turns them into exact sparse Boolean functions (Lemmas B.5, B.6). Everything is numpy float64.
 

@@ -1,4 +1,4 @@
-"""The explicit-weight encoder-decoder Transformer of Theorem 4.1 (Wei, Chen, Ma), built from a machine's
+"""The explicit-weight encoder-decoder Transformer of Theorem 4.1 of Wei, Chen & Ma 2022, built from a machine's
 transition table and the horizon T, following Section 4.2 and Appendix C (Lemmas C.1-C.8) of the paper, with the
 gaps this book fills (a pre-start state for step 0, P bits that can encode every position, left padding by c0
 blank cells, terminal states that write back and move right). Weights are tensors with a leading run axis R, so

@@ -1,12 +1,12 @@
 """Single-tape Turing machines: an interpreter with the halting convention of this book, and a catalogue.
 
-Conventions (this book's, where Section 4 and Appendix C of the paper leave them open): symbol 0 is the blank;
-the input x occupies cells c0+1 .. c0+m (the c0 cells to its left are blank, so two-way machines never fall off
-cell 0); the head starts at c0+1 in state `init`; every
-step applies S(z, a) = (z', u, q), writes u under the head and moves q = -1 or +1 (no "stay"). A terminal state
-(accept or reject) writes back what it reads and moves right, so the tape never changes after halting. The
-trace records, for i = 0..T, the state z_i, the symbol a_i under the head and the head cell l_i at the end of
-step i (step 0 is the start), and for i >= 1 the symbol u_i written at cell l_{i-1} during step i.
+Conventions (this book's, where Section 4 and Appendix C of Wei, Chen & Ma 2022 leave them open): symbol 0 is the
+blank; the input x occupies cells c0+1 .. c0+m (the c0 cells to its left are blank, so two-way machines never fall
+off cell 0); the head starts at c0+1 in state `init`; every step applies S(z, a) = (z', u, q), writes u under the
+head and moves q = -1 or +1 (no "stay"). A terminal state (accept or reject) writes back what it reads and moves
+right, so the tape never changes after halting. The trace records, for i = 0..T, the state z_i, the symbol a_i under
+the head and the head cell l_i at the end of step i (step 0 is the start), and for i >= 1 the symbol u_i written at
+cell l_{i-1} during step i.
 
     >>> tr = run(catalogue()["bb3"], [], T=20, c0=20); tr.halt_step, tr.ones
     (14, 6)

@@ -1,5 +1,6 @@
-"""Theorem 6 of seed 000 (Appendix B): a network whose first layer is fully connected on the flattened tokens
-needs about N*d samples to learn simple-1STR, because that layer only ever sees the span of its training inputs.
+"""Theorem 6 of Mousavi-Hosseini et al. 2025 (Appendix B): a network whose first layer is fully connected on the
+flattened tokens needs about N*d samples to learn simple-1STR, because that layer only ever sees the span of its
+training inputs.
 
 Five measurements, each a stored point (see `points`):
 

@@ -1,5 +1,5 @@
-"""Sparse variable creation (Edelman, Goel, Kakade & Zhang): the computation, everything its stored numbers depend on
-(the page's readers, claims and figures are in page.py).
+"""Sparse variable creation (Edelman et al. 2022): the computation, everything its stored numbers depend on (the
+page's readers, claims and figures are in page.py).
 
 Sweep points (see `points`):
 

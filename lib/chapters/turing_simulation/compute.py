@@ -1,5 +1,5 @@
-"""Theorem 4.1 of Wei, Chen, Ma (statistically meaningful approximation of Turing machines by Transformers), made
-computable: the explicit construction of lib.science.tm_transformer run against the interpreter of
+"""Theorem 4.1 of Wei, Chen & Ma 2022 (statistically meaningful approximation of Turing machines by Transformers),
+made computable: the explicit construction of lib.science.tm_transformer run against the interpreter of
 lib.science.turing.
 
 Points (see `points`), each a frozen spec of exactly the parameters it depends on:
