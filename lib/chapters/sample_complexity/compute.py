@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import torch
+
 from lib.core.sweep import Point
 from lib.science import engine, models, qstr
 from lib.science.seeds import generator
@@ -61,6 +63,13 @@ class RunPoint(FigurePoint):
 WIDTH = {"transformer": "mlp_width", "rnn": "rnn_hidden", "ffn": "ffn_width"}
 
 
+@dataclass(frozen=True)
+class AttentionPoint(FigurePoint):
+    """Figure 1's panel (a) Transformer at one N, trained as its own point is (the same task, test sets, streams and
+    stopping rule), then read: where its attention goes on `n_prompts` fresh 1STR prompts, shared by every run."""
+    n_prompts: int           # 1STR prompts the attention is summarised on
+
+
 def point_spec(P: dict, panel: str, model: str, N: int, draw: int = 0) -> FigurePoint:
     """The point of one (panel, model, N) on task draw `draw` (0: task_seed itself, j: task_seed + j)."""
     return FigurePoint(panel=panel, model=model, N=N, d=P["d"], d_e_rule=P["d_e_rule"], encoding=P["encoding"],
@@ -95,6 +104,68 @@ def run_point(spec: FigurePoint, device: str) -> dict:
             "curve_samples": runs.check_samples[::every], "curves": runs.curves[::every]}
 
 
+def run_attention(spec: AttentionPoint, device: str) -> dict:
+    """Train the Transformer runs of one panel (a) point to the threshold, then summarise their attention on fresh
+    1STR prompts (`attention_stats`) and keep the query-key form W_Q^T W_K of each run (the paper's Figure 2 plots
+    it: the construction of Eq. A.2 is alpha I in the block of the query's code of t_i against the key's own code)."""
+    N, R = spec.N, spec.n_seeds
+    task = qstr.QSTR(N=N, d=spec.d, simple=False, d_e_rule=spec.d_e_rule, encoding=spec.encoding,
+                     task_seed=spec.task_seed, device=device)
+    model = models.build(spec.model, N, task.D, spec.d, **{WIDTH[spec.model]: spec.width})
+    # The setup of run_point (which the stored Figure 1 points keep as they are): the same tests, streams and rule,
+    # so with n_seeds runs on one device these are Figure 1's own runs at this N.
+    test_gen = generator(spec.seed, spec.panel, N, "test", device=device)
+    tests = [task.sample(R, spec.n_test, test_gen, simple=True if name == "authors" else None)
+             for name in PANELS[spec.panel]["tests"]]
+    gen = generator(spec.seed, spec.panel, spec.model, N, device=device)
+    cfg = engine.TrainConfig(lr=spec.lr, weight_decay=spec.weight_decay, batch_size=spec.batch_size,
+                             check_every=spec.check_every, max_samples=spec.max_samples)
+    runs = engine.train_to_threshold(model.forward, model.init(R, gen, device), task.sample, tests,
+                                     [spec.threshold] * len(tests), cfg, gen)
+    X, T = task.draw(1, spec.n_prompts, generator(spec.seed, "attention", N, "prompts", device=device))
+    z = task.encode(X, T)[0]
+    params = {k: v.to(device) for k, v in runs.params.items()}
+    with torch.no_grad():
+        A = torch.cat([model.attention(params, z[i:i + 250].expand(R, -1, -1, -1))
+                       for i in range(0, spec.n_prompts, 250)], 1)
+    D, d, d_e = task.D, spec.d, task.d_e
+    w = runs.params["attn.in_w"]
+    qk = w[:, :D].transpose(1, 2) @ w[:, D:2 * D]                    # (R, D, D): rows query, columns key features
+    block = qk[:, d + d_e:d + 2 * d_e, d:d + d_e]                     # query's code of t_i x key's own code
+    off = ~torch.eye(d_e, dtype=torch.bool)
+    return {"tests": list(PANELS[spec.panel]["tests"]), "samples": runs.samples, "wall_s": runs.wall_s, "d_e": d_e,
+            "D": D, **attention_stats(A.cpu(), T[0, :, :, 0].cpu(), task.E.cpu()),
+            "qk_block_share": (block.pow(2).sum((1, 2)) / qk.pow(2).sum((1, 2))).tolist(),
+            "qk_block_diagonal": block.diagonal(dim1=1, dim2=2).mean(1).tolist(),
+            "qk_block_off_diagonal": block.abs()[:, off].median(1).values.tolist(), "qk": qk[0].tolist()}
+
+
+def attention_stats(A: torch.Tensor, t: torch.Tensor, E: torch.Tensor) -> dict:
+    """Where attention A (R, B, N, N) (row i: where position i looks) goes on B prompts whose position i retrieves
+    token t (B, N), with position codes E (N, d_e): the mass on t_i (`share`, per run; `share_per_prompt`, per run
+    and prompt), the positions whose attention peaks at t_i (`peak_k` of `peak_n`), the mean weight on the other keys j
+    by the overlap <w_{t_i}, w_j> of the query's code of t_i with the key's own (`by_overlap` at `overlap_levels`,
+    1 - 2h/d_e for the codes' Hamming distance h = 0..d_e; NaN where no key has it: level 1 only where another key's
+    code is t_i's), and the first prompt's attention (`example`, `example_t`).
+
+        >>> A = torch.full((2, 3, 4, 4), 0.25); E = torch.tensor([[1., 1], [1, -1], [-1, 1], [-1, -1]]) / 2 ** 0.5
+        >>> attention_stats(A, torch.zeros(3, 4, dtype=torch.long), E)["share"]      # uniform: 1/N
+        [0.25, 0.25]
+    """
+    R, B, N, _ = A.shape
+    d_e = E.shape[1]
+    on_t = A.gather(-1, t.expand(R, B, N).unsqueeze(-1)).squeeze(-1)             # (R, B, N)
+    overlap = E[t] @ E.T                                                          # (B, N, N): query i, key j
+    h = torch.round((1 - overlap) * d_e / 2).long().clamp(0, d_e)
+    other = torch.ones(B, N, N, dtype=torch.bool).scatter_(-1, t.unsqueeze(-1), False)
+    sums = torch.zeros(R, d_e + 1, dtype=A.dtype).index_add_(1, h[other], A[:, other])
+    counts = torch.bincount(h[other], minlength=d_e + 1).to(A.dtype)
+    return {"share": on_t.mean((1, 2)).tolist(), "share_per_prompt": on_t.mean(2).tolist(),
+            "peak_k": (A.argmax(-1) == t).sum((1, 2)).tolist(), "peak_n": B * N,
+            "overlap_levels": (1 - 2 * torch.arange(d_e + 1) / d_e).tolist(),
+            "by_overlap": (sums / counts).tolist(), "example": A[:, 0].tolist(), "example_t": t[0].tolist()}
+
+
 def points(P: dict) -> list[Point]:
     """Every (panel, model, N) of Figure 1 on the task draw task_seed (results[(panel, model, N)] is its record), and
     the task_draw_models' points on the further draws task_seed + j, j < n_task_draws (results[(panel, model, N, j)]);
@@ -121,7 +192,19 @@ def points(P: dict) -> list[Point]:
             for N in P.get("N_wide", []) if N not in P["N_a"] for p in of("a", model, N, 0, "wide")]
     return main + [p for j in range(1, P["n_task_draws"]) for panel in ("a", "b")
                    for model in P["models"] if model in P["task_draw_models"] for N in P[f"N_{panel}"]
-                   for p in of(panel, model, N, j)] + wide
+                   for p in of(panel, model, N, j)] + wide + attention_points(P)
+
+
+def attention_points(P: dict) -> list[Point]:
+    """The attention point (results[("attention", "transformer", attention_N)]): panel (a)'s Transformer at
+    attention_N, attention_seeds runs, read on attention_prompts prompts; none where attention_N is 0 (or absent,
+    as in results stored before it)."""
+    N = P.get("attention_N", 0)
+    if not N:
+        return []
+    spec = point_spec({**P, "n_seeds": P["attention_seeds"]}, "a", "transformer", N)
+    return [Point((("attention", "transformer", N),), AttentionPoint(**vars(spec), n_prompts=P["attention_prompts"]),
+                  run_attention, cost=_cost(P, "a", "transformer", N) * P["attention_seeds"] / P["n_seeds"], threads=1)]
 
 
 def runs_of(records: dict, panel: str, model: str, N: int, draw: int = 0) -> list[dict]:

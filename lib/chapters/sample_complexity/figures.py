@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from lib.chapters.sample_complexity import wide
+from lib.chapters.sample_complexity.bootstrap import replicates
 from lib.chapters.sample_complexity.compute import runs_of
 from lib.chapters.sample_complexity.page import LABELS, PAPER_MEANS, SLOPE_FROM, TESTS, comparison
 from lib.science import qstr
@@ -46,8 +47,20 @@ def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
 
 
 
+BAND = 0.95      # the two-sided level of Figure 1's bands: of the bootstrap replicates the claim rows test
+
+
+def band(P: dict, panel: str, model: str, entry: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The BAND interval of a table entry's mean at each N: the quantiles of the claim rows' own bootstrap replicates
+    (bootstrap.replicates with boot's key: task draws resampled, then seeds within each draw; censored runs at the
+    cap, so an interval there bounds a lower bound)."""
+    reps = replicates(entry, (P["seed"], panel, model))
+    return np.quantile(reps, (1 - BAND) / 2, axis=0), np.quantile(reps, (1 + BAND) / 2, axis=0)
+
+
 def plot_figure1(P: dict, table: dict):
-    """Figure 1 of the paper: samples-to-threshold against N (log-log), means and each seed, slopes in the legend."""
+    """Figure 1 of the paper: samples-to-threshold against N (log-log), means with their bootstrap band over task draws
+    and seeds (`band`), each run, slopes in the legend."""
     from matplotlib.ticker import LogFormatterSciNotation, NullLocator
 
     from lib.core.plotting import COLORS, MARKERS, figure
@@ -66,6 +79,7 @@ def plot_figure1(P: dict, table: dict):
                 slope = loglog_slope(N[fit], entry["mean"][fit])
                 ax.plot(N, entry["mean"], style, marker=MARKERS[model], color=COLORS[model], ms=5,
                         label=f"{label}: slope {slope:.2f}")
+                ax.fill_between(N, *band(P, panel, model, entry), color=COLORS[model], alpha=0.2, lw=0)
                 runs = np.where(np.isnan(entry["runs"]), float(P["max_samples"]), entry["runs"])  # censored: at the cap
                 for r in range(runs.shape[1]):
                     ax.scatter(N, runs[:, r], color=COLORS[model], alpha=0.25, s=12)

@@ -13,7 +13,7 @@ import dataclasses
 
 import numpy as np
 
-from lib.chapters.sample_complexity import wide
+from lib.chapters.sample_complexity import attention, wide
 from lib.chapters.sample_complexity.authors import (  # noqa: F401 (PAPER_MEANS and comparison_table: the page's names)
     ALLOWED,
     BEYOND,
@@ -53,6 +53,8 @@ def summarize(P: dict, records: dict) -> dict:
     groups: dict = {}
     for key, rec in records.items():   # (panel, model, N[, draw[, run]]): a split model has one record per run
         panel, model, N = key[:3]
+        if panel == "attention":       # the attention point (attention.py): the same runs, read, not a sweep point
+            continue
         draw, run = (key[3] if len(key) > 3 else 0), (key[4] if len(key) > 4 else 0)
         res = rec["result"]
         samples = np.array(res["samples"], dtype=float)  # None (censored) -> nan
@@ -348,8 +350,9 @@ ROWS = [
 
 def claims(P: dict, records: dict) -> list[dict]:
     """The rows of ROWS this run can measure (those whose sweep points it has), evaluated on its means. records: the
-    sweep's points (`collect(compute.points(P), ...)`), as every chapter's page.claims takes them."""
-    return evaluate(ROWS, summarize(P, records), P)
+    sweep's points (`collect(compute.points(P), ...)`), as every chapter's page.claims takes them; the attention
+    point's row (attention.ROW) last."""
+    return evaluate(ROWS, summarize(P, records), P) + attention.claims(P, records)
 
 
 def protocol_table(P: dict, table: dict) -> str:

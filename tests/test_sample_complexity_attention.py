@@ -1,0 +1,98 @@
+"""The sample-complexity chapter's attention point (compute.run_attention, attention.py) and Figure 1's bands."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from lib.chapters.sample_complexity import attention, figures, page
+from lib.chapters.sample_complexity import compute as sc
+from lib.core import params
+from lib.core.store import key_of, spec_dict
+
+
+def test_the_attention_point_is_figure_1s_transformer_read_after_the_same_training():
+    """The attention point trains the runs its Figure 1 point trains (same tests, streams and stopping rule): the same
+    sample counts; and it reads every run on the same prompts."""
+    Q = {**params.resolve("sample_complexity", "quick"), "N_a": [4], "n_seeds": 2, "attention_N": 4,
+         "attention_seeds": 2, "attention_prompts": 30, "n_test": 64, "max_samples": 6400}
+    (point,) = sc.attention_points(Q)
+    assert point.label == (("attention", "transformer", 4),) and point.spec.n_seeds == 2
+    res = sc.run_attention(point.spec, "cpu")
+    np.testing.assert_array_equal(res["samples"], sc.run_point(sc.point_spec(Q, "a", "transformer", 4), "cpu")["samples"])
+    assert np.array(res["share_per_prompt"]).shape == (2, 30) and res["peak_n"] == 30 * 4
+    assert np.array(res["example"]).shape == (2, 4, 4) and len(res["qk_block_share"]) == 2
+
+
+def test_the_attention_point_adds_one_point_and_moves_no_other():
+    P = params.resolve("sample_complexity", "paper")
+    assert [p.label for p in sc.attention_points(P)] == [(("attention", "transformer", 12),)]
+    assert sc.attention_points(P)[0].spec.n_seeds == P["attention_seeds"]
+    before = {key_of(spec_dict(p.spec)) for p in sc.points({**P, "attention_N": 0})}
+    older = {k: v for k, v in P.items() if not k.startswith("attention_")}          # parameters stored before it
+    assert {key_of(spec_dict(p.spec)) for p in sc.points(older)} == before
+    assert len(sc.points(P)) == len(before) + 1
+
+
+def test_attention_stats_reads_where_the_attention_goes():
+    """On t_i alone: mass 1 and a peak at every position; uniform: mass 1/N, a flat curve over the overlaps; a score
+    rising with <w_{t_i}, w_j>: a curve rising with the overlap."""
+    gen = torch.Generator().manual_seed(0)
+    N, B = 6, 50
+    E = sc.qstr.rademacher_codes(N, 8, gen)
+    t = torch.randint(0, N, (B, N), generator=gen)
+    onehot = torch.nn.functional.one_hot(t, N).float()[None]
+    s = sc.attention_stats(onehot, t, E)
+    assert s["share"] == [1.0] and s["peak_k"] == [B * N]
+    u = sc.attention_stats(torch.full((1, B, N, N), 1 / N), t, E)
+    assert u["share"][0] == pytest.approx(1 / N)
+    curve = np.array(u["by_overlap"][0], float)
+    np.testing.assert_allclose(curve[np.isfinite(curve)], 1 / N, rtol=1e-5)
+    reads = sc.attention_stats(torch.softmax(3 * (E[t] @ E.T), -1)[None], t, E)
+    c = np.array(reads["by_overlap"][0], float)
+    levels = np.array(reads["overlap_levels"])
+    seen = np.isfinite(c) & (levels < 1)
+    assert np.all(np.diff(c[seen][::-1]) > 0)           # levels run from 1 down: the weight rises with the overlap
+
+
+def test_the_attention_row_has_power_on_simulated_attention():
+    """The row's own function on 200 simulated attention points per world (N = 12, 5 runs): a model that reads the
+    position code about as the paper run does passes in >= 95%; one that reads it weakly (a peak at t_i at about a
+    third of the positions) and one blind to the codes pass in <= 5%."""
+    weak = attention.simulated(12, *attention.WORLDS["reads it weakly"])
+    assert 0.25 <= np.mean(weak["peak_k"]) / weak["peak_n"] <= 0.45
+    rates = attention.peak_rates(n_sim=200)
+    assert rates["reads the code"] >= 0.95 and rates["reads it weakly"] <= 0.05 and rates["blind to the codes"] <= 0.05, rates
+
+
+def test_the_attention_row_comes_last_and_leaves_the_figure_1_rows_alone():
+    from tests.test_sample_complexity import P, paper_like
+
+    records = paper_like()
+    rows = page.claims(P, records)
+    assert "5-attn-reads-t" not in [r["id"] for r in rows]                       # no attention point: no row
+    Q = {**P, "attention_N": 12}
+    records[("attention", "transformer", 12)] = {"result": attention.simulated(12, *attention.WORLDS["reads the code"])}
+    with_row = page.claims(Q, records)
+    assert with_row[:-1] == rows and with_row[-1]["id"] == "5-attn-reads-t" and with_row[-1]["passed"]
+    assert "hypothesis (this book)" in with_row[-1]["source"] and with_row[-1]["expected"] == attention.RULE_PEAK.text
+    records[("attention", "transformer", 12)] = {"result": attention.simulated(12, *attention.WORLDS["blind to the codes"])}
+    assert not page.claims(Q, records)[-1]["passed"]
+
+
+def test_figure_1_bands_are_the_claims_bootstrap_over_draws_and_seeds():
+    """Each band is the BAND interval of the replicates the claim rows test: it holds the mean, and a model whose task
+    draws disagree gets a wider band than one whose draws agree with the same seeds."""
+    from tests.test_sample_complexity import P
+
+    rng = np.random.default_rng(0)
+    seeds = rng.lognormal(0, 0.05, (1, 3, 5))
+    agree = {"N": [4], "by_draw": 1000 * seeds}
+    differ = {"N": [4], "by_draw": 1000 * seeds * np.array([0.7, 1.0, 1.4])[None, :, None]}
+    lo, hi = figures.band(P, "a", "ffn", agree)
+    mean = agree["by_draw"].mean()
+    assert lo[0] < mean < hi[0]
+    lo2, hi2 = figures.band(P, "a", "ffn", differ)
+    assert np.log(hi2[0] / lo2[0]) > 5 * np.log(hi[0] / lo[0])
+    reps = page.replicates(differ, (P["seed"], "a", "ffn"))
+    assert (lo2[0], hi2[0]) == pytest.approx(tuple(np.quantile(reps[:, 0], [0.025, 0.975])))
