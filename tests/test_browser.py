@@ -1,7 +1,7 @@
 """The book as a reader meets it: every page in headless Chromium (Debian's chromium and chromium-driver, driven by
 selenium), offline, at 1280 and 390 px wide. Each claim verdict is in view without scrolling sideways, no claim table
-is wider than its column, no equation (display or inline) runs off the column, every chapter says its verdict on its
-first screen, the console logs no error, and every image has alt text that says something.
+is wider than its column, no equation (display or inline) runs off the column or is cut off at it, every chapter
+says its verdict on its first screen, the console logs no error, and every image has alt text that says something.
 
 Skipped, with a message, where Chromium or its driver is missing (.ci/run installs them)."""
 from __future__ import annotations
@@ -57,6 +57,13 @@ return {
         if ((o === 'auto' || o === 'scroll') && a.scrollWidth > a.clientWidth) return false;
       }
       return true; }).map(e => [e.textContent.slice(0, 60), ...box(e), right]),
+  // a formula wider than its own box (book.css holds the box at the column's width) is cut off there: the box
+  // scrolls, but a phone shows no scrollbar (unless math-fit.js marked it mjx-scrolls, which book.css shows). The
+  // formula's width is its mjx-math's: the box's scrollWidth counts MathJax's assistive MathML, a few px wider.
+  cut: [...document.querySelectorAll('.bd-article mjx-container')].filter(e => {
+      const math = e.querySelector(':scope > mjx-math');
+      return math && !e.classList.contains('mjx-scrolls') && math.getBoundingClientRect().width > e.clientWidth + 1; })
+      .map(e => e.textContent.slice(0, 60)),
   claims: [...document.querySelectorAll('table')].filter(t => t.querySelector('.sd-badge')).map(t =>
       [t.scrollWidth, t.parentElement.clientWidth, t.getBoundingClientRect().right, right]),
   verdict: [...document.querySelectorAll('p')].filter(p => p.textContent.startsWith('Verdict of this run'))
@@ -98,6 +105,8 @@ def test_pages_in_a_browser(book, browser, width):
         for text, _left, right, column in m["equations"]:
             if right > column + 1 or right > m["width"]:
                 problems.append(f"{name}: equation runs off the column: {text!r}")
+        for text in m["cut"]:
+            problems.append(f"{name}: equation cut off at the column (its box scrolls, with no scrollbar): {text!r}")
         for scroll, box, right, column in m["claims"]:   # a claim table fits its column: nothing behind a scroll
             if scroll > box + 1 or right > column + 1:
                 problems.append(f"{name}: claim table wider than the column ({scroll} > {box} px)")

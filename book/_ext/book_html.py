@@ -5,6 +5,7 @@
 - The theme's colour mode is set ("light"): left empty, the theme logs a console error on every first visit.
 - The book's stylesheet (book/_static/book.css) is added to every page.
 - A figure's image gets its caption as alt text, where it has none but a file name (myst-nb's outputs have none).
+- Formulas too wide for a phone's column are set smaller until they fit (book/_static/math-fit.js).
 """
 from __future__ import annotations
 
@@ -37,4 +38,5 @@ def setup(app):
     app.connect("html-page-context", _page, priority=900)
     app.connect("doctree-resolved", _alt_from_captions)
     app.add_css_file("book.css")
+    app.add_js_file("math-fit.js", defer="defer")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
