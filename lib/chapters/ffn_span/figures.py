@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.ffn_span.page import LABELS, readout_table
+from lib.chapters.ffn_span.page import LABELS
 from lib.core.store import result_array
-from lib.science.stats import standard_error
 
 
 def plot_span(P: dict, results: dict):
@@ -47,32 +46,31 @@ def plot_visibility(P: dict, results: dict, table: dict):
     trained FFN against n/(Nd), with 1 - n/(Nd) (right); table: ffn_table(P, results)."""
     import matplotlib.pyplot as plt
 
-    from lib.core.plotting import figure
+    from lib.core.plotting import figure, mean_ci
 
     fig, axes = figure(2, 1, width=3.9, height=3.6)
-    readouts = readout_table(P, results)
     cmap = plt.get_cmap("viridis")
     Ns = sorted(results["visibility"])
-    for k, N in enumerate(Ns):
+    for k, N in enumerate(Ns):     # every mark a mean over draws or runs with its 95% bootstrap interval (seaborn)
         col = cmap(k / max(1, len(Ns) - 1) * 0.85)
         rec = results["visibility"][N]
         n = np.array(rec["result"]["n"], float)
-        nu, risk = result_array(rec, "nu"), result_array(rec, "oracle_mse")
         Nd = N * P["d"]
         axes[0, 0].plot([0, Nd], [0, 1], color=col, lw=0.8)
-        axes[0, 0].errorbar(n, nu.mean(1), 2 * standard_error(nu, 1), fmt="o", color=col, ms=4,
-                            label=f"$N={N}$ ($Nd={Nd}$)")
-        axes[0, 1].errorbar(n / Nd, risk.mean(1), 2 * standard_error(risk, 1), fmt="x", color=col, ms=6)
-        e = table[N]
-        axes[0, 1].errorbar(np.array(e["n"], float) / Nd, e["mean"], 2 * e["se"], fmt="s-", color=col, ms=4, lw=1)
-        r = readouts[N]
-        axes[0, 1].errorbar(np.array(r["n"], float) / Nd, r["mean"], 2 * r["se"], fmt="D", color=col, ms=3, mfc="none")
+        mean_ci(axes[0, 0], n, result_array(rec, "nu"), color=col, bars=True, ls="none", ms=5,
+                label=f"$N={N}$ ($Nd={Nd}$)")
+        mean_ci(axes[0, 1], n / Nd, result_array(rec, "oracle_mse"), color=col, bars=True, ls="none", marker="X", ms=6)
+        ffn, readout = results["ffn"][(N, False)], results["readout"][N]
+        mean_ci(axes[0, 1], np.array(table[N]["n"], float) / Nd, result_array(ffn, "test_mse"), color=col, bars=True,
+                marker="s", ms=4, lw=1)
+        mean_ci(axes[0, 1], np.array(readout["result"]["n"], float) / Nd, result_array(readout, "readout_mse"),
+                color=col, bars=True, ls="none", marker="D", ms=4, mfc="none", mec=col)
     lo, hi = min(P["n_over_Nd"]) / 1.5, max(max(P["n_over_Nd"]), 1) * 1.5
     x = np.geomspace(lo, 1, 60)
     axes[0, 1].plot(np.r_[x, hi], np.r_[1 - x, 0], "k--", lw=1, label="$1 - n/(Nd)$ (Thm 6)")
     # the colours are the N of the left panel's legend; here one grey entry per kind of point
-    axes[0, 1].plot([], [], "s-", color="gray", ms=4, lw=1, label="FFN (GD), mean ± 2 SE")
-    axes[0, 1].plot([], [], "x", color="gray", label=r"oracle $E[y \mid Vx, t, u]$")
+    axes[0, 1].plot([], [], "s-", color="gray", ms=4, lw=1, label="FFN (GD), mean, 95% CI")
+    axes[0, 1].plot([], [], "X", color="gray", label=r"oracle $E[y \mid Vx, t, u]$")
     axes[0, 1].plot([], [], "D", color="gray", ms=3, mfc="none", label="span least squares")
     axes[0, 1].axhline(P["threshold"], color="gray", ls=":", lw=0.8, label="threshold")
     axes[0, 0].set(xlabel="$n$ (training prompts)", ylabel=r"$\nu(n) = E\,\|V P_t u\|^2$", title="visible fraction of the target")
@@ -84,20 +82,20 @@ def plot_visibility(P: dict, results: dict, table: dict):
 
 def plot_rotation(P: dict, results: dict):
     """Test MSE against n for the GD-trained FFN and the AdamW-trained Transformer, plain and rotated prompts."""
-    from lib.core.plotting import COLORS, figure
+    from lib.core.plotting import COLORS, figure, mean_ci
 
     fig, ax = figure(1, 1, width=6.4, height=4.4)
     N = P["N_rotation"]
-    for rot, style in ((False, "-"), (True, "--")):
+    for rot, style in ((False, "-"), (True, "--")):    # means over runs with their 95% bootstrap intervals (seaborn)
         rec = results["ffn"][(N, rot)]
-        mse = result_array(rec, "test_mse")
-        ax.errorbar(rec["result"]["n"], mse.mean(1), 2 * standard_error(mse, 1), fmt="s" + style,
-                    color=COLORS["ffn"], ms=4, lw=1.2, capsize=2, label=f"FFN (GD + L2){', rotated $Qx$' if rot else ''}")
+        mean_ci(ax, rec["result"]["n"], result_array(rec, "test_mse"), color=COLORS["ffn"], bars=True, marker="s",
+                ls=style, ms=4, lw=1.2, label=f"FFN (GD + L2){', rotated $Qx$' if rot else ''}")
     tr = results["transformer"]["result"]
     n = np.array(tr["n"], float)
     for key, style, lab in (("test_mse", "-", ""), ("test_mse_rotated", "--", ", rotated $Qx$")):
-        mse = np.array(tr[key], float)   # (len(n), runs): few runs, so every run is drawn
-        ax.plot(n, mse.mean(1), "^" + style, color=COLORS["transformer"], ms=5, lw=1.2, label=f"Transformer (AdamW){lab}")
+        mse = np.array(tr[key], float)   # (len(n), runs): few runs, so every run is drawn beside the mean's band
+        mean_ci(ax, n, mse, color=COLORS["transformer"], marker="^", ls=style, ms=5, lw=1.2,
+                label=f"Transformer (AdamW){lab}")
         ax.plot(np.repeat(n, mse.shape[1]), mse.ravel(), "^", color=COLORS["transformer"], ms=3, alpha=0.35)
     Nd = N * P["d"]
     x = np.geomspace(min(n) / 1.2, Nd, 50)
@@ -121,7 +119,8 @@ def plot_samples(P: dict, table: dict, ref: dict):
     _fit(axes[0, 0], Ns, nstar, COLORS["ffn"], "FFN, full-batch GD + L2")
     if not np.isfinite(nstar).any():   # an empty panel says why, in the panel
         axes[0, 0].text(0.5, 0.6, f"no GD-trained FFN reached\ntest MSE < {P['threshold']} at any $N$\n(within the $n$ it was "
-                        "given)", ha="center", va="center", transform=axes[0, 0].transAxes, fontsize=9)
+                        "given)", ha="center", va="center", transform=axes[0, 0].transAxes, fontsize=9,
+                        bbox={"facecolor": "white", "edgecolor": "0.7", "boxstyle": "round"})
     axes[0, 0].plot(Ns, (1 - P["threshold"]) * Ns * P["d"], "k--", lw=1, label=f"Thm 6 bound $(1 - {P['threshold']})\\,Nd$")
     axes[0, 0].set(title=f"this chapter: test MSE < {P['threshold']}, $d={P['d']}$")
     if ref["available"]:
