@@ -76,7 +76,7 @@ def plot_spectra(P: dict, results: dict):
 
 
 def plot_construction(P: dict, results: dict):
-    from lib.core.plotting import figure
+    from lib.core.plotting import figure, mean_ci
 
     a = results["construction"]["result"]
     fig, axes = figure(ncols=2, width=3.9, height=3.4)
@@ -95,7 +95,8 @@ def plot_construction(P: dict, results: dict):
     for j in range(len(a["alpha_draws"][0])):
         ax.plot(logN, [d[j] for d in a["alpha_draws"]], ".", color="#66c2a5", alpha=0.6)
     fit = a["compare"]["fits"]["ln N"]
-    ax.plot(logN, a["alpha_star"], "o", color="#66c2a5", label=r"$\alpha^*$ (mean over draws)")
+    mean_ci(ax, logN, a["alpha_draws"], color="#66c2a5", bars=True, ls="none", ms=6,
+            label=r"$\alpha^*$ (mean over draws, 95% CI)")
     ax.plot(logN, fit["slope"] * logN + fit["intercept"], "k-", lw=1,
             label=rf"${fit['slope']:.2f}\,\ln N + {fit['intercept']:.1f}$")
     ax.set(xlabel=r"$\ln N$", ylabel=rf"$\alpha^*$ (worst off-target mass ≤ {P['off_target']})")
@@ -106,7 +107,7 @@ def plot_construction(P: dict, results: dict):
 def plot_scaling(P: dict, results: dict):
     from matplotlib.ticker import NullFormatter
 
-    from lib.core.plotting import figure
+    from lib.core.plotting import figure, mean_ci
 
     tab = scaling_table(P, results)
     fig, ax = figure(width=4.8, height=3.4)
@@ -118,8 +119,8 @@ def plot_scaling(P: dict, results: dict):
         for j in range(s.shape[1]):
             y = np.where(np.isnan(s[:, j]), cap, s[:, j])
             ax.scatter(N, y, marker="x" if np.isnan(s[:, j]).any() else "o", color=color, s=18, alpha=0.7)
-        if not np.isnan(s).any():
-            ax.plot(N, t["mean"], "-", color=color, label=f"$H={H}$, qSTR: slope {loglog_slope(N, t['mean']):.2f}")
+        if not np.isnan(s).any():      # the mean over seeds with its 95% bootstrap interval (seaborn, a band)
+            mean_ci(ax, N, s, color=color, marker="", label=f"$H={H}$, qSTR: slope {loglog_slope(N, t['mean']):.2f}")
         else:
             ax.plot([], [], "x", color=color, label=f"$H={H}$, Prop. 21's data: censored at the cap" if H == 1 else
                     f"$H={H}$, qSTR: censored at the cap")
