@@ -105,7 +105,7 @@ def plot_phase(P: dict, results: dict):
 
 def plot_norm(P: dict, results: dict):
     """Left: (L ||U||_op r_h)^2 of the widest Elman runs at the threshold, against N. Right: alpha*(N) of A.2."""
-    from lib.core.plotting import COLORS, figure
+    from lib.core.plotting import COLORS, figure, mean_ci
 
     fig, axes = figure(2, 1, width=4.4, height=3.5)
     ax = axes[0, 0]
@@ -114,11 +114,15 @@ def plot_norm(P: dict, results: dict):
             continue
         ax.plot(e["N"], e["value"], "o", color=TASK_COLORS[task], alpha=0.7, label=f"{LABELS[task]}: slope {e['slope']:.2f}")
         Ns = np.array(sorted(set(e["N"])))
-        ax.plot(Ns, [np.exp(np.log(e["value"][e["N"] == N]).mean()) for N in Ns], "-", color=TASK_COLORS[task])
+        # the geometric mean over the runs at each N (the slopes are fitted on the log scale), with its 95%
+        # bootstrap interval over the runs (seaborn)
+        mean_ci(ax, Ns, [e["value"][e["N"] == N] for N in Ns], color=TASK_COLORS[task], estimator=geometric_mean,
+                marker="")
         if "lipr" in e:      # the fixed-accuracy quantity measured on the states (rows 10b)
             ax.plot(e["N"], e["lipr"], "s", mfc="none", color=TASK_COLORS[task],
                     label=rf"{LABELS[task]}: $(\mathrm{{Lip}}\cdot\mathrm{{rad}})^2$, slope {e['lipr_slope']:.2f}")
-            ax.plot(Ns, [np.exp(np.log(e["lipr"][e["N"] == N]).mean()) for N in Ns], "--", color=TASK_COLORS[task])
+            mean_ci(ax, Ns, [e["lipr"][e["N"] == N] for N in Ns], color=TASK_COLORS[task], estimator=geometric_mean,
+                    marker="", ls="--")
     ax.set(xscale="log", yscale="log", xlabel="$N$", ylabel="squared Lipschitz product",
            title=f"Elman RNN, $d_h$ = {max(P['widths'])}, at test MSE {P['threshold']}")
     _no_minor_x(ax)
@@ -177,7 +181,7 @@ def plot_memoriser(P: dict, results: dict):
     from matplotlib import colormaps
     from matplotlib.ticker import FuncFormatter
 
-    from lib.core.plotting import figure
+    from lib.core.plotting import figure, mean_ci
 
     r, fit = results["memoriser"]["result"], memoriser_fit(results)
     cx, n = crossover_table(P, results, fit), fit["n"]
@@ -185,7 +189,7 @@ def plot_memoriser(P: dict, results: dict):
     fig, axes = figure(3, 1, width=3.3, height=3.4)
     ax = axes[0, 0]
     ax.plot(np.repeat(n, fit["all"].shape[1]), fit["all"].ravel(), ".", color="gray", alpha=0.4, ms=4, label="each training set")
-    ax.plot(n, fit["median"], "o", color="k", ms=5, label="median")
+    mean_ci(ax, n, fit["all"], color="k", estimator="median", bars=True, ls="none", ms=5, label="median, 95% CI")
     ax.plot(n, line(n), "k-", lw=1, label=f"fit: slope {fit['slope']:.2f}")
     ax.set(xscale="log", yscale="log", xlabel="$n$ (training prompts)", ylabel=THETA_SQ, title="the memoriser")
     ax.legend(fontsize=LEGEND)
@@ -215,7 +219,7 @@ def plot_memoriser(P: dict, results: dict):
     ax = axes[0, 2]
     gap = np.array(r["gap"], float)
     ax.plot(np.repeat(n, gap.shape[1]), gap.ravel(), ".", color="gray", alpha=0.5, ms=4, label="each training set")
-    ax.plot(n, np.median(gap, 1), "o", color="k", ms=5, label="median")
+    mean_ci(ax, n, gap, color="k", estimator="median", bars=True, ls="none", ms=5, label="median, 95% CI")
     ax.plot(n, math.sqrt(math.pi) / (3 * n ** 2), "k--", lw=0.8, label=r"$\sqrt{\pi}/(3n^2)$")
     ax.set(xscale="log", yscale="log", xlabel="$n$", ylabel=r"smallest gap between the $z_i$", title="Lemma 37")
     ax.legend(fontsize=LEGEND)
@@ -223,6 +227,11 @@ def plot_memoriser(P: dict, results: dict):
 
 
 THETA_SQ = r"$\Vert\mathrm{vec}\,\Theta\Vert^2$"
+
+
+def geometric_mean(values) -> float:
+    """exp of the mean log: the centre of norms that span decades, as the log-log slopes read them."""
+    return float(np.exp(np.mean(np.log(values))))
 
 
 def _no_minor_x(ax):
