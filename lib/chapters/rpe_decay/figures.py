@@ -61,7 +61,8 @@ def plot_error_vs_H(P: dict, results: dict):
                         ha="left", va="bottom", fontsize=9, color=COLORS[f])
         ax.set(xscale="log", yscale="log", xlabel="heads $H$", ylim=(1e-12, 3))
         ax.set_title(f"{label(k)}, {_window(S)}", fontsize=10)
-        ax.set_xticks(Hs, labels=[f"{h:g}" for h in Hs])
+        # a tick too close to the next on the log axis (24 beside 32) keeps its mark but not its label: the two ran together
+        ax.set_xticks(Hs, labels=[f"{h:g}" if i + 1 == len(Hs) or Hs[i + 1] / h > 1.4 else "" for i, h in enumerate(Hs)])
         ax.xaxis.set_minor_formatter(NullFormatter())
     for ax in axes.flat[len(ks):]:
         ax.set_visible(False)
@@ -198,7 +199,7 @@ def plot_training(P: dict, results: dict):
     optimum Var(x) E2(H)^2 of the same family and window (dashed)."""
     from matplotlib.ticker import NullFormatter
 
-    from lib.core.plotting import figure
+    from lib.core.plotting import figure, mean_ci
 
     rows = train_table(results)
     names = sorted({(r["kernel"], r["S"]) for r in rows})
@@ -212,8 +213,8 @@ def plot_training(P: dict, results: dict):
             Hs = sorted({r["H"] for r in sel})
             ax.scatter([r["H"] * (0.94 if f == "lin" else 1.06) for r in sel], [r["mse"] for r in sel], s=12,
                        marker=MARKERS[f], color=COLORS[f], alpha=0.8)
-            ax.plot(Hs, [np.median([r["mse"] for r in sel if r["H"] == H]) for H in Hs], color=COLORS[f], lw=1,
-                    label=f"{f} heads, trained (median)")
+            mean_ci(ax, Hs, [[r["mse"] for r in sel if r["H"] == H] for H in Hs], color=COLORS[f], estimator="median",
+                    marker="", lw=1, label=f"{f} heads, trained (median, 95% CI)")
             ax.plot(Hs, [max(next(r["opt"] for r in sel if r["H"] == H), 1e-14) for H in Hs], "--", color=COLORS[f],
                     lw=1, label=f"{f} heads, optimum")
         ax.set(xscale="log", yscale="log", xlabel="heads $H$", ylim=(5e-15, None))
