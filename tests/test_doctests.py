@@ -19,13 +19,7 @@ def _module(path) -> str:
     return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
 
 
-# The claim machinery and the chapters' claim rows are being rewritten under issue 38 as this test lands; their
-# examples are made to run there. Take a module out of this set when its examples run (the test then holds it).
-ISSUE_38 = {"lib.core.claims", "lib.core.rules", "lib.chapters.head_lower_bound.fig2_rows",
-            "lib.chapters.head_lower_bound.scaling_rows", "lib.chapters.rnn_norm_growth.rows",
-            "lib.chapters.rpe_decay.apph_rows", "lib.chapters.rpe_decay.rows", "lib.chapters.sparse_variable_creation.rows",
-            "lib.chapters.turing_simulation.rows"}
-FILES = sorted(f for f in (ROOT / "lib").rglob("*.py") if _module(f) not in ISSUE_38)
+FILES = sorted((ROOT / "lib").rglob("*.py"))
 WITH_EXAMPLES = [_module(f) for f in FILES if re.search(r"^\s*>>> ", f.read_text(), re.M)]
 
 

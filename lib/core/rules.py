@@ -132,13 +132,21 @@ class _Bound(Rule):
 
 @dataclass(frozen=True)
 class AtLeast(_Bound):
-    """>>> AtLeast("$t^*$", Fraction(1, 3), by=PAPER, where="at every $T$").decide([0.37, 0.4]).passed"""
+    """value ≥ bound (> where strict).
+
+    >>> AtLeast("$t^*$", Fraction(1, 3), by=PAPER, where="at every $T$").decide([0.37, 0.4]).passed
+    True
+    """
     sign = 1
 
 
 @dataclass(frozen=True)
 class AtMost(_Bound):
-    """>>> AtMost("errors", 0, by=EXACT).text   # 'errors = 0 (exact)' (an int 0: a count)"""
+    """value ≤ bound (< where strict).
+
+    >>> AtMost("errors", 0, by=EXACT).text   # an int 0: a count
+    'errors = 0 (exact)'
+    """
     sign = -1
 
 
@@ -146,7 +154,9 @@ class AtMost(_Bound):
 class Within(Rule):
     """lo ≤ value ≤ hi (open: lo < value < hi); the margin is the distance to the nearer end.
 
-    >>> Within("slope", lo=0.9, hi=1.1).decide(1.03, spread=0.02).passed"""
+    >>> Within("slope", lo=0.9, hi=1.1).decide(1.03, spread=0.02).passed
+    True
+    """
     lo: float = 0.0
     hi: float = 0.0
     open: bool = False
@@ -167,7 +177,11 @@ class Within(Rule):
 
 @dataclass(frozen=True)
 class Holds(Rule):
-    """An identity: true or false, no threshold. >>> Holds("formula exact", by=EXACT).decide(True).passed"""
+    """An identity: true or false, no threshold.
+
+    >>> Holds("formula exact", by=EXACT).decide(True).passed
+    True
+    """
     by: str = EXACT
 
     def condition(self) -> str:
@@ -182,7 +196,9 @@ class All:
     """Several rules, all to pass: a part that fails decides FAIL, else a censored part leaves the row censored.
     Consecutive parts with the same calibration share one note.
 
-    >>> All((AtMost("errors", 0, by=EXACT), Holds("bit-equal"))).decide((0, True), "0; True").passed"""
+    >>> All((AtMost("errors", 0, by=EXACT), Holds("bit-equal"))).decide((0, True), "0; True").passed
+    True
+    """
     parts: tuple
 
     @property
@@ -219,7 +235,9 @@ class Needs:
     """A rule that a run can decide only where `gate` holds (enough measured points, say): where it does not, the
     row is censored, not failed.
 
-    >>> Needs(AtLeast("measured radii", 5), AtMost("slope", 0.0, strict=True)).decide(3, -0.4).censored"""
+    >>> Needs(AtLeast("measured radii", 5), AtMost("slope", 0.0, strict=True)).decide(3, -0.4).censored
+    '3 measured radii, fewer than 5'
+    """
     gate: _Bound
     rule: Rule
 
@@ -248,7 +266,9 @@ class Replicates(Rule):
     """A direction on a bootstrap: the share of replicates of the statistic at or above `bar` (above, `strict`) is
     at least `level`; the margin is (mean - bar) / sd of the replicates.
 
-    >>> Replicates("TR's lead", bar=0.0, level=0.95, strict=True).decide(np.r_[np.ones(99), -1.0]).passed"""
+    >>> Replicates("TR's lead", bar=0.0, level=0.95, strict=True).decide(np.r_[np.ones(99), -1.0]).passed
+    True
+    """
     bar: float = 0.0
     level: float = 0.95
     strict: bool = False
@@ -272,7 +292,9 @@ class Share(Rule):
     """k of n at least `at_least` (or at most `at_most`), every element where k and n are arrays. `binomial`:
     the margin in binomial SEs at the bar, sqrt(bar (1 - bar) / n), of the worst element.
 
-    >>> Share("runs that fit", at_least=0.95, binomial=True).decide(19, 20).measured"""
+    >>> Share("runs that fit", at_least=0.95, binomial=True).decide(19, 20).measured
+    '19/20; margin +0.0 SE (binomial, at the bar)'
+    """
     at_least: float | None = None
     at_most: float | None = None
     binomial: bool = False
@@ -316,7 +338,9 @@ class ShareInterval(Rule):
     its side (0 where it contains p). A cell on the wrong side fails the rule; every cell on its side passes it;
     otherwise it is censored.
 
-    >>> ShareInterval("success", p=0.5).decide([9, 1], [10, 10], want=[1, -1]).passed"""
+    >>> ShareInterval("success", p=0.5).decide([9, 1], [10, 10], want=[1, -1]).passed
+    True
+    """
     p: float = 0.5
     want: int = 1          # +1: above p; -1: below; 0: each cell on the side `decide` is given
     confidence: float = 0.95
@@ -350,7 +374,9 @@ class Significance(Rule):
     significant and negative fails, else (or no finite effect) censored. The margin is z - z_crit (z = isf(p),
     signed by the effect).
 
-    >>> Significance("the $T$ term", level=0.05).decide(0.001, 2.0).passed"""
+    >>> Significance("the $T$ term", level=0.05).decide(0.001, 2.0).passed
+    True
+    """
     level: float = 0.05
     spread: str = "SE"
 
@@ -373,7 +399,9 @@ class Laws(Rule):
     ratio to the best other at least `factor` passes, at most 1/factor fails, between censored) or "aic" (scores are
     AICs; the favoured law lowest by at least `factor` passes, else fails).
 
-    >>> Laws("the log law", favoured="log", factor=8).decide({"log": -10.0, "linear": -13.0}).passed"""
+    >>> Laws("the log law", favoured="log", factor=8).decide({"log": -10.0, "linear": -13.0}).passed
+    True
+    """
     favoured: str = ""
     factor: float = 8.0
     criterion: str = "likelihood"

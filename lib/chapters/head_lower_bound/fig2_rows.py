@@ -2,7 +2,10 @@
 values read from its figure, and the claim rows and numbers the Figure 2 section quotes. Page-side: no computation
 imports it.
 
-    >>> fig2_rows.figure2_stats(M, d, d_e)["diag_mean"]
+    >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
+    >>> out = results["figure2"]["result"]; stats = figure2_stats(np.asarray(out["M"]), P["fig2_d"], out["d_e"])
+    >>> round(stats["diag_mean"], 1), stats["top_on_diag"]
+    (35.7, 23)
 """
 from __future__ import annotations
 

@@ -2,7 +2,9 @@
 comparison of growth laws that 4-scaling decides on, the H = 1 runs held by Prop. 21 (4-floor-h1), and the sentences
 the page quotes about them. Page-side: no computation imports it.
 
-    >>> scaling_rows.scaling_numbers(P, results)["p"]
+    >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
+    >>> round(scaling_numbers(P, results)["p"], 2)
+    0.23
 """
 from __future__ import annotations
 

@@ -3,7 +3,9 @@ networks, the Transformer's A.2 scale and Theorem 9's memoriser, each measure a 
 stored points through read.py and widths.py, decided by the row's rule object (RULE_*, lib.core.rules), which writes
 the rule's text. Page-side: no computation imports this module.
 
-    >>> rows = claims(P, results)
+    >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
+    >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
+    (16, [('9-exact', True), ('9-drift', True)])
 """
 from __future__ import annotations
 

@@ -8,7 +8,9 @@ current token through a residual with a trainable coefficient w0). Each row says
 paper's model, except H4b-log, which on that model cannot fail (a log head never sees t = 0, eq. (4), so its MSE is
 at least rho(0)^2 = 1 whatever training does) and is decided where a log head's job is the tail t >= 1.
 
-    >>> [row.measure(P, results) for row in ROWS]
+    >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
+    >>> [(row.id, row.measure(P, results).passed) for row in ROWS]
+    [('H4a-log', True), ('H4a-lin', False), ('H4b-lin', True), ('H4b-log', False)]
 """
 from __future__ import annotations
 

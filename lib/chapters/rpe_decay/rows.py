@@ -3,7 +3,9 @@ which writes the rule's text: the exact checks 1-6 (exact_rows.py), the fitter's
 claims about the best fit found (7-12), the training hypotheses 14a/14b, and the numbers of the NeurIPS version's
 Appendix H (H4a-H4b, from apph_rows.py). The page shows them through `claims`.
 
-    >>> claims(P, results)
+    >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
+    >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
+    (24, [('1-t5-buckets', True), ('2-allocation', True)])
 """
 from __future__ import annotations
 

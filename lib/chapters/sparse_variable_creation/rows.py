@@ -6,7 +6,9 @@ so each threshold is typed once, with whose it is (the paper's, this book's cali
 the page's findings (page.py) quote the same objects. Margins are in SE over trials, binomial SE at the bar, or the
 bootstrap SE, where the row has a spread.
 
-    >>> rows = claims(P, results)
+    >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
+    >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
+    (21, [('A1', True), ('A2', True)])
 """
 from __future__ import annotations
 
