@@ -39,7 +39,10 @@ def run_quick(chapters: list[str], results, executed) -> dict:
     import sys
     from concurrent.futures import ThreadPoolExecutor
 
-    env = {**os.environ, "BOOK_RESULTS": str(results), "BOOK_EXECUTED": str(executed)}
+    # one torch (OpenMP) thread per chapter: two chapters at once already fill two cores, and a second thread each
+    # spins at every barrier while the other chapter holds its core (head_lower_bound's quick run: 88 s alone, over
+    # 20 minutes of CPU beside another chapter with two threads each)
+    env = {**os.environ, "BOOK_RESULTS": str(results), "BOOK_EXECUTED": str(executed), "OMP_NUM_THREADS": "1"}
     run = lambda c: subprocess.run([sys.executable, "-m", "lib", "run", c, "--profile", "quick"], cwd=ROOT, env=env,
                                    capture_output=True, text=True)
     order = runner.in_dependency_order(chapters)
