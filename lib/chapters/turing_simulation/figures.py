@@ -124,16 +124,19 @@ def plot_sizes(P: dict, results: dict):
 
 
 def plot_robust(P: dict, results: dict):
-    from lib.core.plotting import figure
+    from lib.core.plotting import figure, mean_ci
 
     fig, axes = figure(2, width=4.4, height=3.6)
     axes = axes.ravel()
     for corr, c, lab in ((True, "#66c2a5", "with correction"), (False, "#fc8d62", "without correction")):
         a = robust_arrays(results, corr)
         axes[0].plot(a["T"], np.clip(a["t"], 1e-17, None), "o-", color=c, label=lab)
-        for j in range(a["r"].shape[1]):
-            axes[1].plot(a["T"], np.clip(a["r"][:, j], 1e-17, None), "o-", color=c, alpha=0.6, lw=0.8,
-                         label=lab if j == 0 else None)
+        r = np.clip(a["r"], 1e-17, None)
+        for j in range(r.shape[1]):
+            axes[1].plot(a["T"], r[:, j], "-", color=c, alpha=0.35, lw=0.7)
+        if np.isfinite(r).all():   # a direction nothing corrupts (inf) has no place in a median's resamples
+            mean_ci(axes[1], a["T"], r, color=c, estimator="median", ms=4, lw=1.4,
+                    label=f"{lab}: median, 95% CI")
     axes[0].axhline(1 / 3, color="k", ls=":", lw=1, label="1/3")
     for ax, t in ((axes[0], "structured: transition output × $(1 - t)$"),
                   (axes[1], r"random unit directions: $\Vert\delta\Vert_2$")):
