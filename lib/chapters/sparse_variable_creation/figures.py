@@ -16,7 +16,7 @@ from lib.chapters.sparse_variable_creation.page import and_table, bounds, critic
 
 
 def plot_and(results: dict):
-    from lib.core.plotting import figure
+    from lib.core.plotting import figure, mean_ci
 
     fig, axes = figure(ncols=2, squeeze=True)
     table, crit = and_table(results), criticals(results)
@@ -24,10 +24,10 @@ def plot_and(results: dict):
     if len(shown) > 5:       # the paper's Figure 4 shows T = 100, 200, 400, 800; else four spread over the grid
         paper = [T for T in (100, 200, 400, 800) if T in table]
         shown = paper if len(paper) == 4 else [shown[int(i)] for i in np.unique(np.round(np.linspace(0, len(shown) - 1, 4)))]
-    for T, t in ((T, table[T]) for T in shown):
-        frac = t["success"].mean(1)
-        se = np.sqrt(frac * (1 - frac) / t["success"].shape[1])
-        axes[0].errorbar(t["m"], frac, yerr=se, marker="o", ms=3, capsize=2, label=f"T = {T}")
+    for k, T in enumerate(shown):     # the success share over the trials, with its bootstrap interval over them
+        dodge = (k - (len(shown) - 1) / 2) * 2.5      # in m: the bars of the T at one m side by side, not on top
+        mean_ci(axes[0], np.asarray(table[T]["m"], float) + dodge, table[T]["success"].astype(float), color=f"C{k}",
+                bars=True, ms=5, label=f"T = {T}")
     axes[0].axhline(0.5, color="k", lw=0.8, ls=":")
     axes[0].set(xlabel="training samples $m$", ylabel="success fraction", ylim=(-0.05, 1.05))
     axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8)
@@ -71,16 +71,27 @@ def plot_curves(results: dict, T: int | None = None):
 
 
 def plot_parity(results: dict):
+    """One panel per T, at most two in a row (four in a row drew 4-px ticks in the text column), the panels
+    sharing their axes so that the T compare at a glance."""
     from lib.core.plotting import figure
 
-    fig, axes = figure(ncols=len(results["parity"]), squeeze=True)
-    axes = np.atleast_1d(axes)
-    for ax, (T, rec) in zip(axes, sorted(results["parity"].items())):
+    runs = sorted(results["parity"].items())
+    ncols = min(2, len(runs))
+    fig, axes = figure(ncols=ncols, nrows=math.ceil(len(runs) / ncols), width=3.9, height=2.9, squeeze=False,
+                       sharex=True, sharey=True)
+    for ax, (T, rec) in zip(axes.flat, runs):
         r = rec["result"]
-        for loss in r["loss"]:
-            ax.plot(r["iters_logged"], loss, lw=0.8)
+        for seed, loss in enumerate(r["loss"]):
+            ax.plot(r["iters_logged"], loss, lw=1, color=f"C{seed}", label=f"seed {seed}")
         ax.axhline(math.log(2), color="k", lw=0.8, ls=":")
-        ax.set(xlabel="iteration", ylabel="online loss", title=f"T = {T}", ylim=(-0.02, 0.8))
+        ax.set(title=f"T = {T}", ylim=(-0.02, 0.8))
+    for ax in axes.flat[len(runs):]:                 # an odd number of T: the last cell stays blank, not an empty axes
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("iteration")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("online loss")
+    axes[0, 0].legend(loc="center right")
     return fig
 
 
