@@ -387,6 +387,8 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     2 to 10 (the FFN/TR ratio here is 7) moves its verdict, its words and the note together."""
     import dataclasses
 
+    from lib.chapters.sample_complexity import findings
+
     assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
     assert all("(book's calibration" in r.expected for r in page.ROWS)
     by_id = lambda: {c["id"]: c for c in page.claims(P, paper_like())}
@@ -395,4 +397,4 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     monkeypatch.setattr(page, "RULE_GAP_LARGEST", strict)
     row = by_id()["1-gap-largest-N"]
     assert not row["passed"] and "margins -" in row["measured"]
-    assert "the factor 10 of `1-gap-largest-N`" in page.calibration_note() and "FFN/TR and of RNN/TR ≥ 10 (" in strict.text
+    assert "the factor 10 of `1-gap-largest-N`" in findings.calibration_note() and "FFN/TR and of RNN/TR ≥ 10 (" in strict.text

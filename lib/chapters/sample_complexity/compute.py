@@ -11,8 +11,8 @@ This module is the computation only (what the stored numbers depend on); the pag
 are in page.py beside it, which no computation imports.
 
     >>> from lib.core import params; P = params.resolve("sample_complexity", "paper")
-    >>> len(points(P)), sorted({p.name.split()[0] for p in points(P)})   # panels a and b, and the wide sweep
-    (235, ['a', 'b', 'wide'])
+    >>> len(points(P)), sorted({p.name.split()[0] for p in points(P)})   # panels a and b, the wide sweep and the attention point
+    (236, ['a', 'attention', 'b', 'wide'])
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ the figures. It reads results and computes no stored number, so editing it leave
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
     >>> rows = claims(P, records); len(rows), [(row['id'], row['passed']) for row in rows][:2]
-    (11, [('1-tr-fewest', True), ('1-gap-largest-N', True)])
+    (12, [('1-tr-fewest', True), ('1-gap-largest-N', True)])
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from lib.chapters.sample_complexity.scale import (
 )
 from lib.core.bootstrap_rules import Each, Quantile
 from lib.core.claims import Row, Verdict, evaluate
-from lib.core.rules import All, Replicates, number
+from lib.core.rules import All, Replicates
 from lib.science.stats import loglog_slope
 
 TESTS = {"authors": "authors' test", "task": "1STR test"}
@@ -366,40 +366,6 @@ def protocol_table(P: dict, table: dict) -> str:
             x, y = _mean_at(a[model]["authors"], N), _mean_at(a[model]["task"], N)
             rows.append(f"| {LABELS[model]} | {N} | {x:,.0f} | {y:,.0f} | {y / x:.2f} |")
     return "\n".join(rows)
-
-
-def calibration_note() -> str:
-    """The claim check's paragraph on which numbers in the rules are this book's calibration, with the authors' values
-    beside them, and which figure readings are not tested, every number computed from the authors' means."""
-    a, b = paper_means("a"), paper_means("b")
-    n = max(a["ffn"])
-    slope = loglog_slope([k for k in sorted(a["ffn"]) if k >= SLOPE_FROM["a"]],
-                         [a["ffn"][k] for k in sorted(a["ffn"]) if k >= SLOPE_FROM["a"]])
-    first_b = min(b["ffn"])
-    level = RULE_TR_FEWEST.rule.level
-    return (f"The numbers in the rules are this book's calibration, not the paper's: the factor "
-            f"{number(RULE_GAP_LARGEST.rule.bar)} of `1-gap-largest-N` (the authors' code gives "
-            f"{a['ffn'][n] / a['transformer'][n]:.1f} and {a['rnn'][n] / a['transformer'][n]:.1f} at $N = {n}$), the slope "
-            f"{number(RULE_FFN_SUPERLINEAR.bar)} of `2-ffn-superlinear` ({slope:.1f}), the "
-            f"{number(RULE_PROTOCOL.parts[0].bar)} of `test-protocol` ({PAPER_FFN_TASK_TEST_N12 / a['ffn'][n]:.1f} and "
-            f"about 1.0), the at most {number(RULE_MEANS.bound)} of 33 means beyond $|z| = {number(BEYOND)}$ of "
-            f"`paper-means` (from simulated faithful reruns), and the {level:.0%} level. Figure readings "
-            "that the authors' own code reproduces only within its seeds and draws are not tested: the FFN at "
-            f"{b['ffn'][first_b] / max(b['rnn'][first_b], b['transformer'][first_b]):.1f}× the others at $N = {first_b}$ "
-            f"(where its count passes theirs and the order depends on the draw: `4-ffn-gap` starts at $N = {GAP_FROM}$ and "
-            f"shows $N = {first_b}$ per draw), the crossing of FFN and RNN at $N = 10$ where their means differ by "
-            f"{abs(a['ffn'][10] / a['rnn'][10] - 1):.0%}, and every model at {max(a[m][2] for m in MODELS):,.0f} "
-            "samples or fewer at $N = 2$.")
-
-
-RULE_CHANGES = (
-    "Two rules changed with this book's paper-scale results, said here so that no verdict moves unseen. `paper-means` "
-    "asked for $|z| \\le 3$ at every one of the 33 means, with the GRU's draw spread borrowed from the other models; "
-    "a faithful rerun fails that most of the time (33 tests at once, with a spread estimated from a few draws), so it "
-    "now allows the number of means beyond 3 that a faithful rerun stays within in 95% of simulated reruns, with "
-    "every model trained on three task draws and $z$ counting each model's own draw spread. `4-ffn-gap` tested "
-    "$N = 25..33$; at $N = 25$ the FFN's count passes the others' and the order depends on the task draw, so it now tests "
-    "$N \\ge 27$ and shows $N = 25$ per draw.")
 
 
 def findings_markdown(P: dict, records: dict, rows: list[dict]) -> str:
