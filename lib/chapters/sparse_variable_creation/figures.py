@@ -18,7 +18,7 @@ from lib.chapters.sparse_variable_creation.page import and_table, bounds, critic
 def plot_and(results: dict):
     from lib.core.plotting import figure, mean_ci
 
-    fig, axes = figure(ncols=2, squeeze=True)
+    fig, axes = figure(ncols=2, width=3.9, height=3.3, squeeze=True)   # 858 px: near its size in the text column
     table, crit = and_table(results), criticals(results)
     shown = list(table)
     if len(shown) > 5:       # the paper's Figure 4 shows T = 100, 200, 400, 800; else four spread over the grid
@@ -30,7 +30,7 @@ def plot_and(results: dict):
                 bars=True, ms=5, label=f"T = {T}")
     axes[0].axhline(0.5, color="k", lw=0.8, ls=":")
     axes[0].set(xlabel="training samples $m$", ylabel="success fraction", ylim=(-0.05, 1.05))
-    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8)
+    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, columnspacing=1, handlelength=1.5)
     T = np.array([k for k, v in crit.items() if np.isfinite(v[0])], float)
     if len(T):
         m, se = np.array([crit[int(k)][0] for k in T]), np.array([crit[int(k)][1] for k in T])
@@ -46,7 +46,7 @@ def plot_and(results: dict):
     if cen:                  # no m* in the grid: m* exceeds the largest m (a bound, never dropped)
         axes[1].plot(*zip(*cen), "k^", mfc="none", label="censored: $m^*$ > largest $m$")
     axes[1].set(xlabel="context length $T$", ylabel="critical sample size $m^*$")
-    axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8)
+    axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
     return fig
 
 
@@ -57,7 +57,7 @@ def plot_curves(results: dict, T: int | None = None):
     T = T or max(results["and"])
     r = results["and"][T]["result"]
     ms = sorted(r["curves"], key=int)
-    fig, axes = figure(ncols=2, squeeze=True)
+    fig, axes = figure(ncols=2, width=3.9, height=3.3, squeeze=True)   # 858 px: near its size in the text column
     for m, color in ((ms[0], "C3"), (ms[-1], "C0")):
         c = r["curves"][m]
         axes[0].semilogy(r["checks"], np.maximum(c["train_loss"], 1e-8), color=color, label=f"m = {m}")
@@ -66,7 +66,7 @@ def plot_curves(results: dict, T: int | None = None):
     axes[0].set(xlabel="iteration", ylabel="training loss (with dropout)", title=f"T = {T}")
     axes[1].set(xlabel="iteration", ylabel="validation accuracy", title=f"T = {T}")
     for ax in axes:
-        ax.legend(fontsize=8)
+        ax.legend()
     return fig
 
 
@@ -106,16 +106,18 @@ def plot_minimal_R(results: dict):
     f = minimal_R_fit(results)
     ax.plot(np.log(T), f["intercept"] + f["slope"] * np.log(T), "C3:", label=f"fit, slope {f['slope']:.2f}")
     ax.set(xlabel=r"$\ln T$", ylabel="query scale $R = \\|W_Q\\|_F$")
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
 def plot_norms(results: dict):
     """The trained weights' norms against T (compute.weight_norms): Cor. 4.4's capacity factor and max_h B_QK^inf,
     every trial, successes filled and failures hollow."""
+    from matplotlib.ticker import NullFormatter
+
     from lib.core.plotting import figure
 
-    fig, axes = figure(ncols=2, squeeze=True)
+    fig, axes = figure(ncols=2, width=3.9, height=3.3, squeeze=True)   # 858 px: near its size in the text column
     for ax, key, label in ((axes[0], "capacity", "capacity factor of Cor. 4.4"),
                            (axes[1], "qk_norm", r"$\max_h B_{QK}^{\infty}$ (query-key)")):
         for T, rec in sorted(results["and"].items()):
@@ -126,5 +128,7 @@ def plot_norms(results: dict):
             ax.scatter(jitter[~s], v[~s], s=8, facecolors="none", edgecolors="C3",
                        label="failure" if T == min(results["and"]) else None)
         ax.set(xscale="log", yscale="log", xlabel="context length $T$", ylabel=label)
-        ax.legend(fontsize=8)
+        ax.set_xticks(sorted(results["and"]), [str(T) for T in sorted(results["and"])])   # the T run, not 3 x 10^2
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.legend()
     return fig
