@@ -248,7 +248,8 @@ def main(argv=None) -> int:
     new = sub.add_parser("new", help="write a working chapter skeleton that follows the chapter contract")
     new.add_argument("name", help="the chapter's name: lowercase letters, digits and underscores")
     new.add_argument("--title", default=None, help="the chapter's title (default: from the name)")
-    sub.add_parser("pdf", help="the whole book as one PDF, printed from the built HTML by headless Chromium")
+    pdf_cmd = sub.add_parser("pdf", help="the whole book as one PDF, printed from the built HTML by headless Chromium")
+    pdf_cmd.add_argument("--paper", default="letter", help="paper size: letter (default, book.pdf) or a4 (book-a4.pdf)")
     ver = sub.add_parser("verify", help="check every committed result set: manifest, claims, parameters, code hash "
                          "(exit 1: a problem, one line each)")
     ver.add_argument("chapter", nargs="?", help="a chapter name (default: every chapter)")
@@ -293,7 +294,7 @@ def main(argv=None) -> int:
         if args.cmd == "pdf":
             from lib.core.pdf import build_pdf
 
-            build_pdf()
+            build_pdf(paper=args.paper)
             return 0
         if args.cmd == "verify":
             from lib.core.verify import verify_all

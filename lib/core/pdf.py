@@ -131,8 +131,27 @@ def numbers_html(first: int, last: int) -> str:
             + "".join(foot.format(k, last) for k in range(first, last + 1)) + "</body>")
 
 
-def build_pdf(root: Path = ROOT, log=print) -> Path:
-    """Print every page of the built book and merge them into <root>/_build/html/book.pdf; returns its path."""
+PAPERS = {"letter": "", "a4": "A4"}   # paper sizes: Chromium's default (US Letter), or CSS's name for another
+
+
+def _sized(page: Path, paper: str) -> Path:
+    """The page to print on `paper`: itself for Letter, else a sibling copy (so that its relative links still
+    resolve) whose CSS asks for that size; the caller deletes the copy."""
+    if not PAPERS[paper]:
+        return page
+    copy = page.with_name(f"{page.stem}.print-{paper}.html")
+    text = page.read_text(errors="replace")
+    style = f"<style>@page {{ size: {PAPERS[paper]} }}</style>"
+    copy.write_text(text.replace("</head>", style + "</head>", 1) if "</head>" in text else style + text)
+    return copy
+
+
+def build_pdf(root: Path = ROOT, log=print, paper: str = "letter") -> Path:
+    """Print every page of the built book on `paper` (letter or a4) and merge them into <root>/_build/html/book.pdf
+    (book-a4.pdf on A4); returns its path. The page breaks fall elsewhere on A4, as they would with other content."""
+    if paper not in PAPERS:
+        raise ParamError(f"pdf: --paper {paper!r} is not a paper size this book prints on; expected one of "
+                         f"{', '.join(PAPERS)}")
     try:
         from pypdf import PdfWriter
     except ModuleNotFoundError:
@@ -144,24 +163,31 @@ def build_pdf(root: Path = ROOT, log=print) -> Path:
     if missing:
         raise ParamError(f"pdf: the HTML is not built ({missing[0].relative_to(root)} is missing): python -m lib build")
     browser = chromium()
-    target = html_dir / "book.pdf"
+    target = html_dir / ("book.pdf" if paper == "letter" else f"book-{paper}.pdf")
+    meta = "<meta charset='utf-8'>"    # the generated pages' own head, where the paper size goes
+    sized = lambda text: text.replace(meta, meta + f"<style>@page {{ size: {PAPERS[paper]} }}</style>", 1) \
+        if PAPERS[paper] else text
     writer = PdfWriter()
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="lib-pdf-") as tmp:
         from lib.core.store import git_commit
 
         title = title_of(pages[0]) if pages else "book"
-        writer.append(read_pdf(_print_html(browser, title_html(title, git_commit(), time.strftime("%Y-%m-%d")),
+        writer.append(read_pdf(_print_html(browser, sized(title_html(title, git_commit(), time.strftime("%Y-%m-%d"))),
                                            Path(tmp), "title"), Path("the title page")), pages=[0])
         for i, page in enumerate(pages):
-            part = Path(tmp) / f"{i:03d}.pdf"
-            print_page(browser, page, part, Path(tmp) / "profile")
+            part, printed = Path(tmp) / f"{i:03d}.pdf", _sized(page, paper)
+            try:
+                print_page(browser, printed, part, Path(tmp) / "profile")
+            finally:
+                if printed != page:
+                    printed.unlink(missing_ok=True)
             start = len(writer.pages)
             reader = read_pdf(part, page)
             writer.append(reader, pages=list(range(kept_pages(reader))))
             writer.add_outline_item(title_of(page), start)
             log(f"pdf: [{i + 1}/{len(pages)}] {page.relative_to(html_dir)}: {len(writer.pages) - start} page(s)")
-        numbers = read_pdf(_print_html(browser, numbers_html(2, len(writer.pages)), Path(tmp), "numbers"),
+        numbers = read_pdf(_print_html(browser, sized(numbers_html(2, len(writer.pages))), Path(tmp), "numbers"),
                            Path("the page numbers"))
         for page, stamp in zip(writer.pages[1:], numbers.pages):
             page.merge_page(stamp)
