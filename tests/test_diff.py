@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # sweep at N = 4) in a few seconds, with three claim rows measured; max_samples high enough that no panel (a) run is
 # censored, so paper-means passes (a censored mean fails it)
 TINY = ["--set", "N_a=[2]", "--set", "N_b=[4]", "--set", "n_seeds=2", "--set", "n_test=64", "--set", "max_samples=25600",
-        "--set", "ffn_width=32", "--set", "mlp_width=16", "--set", "rnn_hidden=8", "--set", "N_wide=[4]"]
+        "--set", "ffn_width=32", "--set", "mlp_width=16", "--set", "rnn_hidden=8", "--set", "N_wide=[4]",
+        "--set", "attention_N=0"]
 
 
 def lib(results: Path, *args):

@@ -9,7 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--set", "N_a=[2, 3]", "--set", "N_b=[4]", "--set", "models=[transformer, ffn]", "--set", "n_seeds=2",
         "--set", "n_test=64", "--set", "max_samples=1280", "--set", "ffn_width=32", "--set", "mlp_width=16",
-        "--set", "n_task_draws=1", "--set", "N_wide=[3]"]   # the wide sweep's one length is panel (a)'s own: no wide point
+        "--set", "n_task_draws=1", "--set", "N_wide=[3]",   # the wide sweep's one length is panel (a)'s own: no wide point
+        "--set", "attention_N=0"]                           # and no attention point
 
 
 def compute(results: Path, *extra):

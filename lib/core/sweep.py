@@ -18,7 +18,7 @@ still running at it; what is left raises `Unfinished`, and the next call resumes
     >>> P = params.resolve("sample_complexity", "paper")     # its committed points: loaded, none computed
     >>> results = collect(sc.points(P), Store("sample_complexity", "paper", root=ROOT / "results"), "cpu", log=None)
     >>> len(results), sorted(results)[0]      # {label: record}, a label per point (nested where a label is a path)
-    (235, ('a', 'ffn', 2))
+    (236, ('a', 'ffn', 2))
 """
 from __future__ import annotations
 
