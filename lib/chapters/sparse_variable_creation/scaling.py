@@ -19,7 +19,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import beta, chi2
+from scipy.stats import chi2
+
+from lib.core.rules import clopper_pearson
 
 LAWS = {"log": np.log, "power": np.sqrt, "linear": lambda T: np.asarray(T, float)}
 LAW_TEXT = {"log": "$a + b\\,\\ln T$", "power": "$a + b\\sqrt{T}$", "linear": "$a + bT$"}
@@ -40,13 +42,9 @@ def cells(table: dict) -> dict:
 
 
 def interval(k, n, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
-    """Clopper-Pearson interval of a success probability seen k times in n trials (elementwise)."""
-    k, n = np.asarray(k, float), np.asarray(n, float)
-    a = (1 - confidence) / 2
-    with np.errstate(invalid="ignore"):
-        lo = np.where(k > 0, beta.ppf(a, k, n - k + 1), 0.0)
-        hi = np.where(k < n, beta.ppf(1 - a, k + 1, n - k), 1.0)
-    return lo, hi
+    """Clopper-Pearson interval of a success probability seen k times in n trials (elementwise), at this chapter's
+    confidence: the rules' own (lib.core.rules.clopper_pearson), so that a count and its rule read one interval."""
+    return clopper_pearson(k, n, confidence)
 
 
 def side_of_half(k, n) -> np.ndarray:
