@@ -51,7 +51,7 @@ class TrainConfig:
                                         # pad evaluates every set (fixed shapes)
     # Switches for a GPU, all off by default (the numbers the chapters store come from the defaults). Each keeps the
     # per-run arithmetic; tests/test_engine_switches.py checks what each changes on the CPU. Measured side by side
-    # by `benchmarks/bench_engine.py --full --switches`.
+    # by `benchmarks/bench_engine.py --switches` (results: benchmarks/RESULTS.md).
     fuse_tests: bool = False            # evaluate every test set in one forward pass (they share the prompt shape)
     pad: bool = False                   # keep stopped runs in the batch (masked) instead of compacting: fixed shapes
     compile: str | None = None          # torch.compile the forward: "default", or "reduce-overhead" (CUDA graphs;
