@@ -1,9 +1,10 @@
 """`python -m lib pdf`: the whole book as one PDF, printed offline from the built HTML by the distribution's headless
 Chromium (Debian: apt-get install chromium) and merged with pypdf.
 
-Every page of _toc.yml (the intro, each chapter, the execution report, the bibliography) is printed on its own, in
-the table of contents' order, so each starts on a new page; Chromium runs with no network and waits until MathJax has
-typeset the equations (a virtual-time budget: the page's timers run to completion before it prints); a part's
+Every page of _toc.yml (the intro, each chapter, the execution report, the bibliography) is printed on its own (two
+at a time, merged in the table of contents' order), so each starts on a new page; Chromium runs with no network and
+waits until MathJax has typeset the equations (a virtual-time budget: the page's timers run to completion before it
+prints); a part's
 trailing blank pages (what Chromium emits when a page's content ends right at its foot) are dropped. The PDF opens on
 a title page (the book's title, the commit it was built from and the build date), has a page number at the foot of
 every other page (stamped from one more printed page of numbers, merged with pypdf), one bookmark per page of the
@@ -20,6 +21,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from lib.core.params import ParamError
@@ -31,6 +33,7 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--no-pdf-header-footer", "--run-all-compositor-stages-before-draw")
 BUDGET_MS = 30000    # virtual time for MathJax to typeset a page (virtual: a page that is done prints at once)
 TIMEOUT_S = 300      # wall-clock limit per page, on a busy two-core machine
+PRINTERS = 2         # pages printed at once
 
 
 def chromium() -> str:
@@ -175,13 +178,26 @@ def build_pdf(root: Path = ROOT, log=print, paper: str = "letter") -> Path:
         title = title_of(pages[0]) if pages else "book"
         writer.append(read_pdf(_print_html(browser, sized(title_html(title, git_commit(), time.strftime("%Y-%m-%d"))),
                                            Path(tmp), "title"), Path("the title page")), pages=[0])
-        for i, page in enumerate(pages):
-            part, printed = Path(tmp) / f"{i:03d}.pdf", _sized(page, paper)
-            try:
-                print_page(browser, printed, part, Path(tmp) / "profile")
+        def print_part(i: int) -> Path:
+            part, printed = Path(tmp) / f"{i:03d}.pdf", _sized(pages[i], paper)
+            try:   # a profile per page: two Chromiums at once must not share one
+                print_page(browser, printed, part, Path(tmp) / f"profile-{i:03d}")
             finally:
-                if printed != page:
+                if printed != pages[i]:
                     printed.unlink(missing_ok=True)
+            return part
+
+        # Two pages at a time (a Chromium prints on about one core; the parts are merged in the book's order). The
+        # first failure stops the rest and is raised: nothing is written.
+        with ThreadPoolExecutor(PRINTERS) as pool:
+            parts = [pool.submit(print_part, i) for i in range(len(pages))]
+            try:
+                parts = [f.result() for f in parts]
+            except BaseException:
+                for f in parts:
+                    f.cancel()
+                raise
+        for i, (page, part) in enumerate(zip(pages, parts)):
             start = len(writer.pages)
             reader = read_pdf(part, page)
             writer.append(reader, pages=list(range(kept_pages(reader))))
