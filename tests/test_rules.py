@@ -9,24 +9,8 @@ import pytest
 from scipy.stats import beta
 
 from lib.core.claims import Row, Verdict, evaluate
-from lib.core.rules import (
-    BOOK,
-    EXACT,
-    PAPER,
-    All,
-    AtLeast,
-    AtMost,
-    Holds,
-    Laws,
-    Needs,
-    Replicates,
-    Share,
-    ShareInterval,
-    Significance,
-    Within,
-    clopper_pearson,
-    number,
-)
+from lib.core.interval_rules import Laws, ShareInterval, Significance, clopper_pearson
+from lib.core.rules import BOOK, EXACT, PAPER, All, AtLeast, AtMost, Holds, Needs, Replicates, Share, Within, number
 
 
 def test_numbers_as_the_rule_shows_them():

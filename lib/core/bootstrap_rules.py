@@ -3,8 +3,6 @@ held on a replicate quantile (`Quantile`: "the lower 95% bound of FFN/TR ≥ 2")
 cells at once (`Each`: at each N, for each ratio), whose margin is the weakest cell's or every cell's. A margin is in
 units of the replicates' own spread: (mean - bar) / sd of the replicates, signed to the passing side.
 
-(A module of its own so that lib/core/rules.py stays under the book's 400 lines; the rules are used alike.)
-
     >>> reps = {"N=4": np.r_[np.ones(19), -1.0], "N=6": np.linspace(2, 3, 20)}
     >>> Each(Replicates("TR's lead", strict=True, where="at each $N$")).decide(reps, "TR lowest")
     Verdict(measured='TR lowest; margin +2.1 sd of the replicates (N=4, the weakest)', passed=True, ...)

@@ -1,6 +1,9 @@
-"""Three more rules of lib.core.rules (kept apart: rules.py is at its 400 lines), each a frozen object that decides a
-row's verdict and writes the rule's text from the same fields:
+"""The rules of lib.core.rules that an interval or a test decides, each a frozen object that decides a row's verdict
+and writes the rule's text from the same fields:
 
+- ShareInterval: k of n with its Clopper-Pearson interval against p: above passes, below fails, else censored.
+- Significance: a one-sided test at `level` in the direction of its effect; the other direction fails, else censored.
+- Laws: fitted laws compared by likelihood ratio (or AIC): the favoured law by `factor` passes; else fails or censored.
 - Near: a value equal to a target a proof or a table fixes, to within a tolerance.
 - Beyond: a difference known only within [lo, hi] (censoring) above z times its SE: pass, FAIL or censored.
 - TInterval: a fitted value against a reference within its Student-t margin (one- or two-sided).
@@ -12,8 +15,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
+from scipy.stats import beta, norm
 from scipy.stats import t as student_t
 
 from lib.core.claims import Verdict
@@ -128,3 +133,107 @@ class TInterval(Rule):
         if censored:
             return Verdict(text, False, censored=censored, **verdict)
         return Verdict(text, ok, **verdict)
+
+
+def clopper_pearson(k, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The Clopper-Pearson interval of a success probability seen k times in n trials (elementwise)."""
+    k, n = np.asarray(k, float), np.asarray(n, float)
+    a = (1 - confidence) / 2
+    with np.errstate(invalid="ignore"):
+        lo = np.where(k > 0, beta.ppf(a, k, n - k + 1), 0.0)
+        hi = np.where(k < n, beta.ppf(1 - a, k + 1, n - k), 1.0)
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class ShareInterval(Rule):
+    """Cells of k of n, each wanted above p (want +1) or below (-1): each cell's Clopper-Pearson interval decides
+    its side (0 where it contains p). A cell on the wrong side fails the rule; every cell on its side passes it;
+    otherwise it is censored.
+
+    >>> ShareInterval("success", p=0.5).decide([9, 1], [10, 10], want=[1, -1]).passed
+    True
+    """
+    p: float = 0.5
+    want: int = 1          # +1: above p; -1: below; 0: each cell on the side `decide` is given
+    confidence: float = 0.95
+
+    def condition(self) -> str:
+        p = number(Fraction(self.p).limit_denominator(100))
+        side = {1: "above", -1: "below", 0: "on its side of"}[self.want]
+        return (f"{self.what}: {self.confidence:.0%} interval (Clopper-Pearson) {side} {p}; "
+                "FAIL where one lies on the other side; censored where one contains it")
+
+    def sides(self, k, n) -> np.ndarray:
+        lo, hi = clopper_pearson(k, n, self.confidence)
+        return np.where(lo > self.p, 1, np.where(hi < self.p, -1, 0))
+
+    def decide(self, k, n, want=None, measured: str = "", censored: str = "", **verdict) -> Verdict:
+        want = self.want if want is None else want
+        if not np.all(np.abs(want) == 1):
+            raise ValueError(f"rule {self.what!r}: each cell needs its side, +1 (above) or -1 (below)")
+        s = self.sides(k, n)
+        want = np.broadcast_to(np.asarray(want), np.shape(s))
+        text = measured or ", ".join(f"{int(a)}/{int(b)}" for a, b in np.broadcast(k, n))
+        if np.any(s == -want) or np.all(s == want):
+            return Verdict(text, bool(np.all(s == want)), **verdict)
+        return Verdict(text, False, censored=censored or f"a {self.confidence:.0%} interval contains {self.p:g}",
+                       **verdict)
+
+
+@dataclass(frozen=True)
+class Significance(Rule):
+    """A one-sided test at `level` in the direction of its effect: significant with the effect positive passes,
+    significant and negative fails, else (or no finite effect) censored. The margin is z - z_crit (z = isf(p),
+    signed by the effect).
+
+    >>> Significance("the $T$ term", level=0.05).decide(0.001, 2.0).passed
+    True
+    """
+    level: float = 0.05
+    spread: str = "SE"
+
+    def condition(self) -> str:
+        return (f"{self.what} one-sided at {self.level:g} with a positive effect; FAIL with a negative one; "
+                "censored where neither is significant")
+
+    def decide(self, p: float, effect: float, measured: str = "", censored: str = "", **verdict) -> Verdict:
+        side = 0 if not np.isfinite(effect) or p >= self.level else (1 if effect > 0 else -1)
+        z = math.copysign(float(norm.isf(p)), effect) if np.isfinite(effect) else math.nan
+        text = (measured or f"one-sided p = {p:.1e}") + self._margin(z - float(norm.isf(self.level)), None)
+        if side == 0:
+            return Verdict(text, False, censored=censored or f"not significant at {self.level:g}", **verdict)
+        return Verdict(text, side == 1, **verdict)
+
+
+@dataclass(frozen=True)
+class Laws(Rule):
+    """Fitted laws compared: `criterion` "likelihood" (scores are log-likelihoods; the favoured law's likelihood
+    ratio to the best other at least `factor` passes, at most 1/factor fails, between censored) or "aic" (scores are
+    AICs; the favoured law lowest by at least `factor` passes, else fails).
+
+    >>> Laws("the log law", favoured="log", factor=8).decide({"log": -10.0, "linear": -13.0}).passed
+    True
+    """
+    favoured: str = ""
+    factor: float = 8.0
+    criterion: str = "likelihood"
+
+    def condition(self) -> str:
+        if self.criterion == "aic":
+            return f"lowest AIC for {self.what}, by ≥ {number(self.factor)}"
+        return (f"likelihood ratio of {self.what} to the best other ≥ {number(self.factor)}; FAIL at "
+                f"≤ 1/{number(self.factor)}; censored between")
+
+    def decide(self, scores: dict, measured: str = "", censored: str = "", **verdict) -> Verdict:
+        others = [v for k, v in scores.items() if k != self.favoured]
+        if self.criterion == "aic":
+            lead = min(others) - scores[self.favoured]
+            text = (measured or f"AIC lead {lead:.1f}") + f"; margin {lead - self.factor:+.1f} in AIC"
+            return Verdict(text, lead >= self.factor, **verdict)
+        lr, cut = scores[self.favoured] - max(others), math.log(self.factor)
+        text = (measured or f"ln likelihood ratio {lr:+.2f}") + f"; margin {lr - cut:+.2f} in ln likelihood ratio"
+        if not (lr >= cut or lr <= -cut):          # between the bounds, or NaN: undecided
+            return Verdict(text, False, censored=censored or f"the likelihoods lie within a factor {self.factor:g}",
+                           **verdict)
+        return Verdict(text, lr >= cut, **verdict)

@@ -12,9 +12,9 @@ or the paper's number). `rule.text` is the rule in words; `rule.decide(...)` ret
 - Needs: a rule decided only where a gate holds (enough points), censored where it does not.
 - Replicates: a direction held on a bootstrap: the share of replicates at or above a bar, at least `level`.
 - Share: k of n at least (or at most) a share; `binomial` gives the margin in binomial SEs at the bar.
-- ShareInterval: k of n with its Clopper-Pearson interval against p: above passes, below fails, else censored.
-- Significance: a one-sided test at `level` in the direction of its effect; the other direction fails, else censored.
-- Laws: fitted laws compared by likelihood ratio (or AIC): the favoured law by `factor` passes; else fails or censored.
+
+Rules decided by an interval or a test (ShareInterval, Significance, Laws, Near, Beyond, TInterval) are in
+lib.core.interval_rules, on the same base.
 
     >>> AtMost("fitted $p$", 3, why="a low degree", spread="sd over {n} directions").decide(2.1, "p = 2.10", 0.3, 6)
     Verdict(measured='p = 2.10; margin +3.0 sd over 6 directions', passed=True, ...)
@@ -26,7 +26,6 @@ from dataclasses import KW_ONLY, dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy.stats import beta, norm
 
 from lib.core.claims import Verdict
 
@@ -320,107 +319,3 @@ class Share(Rule):
         f = np.asarray(k, float) / np.asarray(n, float)
         se = np.sqrt(bar * (1 - bar) / np.asarray(n, float))
         return self._margin(float(np.min((f - bar) / se if self.at_least is not None else (bar - f) / se)), None)
-
-
-def clopper_pearson(k, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """The Clopper-Pearson interval of a success probability seen k times in n trials (elementwise)."""
-    k, n = np.asarray(k, float), np.asarray(n, float)
-    a = (1 - confidence) / 2
-    with np.errstate(invalid="ignore"):
-        lo = np.where(k > 0, beta.ppf(a, k, n - k + 1), 0.0)
-        hi = np.where(k < n, beta.ppf(1 - a, k + 1, n - k), 1.0)
-    return lo, hi
-
-
-@dataclass(frozen=True)
-class ShareInterval(Rule):
-    """Cells of k of n, each wanted above p (want +1) or below (-1): each cell's Clopper-Pearson interval decides
-    its side (0 where it contains p). A cell on the wrong side fails the rule; every cell on its side passes it;
-    otherwise it is censored.
-
-    >>> ShareInterval("success", p=0.5).decide([9, 1], [10, 10], want=[1, -1]).passed
-    True
-    """
-    p: float = 0.5
-    want: int = 1          # +1: above p; -1: below; 0: each cell on the side `decide` is given
-    confidence: float = 0.95
-
-    def condition(self) -> str:
-        p = number(Fraction(self.p).limit_denominator(100))
-        side = {1: "above", -1: "below", 0: "on its side of"}[self.want]
-        return (f"{self.what}: {self.confidence:.0%} interval (Clopper-Pearson) {side} {p}; "
-                "FAIL where one lies on the other side; censored where one contains it")
-
-    def sides(self, k, n) -> np.ndarray:
-        lo, hi = clopper_pearson(k, n, self.confidence)
-        return np.where(lo > self.p, 1, np.where(hi < self.p, -1, 0))
-
-    def decide(self, k, n, want=None, measured: str = "", censored: str = "", **verdict) -> Verdict:
-        want = self.want if want is None else want
-        if not np.all(np.abs(want) == 1):
-            raise ValueError(f"rule {self.what!r}: each cell needs its side, +1 (above) or -1 (below)")
-        s = self.sides(k, n)
-        want = np.broadcast_to(np.asarray(want), np.shape(s))
-        text = measured or ", ".join(f"{int(a)}/{int(b)}" for a, b in np.broadcast(k, n))
-        if np.any(s == -want) or np.all(s == want):
-            return Verdict(text, bool(np.all(s == want)), **verdict)
-        return Verdict(text, False, censored=censored or f"a {self.confidence:.0%} interval contains {self.p:g}",
-                       **verdict)
-
-
-@dataclass(frozen=True)
-class Significance(Rule):
-    """A one-sided test at `level` in the direction of its effect: significant with the effect positive passes,
-    significant and negative fails, else (or no finite effect) censored. The margin is z - z_crit (z = isf(p),
-    signed by the effect).
-
-    >>> Significance("the $T$ term", level=0.05).decide(0.001, 2.0).passed
-    True
-    """
-    level: float = 0.05
-    spread: str = "SE"
-
-    def condition(self) -> str:
-        return (f"{self.what} one-sided at {self.level:g} with a positive effect; FAIL with a negative one; "
-                "censored where neither is significant")
-
-    def decide(self, p: float, effect: float, measured: str = "", censored: str = "", **verdict) -> Verdict:
-        side = 0 if not np.isfinite(effect) or p >= self.level else (1 if effect > 0 else -1)
-        z = math.copysign(float(norm.isf(p)), effect) if np.isfinite(effect) else math.nan
-        text = (measured or f"one-sided p = {p:.1e}") + self._margin(z - float(norm.isf(self.level)), None)
-        if side == 0:
-            return Verdict(text, False, censored=censored or f"not significant at {self.level:g}", **verdict)
-        return Verdict(text, side == 1, **verdict)
-
-
-@dataclass(frozen=True)
-class Laws(Rule):
-    """Fitted laws compared: `criterion` "likelihood" (scores are log-likelihoods; the favoured law's likelihood
-    ratio to the best other at least `factor` passes, at most 1/factor fails, between censored) or "aic" (scores are
-    AICs; the favoured law lowest by at least `factor` passes, else fails).
-
-    >>> Laws("the log law", favoured="log", factor=8).decide({"log": -10.0, "linear": -13.0}).passed
-    True
-    """
-    favoured: str = ""
-    factor: float = 8.0
-    criterion: str = "likelihood"
-
-    def condition(self) -> str:
-        if self.criterion == "aic":
-            return f"lowest AIC for {self.what}, by ≥ {number(self.factor)}"
-        return (f"likelihood ratio of {self.what} to the best other ≥ {number(self.factor)}; FAIL at "
-                f"≤ 1/{number(self.factor)}; censored between")
-
-    def decide(self, scores: dict, measured: str = "", censored: str = "", **verdict) -> Verdict:
-        others = [v for k, v in scores.items() if k != self.favoured]
-        if self.criterion == "aic":
-            lead = min(others) - scores[self.favoured]
-            text = (measured or f"AIC lead {lead:.1f}") + f"; margin {lead - self.factor:+.1f} in AIC"
-            return Verdict(text, lead >= self.factor, **verdict)
-        lr, cut = scores[self.favoured] - max(others), math.log(self.factor)
-        text = (measured or f"ln likelihood ratio {lr:+.2f}") + f"; margin {lr - cut:+.2f} in ln likelihood ratio"
-        if not (lr >= cut or lr <= -cut):          # between the bounds, or NaN: undecided
-            return Verdict(text, False, censored=censored or f"the likelihoods lie within a factor {self.factor:g}",
-                           **verdict)
-        return Verdict(text, lr >= cut, **verdict)

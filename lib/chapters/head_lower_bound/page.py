@@ -19,7 +19,8 @@ from lib.chapters.head_lower_bound.compute import SETTINGS, lower_bound
 from lib.chapters.head_lower_bound.fig2_rows import fig2_diagonal, fig2_outside, fig2_sign, fig2_top
 from lib.chapters.head_lower_bound.scaling_rows import floor_h1, growth_sentence, scaling_claim, scaling_numbers
 from lib.core.claims import Row, evaluate, unsettled
-from lib.core.rules import EXACT, All, AtLeast, AtMost, Laws, number
+from lib.core.interval_rules import Laws
+from lib.core.rules import EXACT, All, AtLeast, AtMost, number
 from lib.core.tables import markdown_table
 from lib.science import a2, qstr
 

@@ -18,8 +18,8 @@ import numpy as np
 from lib.chapters.rnn_norm_growth.read import LABELS, a2_fit, memoriser_fit, norm_table, packing_table
 from lib.chapters.rnn_norm_growth.widths import BOOT_DRAWS, phase_table, slope_bootstrap
 from lib.core.claims import Row, evaluate
-from lib.core.interval_rules import Beyond, TInterval
-from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Laws, Within, number
+from lib.core.interval_rules import Beyond, Laws, TInterval
+from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Within, number
 from lib.science import a2
 from lib.science.stats import loglog_slope
 

@@ -31,7 +31,8 @@ from lib.chapters.sparse_variable_creation.read import (
     transition,
 )
 from lib.core.claims import Row, Verdict, evaluate
-from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Laws, Share, ShareInterval, Significance, Within, number
+from lib.core.interval_rules import Laws, ShareInterval, Significance
+from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Share, Within, number
 
 FIT_LOSS = 1e-4       # a training loss below this counts as fitted (A10)
 PARITY_ACC = 0.99     # test accuracy at which a parity seed counts as learnt (A14, A15; the paper's Fig. 3)

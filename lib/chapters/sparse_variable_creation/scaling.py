@@ -21,7 +21,7 @@ import math
 import numpy as np
 from scipy.stats import chi2
 
-from lib.core.rules import clopper_pearson
+from lib.core.interval_rules import clopper_pearson
 
 LAWS = {"log": np.log, "power": np.sqrt, "linear": lambda T: np.asarray(T, float)}
 LAW_TEXT = {"log": "$a + b\\,\\ln T$", "power": "$a + b\\sqrt{T}$", "linear": "$a + bT$"}
@@ -43,7 +43,7 @@ def cells(table: dict) -> dict:
 
 def interval(k, n, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
     """Clopper-Pearson interval of a success probability seen k times in n trials (elementwise), at this chapter's
-    confidence: the rules' own (lib.core.rules.clopper_pearson), so that a count and its rule read one interval."""
+    confidence: the rules' own (lib.core.interval_rules.clopper_pearson), so that a count and its rule read one interval."""
     return clopper_pearson(k, n, confidence)
 
 
