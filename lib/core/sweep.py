@@ -17,8 +17,8 @@ still running at it; what is left raises `Unfinished`, and the next call resumes
     >>> from lib.chapters.sample_complexity import compute as sc; from lib.core import params; from lib.core.store import ROOT
     >>> P = params.resolve("sample_complexity", "paper")     # its committed points: loaded, none computed
     >>> results = collect(sc.points(P), Store("sample_complexity", "paper", root=ROOT / "results"), "cpu", log=None)
-    >>> len(results), sorted(results)[0]      # {label: record}, a label per point (nested where a label is a path)
-    (236, ('a', 'ffn', 2))
+    >>> len(results) == len(sc.points(P)), sorted(results)[0]    # {label: record}, a label per point
+    (True, ('a', 'ffn', 2))
 """
 from __future__ import annotations
 
@@ -178,11 +178,10 @@ def _client(address: str):
         raise ClusterError(f"--cluster {address}: no Dask scheduler answered ({type(err).__name__}: {err})") from None
 
 
-def import_failure(err: BaseException, address: str) -> None:
-    """Raise ClusterError, one line, where a cluster's scheduler or workers could not import a module a point needs
-    (started without this checkout on their PYTHONPATH, as ARCHITECTURE.md says they need): what, and how to start
-    them. Dask re-raises the remote ModuleNotFoundError as the cause of its own error, or in its text."""
-    while err is not None:
+def import_failure(err: BaseException, address: str | None) -> None:
+    """One line (ClusterError) where the cluster at `address` (None: none) could not import a module a point needs,
+    and how to start it with this checkout on PYTHONPATH (Dask re-raises the remote error as a cause, or in its text)."""
+    while address and err is not None:
         if m := re.search(r"No module named '([^']+)'", str(err)):
             raise ClusterError(f"--cluster {address}: the cluster could not import the module {m.group(1)!r} (its "
                                f"scheduler or workers run without this checkout on their PYTHONPATH): start them with "
@@ -379,8 +378,7 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
                     try:
                         result = future.result()
                     except Exception as err:
-                        if cluster:                # a worker without lib: one line, not Dask's traceback
-                            import_failure(err, cluster)
+                        import_failure(err, cluster)   # a worker without lib: one line, not Dask's traceback
                         raise
                     finish(group, result, time.perf_counter() - started)
         except BaseException:

@@ -1,7 +1,6 @@
 """The claim rows of the rnn_norm_growth page (`ROWS`, `claims`): Theorem 7's construction, Prop. 8 and 35 on trained
-networks, the Transformer's A.2 scale and Theorem 9's memoriser, each measure a function of the profile P and the
-stored points through read.py and widths.py, decided by the row's rule object (RULE_*, lib.core.rules), which writes
-the rule's text. Page-side: no computation imports this module.
+networks, the Transformer's A.2 scale and Theorem 9's memoriser, each measured from the stored points (read.py,
+widths.py) and decided by the row's rule object (RULE_*), which writes its text. Page-side: no computation imports it.
 
     >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
@@ -23,13 +22,12 @@ from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Within, nu
 from lib.science import a2
 from lib.science.stats import loglog_slope
 
-# Each measure(P, results) returns the row's Verdict, or None where this run has nothing to measure it on.
 ARCHS = ("gru", "elman")
 ROUND_ULPS = 64     # 9-rectified: the bound is attained, so met only to float64 rounding: this many ulps of the states
 BOOT_SE = f"bootstrap SE ({BOOT_DRAWS:,} seed resamples)"   # the margin's unit of the width rows
 
-# The rules, one object per row (lib.core.rules, lib.core.interval_rules): each threshold typed once, its text
-# generated from it; whose number it is ("paper", "book's calibration", "exact") and why, beside it.
+# The rules, one per row: each threshold typed once, its text generated from it, whose number it is and why beside it.
+# Each measure(P, results) below returns its row's Verdict, or None where this run has nothing to measure it on.
 RULE_EXACT = All((AtMost("max MSE", 1e-6, strict=True, where="at every $N$", why="float64 rounding of an exact construction"),
                   Holds(r"every token coordinate within the gadget's range, $\lvert x\rvert \le B$", by=PAPER,
                         why="Prop. 26-28")))
