@@ -60,8 +60,19 @@ def glue_values(P: dict, records: dict, n_sim: int = 200) -> dict:
             "attn_block": "{block_lo:.0%} to {block_hi:.0%}", "attn_d_e": "{d_e}",
             "attn_overlap": "{overlap:.2f}", "attn_samples": "{samples:,.0f}"}
     out = {k: f.format(**x, overlap=x["d_e"] ** -0.5) if x else "—" for k, f in text.items()}
+    out["attn_share"] = _one_if_equal(out["attn_share"])     # the prose reads "... is 0.19 to 0.21" or "... is 0.22 in every run"
     return out | {"attn_power": "; ".join(f"{name}: {rate:.0%}" for name, rate in rates.items()) or "—",
                   "attn_n_sim": str(n_sim)}
+
+
+def _one_if_equal(text: str) -> str:
+    """A range over the runs whose ends print alike ("0.22 to 0.22") as its one value, said to hold in every run.
+
+        >>> _one_if_equal("0.22 to 0.22"), _one_if_equal("0.19 to 0.21")
+        ('0.22 in every run', '0.19 to 0.21')
+    """
+    lo, sep, hi = text.partition(" to ")
+    return f"{lo} in every run" if sep and lo == hi else text
 
 
 def _reads_code(records: dict, P: dict) -> Verdict | None:
