@@ -54,6 +54,26 @@ def test_the_reach_of_a_run_function_is_what_it_names_transitively_across_module
     assert ("lib.c.compute", "points") not in seen
 
 
+def test_signatures_see_through_moved_code_but_not_through_a_changed_callee():
+    """Issue 40: code moved verbatim to another module (here `helper` and `WIDTH` into an experiments module that
+    the compute module imports) keeps the run function's signature, so restamp can re-stamp moved code; a changed
+    constant two calls away, or a callee that now resolves elsewhere to other code, changes it."""
+    root = ("lib.c.compute", "run_point")
+    before = restamp.signatures({"lib.c.compute": OLD}, {root})[root]
+    helper = 'import math\n\nWIDTH = {"a": 1}\n\n\ndef helper(x):\n    return math.sqrt(x) * WIDTH["a"]\n'
+    compute = OLD.replace(helper.split("\n\n\n")[1] + "\n\n", "").replace('WIDTH = {"a": 1}\n\n\n', "")
+    compute = compute.replace("import math\n", "from lib.c.experiments.arm import helper\n")
+    moved = {"lib.c.compute": compute, "lib.c.experiments.arm": helper}
+    assert "def helper" not in compute and "WIDTH" not in compute
+    assert restamp.signatures(moved, {root})[root] == before
+    changed = {**moved, "lib.c.experiments.arm": helper.replace('"a": 1', '"a": 2')}
+    assert restamp.signatures(changed, {root})[root] != before
+    other = {**moved, "lib.c.experiments.arm": helper.replace("math.sqrt(x)", "math.sqrt(x + 1)")}
+    assert restamp.signatures(other, {root})[root] != before
+    assert restamp._old_root({"lib.c.compute": OLD}, ("lib.c.experiments.arm", "helper")) == ("lib.c.compute", "helper")
+    assert restamp.signatures({"lib.c.compute": OLD}, {("lib.c.compute", "nowhere")}) == {("lib.c.compute", "nowhere"): None}
+
+
 def test_only_definitions_that_compute_change_count_and_docstrings_do_not():
     """Parsed code: a docstring or comment edit changes no definition; an edit to a listing function changes it."""
     same = OLD.replace('"""Runs."""', '"""Runs, documented better."""').replace("return [1]", "return [1]  # why")

@@ -10,7 +10,9 @@ and only when the evidence holds:
    named git revision (so the code that computed them is known and committed);
 2. **the code**: between that revision and today, nothing that a stored point's run function reaches changed as
    parsed code (docstrings and comments aside): the definitions it uses, transitively, across compute.py and the lib
-   modules it imports (with `partial`, the points whose run function does reach a change are left as they are);
+   modules it imports, each name resolved to the definition it stands for (`signatures`), so that code moved
+   verbatim to another module (a chapter's experiments/, lib/science) is the same code at a new address (with
+   `partial`, the points whose run function does reach a change are left as they are);
 3. **a rerun** (optional, `check`): the cheapest stored points that were computed on this kind of device,
    recomputed now, give the stored result exactly, number for number (wall times aside).
 
@@ -146,11 +148,79 @@ def reach(texts: dict[str, str], roots: set[tuple[str, str]]) -> set[tuple[str, 
     return seen
 
 
+def _target(parsed: dict, mod: str, name: str) -> tuple[str, str | None] | None:
+    """Where `name`, as module `mod` binds it, is defined: (module, name) of a definition, (module, None) of a lib
+    module, or None (a local, a builtin, or a name from outside lib). Re-exports are followed."""
+    seen = set()
+    while (mod, name) not in seen and mod in parsed:
+        seen.add((mod, name))
+        defs, links = parsed[mod]
+        if name in defs:
+            return mod, name
+        if name not in links:
+            return None
+        mod, name = links[name]
+        if name is None:
+            return mod, None
+    return None
+
+
+def signatures(texts: dict[str, str], roots: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """What each root definition computes, wherever its code lives: the sha256 of its parsed code (docstrings
+    aside), its module's top-level statements, and, for every lib name it uses, that name's own signature, resolved
+    through imports to the definition it stands for (a module used whole: all its definitions). Code moved verbatim
+    to another module, or re-exported, keeps its signature; a changed constant, operator or callee anywhere it
+    reaches changes it. A root absent from `texts` gets None."""
+    parsed = {m: _parse(t, m, set(texts)) for m, t in texts.items()}
+    statements = {m: [v for k, v in _definitions(t).items() if k.startswith(("statement ", "from __future__"))]
+                  for m, t in texts.items()}
+    memo: dict = {}
+
+    def sig(key, stack) -> str:
+        if key in memo:
+            return memo[key]
+        if key in stack:
+            return f"<recursion {key[1]}>"
+        mod, name = key
+        defs, links = parsed[mod]
+        if name is None:                                         # a module used whole
+            text = "module:" + ";".join(sig((mod, d), stack) for d in sorted(defs))
+            return memo.setdefault(key, hashlib.sha256(text.encode()).hexdigest())
+        node, refs = defs[name], {}
+        bases = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                 and links.get(n.value.id, ("", ""))[1] is None and n.value.id in links}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Attribute) and id(n.value) in bases:
+                label, target = f"{n.value.id}.{n.attr}", _target(parsed, links[n.value.id][0], n.attr)
+            elif isinstance(n, ast.Name) and id(n) not in bases:
+                label, target = n.id, _target(parsed, mod, n.id)
+            else:
+                continue
+            if target is not None and target != key:
+                refs[label] = target
+        parts = [code_dump(node), *statements[mod]]
+        parts += [f"{label}={sig(refs[label], stack | {key})}" for label in sorted(refs)]
+        return memo.setdefault(key, hashlib.sha256("\n".join(parts).encode()).hexdigest())
+
+    return {r: sig(r, frozenset()) if r[0] in parsed and r[1] in parsed[r[0]][0] else None for r in roots}
+
+
+def _old_root(old: dict[str, str], root: tuple[str, str]) -> tuple[str, str] | None:
+    """The run function `root` (today's module, name) at the old revision: the same place, or else the one module
+    that defined a function of that name there (moved code keeps its name)."""
+    if root[0] in old and root[1] in _parse(old[root[0]], root[0], set(old))[0]:
+        return root
+    found = [m for m, t in old.items() if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                             and n.name == root[1] for n in ast.parse(t).body)]
+    return (found[0], root[1]) if len(found) == 1 else None
+
+
 def code_changes(chapter: str, rev: str, roots: set[tuple[str, str]]) -> tuple[list[str], dict]:
     """(changed, blocking): the definitions of the chapter's computation (compute.py and the lib modules it imports)
-    that differ between `rev` and today as parsed code, as "module.name"; and for each root (module, run function)
-    what of them it reaches, at either revision (a module imported at one revision only, or a changed statement of a
-    module it reaches, counts). A root with nothing there computes as it did."""
+    that differ between `rev` and today as parsed code, as "module.name" (a module present at one revision only:
+    "module.*"); and the roots (module, run function) whose computation differs: their `signatures` at `rev` and
+    today differ (or the function is not found at `rev`), each with what changed that it reaches. Code moved
+    verbatim (a new module, a new package) blocks nothing: the signatures see through addresses."""
     old_files = lib_modules(chapter, read=lambda rel: _git_show(rev, rel))
     new_files = lib_modules(chapter)
     old = {_module_name(r): _git_show(rev, r) for r in old_files}
@@ -160,14 +230,18 @@ def code_changes(chapter: str, rev: str, roots: set[tuple[str, str]]) -> tuple[l
         a, b = _definitions(old[m]), _definitions(new[m])
         if diff := sorted(n for n in set(a) | set(b) if a.get(n) != b.get(n)):
             changed[m] = diff
+    was = {root: _old_root(old, root) for root in roots}
+    before = signatures(old, {r for r in was.values() if r})
+    after = signatures(new, set(roots))
     blocking = {}
     for root in roots:
-        seen = reach(old, {root}) | reach(new, {root})
+        if was[root] is not None and before[was[root]] is not None and before[was[root]] == after[root]:
+            continue
+        seen = reach(old, {was[root] or root}) | reach(new, {root})
         hit = [f"{m}.{n}" for m, names in sorted(changed.items()) for n in names
                if (m, n) in seen or (n == "*" or n.startswith(("statement ", "from __future__")))
                and any(x == m for x, _ in seen)]
-        if hit:
-            blocking[root] = hit
+        blocking[root] = hit or [f"{root[0]}.{root[1]} (not found at {rev})"]
     return [f"{m}.{n}" for m, names in sorted(changed.items()) for n in names], blocking
 
 
