@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 import torch
 
+from lib.chapters.turing_simulation import claims, page, results
 from lib.chapters.turing_simulation import compute as ts
-from lib.chapters.turing_simulation import margins, page, power, read, rows
+from lib.chapters.turing_simulation.claims import power
+from lib.chapters.turing_simulation.experiments import margins
 from lib.core import params
 from lib.core.store import Store, key_of, spec_dict
 from lib.core.sweep import collect
@@ -244,7 +246,7 @@ def test_a_radius_nothing_corrupts_is_read_back_as_inf():
     """smallest_failing returns inf where no scale fails; JSON stores it as None; the page must read inf (a robust
     direction), not NaN, which nanmedian and nanmax would silently skip."""
     rec = {"result": {"T": 16, "t_struct": None, "struct_l2": 0.5, "r_random": [1.0, None], "alpha": 1.0, "p": 10, "w": 5}}
-    a = read.robust_arrays({"robust": {(16, True): rec}}, True)
+    a = results.robust_arrays({"robust": {(16, True): rec}}, True)
     assert np.isinf(a["t"][0]) and np.isinf(a["r"][0, 1]) and a["r"][0, 0] == 1.0
 
 
@@ -300,8 +302,8 @@ def test_polylog_row_tests_the_theorems_bound_not_flatness(monkeypatch):
     within 2x and slope > -0.1', failed it), an exponential collapse in T fails."""
     T = np.array([16, 32, 64, 128])
     for radii, ok in (([2.0, 2.03, 1.88, 1.44], True), (2.0 * np.exp(-0.1 * (T - 16)), False)):
-        monkeypatch.setattr(rows, "robust_arrays", lambda results, corr, r=radii: {"T": T, "r": np.array(r)[:, None]})
-        assert rows._polylog_random({"n_directions": 1}, {}).passed is ok
+        monkeypatch.setattr(claims, "robust_arrays", lambda results, corr, r=radii: {"T": T, "r": np.array(r)[:, None]})
+        assert claims._polylog_random({"n_directions": 1}, {}).passed is ok
 
 
 # The quick profile's robustness radii (counter machine, 3 random directions), with and without correction.
@@ -334,12 +336,12 @@ def test_robustness_claims_fail_when_the_mechanism_is_absent():
     of 7-polylog-random's radius, is a check and fails with it."""
     P = {"n_directions": 3}
     ids = ("7-polylog-random", "12-bound", "7-collapse", "7-random-nocorr")
-    measure = {r.id: r.measure for r in rows.ROWS}
+    measure = {r.id: r.measure for r in claims.ROWS}
     faithful, absent = _robust_results(False), _robust_results(True)
     for i in ids:
         assert measure[i](P, faithful).passed, i
         assert not measure[i](P, absent).passed, i
-        assert next(r for r in rows.ROWS if r.id == i).kind == ("check" if i == "12-bound" else "claim")
+        assert next(r for r in claims.ROWS if r.id == i).kind == ("check" if i == "12-bound" else "claim")
     collapse = measure["7-collapse"](P, faithful).measured
     assert "$T$ = 128: ≤ 1e-15 (censored)" in collapse and "over 5 measured radii" in collapse
     assert "sd over 3 directions" in measure["7-polylog-random"](P, faithful).measured
@@ -350,7 +352,7 @@ def test_collapse_needs_five_measured_radii():
     """The doublings 16, 32, 64 alone leave 3 radii above the floor: a line through them reaches R^2 > 0.9 for
     radii with no trend in about one run in five, so the row reads censored, not pass; a censored radius before a
     measured one fails whatever their number."""
-    row = next(r for r in rows.ROWS if r.id == "7-collapse")
+    row = next(r for r in claims.ROWS if r.id == "7-collapse")
     three = row.measure({}, _robust_results(False, T=(16, 32, 64, 128)))
     assert not three.passed and "fewer than 5" in three.censored
     early = _robust_results(False, T=(16, 32, 64, 128))
@@ -363,7 +365,7 @@ def test_random_nocorr_reads_the_smallest_radius_so_directions_only_tighten_it()
     """The old rule held the largest radius over the directions to 1e-4 and failed the paper profile's 6 directions
     at T = 16 (two near 1e-2); the smallest over the directions bounds the margin, so a direction added can only
     lower it, and the pass share of resampled runs grows with the directions (power.nocorr_rates)."""
-    row = next(r for r in rows.ROWS if r.id == "7-random-nocorr")
+    row = next(r for r in claims.ROWS if r.id == "7-random-nocorr")
     res = _robust_results(False)
     res["robust"][(16, False)]["result"]["r_random"] = [4.34e-6, 1.02e-2, 7.77e-3]   # the old rule failed this
     assert row.measure({}, res).passed
@@ -374,7 +376,7 @@ def test_random_nocorr_reads_the_smallest_radius_so_directions_only_tighten_it()
 
 
 def test_power_of_the_uncorrected_rows():
-    """Faithful runs pass, runs without the mechanism fail (the rows' own functions, power.py)."""
+    """Faithful runs pass, runs without the mechanism fail (the rows' own functions, claims/power.py)."""
     res = _robust_results(False)
     nocorr, collapse = power.nocorr_rates({}, res, sims=60), power.collapse_rates({}, res, sims=60)
     assert nocorr["faithful"] >= 0.9 and nocorr["null"] <= 0.05
@@ -383,7 +385,7 @@ def test_power_of_the_uncorrected_rows():
 
 def test_every_threshold_says_whose_it_is():
     """Every row's rule names the source of its numbers: the paper's, the book's calibration, or exact."""
-    for r in rows.ROWS:
+    for r in claims.ROWS:
         assert any(w in r.expected for w in ("paper", "book", "exact", "no threshold", "known values")), r.id
 
 
@@ -392,9 +394,9 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     moving 7-polylog-random's bound moves its verdict and its words together."""
     import dataclasses
 
-    assert all(r.rule is not None and r.expected == r.rule.text for r in rows.ROWS)
+    assert all(r.rule is not None and r.expected == r.rule.text for r in claims.ROWS)
     P, faithful = {"n_directions": 3}, _robust_results(False)
-    assert rows._polylog_random(P, faithful).passed and "≤ 3 (book's calibration" in rows.RULE_POLYLOG.text
-    strict = dataclasses.replace(rows.RULE_POLYLOG, bound=0.1)
-    monkeypatch.setattr(rows, "RULE_POLYLOG", strict)
-    assert not rows._polylog_random(P, faithful).passed and "≤ 0.1 (book's calibration" in strict.text
+    assert claims._polylog_random(P, faithful).passed and "≤ 3 (book's calibration" in claims.RULE_POLYLOG.text
+    strict = dataclasses.replace(claims.RULE_POLYLOG, bound=0.1)
+    monkeypatch.setattr(claims, "RULE_POLYLOG", strict)
+    assert not claims._polylog_random(P, faithful).passed and "≤ 0.1 (book's calibration" in strict.text

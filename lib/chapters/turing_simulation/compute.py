@@ -15,10 +15,10 @@ Points (see `points`), each a frozen spec of exactly the parameters it depends o
 - precision: float16 / bfloat16 rollouts, and collisions of scalar position codes.
 - toy: the all-layer margin of Claim 3.5's product network with and without rounding.
 
-The robust, softmax and toy points (the margins: how far the construction is from failing) are defined and run in
-margins.py beside this module; this module lists every point and runs the others. It is the computation only: what
-the page shows of the results (tables, claims, figures) is lib.chapters.turing_simulation.page (and figures.py),
-which no computation imports, so editing it leaves the stored points current.
+The chapter has two arms. This module holds the exact simulation (exact, anatomy, sizes, precision) and lists every
+point; the margins (how far the construction is from failing: the robust, softmax and toy points) are defined and run
+in experiments/margins.py. It is the computation only: what the page shows of the results (results.py, claims/,
+figures.py, page.py) no computation imports, so editing it leaves the stored points current.
 
     >>> from lib.core import params; P = params.resolve("turing_simulation", "paper")
     >>> sorted({p.name.split()[0] for p in points(P)})    # lib.core.sweep.collect computes or loads them
@@ -32,7 +32,15 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from lib.chapters.turing_simulation.margins import RobustPoint, SoftmaxPoint, ToyPoint, inputs, run_robust, run_softmax, run_toy
+from lib.chapters.turing_simulation.experiments.margins import (
+    RobustPoint,
+    SoftmaxPoint,
+    ToyPoint,
+    inputs,
+    run_robust,
+    run_softmax,
+    run_toy,
+)
 from lib.core.sweep import Point
 from lib.science import tm_run
 from lib.science import tm_transformer as tt

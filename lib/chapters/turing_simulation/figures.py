@@ -1,4 +1,4 @@
-"""The turing_simulation page's figures, drawn from the stored points through read.py. Page-side: no
+"""The turing_simulation page's figures, drawn from the stored points through results.py. Page-side: no
 computation imports this module, so editing it leaves the chapter's results current.
 
     >>> from lib.chapters import stored; P, results = stored("turing_simulation")   # the committed paper results
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.turing_simulation.margins import rho_product_formula
-from lib.chapters.turing_simulation.read import bound, robust_arrays, size_rows, softmax_arrays
+from lib.chapters.turing_simulation.experiments.margins import rho_product_formula
+from lib.chapters.turing_simulation.results import bound, robust_arrays, size_rows, softmax_arrays
 
 GROUP_COLORS = {"st": "#66c2a5", "sym1": "#fc8d62", "sym2": "#8da0cb", "pos1": "#e78ac3", "pos2": "#a6d854",
                 "pos3": "#ffd92f", "scr1": "#e5c494", "scr2": "#b3b3b3", "scr3": "#1b9e77", "f1": "#d95f02",

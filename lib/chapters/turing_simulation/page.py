@@ -1,6 +1,7 @@
 """What the turing_simulation page shows: the exact-simulation and size tables, the low-precision line and the
-robustness note, read from the points of lib.chapters.turing_simulation.compute through read.py; the claim rows are
-in rows.py and the figures in figures.py beside it (page.claims and page.ROWS are theirs). Nothing here changes a
+robustness note, read from the points of lib.chapters.turing_simulation.compute through results.py; the claim rows
+are in claims/ (their power in claims/power.py) and the figures in figures.py beside it (page.claims and page.ROWS
+are claims'; the notebook calls page, figures and claims.power). Nothing here changes a
 stored number, so no computation imports it and editing it leaves the chapter's stored results current.
 
     >>> from lib.chapters import stored; P, results = stored("turing_simulation")   # the committed paper results
@@ -15,8 +16,8 @@ import math
 
 import numpy as np
 
-from lib.chapters.turing_simulation.read import exact_rows, robust_arrays, size_rows
-from lib.chapters.turing_simulation.rows import ROWS, claims
+from lib.chapters.turing_simulation.claims import ROWS, claims
+from lib.chapters.turing_simulation.results import exact_rows, robust_arrays, size_rows
 from lib.core.tables import markdown_table
 
 __all__ = ["ROWS", "claims", "exact_table", "precision_runs", "robust_note", "size_table"]

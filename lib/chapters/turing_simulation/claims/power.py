@@ -1,4 +1,4 @@
-"""The power of the two uncorrected robustness rows (issue 37): each row's own function (rows.py) run on runs
+"""The power of the two uncorrected robustness rows (issue 37): each row's own function (the rows of claims/) run on runs
 simulated from the stored points, in a world like this run (the effect at its measured size and spread) and in a
 world without the mechanism, so that a reader sees how often each rule passes in both. Page-side: no computation
 imports this module.
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.turing_simulation import rows as R
-from lib.chapters.turing_simulation.read import robust_arrays
+from lib.chapters.turing_simulation import claims as R
+from lib.chapters.turing_simulation.results import robust_arrays
 
 SIMS = 200
 

@@ -1,5 +1,5 @@
 """Readers of the turing_simulation points: the exact-simulation sums per machine and horizon, the size rows, the
-robustness, bound and softmax arrays. The page's tables (page.py), its claim rows (rows.py) and its figures
+robustness, bound and softmax arrays. The page's tables (page.py), its claim rows (claims/) and its figures
 (figures.py) all read the results through these; no computation imports this module.
 
     >>> from lib.chapters import stored; P, results = stored("turing_simulation")   # the committed paper results

@@ -1,5 +1,5 @@
 """The turing_simulation claim check (`ROWS`): what Theorem 4.1, Theorem D.6 and Claim 3.5 of Wei, Chen, Ma imply
-for the explicit construction, every number from this run's points (read.py). Each measure(P, results) returns its
+for the explicit construction, every number from this run's points (results.py). Each measure(P, results) returns its
 row's Verdict.
 
 Kinds. A `check` holds by construction: the weights are integers, the activations bits and the scores integers, so
@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from lib.chapters.turing_simulation.read import bound, exact_rows, robust_arrays, size_rows, softmax_arrays
+from lib.chapters.turing_simulation.results import bound, exact_rows, robust_arrays, size_rows, softmax_arrays
 from lib.core.claims import Row, evaluate
 from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Needs, Within, number
 from lib.science import turing as tu

@@ -2,7 +2,8 @@
 perturbation of its weights that corrupts a decoded trace (a batched grid search along given directions: the
 robustness points), the smallest inverse temperature at which softmax attention still gives exact traces (the
 softmax points), and the all-layer margin of Claim 3.5's toy product network, with and without rounding (the toy
-point). compute.py, beside it, lists these points with the exact-simulation ones.
+point). It is one of the chapter's two arms: compute.py lists these points with the exact-simulation ones (the other
+arm, which compute.py holds) and imports `inputs` from here, which both arms draw their inputs with.
 
     >>> rho_rounded_dp([1, 2, 16], grid=1001).round(2)   # rounding keeps the margin above 1/3
     array([0.5 , 0.49, 0.49])
