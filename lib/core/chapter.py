@@ -22,15 +22,6 @@ from lib.core.sweep import Point, collect
 from lib.core.tables import markdown_table
 
 
-def resolve_device(device: str) -> str:
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    params_mod.check_device(device, "parameters")
-    return device
-
-
 class ClaimCheck(NamedTuple):
     """What `Chapter.finish` returns: the two claim tables and the provenance line, each displayable."""
     checks: object
@@ -53,7 +44,7 @@ class Chapter:
         # Values as papermill injected them, checked again so that a notebook run by hand is checked too.
         self.params = {k: params_mod.check_value(p, namespace[k], "parameters cell") for k, p in schema.items()}
         self.profile = self.params.get("profile", "custom")
-        self.device = resolve_device(self.params.get("device", "auto"))
+        self.device = params_mod.resolve_device(self.params.get("device", "auto"))
         self.store = Store(name, self.profile)  # stored-only when the runner renders committed results
         self.force = os.environ.get("BOOK_FORCE") == "1"
         self.env = environment(self.device, name)

@@ -26,6 +26,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from lib.core.files import write_json
+
 MANIFEST = "manifest.json"
 FORMAT = 1
 TOPS = ("claims.json", "provenance.json")   # the result set's files beside its points that the manifest covers
@@ -50,7 +52,6 @@ def evidence(folder: Path) -> list[str]:
 
 def write_manifest(folder: Path) -> Path:
     """Write folder/manifest.json (atomically) from the files as they are now; returns its path."""
-    from lib.core.store import write_json
 
     folder = Path(folder)
     files = {rel: sha256((folder / rel).read_bytes()) for rel in evidence(folder)}
@@ -99,7 +100,6 @@ def check_bytes(folder: Path, rel: str, data: bytes) -> None:
 def forget(folder: Path, rel: str) -> None:
     """The store is about to overwrite `rel` (a forced recompute): take it out of the manifest first, so that the
     new file is not taken for a damaged one (the manifest is rewritten whole when the profile completes)."""
-    from lib.core.store import write_json
 
     files = listed(folder)
     if files and rel in files:

@@ -211,6 +211,17 @@ def _huge(value) -> bool:
         return False
 
 
+def resolve_device(device: str) -> str:
+    """The device a run uses: "auto" is a GPU where there is one, else the CPU; "cuda" where there is none is refused
+    (ParamError, one line)."""
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    check_device(device, "parameters")
+    return device
+
+
 def check_device(value: str, where: str) -> None:
     if value == "cuda":
         import torch

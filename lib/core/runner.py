@@ -192,7 +192,6 @@ def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None
     """
     import importlib
 
-    from lib.core.chapter import resolve_device
     from lib.core.manifest import write_manifest
     from lib.core.store import Store, environment, write_json
     from lib.core.sweep import collect
@@ -207,7 +206,7 @@ def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None
         device, name = cluster_device(cluster)
         env = {**environment("cpu", chapter), "device": name}
     else:
-        device = resolve_device(values.get("device", "auto"))
+        device = params_mod.resolve_device(values.get("device", "auto"))
         env = environment(device, chapter)
     collect(module.points(values), store, device, jobs=jobs, force=force, log=log, env=env, cluster=cluster,
             deadline=deadline)

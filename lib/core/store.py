@@ -28,11 +28,11 @@ import os
 import platform
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from lib.core.files import _jsonable, atomic_write, read_json, write_json  # noqa: F401  (lib imports them from here)
 from lib.core.manifest import forget, read_point
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,29 +41,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def results_root() -> Path:
     """Where results live: $BOOK_RESULTS (the tests point it at a temporary directory) or ./results."""
     return Path(os.environ.get("BOOK_RESULTS", ROOT / "results"))
-
-
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write to a temporary file in the same directory, then rename: readers see the old file or the new one. An
-    OSError names the file it was writing (a full disk's write() names none)."""
-    path = Path(path)
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # The writer's pid is in the name, so a later run can tell a temporary file left by a killed writer
-        # (clean_temps removes it) from one that a concurrent writer is still filling.
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode() if isinstance(data, str) else data)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; results and notebooks are meant to be read by others
-        os.replace(tmp, path)
-    except BaseException as err:
-        if tmp:
-            Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError) and err.errno is not None and (not err.filename or
-                                                                   Path(err.filename).name.startswith(f".{path.name}.")):
-            err.filename = str(path)   # the file meant, not its temporary copy (mkdir's error names its folder)
-        raise
 
 
 # Errors of the machine rather than of the code: a folder that is read-only or not ours, a full disk or quota, a file
@@ -119,30 +96,6 @@ def clean_temps(directory: Path) -> int:
             path.unlink(missing_ok=True)
             removed += 1
     return removed
-
-
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _jsonable(x.tolist())
-    if isinstance(x, (np.floating, float)):
-        return None if not np.isfinite(x) else float(x)  # JSON has no NaN: None means "not measured"
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
-    return x
-
-
-def write_json(path: Path, obj) -> None:
-    atomic_write(path, json.dumps(_jsonable(obj), indent=1, sort_keys=True) + "\n")
-
-
-def read_json(path: Path):
-    return json.loads(Path(path).read_text())
 
 
 def spec_dict(spec) -> dict:
