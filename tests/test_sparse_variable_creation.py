@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from lib.chapters.sparse_variable_creation import compute, page, power
-from lib.chapters.sparse_variable_creation import scaling as sc
+from lib.chapters.sparse_variable_creation import compute, page
+from lib.chapters.sparse_variable_creation import results as rs
+from lib.chapters.sparse_variable_creation.claims import ROWS, power
+from lib.core.claims import evaluate
 from lib.core.store import key_of, spec_dict
 from lib.science import batched_transformer as bt
 from lib.science import sparse_boolean as sb
@@ -175,9 +177,9 @@ def test_run_and_is_reproducible_and_the_spec_is_the_key():
 def test_critical_sample_size_and_bootstrap():
     ms = np.array([10, 20, 30])
     success = np.array([[0, 0, 0, 1], [1, 1, 0, 0], [1, 1, 1, 0]], bool)   # fractions 0.25, 0.5, 0.75
-    assert page.critical_m(ms, success) == 30                                # "exceeds 1/2": 0.5 is not enough
-    assert np.isnan(page.critical_m(ms, np.zeros((3, 4), bool)))
-    m, se = page.critical_with_se(ms, np.array([[0] * 10, [1] * 10, [1] * 10], bool))
+    assert rs.critical_m(ms, success) == 30                                # "exceeds 1/2": 0.5 is not enough
+    assert np.isnan(rs.critical_m(ms, np.zeros((3, 4), bool)))
+    m, se = rs.critical_with_se(ms, np.array([[0] * 10, [1] * 10, [1] * 10], bool))
     assert m == 20 and se == 0
 
 
@@ -199,16 +201,16 @@ def _fake_and(mstar: dict, trials=10, ms=tuple(range(10, 101, 10)), s=None):
 
 def test_intervals_decide_only_off_the_boundary():
     """2 of 4 (the stored T = 400 cells) cannot decide; 2 of 12 and 10 of 12 can, 3 of 12 and 9 of 12 cannot."""
-    assert sc.side_of_half([2, 4, 0], [4, 4, 4]).tolist() == [0, 0, 0]
-    assert sc.side_of_half([2, 3, 9, 10, 12], [12] * 5).tolist() == [-1, 0, 0, 1, 1]
-    lo, hi = sc.interval(2, 4)
+    assert rs.side_of_half([2, 4, 0], [4, 4, 4]).tolist() == [0, 0, 0]
+    assert rs.side_of_half([2, 3, 9, 10, 12], [12] * 5).tolist() == [-1, 0, 0, 1, 1]
+    lo, hi = rs.interval(2, 4)
     assert abs(float(lo) - 0.0676) < 1e-3 and abs(float(hi) - 0.9324) < 1e-3
 
 
 def test_claims_can_fail():
     P = {"and_T": [100, 200, 800], "and_m": list(range(10, 201, 10)), "and_iters": 1000, "and_trials": 50}
-    some = [r for r in page.ROWS if r.id.startswith(("A9", "A10", "A11", "A13"))]
-    rows = lambda res: {r["id"]: r for r in page.evaluate(some, P, res)}
+    some = [r for r in ROWS if r.id.startswith(("A9", "A10", "A11", "A13"))]
+    rows = lambda res: {r["id"]: r for r in evaluate(some, P, res)}
     ms = tuple(range(10, 201, 10))
     good = rows(_fake_and({T: 40 + 20 * math.log(T / 100) / math.log(2) for T in (100, 200, 800)}, 50, ms, s=8))
     assert all(r["passed"] for r in good.values()), [i for i, r in good.items() if not r["passed"]]
@@ -227,10 +229,10 @@ def test_a_T_without_critical_m_is_censored_not_dropped():
     """The old fits dropped T = 800 (no m* up to m = 100) and passed A11b/A11c/A13b on the two T left; now the censored
     T enters A11b as a bound (censored where the bound does not decide), and A13b's shift test reads every cell."""
     P = {"and_T": [100, 200, 800], "and_m": list(range(10, 101, 10)), "and_iters": 1000}
-    some = [r for r in page.ROWS if r.id.startswith(("A9", "A11", "A13"))]
-    rows = lambda res: {r["id"]: r for r in page.evaluate(some, P, res)}
+    some = [r for r in ROWS if r.id.startswith(("A9", "A11", "A13"))]
+    rows = lambda res: {r["id"]: r for r in evaluate(some, P, res)}
     cen = rows(_fake_and({100: 40, 200: 50, 800: 1000}))             # m*(800) > 100: censored
-    assert page.bounds(_fake_and({800: 1000}))[800] == (100.0, math.inf)
+    assert rs.bounds(_fake_and({800: 1000}))[800] == (100.0, math.inf)
     assert cen["A11b"]["censored"] and not cen["A11b"]["passed"] and "T = [800]" in cen["A11b"]["censored"]
     assert not cen["A11a"]["passed"] and "censored" not in cen["A11a"]    # 0 of 10 at every m: decided below 1/2
     assert cen["A13b"]["passed"] and "censored" not in cen["A13b"]    # the curves move right
@@ -239,7 +241,7 @@ def test_a_T_without_critical_m_is_censored_not_dropped():
     assert not down["A13b"]["passed"] and "censored" not in down["A13b"]
     steep = rows(_fake_and({100: 10, 200: 30, 800: 1000}))          # exponent >= 0.5 for every m*(800) > 100
     assert not steep["A11b"]["passed"] and "censored" not in steep["A11b"]
-    lo, hi = page.slope_range([0.0, 1.0], [1.0, 2.0], [1.0, math.inf])
+    lo, hi = rs.slope_range([0.0, 1.0], [1.0, 2.0], [1.0, math.inf])
     assert lo == 1.0 and hi == math.inf
 
 
@@ -250,15 +252,15 @@ def test_anchor_and_grid_read_censored_where_the_interval_holds_one_half():
     res = _fake_and({100: 50, 200: 100, 400: 1000}, trials=4, ms=(50, 100, 150, 200))
     r4 = res["and"][400]["result"]
     r4["success"] = [False] * 4 + [True] + [False] * 3 + [True, True, False, False] * 2
-    rows = {r["id"]: r for r in page.evaluate([r for r in page.ROWS if r.id in ("A11a", "A12")], P, res)}
+    rows = {r["id"]: r for r in evaluate([r for r in ROWS if r.id in ("A11a", "A12")], P, res)}
     assert rows["A12"]["censored"] and rows["A11a"]["censored"] and "2/4 at m = 200 [0.07, 0.93]" in rows["A11a"]["measured"]
     res12 = _fake_and({100: 50, 200: 100, 400: 150}, trials=12, ms=(50, 100, 150, 200))
     r12 = res12["and"][400]["result"]
     r12["success"] = [False] * 12 + [True] + [False] * 11 + [True] * 6 + [False] * 6 + [True] * 11 + [False]
-    rows = {r["id"]: r for r in page.evaluate([r for r in page.ROWS if r.id in ("A11a", "A12")], P, res12)}
+    rows = {r["id"]: r for r in evaluate([r for r in ROWS if r.id in ("A11a", "A12")], P, res12)}
     assert rows["A12"]["passed"] and rows["A11a"]["passed"]
     r12["success"] = r12["success"][:36] + [True] * 4 + [False] * 8               # 4 of 12 at m = 200: decided
-    rows = {r["id"]: r for r in page.evaluate([r for r in page.ROWS if r.id in ("A11a", "A12")], P, res12)}
+    rows = {r["id"]: r for r in evaluate([r for r in ROWS if r.id in ("A11a", "A12")], P, res12)}
     assert "censored" in rows["A12"] and not rows["A12"]["passed"]                 # (9 of 12 at 200 would be too)
 
 
@@ -267,7 +269,7 @@ def test_scaling_rules_have_power_where_the_grid_allows():
     for a true log law and against a true linear one; on the stored grid (3 T, 4 trials) it reads censored in most
     runs under each law, and A13b's shift test passes a world whose curves do not move in few runs."""
     P = {"and_T": [100, 200, 400], "and_m": list(range(50, 201, 25)), "and_trials": 4, "and_iters": 1000}
-    paper = {k: page.PAPER[k] for k in ("and_T", "and_m", "and_trials")}
+    paper = {k: rs.PAPER[k] for k in ("and_T", "and_m", "and_trials")}
     law = lambda name, a, b: (name, np.array([-a / 25, 1 / 25, -b / 25]))       # m* = a + b g(T), s = 25
     log, linear = law("log", -300, 80), law("linear", 40, 0.35)
     big = {w: power.rates(P, W, ids=("A11c",), sims=20, grid=paper)["A11c"] for w, W in (("log", log), ("lin", linear))}
@@ -283,17 +285,17 @@ def test_attention_sums_over_heads():
     """A16 reads the heads' summed attention on I (the stored mean over heads times the head count): 16 heads with a
     mean of 0.1 pass (the old mean rule failed them); a mean of 0.02 (sum 0.32) fails; so does a sum at the uniform
     share 3H/(T+1) though above 0.5."""
-    row = [r for r in page.ROWS if r.id == "A16"]
+    row = [r for r in ROWS if r.id == "A16"]
     res = _fake_and({100: 40, 400: 60})
     for rec in res["and"].values():
         rec["result"]["planted_attention"] = [0.1] * len(rec["result"]["m"])
-    assert page.evaluate(row, {"heads": 16}, res)[0]["passed"]
+    assert evaluate(row, {"heads": 16}, res)[0]["passed"]
     for rec in res["and"].values():
         rec["result"]["planted_attention"] = [0.02] * len(rec["result"]["m"])
-    assert not page.evaluate(row, {"heads": 16}, res)[0]["passed"]
+    assert not evaluate(row, {"heads": 16}, res)[0]["passed"]
     uniform = _fake_and({100: 40})
     uniform["and"][100]["result"]["planted_attention"] = [0.028] * 100
-    assert not page.evaluate(row, {"heads": 32}, uniform)[0]["passed"]   # sum 0.90 > 0.5, below the uniform 0.95
+    assert not evaluate(row, {"heads": 32}, uniform)[0]["passed"]   # sum 0.90 > 0.5, below the uniform 0.95
 
 
 def test_parity_median_counts_seeds_that_never_learn():
@@ -303,10 +305,10 @@ def test_parity_median_counts_seeds_that_never_learn():
     never = {"iters_logged": [0, 100, 200], "acc": [[0.5, 0.5, 0.5]], "test_acc": [0.5]}
     res = {10: {"result": {**learnt(200), "acc": learnt(200)["acc"] * 3}},
            20: {"result": {**never, "acc": learnt(100)["acc"] + never["acc"] * 2}}}
-    row = page.evaluate([r for r in page.ROWS if r.id == "A14b"], {"parity_iters": 200}, {"parity": res})[0]
+    row = evaluate([r for r in ROWS if r.id == "A14b"], {"parity_iters": 200}, {"parity": res})[0]
     assert row["passed"] and "T=20: > 200" in row["measured"]
     res[10]["result"]["acc"] = never["acc"] * 3                         # both medians beyond the run: undecided
-    row = page.evaluate([r for r in page.ROWS if r.id == "A14b"], {"parity_iters": 200}, {"parity": res})[0]
+    row = evaluate([r for r in ROWS if r.id == "A14b"], {"parity_iters": 200}, {"parity": res})[0]
     assert row["censored"] and not row["passed"]
 
 
@@ -344,12 +346,12 @@ def test_run_parity_and_its_rows():
     learnt = {"iters_logged": [0, 50, 100], "loss": [[0.69, 0.3, 0.0]] * 2, "acc": [[0.5, 0.9, 1.0]] * 2, "test_acc": [1.0, 1.0]}
     stuck = {"iters_logged": [0, 50, 100], "loss": [[0.69] * 3] * 2, "acc": [[0.5] * 3] * 2, "test_acc": [0.5, 0.5]}
     P = {}
-    rows = lambda res: {r["id"]: r for r in page.evaluate([r for r in page.ROWS if r.id.startswith(("A14", "A15"))], P, res)}
+    rows = lambda res: {r["id"]: r for r in evaluate([r for r in ROWS if r.id.startswith(("A14", "A15"))], P, res)}
     ok = rows({"parity": {10: {"result": learnt}, 60: {"result": stuck}}})
     assert ok["A14a"]["passed"] and ok["A15"]["passed"] and "A14b" not in ok     # one T <= 50: no ordering to check
     bad = rows({"parity": {10: {"result": stuck}, 60: {"result": learnt}}})
     assert not bad["A14a"]["passed"] and not bad["A15"]["passed"]
-    assert page.transition(learnt) == [100.0, 100.0]
+    assert rs.transition(learnt) == [100.0, 100.0]
 
 
 def test_pack_bounds_padding_and_memory():
@@ -369,7 +371,7 @@ def test_findings_name_each_failed_claim_from_the_points():
     intervals, the likelihood ratio of the laws with the power shares it quotes, and the heads' summed attention,
     each computed from the points."""
     P = {"and_T": [100, 200, 400], "and_m": list(range(10, 101, 10)), "and_iters": 1000, "and_trials": 12, "heads": 16}
-    claims = lambda res: page.evaluate([r for r in page.ROWS if r.id.startswith(("A10", "A11", "A12", "A13", "A16"))],
+    claims = lambda res: evaluate([r for r in ROWS if r.id.startswith(("A10", "A11", "A12", "A13", "A16"))],
                                        P, res)
     good = _fake_and({100: 40, 200: 50, 400: 60}, trials=12)
     good_rows = claims(good)
@@ -383,8 +385,8 @@ def test_findings_name_each_failed_claim_from_the_points():
     text = page.findings_markdown(P, bad, rows)
     assert "`A11a`" in text and "T = 400: 6/12 at m = 100 [0.21, 0.79]" in text and "only at 2 or fewer, or at 10" in text
     assert "power-law exponent of at least" in text and "`A16`" in text and "0.32, 0.32, 0.32" in text
-    cmp = sc.compare_laws(sc.cells(page.and_table(bad)))
-    share = power.rates(P, power.worlds(sc.cells(page.and_table(bad)))["log"], ids=("A11c",))["A11c"][0]
+    cmp = rs.compare_laws(rs.cells(rs.and_table(bad)))
+    share = power.rates(P, power.worlds(rs.cells(rs.and_table(bad)))["log"], ids=("A11c",))["A11c"][0]
     assert f"likelihood is {cmp['ratio']:.2f} times" in text and f"log law in {share:.0%} of" in text
     assert "`A14a`" not in text                                          # no parity points: nothing said of them
 
@@ -395,15 +397,15 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     growth finding quotes."""
     import dataclasses
 
-    from lib.chapters.sparse_variable_creation import rows
+    from lib.chapters.sparse_variable_creation import claims as rows
 
-    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
+    assert all(r.rule is not None and r.expected == r.rule.text for r in ROWS)
     P = {"and_T": [100, 200, 800], "and_m": list(range(10, 201, 10)), "and_iters": 1000, "and_trials": 50}
     res = _fake_and({T: 40 + 20 * math.log(T / 100) / math.log(2) for T in (100, 200, 800)}, 50, tuple(range(10, 201, 10)), s=8)
     assert rows._rises(P, res).passed and "≥ 0.5 at every $T$" in rows.RULE_A13A.text
     monkeypatch.setattr(rows, "RULE_A13A", dataclasses.replace(rows.RULE_A13A, bound=1.01))
     assert not rows._rises(P, res).passed and "≥ 1.01 at every $T$" in rows.RULE_A13A.text
     steep = _fake_and({100: 10, 200: 30, 800: 90}, 50, tuple(range(10, 201, 10)), s=8)
-    assert "above the 0.5 the row allows" in page._growth_finding(P, steep, page.fits(steep))
+    assert "above the 0.5 the row allows" in page._growth_finding(P, steep, rs.fits(steep))
     monkeypatch.setattr(page, "RULE_A11B", dataclasses.replace(rows.RULE_A11B, bound=0.25))
-    assert "above the 0.25 the row allows" in page._growth_finding(P, steep, page.fits(steep))
+    assert "above the 0.25 the row allows" in page._growth_finding(P, steep, rs.fits(steep))

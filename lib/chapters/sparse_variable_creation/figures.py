@@ -1,4 +1,4 @@
-"""The sparse_variable_creation page's figures, drawn from the stored points through page.py's readers. Page-side:
+"""The sparse_variable_creation page's figures, drawn from the stored points through results.py's readers. Page-side:
 no computation imports this module, so editing it leaves the chapter's results current.
 
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
@@ -11,8 +11,17 @@ import math
 
 import numpy as np
 
-from lib.chapters.sparse_variable_creation import scaling as sc
-from lib.chapters.sparse_variable_creation.page import and_table, bounds, criticals, floor_bits, minimal_R_fit
+from lib.chapters.sparse_variable_creation.results import (
+    LAW_TEXT,
+    and_table,
+    bounds,
+    cells,
+    compare_laws,
+    criticals,
+    floor_bits,
+    minimal_R_fit,
+    mstar_of,
+)
 
 
 def plot_and(results: dict):
@@ -37,9 +46,9 @@ def plot_and(results: dict):
         axes[1].errorbar(T, m, yerr=np.nan_to_num(se), marker="o", capsize=3, color="k", label="measured $m^*$")
     grid = np.linspace(min(table), max(table), 100)
     if len(table) >= 3:      # the three laws that A11c compares, each fitted to every (T, m) cell
-        laws = sc.compare_laws(sc.cells(table))["fits"]
+        laws = compare_laws(cells(table))["fits"]
         for (law, f), style in zip(laws.items(), ("C0--", "C2-.", "C3:")):
-            axes[1].plot(grid, sc.mstar_of(f, grid), style, label=f"logistic fit {sc.LAW_TEXT[law]}")
+            axes[1].plot(grid, mstar_of(f, grid), style, label=f"logistic fit {LAW_TEXT[law]}")
     if len(T):
         axes[1].plot(grid, [floor_bits(int(g)) for g in grid], color="0.5", lw=1, label=r"floor $\log_2\binom{T}{3}$")
     cen = [(T, lo) for T, (lo, hi) in bounds(results).items() if not np.isfinite(hi)]

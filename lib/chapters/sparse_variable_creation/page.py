@@ -1,6 +1,7 @@
-"""Sparse variable creation: the tables the page shows from the stored points. The readers of the points are in
-read.py, the claim rows in rows.py and the figures in figures.py beside it (their names are re-exported here, so the
-page imports one module). No computation imports these modules, so editing them leaves stored results current.
+"""Sparse variable creation: what the notebook calls. The page's tables and its findings on the rows that fail or
+read censored, from the numbers of results.py and the rows of claims/ (`claims`, `scale_note`, `power_table` and
+`minimal_R_fit` are re-exported here, so the notebook reads one module beside figures.py). No computation imports these
+modules, so editing them leaves stored results current.
 
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
@@ -12,41 +13,38 @@ import math
 
 import numpy as np
 
-from lib.chapters.sparse_variable_creation import power
-from lib.chapters.sparse_variable_creation import scaling as sc
-from lib.chapters.sparse_variable_creation.power import power_table  # noqa: F401
-from lib.chapters.sparse_variable_creation.read import (  # noqa: F401  (the page's names, re-exported)
-    ANCHOR_T,
-    BOOTSTRAPS,
-    EXACT_TOL,
-    NORMS,
-    PAPER,
-    and_table,
-    attention_on_planted,
-    bounds,
-    censored_T,
-    critical_m,
-    critical_with_se,
-    criticals,
-    exponent_se,
-    fits,
-    floor_bits,
-    minimal_R_fit,
-    mstar_text,
-    norm_table,
-    slope_range,
-    transition,
-)
-from lib.chapters.sparse_variable_creation.rows import (  # noqa: F401
+from lib.chapters.sparse_variable_creation.claims import (  # noqa: F401  (claims, scale_note: the notebook's, re-exported)
     PARITY_ACC,
     ROWS,
     RULE_A11B,
     RULE_A16,
     claims,
     count_text,
-    evaluate,
     grid_sides,
+    power,
     scale_note,
+)
+from lib.chapters.sparse_variable_creation.claims.power import power_table  # noqa: F401  (the notebook's, re-exported)
+from lib.chapters.sparse_variable_creation.results import (  # noqa: F401  (minimal_R_fit: the notebook's, re-exported)
+    ANCHOR_T,
+    CONFIDENCE,
+    NORMS,
+    PAPER,
+    and_table,
+    attention_on_planted,
+    bounds,
+    cells,
+    compare_laws,
+    criticals,
+    fits,
+    floor_bits,
+    interval,
+    minimal_R_fit,
+    mstar_text,
+    norm_table,
+    shift_test,
+    side_of_half,
+    transition,
 )
 from lib.core.claims import unsettled
 from lib.core.rules import number
@@ -108,16 +106,16 @@ def b2_table(results: dict) -> str:
 
 
 def _decides_at(n: int) -> tuple[int, int]:
-    """With n trials: the largest count whose interval (sc.CONFIDENCE) lies below 1/2 and the smallest whose lies
+    """With n trials: the largest count whose interval (CONFIDENCE) lies below 1/2 and the smallest whose lies
     above."""
-    side = sc.side_of_half(np.arange(n + 1), np.full(n + 1, n))
+    side = side_of_half(np.arange(n + 1), np.full(n + 1, n))
     below, above = np.flatnonzero(side == -1), np.flatnonzero(side == 1)
     return (int(below[-1]) if len(below) else -1), (int(above[0]) if len(above) else n + 1)
 
 
 def _log_world_rates(P, results, ids) -> dict:
     """The rows' (pass, FAIL, censored) shares in runs of this grid simulated from the log law fitted to its cells."""
-    return power.rates(P, power.worlds(sc.cells(and_table(results)))["log"], ids=ids)
+    return power.rates(P, power.worlds(cells(and_table(results)))["log"], ids=ids)
 
 
 def _grid_finding(P, results, bad) -> str:
@@ -126,9 +124,9 @@ def _grid_finding(P, results, bad) -> str:
     lo, hi = _decides_at(n)
     named = " and ".join(f"`{i}`" for i in ("A11a", "A12") if i in bad)
     text = f"{named}: with {n} trials per $(T, m)$ " + (
-        f"no success count decides against 1/2: even {n} of {n} has the {sc.CONFIDENCE:.0%} Clopper-Pearson interval "
-        f"[{float(sc.interval(n, n)[0]):.2f}, 1.00], which contains it" if lo < 0 and hi > n else
-        f"a success count decides against 1/2 (its {sc.CONFIDENCE:.0%} Clopper-Pearson interval on one side) only at "
+        f"no success count decides against 1/2: even {n} of {n} has the {CONFIDENCE:.0%} Clopper-Pearson interval "
+        f"[{float(interval(n, n)[0]):.2f}, 1.00], which contains it" if lo < 0 and hi > n else
+        f"a success count decides against 1/2 (its {CONFIDENCE:.0%} Clopper-Pearson interval on one side) only at "
         f"{lo} or fewer, "
         f"or at {hi} or more")
     text += ". The deciding counts: " + "; ".join(f"T = {T}: {count_text(k, n_, m)}" for T, (_, m, k, n_) in g.items())
@@ -175,8 +173,8 @@ def _growth_finding(P, results, f) -> str:
 
 
 def _laws_finding(P, results) -> str:
-    cmp = sc.compare_laws(sc.cells(and_table(results)))
-    W = power.worlds(sc.cells(and_table(results)))
+    cmp = compare_laws(cells(and_table(results)))
+    W = power.worlds(cells(and_table(results)))
     r = {w: power.rates(P, W[w], ids=("A11c",))["A11c"] for w in ("log", "linear")}
     text = (f"`A11c`: over every $(T, m)$ cell the log law's likelihood is {cmp['ratio']:.2f} times the best other's "
             f"(relative likelihoods: " + ", ".join(f"{law} {w:.2f}" for law, w in cmp["weights"].items())
@@ -187,7 +185,7 @@ def _laws_finding(P, results) -> str:
 
 
 def _shift_finding(P, results, row) -> str:
-    st = sc.shift_test(sc.cells(and_table(results)))
+    st = shift_test(cells(and_table(results)))
     return (f"`A13b`: the log law's $T$ term against one curve for every $T$: $\\chi^2_1$ = {st['stat']:.1f}, one-sided "
             f"p = {st['p']:.2g}, b = {st['b']:.1f}: "
             + ("the grid cannot tell a shift from none." if row.get("censored") else "the curves move left as $T$ grows."))

@@ -1,4 +1,4 @@
-"""The power of the planted-AND rows: each row's own function (rows.py, through evaluate) run on success tables
+"""The power of the planted-AND rows: each row's own function (claims/__init__.py, through evaluate) run on success tables
 simulated from a law of m*(T) fitted to the stored points, so that a reader sees how often each rule passes, fails
 or reads censored in a world where the log law holds, where a power or a linear law holds, and where the success
 curve does not move with T. A16 is simulated by resampling the stored trials: successes (the variable created) against
@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.sparse_variable_creation import scaling as sc
-from lib.chapters.sparse_variable_creation.read import and_table
-from lib.chapters.sparse_variable_creation.rows import ROWS
+from lib.chapters.sparse_variable_creation.claims import ROWS
+from lib.chapters.sparse_variable_creation.results import LAWS, and_table, cells, fit_law, logistic
 from lib.core.claims import evaluate
 from lib.core.tables import markdown_table
 
@@ -26,8 +25,8 @@ SIMS = 200
 def worlds(c: dict) -> dict:
     """{world: (law, coefficients on (1, m, g(T)))}: each law's maximum-likelihood fit to the stored cells, and the
     no-shift world (one logistic curve in m for every T, fitted to the same cells)."""
-    out = {law: (law, np.array(sc.fit_law(c, law)["coef"])) for law in sc.LAWS}
-    coef, _ = sc.logistic(np.column_stack([np.ones_like(c["m"]), c["m"]]), c["k"], c["n"])
+    out = {law: (law, np.array(fit_law(c, law)["coef"])) for law in LAWS}
+    coef, _ = logistic(np.column_stack([np.ones_like(c["m"]), c["m"]]), c["k"], c["n"])
     out["no shift"] = ("log", np.r_[coef, 0.0])
     return out
 
@@ -38,7 +37,7 @@ def simulate(world: tuple, T_grid, ms, trials: int, rng) -> dict:
     out = {}
     for T in T_grid:
         m = np.repeat(np.asarray(ms, float), trials)
-        p = 1 / (1 + np.exp(-(coef[0] + coef[1] * m + coef[2] * sc.LAWS[law](float(T)))))
+        p = 1 / (1 + np.exp(-(coef[0] + coef[1] * m + coef[2] * LAWS[law](float(T)))))
         out[T] = {"result": {"m": m.astype(int).tolist(), "success": (rng.random(len(m)) < p).tolist()}}
     return {"and": out}
 
@@ -89,7 +88,7 @@ def _cell(r: tuple) -> str:
 def power_table(P: dict, results: dict, sims: int = SIMS, grid: dict | None = None) -> str:
     """Markdown: per row (A11a, A11c, A12, A13b) and world (each law fitted to the stored cells, and no shift), the
     shares of simulated runs that pass / FAIL / read censored, on the profile's grid or `grid`."""
-    W = worlds(sc.cells(and_table(results)))
+    W = worlds(cells(and_table(results)))
     R = {w: rates(P, W[w], sims=sims, grid=grid) for w in WORLDS}
     ids = [i for i in SCALING_ROWS if i in R[WORLDS[0]]]
     return markdown_table(["row", *(f"{w} world" for w in WORLDS)], [[f"`{i}`", *(_cell(R[w][i]) for w in WORLDS)]

@@ -1,10 +1,9 @@
 """The claim rows of the sparse_variable_creation page (`ROWS`, `claims`), each measure a function of the profile P and
-the stored points, through the readers of read.py. Page-side: no computation imports this module.
-
-Each row's rule is an object of lib.core.rules (the RULE_* below): it decides the verdict and writes the rule's text,
-so each threshold is typed once, with whose it is (the paper's, this book's calibration with its reason, or exact);
-the page's findings (page.py) quote the same objects. Margins are in SE over trials, binomial SE at the bar, or the
-bootstrap SE, where the row has a spread.
+the stored points through results.py; their power on simulated grids is in claims/power.py. Page-side: no computation
+imports this package. Each row's rule is an object of lib.core.rules (the RULE_* below): it decides the verdict and
+writes the rule's text, so each threshold is typed once, with whose it is (the paper's, this book's calibration with
+its reason, or exact); the page's findings (page.py) quote the same objects. Margins are in SE over trials, binomial
+SE at the bar, or the bootstrap SE, where the row has a spread.
 
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
@@ -17,17 +16,25 @@ from fractions import Fraction
 
 import numpy as np
 
-from lib.chapters.sparse_variable_creation import scaling as sc
-from lib.chapters.sparse_variable_creation.read import (
+from lib.chapters.sparse_variable_creation.results import (
     ANCHOR_T,
+    CONFIDENCE,
+    DECIDES,
     EXACT_TOL,
     PAPER_T,
+    SHIFT_LEVEL,
     and_table,
     attention_on_planted,
     bounds,
+    cells,
+    compare_laws,
     fits,
     floor_bits,
+    interval,
     minimal_R_fit,
+    mstar_of,
+    shift_test,
+    side_of_half,
     transition,
 )
 from lib.core.claims import Row, Verdict, evaluate
@@ -66,17 +73,16 @@ RULE_A9 = AtLeast(r"$m^* - \log_2\binom{T}{3}$", 0.0, strict=True, by=PAPER, whe
 RULE_A10 = All((Share("runs with train accuracy 100%", at_least=0.95, why="of the paper's 100%"),
                 Share(f"runs with train loss < {number(FIT_LOSS)}", at_least=0.95, binomial=True,
                       why="of the paper's 100%")))
-RULE_A11A = ShareInterval("at every $T$, the best $m$'s success count", p=0.5, confidence=sc.CONFIDENCE,
+RULE_A11A = ShareInterval("at every $T$, the best $m$'s success count", p=0.5, confidence=CONFIDENCE,
                           why="some $m$ above 1/2: a critical sample size in the grid")
 RULE_A11B = AtMost("power-law exponent of $m^*$ in $T$", 0.5, strict=True, tol=1e-9, where="for every $m^*$ its censoring "
                    "allows", spread="bootstrap SE", why=r"the paper states $\log T$")
-RULE_A11C = Laws(r"the log law $a + b\ln T$", favoured="log", factor=sc.DECIDES, why="Royall's fairly strong evidence; "
+RULE_A11C = Laws(r"the log law $a + b\ln T$", favoured="log", factor=DECIDES, why="Royall's fairly strong evidence; "
                  "between, the grid cannot tell the laws apart")
 RULE_A12 = ShareInterval(f"success count at $T = {ANCHOR_T}$: below 1/2 at $m = 100$, above at $m = 200$", p=0.5,
-                         want=0, confidence=sc.CONFIDENCE, by=PAPER, why="Fig. 2")
+                         want=0, confidence=CONFIDENCE, by=PAPER, why="Fig. 2")
 RULE_A13A = AtLeast("rise of the success fraction from the smallest to the largest $m$", 0.5, where="at every $T$")
-RULE_A13B = Significance(r"the log law's $T$ term against one curve for every $T$ (likelihood-ratio test)",
-                         level=sc.SHIFT_LEVEL)
+RULE_A13B = Significance(r"the log law's $T$ term against one curve for every $T$ (likelihood-ratio test)", level=SHIFT_LEVEL)
 RULE_A14A = Share(f"seeds that reach test accuracy {PARITY_ACC}", at_least=0.5, where=rf"at every $T \le {PARITY_SMALL_T}$")
 RULE_A14B = AtLeast(rf"change of the median transition iteration from each $T \le {PARITY_SMALL_T}$ to the next", 0.0,
                     why=f"a seed that never reaches {PARITY_ACC} enters as later than the run; censored where "
@@ -189,7 +195,7 @@ def _fits_train(P, results):
 
 
 def count_text(k: int, n: int, m) -> str:
-    lo, hi = sc.interval(k, n)
+    lo, hi = interval(k, n)
     return f"{k}/{n} at m = {m} [{float(lo):.2f}, {float(hi):.2f}]"
 
 
@@ -199,7 +205,7 @@ def grid_sides(results) -> dict:
     out = {}
     for T, v in and_table(results).items():
         k, n = v["success"].sum(1), v["success"].shape[1]
-        side = sc.side_of_half(k, np.full(len(k), n))
+        side = side_of_half(k, np.full(len(k), n))
         i = (int(np.flatnonzero(side == 1)[0]) if (side == 1).any() else len(k) - 1 if (side == -1).all()
              else len(k) - 1 - int(np.argmax(k[::-1])))
         out[T] = (1 if (side == 1).any() else -1 if (side == -1).all() else 0, v["m"][i], int(k[i]), n)
@@ -214,7 +220,7 @@ def _in_grid(P, results):
     where = f"m from {P['and_m'][0]} to {P['and_m'][-1]}"
     undecided = [T for T, (s, *_) in g.items() if s == 0]
     return RULE_A11A.decide([k for _, _, k, _ in g.values()], [n for *_, n in g.values()], want=1, measured=text,
-                            where=where, censored=f"T = {undecided} (the best count's {sc.CONFIDENCE:.0%} interval contains 1/2)")
+                            where=where, censored=f"T = {undecided} (the best count's {CONFIDENCE:.0%} interval contains 1/2)")
 
 
 def scale_note(P):
@@ -238,22 +244,22 @@ def laws_text(cmp: dict, T) -> str:
     """The likelihood comparison as the page writes it: each law's log-likelihood and relative likelihood, the
     ratio of the log law's likelihood to the best other's, and the log law's m* at the grid's ends."""
     f = cmp["fits"]
-    m = sc.mstar_of(f["log"], [T[0], T[-1]])
+    m = mstar_of(f["log"], [T[0], T[-1]])
     return (", ".join(f"{law} {v['loglik']:.2f} ({cmp['weights'][law]:.2f})" for law, v in f.items())
             + f"; likelihood ratio log / best other {cmp['ratio']:.2f} ($\\ln$ {cmp['log_ratio']:+.2f}, decides beyond "
-            f"$\\pm\\ln {sc.DECIDES:.0f}$ = ±{math.log(sc.DECIDES):.2f}); log law: $m^*$ = {m[0]:.0f} at T = {T[0]}, "
+            f"$\\pm\\ln {DECIDES:.0f}$ = ±{math.log(DECIDES):.2f}); log law: $m^*$ = {m[0]:.0f} at T = {T[0]}, "
             f"{m[1]:.0f} at T = {T[-1]}")
 
 
 def _laws(P, results):
-    """A11c: one likelihood comparison of the three laws of m*(T) over every (T, m) cell (scaling.compare_laws)."""
+    """A11c: one likelihood comparison of the three laws of m*(T) over every (T, m) cell (results.compare_laws)."""
     t = and_table(results)
     if len(t) < 3:
         return None
-    cmp = sc.compare_laws(sc.cells(t))
+    cmp = compare_laws(cells(t))
     text = "log-likelihood (relative likelihood): " + laws_text(cmp, list(t))
     return RULE_A11C.decide({law: v["loglik"] for law, v in cmp["fits"].items()}, text, scale=scale_note(P),
-                            censored=f"undecided: the laws' likelihoods lie within a factor {sc.DECIDES:.0f} on this grid")
+                            censored=f"undecided: the laws' likelihoods lie within a factor {DECIDES:.0f} on this grid")
 
 
 def _anchor(P, results):
@@ -265,7 +271,7 @@ def _anchor(P, results):
     (k1, n1), (k2, n2) = cell[100], cell[200]
     s1, s2 = RULE_A12.sides([k1, k2], [n1, n2])
     return RULE_A12.decide([k1, k2], [n1, n2], want=[-1, 1], measured=f"{count_text(k1, n1, 100)}, {count_text(k2, n2, 200)}",
-                           censored=f"the {sc.CONFIDENCE:.0%} interval at m = "
+                           censored=f"the {CONFIDENCE:.0%} interval at m = "
                            + " and ".join(str(m) for m, s in ((100, s1), (200, s2)) if s == 0) + " contains 1/2")
 
 
@@ -277,12 +283,12 @@ def _rises(P, results):
 
 def _shift(P, results):
     """A13b: the success curves move right with T: the likelihood-ratio test of the log law's T term against one
-    curve for every T (scaling.shift_test), one-sided at SHIFT_LEVEL; either direction decided, or neither."""
+    curve for every T (results.shift_test), one-sided at SHIFT_LEVEL; either direction decided, or neither."""
     t = and_table(results)
     if len(t) < 2:
         return None
-    st = sc.shift_test(sc.cells(t))
-    m = sc.mstar_of(st["fit"], [list(t)[0], list(t)[-1]])
+    st = shift_test(cells(t))
+    m = mstar_of(st["fit"], [list(t)[0], list(t)[-1]])
     text = (f"log law: $m^*$ {m[0]:.0f} at T = {list(t)[0]} → {m[1]:.0f} at T = {list(t)[-1]} (b = {st['b']:.1f}); "
             f"against one curve for every T: $\\chi^2_1$ = {st['stat']:.1f}, one-sided p = {st['p']:.1e}")
     return RULE_A13B.decide(st["p"], st["b"], text,
