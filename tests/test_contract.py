@@ -83,9 +83,9 @@ def test_cross_chapter_reads_are_declared(chapter):
     """A page that reads another chapter's store says so in READS; the runner then runs that chapter first."""
     reads = runner.reads(chapter)
     assert isinstance(reads, tuple) and set(reads) <= set(CHAPTERS) - {chapter}
-    page = (ROOT / "lib" / "chapters" / chapter / "page.py").read_text()
+    page = "".join(p.read_text() for p in _modules_of(chapter))
     for other in CHAPTERS:
-        if other != chapter and f'Store("{other}"' in page:
+        if other != chapter and (f'Store("{other}"' in page or f'stored("{other}"' in page):
             assert other in reads, f"{chapter}'s page reads {other}'s store without declaring it in READS"
     order = runner.in_dependency_order(list(reversed(CHAPTERS)))
     assert all(order.index(dep) < order.index(chapter) for dep in reads)
@@ -127,8 +127,8 @@ def test_footprint_names_parameters_and_grows_with_them(chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_page_declares_claims_with_kinds_and_sources(chapter):
-    rows = _module(chapter, "page").ROWS
+def test_claims_are_rows_with_kinds_and_sources(chapter):
+    rows = _module(chapter, "claims").ROWS
     assert rows and all(isinstance(r, claims.Row) for r in rows)
     assert len({r.id for r in rows}) == len(rows)
     assert all(r.kind in claims.KINDS and r.source.strip() and r.statement.strip() for r in rows)
@@ -137,7 +137,10 @@ def test_page_declares_claims_with_kinds_and_sources(chapter):
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_page_is_outside_the_hash_and_the_source_follows_the_contract(chapter):
-    assert f"lib/chapters/{chapter}/page.py" not in lib_modules(chapter)
+    hashed = lib_modules(chapter)
+    for path in _modules_of(chapter):                 # results, claims, figures, page: outside the hash
+        if ROLES[_role(chapter, path)] > ROLES["compute"]:
+            assert str(path.relative_to(ROOT)) not in hashed, path
     source = (ROOT / "book" / "chapters" / f"{chapter}.md").read_text()
     for needle in ("prf:theorem", f'Chapter("{chapter}", globals())', "ch.collect(", "ch.finish(", "check.claims",
                    "check.provenance"):
@@ -157,6 +160,125 @@ def test_the_paper_profile_says_what_it_reproduces(chapter):
 def test_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="kind"):
         claims.Row("x", "identity", "s", "t", "e", lambda: None)
+
+
+# ------------------------------------------------------------------------------ a chapter's shape and its imports
+ROLES = {"experiments": 0, "compute": 1, "results": 2, "claims": 3, "figures": 3, "page": 4}
+
+
+def _modules_of(chapter: str) -> list[Path]:
+    """The chapter's modules but its __init__.py (a role's package included)."""
+    folder = ROOT / "lib" / "chapters" / chapter
+    return sorted(p for p in folder.rglob("*.py") if p != folder / "__init__.py" and "__pycache__" not in p.parts)
+
+
+def _role(chapter: str, path: Path) -> str:
+    return path.relative_to(ROOT / "lib" / "chapters" / chapter).parts[0].removesuffix(".py")
+
+
+def _module_name(path: Path) -> str:
+    name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def import_graph(root: Path = ROOT / "lib") -> dict[str, set[str]]:
+    """Every lib module -> the lib modules it imports, at any depth of its code (a lazy import inside a function
+    counts); `from a import b` names a.b where a.b is a module, else a."""
+    files = {_module_name(p): p for p in root.rglob("*.py") if "__pycache__" not in p.parts}
+    graph = {}
+    for name, path in files.items():
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "lib":
+                for a in node.names:
+                    full = f"{node.module}.{a.name}"
+                    deps.add(full if full in files else node.module)
+            elif isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names if a.name in files}
+        graph[name] = {d for d in deps if d in files} - {name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of a graph: its strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while not comp or comp[-1] != v:
+                comp.append(stack.pop())
+                on.discard(comp[-1])
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_circle_finder_finds_circles():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_lib_has_no_import_circle():
+    assert circles(import_graph()) == []
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_a_chapter_has_its_six_roles_and_nothing_else(chapter):
+    """compute.py, results.py, claims.py, figures.py, page.py and __init__.py, one role each; a role that spans
+    topics may be a package of its name (one module per topic); experiments/ (a package, one module per arm) where
+    a chapter has several arms. __init__.py says what the chapter is (READS, PAPER_SCALE) and computes nothing, and
+    an experiments/__init__.py holds no code (the lib hash reads modules, not packages)."""
+    folder = ROOT / "lib" / "chapters" / chapter
+    entries = {p.name for p in folder.iterdir() if p.name != "__pycache__"}
+    allowed = {"__init__.py"} | {f"{r}.py" for r in ROLES if r != "experiments"} | set(ROLES)
+    assert entries <= allowed, f"{chapter}: files outside the chapter's roles: {sorted(entries - allowed)}"
+    for role in ROLES:
+        kinds = [p for p in (folder / f"{role}.py", folder / role / "__init__.py") if p.is_file()]
+        assert len(kinds) == (role != "experiments" or (folder / role).exists()), (chapter, role, kinds)
+    for sub in (folder / r for r in ROLES if (folder / r).is_dir()):
+        assert not [p for p in sub.iterdir() if p.is_dir() and p.name != "__pycache__"], f"{sub}: nested package"
+    init = ast.parse((folder / "__init__.py").read_text()).body
+    assert all(isinstance(n, (ast.Expr, ast.Assign, ast.AnnAssign)) for n in init), f"{chapter}/__init__.py computes"
+    assert {t.id for n in init if not isinstance(n, ast.Expr)
+            for t in ([n.target] if isinstance(n, ast.AnnAssign) else n.targets)} <= {"READS", "PAPER_SCALE"}
+    if (folder / "experiments").is_dir():
+        body = ast.parse((folder / "experiments" / "__init__.py").read_text()).body
+        assert all(isinstance(n, ast.Expr) for n in body), f"{chapter}/experiments/__init__.py holds code"
+    assert not [p for p in _modules_of(chapter) if len(p.read_text().splitlines()) > 400], "a module over 400 lines"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_imports_run_one_way(chapter):
+    """Inside a chapter: experiments <- compute <- results <- claims, figures <- page (a module imports modules of
+    lower rank, or of its own role's package); no chapter imports another (what two share lives in lib/science or
+    lib/core); lib/core and lib/science import no chapter."""
+    graph, prefix = import_graph(), f"lib.chapters.{chapter}"
+    for path in _modules_of(chapter):
+        name, role = _module_name(path), _role(chapter, path)
+        for dep in graph[name]:
+            other = dep.split(".")[2] if dep.startswith("lib.chapters.") and dep.count(".") >= 2 else None
+            assert other in (None, chapter), f"{name} imports {dep}: no chapter imports another"
+            if dep.startswith(prefix + "."):
+                dep_role = dep[len(prefix) + 1:].split(".")[0]
+                assert dep_role == role or ROLES[dep_role] < ROLES[role], f"{name} ({role}) imports {dep} ({dep_role})"
+    assert not [d for d in graph[prefix] if d.startswith("lib.")], f"{prefix}/__init__.py imports lib modules"
+    for name, deps in graph.items():
+        if name.startswith(("lib.core", "lib.science")):
+            assert not [d for d in deps if d.startswith("lib.chapters.")], f"{name} imports a chapter: {deps}"
 
 
 # ------------------------------------------------------------------------------------------ python -m lib new
@@ -231,20 +353,24 @@ def test_pyproject_lists_what_lib_imports():
 
 
 def test_new_chapter_rows_hold_rule_objects(tmp_path):
-    """The skeleton's rows are rules as data (lib.core.rules): each threshold typed once in its page.py, the row's
+    """The skeleton's rows are rules as data (lib.core.rules): each threshold typed once in its claims.py, the row's
     rule text generated from the object that decides it."""
-    import importlib.util
-
     from lib.core.scaffold import new_chapter
 
     (tmp_path / "_toc.yml").write_text((ROOT / "_toc.yml").read_text())
     new_chapter("demo_rules", root=tmp_path)
-    path = tmp_path / "lib" / "chapters" / "demo_rules" / "page.py"
+    path = tmp_path / "lib" / "chapters" / "demo_rules" / "claims.py"
     text = path.read_text()
     assert text.count("1e-12") == 1 and text.count("-1.1") == 1 and text.count("-0.9") == 1
-    spec = importlib.util.spec_from_file_location("demo_rules_page", path)
-    page = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(page)
+    import lib.chapters
+
+    lib.chapters.__path__.append(str(tmp_path / "lib" / "chapters"))    # claims.py imports its chapter's results.py
+    try:
+        page = importlib.import_module("lib.chapters.demo_rules.claims")
+    finally:
+        lib.chapters.__path__.remove(str(tmp_path / "lib" / "chapters"))
+        for name in [m for m in sys.modules if m.startswith("lib.chapters.demo_rules")]:
+            del sys.modules[name]
     fake = {"mean": {n: {"result": {"mse": 1 / n, "weights_sq": 1 / n}} for n in (10, 100, 1000, 10000)}}
     rows = {r["id"]: r for r in page.claims(fake)}
     assert all(r.rule is not None and rows[r.id]["expected"] == r.rule.text for r in page.ROWS)

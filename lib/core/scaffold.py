@@ -1,8 +1,9 @@
 """`python -m lib new NAME`: a working chapter skeleton that follows the chapter contract (lib/chapters/__init__.py).
 
-It writes the chapter's source, its compute and page modules, its two profiles, its test, and its line in
-_toc.yml, from the templates in lib/core/templates/. The skeleton runs, builds and passes as it is (a stand-in
-experiment: the mean of n normals); a new chapter replaces the experiment and keeps the structure.
+It writes the chapter's source, its six modules (the shape every chapter has: lib/chapters/__init__.py), its two
+profiles, its test, and its line in _toc.yml, from the templates in lib/core/templates/. The skeleton runs, builds
+and passes as it is (a stand-in experiment: the mean of n normals); a new chapter replaces the experiment and keeps
+the structure.
 
     python -m lib new my_theorem --title "My theorem"    # new_chapter(...); then: python -m lib run my_theorem
 """
@@ -24,6 +25,9 @@ def targets(name: str, root: Path = ROOT) -> dict[str, Path]:
     return {"chapter.md": root / "book" / "chapters" / f"{name}.md",
             "init.py": root / "lib" / "chapters" / name / "__init__.py",
             "compute.py": root / "lib" / "chapters" / name / "compute.py",
+            "results.py": root / "lib" / "chapters" / name / "results.py",
+            "claims.py": root / "lib" / "chapters" / name / "claims.py",
+            "figures.py": root / "lib" / "chapters" / name / "figures.py",
             "page.py": root / "lib" / "chapters" / name / "page.py",
             "quick.yaml": root / "parameters" / name / "quick.yaml",
             "paper.yaml": root / "parameters" / name / "paper.yaml",
