@@ -1,5 +1,5 @@
 """The power of rnn_norm_growth's restated rules (issue 36): rows 10a-contrast-* and 10b-norm* run on simulated
-results drawn like the stored paper results (lib.chapters.rnn_norm_growth.power says how), from a world with the
+results drawn like the stored paper results (lib.chapters.rnn_norm_growth.claims.power says how), from a world with the
 theorem's mechanism and one without it; prints each row's shares of pass / FAIL / censored.
 
     python benchmarks/rnn_norm_growth_power.py              # 200 simulations per world, about a minute on one core
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from lib.chapters.rnn_norm_growth import power
+from lib.chapters.rnn_norm_growth.claims import power
 
 
 def main() -> None:

@@ -10,15 +10,17 @@ import numpy as np
 import pytest
 import torch
 
+from lib.chapters.ffn_span import claims as fc
 from lib.chapters.ffn_span import compute as fs
-from lib.chapters.ffn_span import learners
-from lib.chapters.ffn_span import page as page
-from lib.chapters.rnn_norm_growth.widths import critical_width
+from lib.chapters.ffn_span import results as fr
+from lib.chapters.ffn_span.experiments import ffn as fx
+from lib.chapters.ffn_span.experiments import readout
+from lib.chapters.rnn_norm_growth.results import critical_width
 from lib.core.store import Store, key_of, spec_dict
 from lib.core.sweep import collect
 from lib.science import models, span
 from lib.science.qstr import QSTR
-from lib.science.stats import BELOW_GRID, log_crossing
+from lib.science.stats import BELOW_GRID, log_crossing, zscore
 
 
 def gen(seed=0):
@@ -61,7 +63,7 @@ def test_off_span_energy():
 def test_x_columns_pick_the_tokens_of_the_flattened_prompt():
     task = QSTR(N=4, d=3, simple=True)
     U = span.unit_vectors(2, 3, gen())
-    z, _, x, _ = fs.simple_1str(task, U, 5, gen(1))
+    z, _, x, _ = fx.simple_1str(task, U, 5, gen(1))
     cols = span.x_columns(4, task.D, 3)
     torch.testing.assert_close(z.flatten(-2)[..., cols], x)
 
@@ -89,14 +91,14 @@ def test_visible_fraction_by_hand():
         by_hand += float(e @ P[0] @ e) / N                          # ||V P_t u||^2 = (P_t u)^T V^T V (P_t u)
     assert float(span.visible_fraction(P, u, N)) == pytest.approx(by_hand, abs=1e-12)
     I = torch.eye(N * d, dtype=torch.float64).expand(1, -1, -1)
-    assert float(fs._visible(P, u, N, I)) == pytest.approx(by_hand, abs=1e-12)
+    assert float(fx._visible(P, u, N, I)) == pytest.approx(by_hand, abs=1e-12)
 
 
 def test_oracle_is_exact_with_a_full_span_and_has_risk_1_minus_nu():
     N, d, M = 3, 2, 20000
     task = QSTR(N=N, d=d, simple=True)
     U = span.unit_vectors(1, d, gen(7))
-    _, y, x, t = fs.simple_1str(task, U, M, gen(8))
+    _, y, x, t = fx.simple_1str(task, U, M, gen(8))
     full = span.span_projector(torch.randn(1, N * d, N * d, generator=gen(9)), torch.tensor([N * d]))
     torch.testing.assert_close(span.oracle_predict(full, U, x, t, N), y[:, :, 0].double(), atol=1e-5, rtol=0)
     P = span.span_projector(torch.randn(1, 2, N * d, generator=gen(10)), torch.tensor([2]))
@@ -116,8 +118,8 @@ def test_simple_1str_labels_and_rotated_tokens():
     task = QSTR(N=N, d=d, simple=True)
     U = span.unit_vectors(2, d, gen())
     Q = span.haar_orthogonal(2, N * d, gen(1))
-    z, y, x, t = fs.simple_1str(task, U, B, gen(2))
-    zq, yq, xq, tq = fs.simple_1str(task, U, B, gen(2), Q)          # the same draws, tokens rotated
+    z, y, x, t = fx.simple_1str(task, U, B, gen(2))
+    zq, yq, xq, tq = fx.simple_1str(task, U, B, gen(2), Q)          # the same draws, tokens rotated
     X = x.view(2, B, N, d)
     for r in range(2):
         for b in range(B):
@@ -136,7 +138,7 @@ def test_gd_on_rotated_prompts_is_gd_on_the_original_from_a_rotated_init():
     model = models.FFN(N, task.D, (N * d, 8))
     U = span.unit_vectors(2, d, gen())
     Q = torch.linalg.qr(torch.randn(2, N * d, N * d, generator=gen(1), dtype=torch.float64)).Q  # orthogonal to 1e-16
-    z, y, _, _ = fs.simple_1str(task, U, n, gen(2))
+    z, y, _, _ = fx.simple_1str(task, U, n, gen(2))
     z, y = z.double(), y.double()
     zq = z.clone()
     zq[..., :d] = (z[..., :d].reshape(2, n, N * d) @ Q.transpose(1, 2)).view(2, n, N, d)
@@ -157,7 +159,7 @@ def test_gd_off_span_energy_decays_exactly_and_adamw_does_not():
     task = QSTR(N=N, d=d, simple=True)
     model = models.FFN(N, task.D, (N * d, 8))
     U = span.unit_vectors(2, d, gen())
-    z, y, x, _ = fs.simple_1str(task, U, n, gen(1))
+    z, y, x, _ = fx.simple_1str(task, U, n, gen(1))
     p = {k: v.double() for k, v in span.ffn_init(model, 2, gen(2)).items()}
     ns = torch.full((2,), n)
     P = span.span_projector(x, ns)
@@ -174,8 +176,8 @@ def test_gd_off_span_energy_decays_exactly_and_adamw_does_not():
 def test_n_values_and_bands():
     assert fs.n_values(4, 2, [0.25, 0.5, 1.0, 2.0]) == [2, 4, 8, 16]
     assert fs.n_values(2, 1, [0.1]) == [1]
-    assert fs.bands([4, 8, 100, 150, 300, 1000], small=16) == [[4, 8], [100, 150], [300], [1000]]
-    assert fs.bands([2, 40, 60], small=64) == [[2, 40, 60]]
+    assert fx.bands([4, 8, 100, 150, 300, 1000], small=16) == [[4, 8], [100, 150], [300], [1000]]
+    assert fx.bands([2, 40, 60], small=64) == [[2, 40, 60]]
 
 
 def test_standard_error_of_all_values_and_along_an_axis():
@@ -188,15 +190,15 @@ def test_standard_error_of_all_values_and_along_an_axis():
 
 
 def test_zscore_handles_identical_runs():
-    assert page.zscore(0.0, 0.0) == 0 and page.zscore(1.0, 0.0) == np.inf and page.zscore(-2.0, 1.0) == -2
+    assert zscore(0.0, 0.0) == 0 and zscore(1.0, 0.0) == np.inf and zscore(-2.0, 1.0) == -2
 
 
 def test_samples_to_threshold():
     n = [10, 20, 40, 80]
-    assert page.samples_to_threshold(n, [1.0, 0.9, 0.6, 0.3], 0.75) == pytest.approx(math.sqrt(20 * 40))
+    assert fr.samples_to_threshold(n, [1.0, 0.9, 0.6, 0.3], 0.75) == pytest.approx(math.sqrt(20 * 40))
     # below the grid: the crossing is at or before n[0], a bound (it used to read as n[0] itself)
-    assert page.samples_to_threshold(n, [0.5, 0.4, 0.3, 0.2], 0.75) == BELOW_GRID == -math.inf
-    assert math.isnan(page.samples_to_threshold(n, [1.0, 0.9, 0.9, 0.8], 0.75))
+    assert fr.samples_to_threshold(n, [0.5, 0.4, 0.3, 0.2], 0.75) == BELOW_GRID == -math.inf
+    assert math.isnan(fr.samples_to_threshold(n, [1.0, 0.9, 0.9, 0.8], 0.75))
 
 
 def test_rnn_critical_width_keeps_its_reading_of_a_crossing_below_the_grid():
@@ -213,13 +215,13 @@ def _floor_results(nstar_curve):
 
 def test_floor_reads_bounds_and_fails_below_it():
     P = {"N_grid": [2], "d": 2, "threshold": 0.5}                      # floor (1 - 0.5) * 4 = 2
-    assert page._floor(P, _floor_results([1.0, 0.9, 0.8, 0.7])).passed                       # > 8: above the grid
-    assert page._floor(P, _floor_results([1.0, 0.9, 0.8, 0.4])).passed                       # between 4 and 8
-    assert not page._floor(P, _floor_results([1.0, 0.4, 0.3, 0.2])).passed                   # between 1 and 2 < floor
-    below = page._floor(P, _floor_results([0.4, 0.3, 0.2, 0.1]))                             # <= 1 < floor: broken
+    assert fc._floor(P, _floor_results([1.0, 0.9, 0.8, 0.7])).passed                       # > 8: above the grid
+    assert fc._floor(P, _floor_results([1.0, 0.9, 0.8, 0.4])).passed                       # between 4 and 8
+    assert not fc._floor(P, _floor_results([1.0, 0.4, 0.3, 0.2])).passed                   # between 1 and 2 < floor
+    below = fc._floor(P, _floor_results([0.4, 0.3, 0.2, 0.1]))                             # <= 1 < floor: broken
     assert not below.passed and "censored" not in below.measured and not below.censored
     P3 = {"N_grid": [2], "d": 2, "threshold": 0.9}                     # floor 0.4 < n[0] = 1: undecided
-    undecided = page._floor(P3, _floor_results([0.4, 0.3, 0.2, 0.1]))
+    undecided = fc._floor(P3, _floor_results([0.4, 0.3, 0.2, 0.1]))
     assert "censored" in undecided.measured and undecided.censored and not undecided.passed
 
 
@@ -231,11 +233,11 @@ def test_min_norm_readout_learns_u_and_sits_on_the_line():
     t = torch.tensor([[0, 2, 1, 2]])
     U = span.unit_vectors(1, d, gen(12))
     y = torch.einsum("nd,d->n", x.view(4, N, d)[torch.arange(4), t[0]], U[0])[None]
-    torch.testing.assert_close(learners.min_norm_readout(x, t, y, N), U.double())
-    beta1 = learners.min_norm_readout(x[:, :1], t[:, :1], y[:, :1], N)               # n = 1 < d: min norm
+    torch.testing.assert_close(readout.min_norm_readout(x, t, y, N), U.double())
+    beta1 = readout.min_norm_readout(x[:, :1], t[:, :1], y[:, :1], N)               # n = 1 < d: min norm
     f = x.view(4, N, d)[0, t[0, 0]].double()
     torch.testing.assert_close(beta1[0], f * float(y[0, 0]) / float(f @ f))
-    out = learners.run_readout(learners.ReadoutPoint(N=3, d=2, n=(2, 4), draws=400, n_test=200, seed=0), "cpu")
+    out = readout.run_readout(readout.ReadoutPoint(N=3, d=2, n=(2, 4), draws=400, n_test=200, seed=0), "cpu")
     mse = out["readout_mse"]
     for i, n in enumerate(out["n"]):
         assert abs(mse[i].mean() - (1 - n / 6)) <= 4 * mse[i].std() / math.sqrt(mse.shape[1])
@@ -274,7 +276,7 @@ def tiny(tmp_path_factory):
         lines, again = [], []
         results = collect(fs.points(TINY), store, "cpu", log=lines.append)
         rerun = collect(fs.points(TINY), store, "cpu", log=again.append)
-        ref = page.adamw_reference("unit")      # no stored sample_complexity run of that profile: said, not raised
+        ref = fr.adamw_reference("unit")      # no stored sample_complexity run of that profile: said, not raised
     return {"lines": lines, "again": again, "results": results, "rerun": rerun, "ref": ref}
 
 
@@ -285,7 +287,7 @@ def test_compute_stores_every_point_and_reruns_load(tiny):
     ref = tiny["ref"]
     assert not ref["available"] and "sample_complexity" in ref["why"]
     assert second["ffn"][(3, True)]["result"] == first["ffn"][(3, True)]["result"]
-    rows = page.claims(TINY, second)
+    rows = fc.claims(TINY, second)
     assert {c["id"] for c in rows} >= {"8a-decay-law", "8-oracle", "8b-ffn-above-line", "8c-floor", "8b-readout-on-line",
                                              "8b-adamw-line", "rotation-ffn"}
     assert all(isinstance(c["passed"], bool) and c["kind"] in ("check", "claim") and c["source"] for c in rows)
@@ -297,7 +299,7 @@ def test_claim_fails_when_the_ffn_beats_the_line(tiny):
     results = copy.deepcopy(tiny["results"])
     for rec in results["ffn"].values():
         rec["result"]["test_mse"] = (np.array(rec["result"]["test_mse"], dtype=float) * 0 + 0.01).tolist()
-    verdict = {c["id"]: c["passed"] for c in page.claims(TINY, results)}
+    verdict = {c["id"]: c["passed"] for c in fc.claims(TINY, results)}
     assert verdict["8b-ffn-above-line"] is False
 
 
@@ -305,7 +307,7 @@ def test_adamw_line_claim_fails_when_adamw_beats_the_line(tiny):
     """8b-adamw-line can fail: an AdamW FFN far below 1 - n/(Nd) on the fixed n fails it."""
     results = copy.deepcopy(tiny["results"])
     results["span"]["result"]["adamw"]["test_mse"] = [0.01, 0.02]
-    verdict = {c["id"]: c["passed"] for c in page.claims(TINY, results)}
+    verdict = {c["id"]: c["passed"] for c in fc.claims(TINY, results)}
     assert verdict["8b-adamw-line"] is False
 
 
@@ -314,11 +316,11 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     raising 8c-floor's bar from 1 to 5 floors fails a crossing at 2 to 4 floors, and its words say 5."""
     import dataclasses
 
-    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
-    assert all(any(w in r.expected for w in ("(book's calibration", "(paper", "(exact")) for r in page.ROWS)
+    assert all(r.rule is not None and r.expected == r.rule.text for r in fc.ROWS)
+    assert all(any(w in r.expected for w in ("(book's calibration", "(paper", "(exact")) for r in fc.ROWS)
     P = {"N_grid": [2], "d": 2, "threshold": 0.5}                      # floor (1 - 0.5) * 4 = 2
     between = _floor_results([1.0, 0.9, 0.8, 0.4])                     # n* between 4 and 8: 2 to 4 floors
-    assert page._floor(P, between).passed and "≥ 1 at every $N$" in page.RULE_FLOOR.text
-    strict = dataclasses.replace(page.RULE_FLOOR, bound=5)
-    monkeypatch.setattr(page, "RULE_FLOOR", strict)
-    assert not page._floor(P, between).passed and "≥ 5 at every $N$" in strict.text
+    assert fc._floor(P, between).passed and "≥ 1 at every $N$" in fc.RULE_FLOOR.text
+    strict = dataclasses.replace(fc.RULE_FLOOR, bound=5)
+    monkeypatch.setattr(fc, "RULE_FLOOR", strict)
+    assert not fc._floor(P, between).passed and "≥ 5 at every $N$" in strict.text

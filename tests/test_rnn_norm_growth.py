@@ -11,8 +11,11 @@ import numpy as np
 import pytest
 import torch
 
+from lib.chapters.rnn_norm_growth import claims as ch_claims
 from lib.chapters.rnn_norm_growth import compute as rg
 from lib.chapters.rnn_norm_growth import page
+from lib.chapters.rnn_norm_growth import results as ch_results
+from lib.chapters.rnn_norm_growth.experiments import construction, memoriser, phase
 from lib.core import params
 from lib.core.claims import evaluate
 from lib.core.store import Store, key_of, spec_dict
@@ -80,8 +83,8 @@ def test_accumulator_is_exact_on_simple_qstr(N):
 
 
 def test_biased_transition_drifts_linearly_and_the_rectifier_stops_it():
-    spec = rg.ConstructionPoint(N=(10, 100, 1000), q=2, d=3, B=12.0, eps=1e-2, prompts=4, seed=0, task_seed=0)
-    out = rg.run_construction(spec, "cpu")
+    spec = construction.ConstructionPoint(N=(10, 100, 1000), q=2, d=3, B=12.0, eps=1e-2, prompts=4, seed=0, task_seed=0)
+    out = construction.run_construction(spec, "cpu")
     beta = spec.eps / (2 * math.sqrt(3))
     # the bias is summed over all N positions of both directions: N beta on every coordinate of the q d
     np.testing.assert_allclose(out["err_plain"], np.array(spec.N) * beta * math.sqrt(6), rtol=1e-6)
@@ -147,7 +150,7 @@ def test_replay_phi_is_the_network_with_t_j_replaced():
     z = task.encode(X, T)
     j = 2
     s = BiRNN.pre_states(p, z)[:, :, j]
-    phi = rg.replay_phi(p, task, s, z[:, :, j], j)
+    phi = phase.replay_phi(p, task, s, z[:, :, j], j)
     for col, k in enumerate([k for k in range(6) if k != j]):
         T2 = T.clone()
         T2[:, :, j] = k
@@ -158,7 +161,7 @@ def test_lipschitz_terms_bound_the_state_sensitivity():
     m = BiRNN(D=5, hidden=4, cell="elman", m=8)
     p = m.init(1, gen(15), widths=[3])
     s = torch.randn(1, 50, 8, generator=gen(16)) * torch.cat([p["buf.mask"], p["buf.mask"]], 1)[:, None]
-    lt = rg.lipschitz_terms(p, s)
+    lt = phase.lipschitz_terms(p, s)
     assert float(lt["r_h"]) == pytest.approx(float(s.norm(dim=-1).max()), rel=1e-6)
     z = torch.randn(1, 50, 5, generator=gen(17))
     s2 = s + 1e-3 * torch.randn(1, 50, 8, generator=gen(18)) * torch.cat([p["buf.mask"]] * 2, 1)[:, None]
@@ -214,19 +217,20 @@ def test_memoriser_through_birnn_reproduces_its_labels():
     p = rc.memoriser_params(v, net, task.D)
     out = BiRNN.forward(p, task.encode(X, T).double())[0]                  # every position of every prompt
     torch.testing.assert_close(out[b, j], y, rtol=0, atol=1e-9)
-    assert float(rg.param_norm_sq(p)) == pytest.approx(net["norm_sq"], rel=1e-12)
+    assert float(phase.param_norm_sq(p)) == pytest.approx(net["norm_sq"], rel=1e-12)
     X2 = X.clone()
     X2[..., 0, :] += 1.0                                                      # the memoriser reads x_j alone
     torch.testing.assert_close(BiRNN.forward(p, task.encode(X2, T).double())[0, :, 1:], out[:, 1:])
 
 
 def test_memoriser_claims_pass_on_the_construction_and_fail_on_bad_input():
-    spec = rg.MemoriserPoint(n=(4, 8, 16, 32), draws=3, d=3, N=5, n_test=200, seed=0, task_seed=1)
-    r = rg.run_memoriser(spec, "cpu")
+    spec = memoriser.MemoriserPoint(n=(4, 8, 16, 32), draws=3, d=3, N=5, n_test=200, seed=0, task_seed=1)
+    r = memoriser.run_memoriser(spec, "cpu")
     assert max(map(max, r["train_err"])) < 1e-9 and min(map(min, r["test_mse"])) > 0.9
     P = {"d": 3, "memo_draws": 3}
     n = np.array(spec.n, float)[:, None]
-    check = lambda **kw: {c["id"]: c["passed"] for c in evaluate(page.MEMORISER_ROWS, P, {"memoriser": {"result": {**r, **kw}}})}
+    check = lambda **kw: {c["id"]: c["passed"]
+                          for c in evaluate(ch_claims.MEMORISER_ROWS, P, {"memoriser": {"result": {**r, **kw}}})}
     assert check(theta_sq=(n ** 3 * [1, 2, 3]).tolist())["thm9-memoriser-slope"]
     assert not check(theta_sq=(n ** 2 * [1, 2, 3]).tolist())["thm9-memoriser-slope"]
     assert check()["thm9-memoriser-exact"]
@@ -239,14 +243,14 @@ def test_memoriser_claims_pass_on_the_construction_and_fail_on_bad_input():
 # ------------------------------------------------------------------------------------------ summaries
 def test_critical_width():
     w = [2, 4, 8, 16]
-    assert page.critical_width(w, [0.9, 0.5, 0.1, 0.05], 0.3) == pytest.approx(math.exp(math.log(4) + 0.5 * math.log(2)))
-    assert page.critical_width(w, [0.2, 0.1, 0.1, 0.1], 0.3) == 2
-    assert math.isnan(page.critical_width(w, [0.9, 0.8, 0.7, 0.6], 0.3))
+    assert ch_results.critical_width(w, [0.9, 0.5, 0.1, 0.05], 0.3) == pytest.approx(math.exp(math.log(4) + 0.5 * math.log(2)))
+    assert ch_results.critical_width(w, [0.2, 0.1, 0.1, 0.1], 0.3) == 2
+    assert math.isnan(ch_results.critical_width(w, [0.9, 0.8, 0.7, 0.6], 0.3))
 
 
 def test_participation_ratio():
     s = torch.randn(1, 4000, 6, generator=gen(19)) * torch.tensor([1.0, 1, 1, 0, 0, 0])
-    assert float(rg.participation_ratio(s)) == pytest.approx(3, rel=0.1)
+    assert float(phase.participation_ratio(s)) == pytest.approx(3, rel=0.1)
 
 
 def test_check_params():
@@ -270,8 +274,8 @@ def test_points_nest_as_the_page_reads_them():
     assert {("construction",), ("a2",), ("memoriser",), ("phase", ("elman", "1str", 8))} <= labels
     assert all(p.threads == 1 for p in points)
     # the most expensive training points are scheduled first
-    phase = sorted((p for p in points if p.label[0] == "phase"), key=lambda p: -p.cost)
-    assert phase[0].label == ("phase", ("gru", "1str", 8))
+    trained = sorted((p for p in points if p.label[0] == "phase"), key=lambda p: -p.cost)
+    assert trained[0].label == ("phase", ("gru", "1str", 8))
 
 
 def test_specs_hold_what_their_runs_read():
@@ -299,11 +303,11 @@ def test_sweep_stores_and_reloads(tmp_path):
     lines = []
     res2 = collect(rg.points(TINY), again, "cpu", log=lines.append)
     assert not [line for line in lines if "computed" in line]
-    c1, c2 = page.claims(TINY, res), page.claims(TINY, res2)
+    c1, c2 = ch_claims.claims(TINY, res), ch_claims.claims(TINY, res2)
     assert c1 == c2 and all(c["kind"] in ("check", "claim") and c["source"] for c in c1)
     assert {c["id"] for c in c1} >= {"9-exact", "9-drift", "10a-width-1str-gru", "10b-norm", "10c-separation",
                                      "thm9-memoriser-exact", "thm9-memoriser-slope", "thm9-lemma37"}
-    cx = page.crossover_table(TINY, res)
+    cx = ch_results.crossover_table(TINY, res)
     assert len(cx["N"]) == 2 and cx["n_bound"].shape == (2,)
 
 
@@ -312,7 +316,6 @@ def test_training_runs_until_decided_not_until_a_budget():
     """Run 0 learns (reaches), run 1 cannot (a frozen output: plateau); with a cap below min_samples, the same runs
     still above the threshold are censored (undecided), not failures. The old loop (engine.train_to_threshold)
     had only reached / not reached by the cap."""
-    from lib.chapters.rnn_norm_growth.train import train_to_decision
     from lib.science import engine
 
     def forward(p, z):
@@ -326,30 +329,30 @@ def test_training_runs_until_decided_not_until_a_budget():
     test = sample(3, 500, gen(1))
     cfg = engine.TrainConfig(lr=0.05, weight_decay=0.0, batch_size=16, check_every=5, max_samples=16 * 400)
     short = engine.TrainConfig(**{**cfg.__dict__, "lr": 0.01, "max_samples": 16 * 20})
-    r = train_to_decision(forward, p, sample, test, 0.3, cfg, min_samples=16 * 50, factor=10, gen=gen(2))
+    r = phase.train_to_decision(forward, p, sample, test, 0.3, cfg, min_samples=16 * 50, factor=10, gen=gen(2))
     assert r["status"].tolist()[:2] == [0, 1] and np.isfinite(r["samples"][0]) and np.isnan(r["samples"][1])
-    r = train_to_decision(forward, p, sample, test, 0.3, short, min_samples=16 * 50, factor=10, gen=gen(2))
+    r = phase.train_to_decision(forward, p, sample, test, 0.3, short, min_samples=16 * 50, factor=10, gen=gen(2))
     assert r["status"].tolist() == [2, 2, 2] and np.isnan(r["samples"]).all()      # undecided at the cap
     # while no run of the batch has reached the threshold, none is judged: a flat start is not a plateau
     frozen = {"w": torch.zeros(2), "buf.live": torch.tensor([0.0, 0.0])}
-    r = train_to_decision(forward, frozen, sample, sample(2, 200, gen(3)), 0.3, cfg, min_samples=16, factor=10, gen=gen(4))
+    r = phase.train_to_decision(forward, frozen, sample, sample(2, 200, gen(3)), 0.3, cfg, min_samples=16, factor=10, gen=gen(4))
     assert r["status"].tolist() == [2, 2] and r["check_samples"][-1] == cfg.max_samples
 
 
 def test_width_bounds_and_censoring_aware_slope():
     w = [1, 2, 4, 8]
     no = np.array([True, True, False, False])
-    est, lo, hi = page.width_bounds(w, [0.9, 0.5, 0.2, 0.1], no, 0.3)
+    est, lo, hi = ch_results.width_bounds(w, [0.9, 0.5, 0.2, 0.1], no, 0.3)
     assert lo == hi == est and 2 < est < 4                       # width 2 plateaued above: the estimate stands
-    est, lo, hi = page.width_bounds(w, [0.9, 0.5, 0.2, 0.1], np.array([True, False, False, False]), 0.3)
+    est, lo, hi = ch_results.width_bounds(w, [0.9, 0.5, 0.2, 0.1], np.array([True, False, False, False]), 0.3)
     assert lo == 1 and hi == est                                 # width 2 undecided: d* may be below 2
-    assert page.width_bounds(w, [0.2, 0.1, 0.1, 0.1], no, 0.3)[1:] == (0.0, 1.0)            # floor: at most 1
-    assert page.width_bounds(w, [0.9, 0.8, 0.7, 0.6], np.ones(4, bool), 0.3)[1:] == (8.0, math.inf)
+    assert ch_results.width_bounds(w, [0.2, 0.1, 0.1, 0.1], no, 0.3)[1:] == (0.0, 1.0)            # floor: at most 1
+    assert ch_results.width_bounds(w, [0.9, 0.8, 0.7, 0.6], np.ones(4, bool), 0.3)[1:] == (8.0, math.inf)
     # floor-censored at the smallest N tilts the fit *down*: the censoring-aware minimum is the floor value there
-    smin, smax = page.slope_range([4, 6, 8], [0, 3, 4], [2, 3, 4])
+    smin, smax = ch_results.slope_range([4, 6, 8], [0, 3, 4], [2, 3, 4])
     assert smin == pytest.approx(np.polyfit(np.log([4, 6, 8]), np.log([2, 3, 4]), 1)[0]) and smax == math.inf
-    assert page.slope_range([4, 8], [0, 2], [2, 2])[0] == pytest.approx(0.0)
-    assert page.slope_range([4, 8], [1, 0], [1, 1])[0] == -math.inf                     # cannot tell growth
+    assert ch_results.slope_range([4, 8], [0, 2], [2, 2])[0] == pytest.approx(0.0)
+    assert ch_results.slope_range([4, 8], [1, 0], [1, 1])[0] == -math.inf                     # cannot tell growth
 
 
 def _phase_results(P, med_1str, med_simple, status=1):
@@ -368,14 +371,14 @@ def _phase_results(P, med_1str, med_simple, status=1):
 
 def test_width_claims_test_a_lower_bound_and_a_fixed_width():
     P = {"archs": ["gru"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 2, "threshold": 0.3, "d": 4}
-    rows = {r.id: r for r in page.ROWS}
+    rows = {r.id: r for r in ch_claims.ROWS}
     ok = lambda rid, res: rows[rid].measure(P, res).passed
     flat = [[0.1] * 6] * 3
     steep = [[.9, .2, .1, .1, .1, .1], [.9, .9, .9, .2, .1, .1], [.9, .9, .9, .9, .9, .2]]      # d* ~ N^2: slope 2
     assert ok("10a-width-1str-gru", _phase_results(P, steep, flat))          # the old band [0.6, 1.2] failed it
     assert not ok("10a-width-1str-gru", _phase_results(P, flat, flat))       # flat: no growth
     assert "10a-width-simple-gru" not in rows                                # Thm 7's qd is no trained cell's width
-    b = page.budget_summary({**P, "max_samples": 10}, _phase_results(P, steep, flat))
+    b = ch_results.budget_summary({**P, "max_samples": 10}, _phase_results(P, steep, flat))
     assert b["runs"] == 2 * 3 * 6 * 2 and b["censored"] == 0 and b["reached"] + b["plateau"] == b["runs"]
     for profile in ("quick", "paper"):                                      # the grid reaches down to d_h = 1
         assert params.resolve("rnn_norm_growth", profile)["widths"][0] == 1
@@ -387,15 +390,15 @@ def test_a_width_of_mixed_outcomes_is_decided_and_the_cap_leaves_a_verdict_open(
     every run was cut off leaves the 1STR width row censored."""
     P = {"archs": ["elman"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 3, "threshold": 0.3,
          "d": 4}
-    rows = {r.id: r for r in page.ROWS}
+    rows = {r.id: r for r in ch_claims.ROWS}
     flat = [[0.1] * 6] * 3
     late = [[0.1] * 6, [0.1] * 6, [.9, .9, .8, .2, .2, .2]]
     res = _phase_results(P, flat, late)
     res["phase"][("elman", "simple", 16)]["result"]["status"][6:9] = [0, 1, 1]    # width 4: one run reached
-    e = page.phase_table(P, res)[("elman", "simple")]
+    e = ch_results.phase_table(P, res)[("elman", "simple")]
     assert e["lo"][-1] == e["hi"][-1] == e["dstar"][-1] > 4                       # decided: d* between 4 and 8
     res["phase"][("elman", "simple", 16)]["result"]["status"][6:9] = [0, 1, 2]    # one run cut off by the cap
-    e = page.phase_table(P, res)[("elman", "simple")]
+    e = ch_results.phase_table(P, res)[("elman", "simple")]
     assert e["lo"][-1] == 2 and e["hi"][-1] == e["dstar"][-1]                      # d* may lie down to width 2
     never = _phase_results(P, [[0.1] * 6, [0.1] * 6, [0.9] * 6], flat, status=2)  # N = 16: every run censored
     v = rows["10a-width-1str-elman"].measure(P, never)
@@ -406,7 +409,7 @@ def test_norm_rows_test_the_predicted_slope_on_the_states():
     """The rows read (Lip rad)^2 measured on the states, not the product of separate norms (slope 3.9 here, as
     training time inflated it at quick): the old rows failed 10b-norm and passed 10b-norm-lower on that product."""
     P = {"archs": ["elman"], "phase_N": [4, 6, 8], "widths": [2, 32], "n_seeds": 2, "threshold": 0.3}
-    rows = {r.id: r for r in page.ROWS}
+    rows = {r.id: r for r in ch_claims.ROWS}
 
     def res(power, product_power=3.9):
         out = {}
@@ -437,17 +440,17 @@ def test_lipschitz_on_states_is_the_largest_ratio_and_scale_free():
     s = torch.randn(2, 30, 5, generator=gen, dtype=torch.float64)
     A = torch.randn(5, 7, generator=gen, dtype=torch.float64)
     phi = torch.relu(s @ A)
-    out = rg.lipschitz_on_states(phi, s)
+    out = phase.lipschitz_on_states(phi, s)
     i, j = torch.triu_indices(30, 30, 1)
     ratio = ((phi[0, i] - phi[0, j]).norm(dim=-1) / (s[0, i] - s[0, j]).norm(dim=-1)).max()
     assert out["lip"][0] == pytest.approx(float(ratio)) and out["lip"][0] <= float(torch.linalg.matrix_norm(A, 2)) + 1e-9
-    big = rg.lipschitz_on_states(phi, 10 * s)                        # states x10 against the same outputs
+    big = phase.lipschitz_on_states(phi, 10 * s)                        # states x10 against the same outputs
     assert big["lipr_sq"] == pytest.approx(out["lipr_sq"])
 
 
 def test_the_contrast_row_compares_the_two_slopes():
     P = {"archs": ["gru"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 2, "threshold": 0.3, "d": 4}
-    row = {r.id: r for r in page.ROWS}["10a-contrast-gru"]
+    row = {r.id: r for r in ch_claims.ROWS}["10a-contrast-gru"]
     flat = [[.9, .2, .1, .1, .1, .1]] * 3                                  # d* between 1 and 2 at every N
     steep = [[.9, .2, .1, .1, .1, .1], [.9, .9, .9, .2, .1, .1], [.9, .9, .9, .9, .9, .2]]
     assert row.measure(P, _phase_results(P, steep, flat)).passed
@@ -460,25 +463,25 @@ def test_the_contrast_row_compares_the_two_slopes():
     # raise simple-1STR's slope, so no censored value gives the contrast: FAIL, not censored
     late = [[.2, .1, .1, .1, .1, .1], [.9, .3, .1, .1, .1, .1], [.9, .9, .3, .1, .1, .1]]       # <= 1, 2, 4
     double = [[.9, .9, .3, .1, .1, .1], [.9, .9, .9, .3, .1, .1], [.9, .9, .9, .9, .3, .1]]     # 4, 8, 16
-    c = page.contrast_numbers(P, _phase_results(P, double, late), "gru")
+    c = ch_claims.contrast_numbers(P, _phase_results(P, double, late), "gru")
     assert c["hi"] == pytest.approx(0.0) and c["lo"] == -math.inf and c["decision"] == "fail"
     v = row.measure(P, _phase_results(P, double, late))
     assert not v.passed and not v.censored and "SE" in v.measured
 
 
 def test_contrast_decision_reads_fail_where_no_allowed_value_passes_beyond_noise():
-    z = page.CONTRAST_Z
-    assert page.contrast_decision(z * 0.1 + 0.01, math.inf, 0.1) == "pass"
-    assert page.contrast_decision(-math.inf, z * 0.1, 0.1) == "fail"              # at most the noise: FAIL
-    assert page.contrast_decision(-math.inf, z * 0.1 + 0.01, 0.1) == "censored"
-    assert page.contrast_decision(-math.inf, 0.5, math.nan) == "censored"        # no spread: nothing passes
-    assert page.contrast_decision(-math.inf, -0.1, math.nan) == "fail"
+    z = ch_claims.CONTRAST_Z
+    assert ch_claims.contrast_decision(z * 0.1 + 0.01, math.inf, 0.1) == "pass"
+    assert ch_claims.contrast_decision(-math.inf, z * 0.1, 0.1) == "fail"              # at most the noise: FAIL
+    assert ch_claims.contrast_decision(-math.inf, z * 0.1 + 0.01, 0.1) == "censored"
+    assert ch_claims.contrast_decision(-math.inf, 0.5, math.nan) == "censored"        # no spread: nothing passes
+    assert ch_claims.contrast_decision(-math.inf, -0.1, math.nan) == "fail"
 
 
 def test_restated_rules_have_power():
     """Issue 36: each restated rule, its own measure on simulated paper-like results, passes a faithful world and
     not one without the mechanism (benchmarks/rnn_norm_growth_power.py prints the 200-simulation shares)."""
-    from lib.chapters.rnn_norm_growth import power
+    from lib.chapters.rnn_norm_growth.claims import power
 
     faithful, null = power.contrast_power("elman", "faithful", sims=40), power.contrast_power("gru", "null", sims=40)
     assert faithful["pass"] >= 0.8 and null["pass"] <= 0.1 and null["fail"] >= 0.6
@@ -487,18 +490,22 @@ def test_restated_rules_have_power():
         assert one[row]["pass"] >= 0.8 and none[row]["pass"] <= 0.1 and cut[row]["censored"] == 1.0
 
 
-def test_the_training_loop_is_part_of_the_chapters_lib_hash():
+def test_the_experiments_are_part_of_the_chapters_lib_hash():
+    """Each of the four experiments (the training loop with the phase arm) counts in the hash; no page-side module."""
     from lib.core.store import lib_modules
-    assert "lib/chapters/rnn_norm_growth/train.py" in lib_modules("rnn_norm_growth")
+    mods = lib_modules("rnn_norm_growth")
+    arms = ("a2", "construction", "memoriser", "phase")
+    assert {f"lib/chapters/rnn_norm_growth/experiments/{arm}.py" for arm in arms} <= set(mods)
+    assert not [m for m in mods if m.split("/")[-1] in ("results.py", "figures.py", "page.py") or "/claims/" in m]
 
 
 def test_rows_that_cannot_fail_are_checks():
-    kinds = {r.id: r.kind for r in page.ROWS}
+    kinds = {r.id: r.kind for r in ch_claims.ROWS}
     assert kinds["thm9-memoriser-slope"] == "check" and kinds["9-drift"] == "check"
     assert kinds["10b-transformer"] == "check"                        # no training enters alpha*(N) (issue 36)
-    assert all(r.source for r in page.ROWS)
+    assert all(r.source for r in ch_claims.ROWS)
     assert all(("hypothesis" in r.source) or any(k in r.source for k in ("Prop", "Thm", "Theorem", "Lemma", "App"))
-               for r in page.ROWS if r.kind == "claim")
+               for r in ch_claims.ROWS if r.kind == "claim")
 
 
 def _paper():
@@ -515,19 +522,19 @@ def test_paper_findings_quote_the_stored_numbers():
     import re
 
     P, results = _paper()
-    rows = page.claims(P, results)
+    rows = ch_claims.claims(P, results)
     text = page.findings_markdown(P, results, rows) + "\n" + page.unreached_markdown(P, results)
-    c = page.contrast_numbers(P, results, "gru")
-    nt = page.norm_table(P, results)["1str"]
+    c = ch_claims.contrast_numbers(P, results, "gru")
+    nt = ch_results.norm_table(P, results)["1str"]
     cell = page.unreached_cells(P, results)
     assert c["decision"] == "fail" and [(e["arch"], e["task"], e["N"]) for e in cell] == [("elman", "1str", 16)]
-    quoted = [page._dstar_text(c["simple"]), page._dstar_text(c["1str"]), f"{c['simple']['slope']:.2f}",
+    quoted = [ch_claims._dstar_text(c["simple"]), ch_claims._dstar_text(c["1str"]), f"{c['simple']['slope']:.2f}",
               f"{c['1str']['slope']:.2f}", f"{c['hi']:+.2f}", f"{c['hi'] / c['se']:+.1f} bootstrap SE",
               f"{nt['lipr_slope']:.2f} ± {nt['lipr_se']:.2f} (SE)", f"{cell[0]['best']:.2f} (width {cell[0]['width']})",
               f"none of its {cell[0]['runs']} runs", f"{cell[0]['wall_s']:,.0f} s", f"stops at $N$ = {max(cell[0]['below'])}"]
     assert [q for q in quoted if q not in text] == []
     allowed = " ".join(quoted + [r["measured"] for r in rows] + [str(v) for v in P.values()]
-                       + [f"{v:,}" for v in P.values() if isinstance(v, int)] + [str(page.CONTRAST_Z)])
+                       + [f"{v:,}" for v in P.values() if isinstance(v, int)] + [str(ch_claims.CONTRAST_Z)])
     number = re.compile(r"\d[\d,]*(?:\.\d+)?")
     ratios = [f"{a / b:.1f}" for a, b in zip(c["1str"]["dstar"], c["simple"]["dstar"])]   # the level contrast
     cited = re.sub(r"(Proposition|Theorem|Lemma|Prop\.|issue) \d+", "", text)             # names, not numbers
@@ -539,17 +546,14 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     """Issue 38: each row holds a rule object (lib.core.rules) whose fields both decide the verdict and write the
     rule's text: moving 10a-width's bound moves the verdict on the same diagram and the words together, and the
     contrast's z is the one the page quotes."""
-    import dataclasses
-
-    from lib.chapters.rnn_norm_growth import rows
-
-    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
-    assert page.CONTRAST_Z == rows.RULE_CONTRAST.z and f"> {page.CONTRAST_Z} bootstrap SE" in rows.RULE_CONTRAST.text
+    assert all(r.rule is not None and r.expected == r.rule.text for r in ch_claims.ROWS)
+    z = ch_claims.CONTRAST_Z
+    assert z == ch_claims.RULE_CONTRAST.z and f"> {z} bootstrap SE" in ch_claims.RULE_CONTRAST.text
     P = {"archs": ["gru"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 2, "threshold": 0.3, "d": 4}
     steep = [[.9, .2, .1, .1, .1, .1], [.9, .9, .9, .2, .1, .1], [.9, .9, .9, .9, .9, .2]]   # d* about 2, 8, 32
     res = _phase_results(P, steep, steep)
-    measure = {r.id: r.measure for r in page.ROWS}["10a-width-1str-gru"]
-    assert measure(P, res).passed and "≥ 0.5 for every $d_h^*$" in rows.RULE_WIDTH.text
-    strict = dataclasses.replace(rows.RULE_WIDTH, bound=2.5)
-    monkeypatch.setattr(rows, "RULE_WIDTH", strict)
+    measure = {r.id: r.measure for r in ch_claims.ROWS}["10a-width-1str-gru"]
+    assert measure(P, res).passed and "≥ 0.5 for every $d_h^*$" in ch_claims.RULE_WIDTH.text
+    strict = dataclasses.replace(ch_claims.RULE_WIDTH, bound=2.5)
+    monkeypatch.setattr(ch_claims, "RULE_WIDTH", strict)
     assert not measure(P, res).passed and "≥ 2.5 for every $d_h^*$" in strict.text

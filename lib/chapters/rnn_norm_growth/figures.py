@@ -1,4 +1,4 @@
-"""The rnn_norm_growth page's figures, drawn from the stored points through page.py's readers. Page-side: no
+"""The rnn_norm_growth page's figures, drawn from the stored points through results.py's readers. Page-side: no
 computation imports this module, so editing it leaves the chapter's results current.
 
     >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from lib.chapters.rnn_norm_growth.compute import TASKS
-from lib.chapters.rnn_norm_growth.page import (
+from lib.chapters.rnn_norm_growth.results import (
     LABELS,
     a2_fit,
     crossover_table,

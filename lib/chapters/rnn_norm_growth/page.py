@@ -1,13 +1,13 @@
-"""What the rnn_norm_growth page shows from the points of lib.chapters.rnn_norm_growth.compute: the phase, packing and
-crossover tables. Their readers are in read.py, the critical width and its censoring in widths.py, the claim rows in
-rows.py and the figures in figures.py beside it (their names are re-exported here, so the page imports one module).
-Nothing here computes a stored number, so editing it leaves the chapter's stored results current (no computation
-imports it).
+"""What the rnn_norm_growth page shows from the points of lib.chapters.rnn_norm_growth.compute: the phase, packing,
+crossover and unreached-cell tables and the findings, read through results.py and the claim rows of claims/; the
+figures are in figures.py beside it. The notebook calls this module, figures and claims.power; the few reader and rule
+names it quotes are re-exported here (`__all__`). Nothing here computes a stored number, so editing it leaves the
+chapter's stored results current (no computation imports it).
 
     >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
     (16, [('9-exact', True), ('9-drift', True)])
-    >>> print(phase_markdown(P, results).splitlines()[0][:44])
+    >>> print(phase_markdown(P, results).splitlines()[0][:43])
     | architecture | task | $d_h^*$ ($N$ = 4) |
 """
 from __future__ import annotations
@@ -16,17 +16,8 @@ import math
 
 import numpy as np
 
-from lib.chapters.rnn_norm_growth.read import (  # noqa: F401  (the page's names, re-exported)
-    LABELS,
-    a2_fit,
-    crossover_table,
-    memoriser_fit,
-    norm_table,
-    packing_table,
-)
-from lib.chapters.rnn_norm_growth.rows import (  # noqa: F401  (the page's names, re-exported)
+from lib.chapters.rnn_norm_growth.claims import (
     CONTRAST_Z,
-    MEMORISER_ROWS,
     ROWS,
     RULE_EFFECTIVE_DIM,
     RULE_WIDTH,
@@ -35,19 +26,26 @@ from lib.chapters.rnn_norm_growth.rows import (  # noqa: F401  (the page's names
     _norm_lower,
     _signed,
     claims,
-    contrast_decision,
     contrast_numbers,
-    evaluate,
-    norm_unknown,
 )
-from lib.chapters.rnn_norm_growth.widths import budget_summary as budget_summary  # the page's names, re-exported
-from lib.chapters.rnn_norm_growth.widths import critical_width as critical_width
-from lib.chapters.rnn_norm_growth.widths import phase_table as phase_table
-from lib.chapters.rnn_norm_growth.widths import slope_range as slope_range
-from lib.chapters.rnn_norm_growth.widths import width_bounds as width_bounds
+from lib.chapters.rnn_norm_growth.results import (
+    LABELS,
+    budget_summary,
+    crossover_table,
+    memoriser_fit,
+    norm_table,
+    norm_unknown,
+    packing_table,
+    phase_table,
+)
 from lib.core.claims import unsettled
 from lib.core.store import result_array
 from lib.core.tables import markdown_table
+
+# what the notebook quotes from the readers and the rows, besides this module's own tables
+__all__ = ["CONTRAST_Z", "ROWS", "RULE_WIDTH", "budget_summary", "claims", "crossover_markdown", "crossover_table",
+           "findings_markdown", "memoriser_fit", "norm_table", "packing_markdown", "phase_markdown", "unreached_cells",
+           "unreached_markdown"]
 
 
 def phase_markdown(P: dict, results: dict) -> str:

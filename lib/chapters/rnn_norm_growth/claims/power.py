@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.rnn_norm_growth.rows import _contrast, _norm, _norm_lower, contrast_numbers
+from lib.chapters.rnn_norm_growth.claims import _contrast, _norm, _norm_lower, contrast_numbers
 
 # the stored paper grid
 PAPER_GRID = {"archs": ["gru", "elman"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 3,

@@ -1,6 +1,7 @@
 """The claim rows of the rnn_norm_growth page (`ROWS`, `claims`): Theorem 7's construction, Prop. 8 and 35 on trained
-networks, the Transformer's A.2 scale and Theorem 9's memoriser, each measured from the stored points (read.py,
-widths.py) and decided by the row's rule object (RULE_*), which writes its text. Page-side: no computation imports it.
+networks, the Transformer's A.2 scale and Theorem 9's memoriser, each measured from the stored points (results.py)
+and decided by the row's rule object (RULE_*), which writes its text; their power in claims/power.py. Page-side: no
+computation imports it.
 
     >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
@@ -14,8 +15,17 @@ from fractions import Fraction
 
 import numpy as np
 
-from lib.chapters.rnn_norm_growth.read import LABELS, a2_fit, memoriser_fit, norm_table, packing_table
-from lib.chapters.rnn_norm_growth.widths import BOOT_DRAWS, phase_table, slope_bootstrap
+from lib.chapters.rnn_norm_growth.results import (
+    BOOT_DRAWS,
+    LABELS,
+    a2_fit,
+    memoriser_fit,
+    norm_table,
+    norm_unknown,
+    packing_table,
+    phase_table,
+    slope_bootstrap,
+)
 from lib.core.claims import Row, evaluate
 from lib.core.interval_rules import Beyond, Laws, TInterval
 from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Within, number
@@ -197,23 +207,6 @@ def _width_1str(arch):
                                  censored=f"the censoring-aware range [{_bound(e['slope_min'])}, "
                                           f"{_bound(e['slope_max'])}] straddles {number(RULE_WIDTH.bound)}")
     return measure
-
-
-def norm_unknown(P: dict, results: dict) -> dict:
-    """The N of the profile where the widest Elman runs on 1STR leave (Lip rad)^2 at the threshold unknown: "none"
-    where no widest run reached the threshold, "cut" where some of those that did not were cut off by the cap (a
-    run that plateaued above it has no such value; one cut off might still get there, at any value). An unknown
-    value at one N lets the log-log slope over the profile's N take any value: the norm rows read censored there."""
-    S, out = P["n_seeds"], {"none": [], "cut": []}
-    for N in sorted(P["phase_N"]):
-        r = results["phase"][("elman", "1str", N)]["result"]
-        reached = np.isfinite(np.asarray(r["samples"], float)[-S:])
-        cut = np.asarray(r["status"])[-S:] == 2 if "status" in r else np.zeros(S, bool)
-        if not reached.any():
-            out["none"].append(N)
-        elif cut.any():
-            out["cut"].append(N)
-    return out
 
 
 def _norm_fit(P, results):
