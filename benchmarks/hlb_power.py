@@ -15,7 +15,9 @@ from fractions import Fraction
 import numpy as np
 
 from lib.chapters.head_lower_bound import compute as hl
-from lib.chapters.head_lower_bound import page, scaling_rows
+from lib.chapters.head_lower_bound.claims import heads as heads_claims
+from lib.chapters.head_lower_bound.claims import scaling as scaling_claims
+from lib.chapters.head_lower_bound.results import REACH, scaling_table
 from lib.core import params
 from lib.core.store import ROOT, Store
 from lib.core.sweep import collect
@@ -45,8 +47,8 @@ def reach_fraction_power(P: dict, results: dict, sims: int, seed: int = 0) -> di
     q = P["p21_q"]
     r = results["prop21"]["result"]
     runs = [(H, f, sv) for H, f, sv in zip(r["heads"], r["fvu"], r["svals"]) if H >= q]
-    reached = [x for x in runs if x[1] <= page.REACH]
-    stalled = [x for x in runs if x[1] > page.REACH]
+    reached = [x for x in runs if x[1] <= REACH]
+    stalled = [x for x in runs if x[1] > REACH]
     below = [(H, f, sv) for H, f, sv in zip(r["heads"], r["fvu"], r["svals"]) if H == q - 1]
     heads = [H for H, _, _ in runs]
     k, n = len(reached), len(runs)
@@ -57,7 +59,7 @@ def reach_fraction_power(P: dict, results: dict, sims: int, seed: int = 0) -> di
             pick = [reached[rng.integers(len(reached))] if h else stalled[rng.integers(len(stalled))] for h in hit]
         else:
             pick = [pool[rng.integers(len(pool))] for _ in range(n)]
-        return page._reach_fraction(P, _with_runs(results, "prop21", heads, [x[1] for x in pick],
+        return heads_claims.reach_fraction(P, _with_runs(results, "prop21", heads, [x[1] for x in pick],
                                                   [x[2] for x in pick])).passed
 
     faithful = np.mean([one(rng.beta(k + 1, n - k + 1)) for _ in range(sims)])
@@ -92,7 +94,7 @@ def below_floor_prop3_power(P: dict, results: dict, sims: int, seed: int = 0) ->
         rr.update(heads=[H for H, _, _ in keep] + [H for H, _, _ in runs], fvu=[f for _, f, _ in keep] + [x[1] for x in pick],
                   fvu_se=[s for _, _, s in keep] + [x[2] for x in pick])
         out["prop3"] = {**results["prop3"], "result": rr}
-        return page._below_floor_prop3(P, out).passed
+        return heads_claims.below_floor_prop3(P, out).passed
 
     return {"row": "7-below-floor-prop3", "sims": sims, "runs": n, "stored": f"{k} of {n}",
             "faithful_posterior": float(np.mean([one(rng.beta(k + 1, n - k + 1)) for _ in range(sims)])),
@@ -105,7 +107,7 @@ def scaling_power(P: dict, results: dict, sims: int, seed: int = 0) -> dict:
     p and residual spread. Null: the same noise around a sqrt N law (p = 1/2), and around a linear one (p = 1)."""
     rng = np.random.default_rng(seed)
     q = P["scale_q"]
-    table = scaling_rows.scaling_table(P, results)[q]
+    table = scaling_table(P, results)[q]
     N, S = np.array(table["N"], float), table["samples"]
     x, y = np.repeat(np.log(N), S.shape[1]), np.log(S).ravel()
     p, a = np.polyfit(x, y, 1)
@@ -122,7 +124,7 @@ def scaling_power(P: dict, results: dict, sims: int, seed: int = 0) -> dict:
             samples[[j for j, h in enumerate(heads) if h == q]] = s
             r["samples"] = samples
             out["scaling"][n] = {**results["scaling"][n], "result": r}
-        return scaling_rows.scaling_claim(P, out).passed
+        return scaling_claims.scaling_claim(P, out).passed
 
     return {"row": "4-scaling", "sims": sims, "fit": f"p = {p:.2f}, residual sd {sd:.2f} (log samples)",
             "faithful": float(np.mean([one(p) for _ in range(sims)])),
@@ -137,7 +139,7 @@ if __name__ == "__main__":
     P, results = load_paper()
     for f in (reach_fraction_power, below_floor_prop3_power, scaling_power):
         print(json.dumps(f(P, results, a.sims)))
-    rule = page.RULE_REACH_FRACTION                         # the rule before issue 36, for comparison: share >= 1/2
-    page.RULE_REACH_FRACTION = dataclasses.replace(rule, bound=Fraction(1, 2))
+    rule = heads_claims.RULE_REACH_FRACTION                         # the rule before issue 36, for comparison: share >= 1/2
+    heads_claims.RULE_REACH_FRACTION = dataclasses.replace(rule, bound=Fraction(1, 2))
     print(json.dumps({**reach_fraction_power(P, results, a.sims), "rule": "before issue 36: share >= 1/2"}))
-    page.RULE_REACH_FRACTION = rule
+    heads_claims.RULE_REACH_FRACTION = rule

@@ -6,8 +6,13 @@ import numpy as np
 import pytest
 import torch
 
+from lib.chapters.head_lower_bound import claims as hc
 from lib.chapters.head_lower_bound import compute as hl
-from lib.chapters.head_lower_bound import fig2_rows, page, scaling_rows
+from lib.chapters.head_lower_bound import page
+from lib.chapters.head_lower_bound import results as hr
+from lib.chapters.head_lower_bound.claims import figure2 as fig2_claims
+from lib.chapters.head_lower_bound.claims import heads as heads_claims
+from lib.chapters.head_lower_bound.claims import scaling as scaling_claims
 from lib.core import params
 from lib.core.store import key_of, spec_dict
 from lib.science import a2, engine, models, qstr
@@ -174,7 +179,7 @@ def test_fig2_outside_asks_what_the_authors_run_gives():
         M = np.full((d + 2 * d_e, d + 2 * d_e), 10.0 / ratio)
         M[d + d_e:, d:d + d_e] += 10 * np.eye(d_e) - np.eye(d_e) * 10.0 / ratio
         results = {"figure2": {"result": {"M": M, "d_e": d_e, "epoch_loss": [0.1], "test_mse": 0.1}}}
-        assert fig2_rows.fig2_outside({"fig2_d": d, "fig2_train": 640}, results).passed is passed
+        assert fig2_claims.fig2_outside({"fig2_d": d, "fig2_train": 640}, results).passed is passed
 
 
 def test_head_mask_gives_exactly_the_smaller_model():
@@ -222,11 +227,11 @@ def test_figure2_stats_on_the_template():
     d, d_e = 3, 5
     M = np.zeros((d + 2 * d_e, d + 2 * d_e)) + 0.01
     M[d + d_e:, d:d + d_e] += 10 * np.eye(d_e)
-    st = fig2_rows.figure2_stats(M, d, d_e)
+    st = hr.figure2_stats(M, d, d_e)
     assert st["top_on_diag"] == d_e and st["positive"] == 1.0 and st["diag_mean"] == pytest.approx(10.01)
     M[0, 0] = 50                                                          # one large entry elsewhere
-    assert fig2_rows.figure2_stats(M, d, d_e)["top_on_diag"] == d_e - 1
-    assert fig2_rows.figure2_stats(-M, d, d_e)["positive"] == 0.0
+    assert hr.figure2_stats(M, d, d_e)["top_on_diag"] == d_e - 1
+    assert hr.figure2_stats(-M, d, d_e)["positive"] == 0.0
 
 
 def test_a_repeated_code_breaks_assumption3_and_caps_its_target():
@@ -310,16 +315,16 @@ def _calc(bayes_rank_q: float) -> dict:
 
 def test_calc_bayes_holds_rank_q_to_exactness():
     """At rank q the old rule compared a raw MSE with 3 (standard errors of 1e-12): a risk of 0.5 passed."""
-    assert page._calc_bayes({}, _calc(1e-12)).passed
-    assert not page._calc_bayes({}, _calc(0.5)).passed
+    assert heads_claims.calc_bayes({}, _calc(1e-12)).passed
+    assert not heads_claims.calc_bayes({}, _calc(0.5)).passed
 
 
 def test_relative_rank_does_not_count_an_untrained_spectrum():
     """Near-uniform attention onto q = 3 keys: one large singular value and two of order 1e-2, which the old
     absolute tolerance 1e-3 counted as rank 3."""
-    assert page._relative_rank([0.3, 0.02, 0.01]) == 1
-    assert page._relative_rank([1.0, 0.98, 0.95]) == 3
-    assert page._relative_rank([1.0, 0.9, 0.001]) == 2          # two heads on one key
+    assert hr.relative_rank([0.3, 0.02, 0.01]) == 1
+    assert hr.relative_rank([1.0, 0.98, 0.95]) == 3
+    assert hr.relative_rank([1.0, 0.9, 0.001]) == 2          # two heads on one key
 
 
 def _prop21(fvu, svals, q=2):
@@ -332,11 +337,11 @@ def test_reach_fraction_and_rank_used():
     P = {"p21_q": 2, "n_seeds": 4}
     good, stalled = [1.0, 0.9], [1.0, 0.01]
     res = _prop21([0.01, 0.02, 0.36, 0.4], [good, good, stalled, stalled])
-    assert page._reach_fraction(P, res).passed                                      # 2 of 4
-    assert not page._reach_fraction(P, _prop21([0.01, 0.36, 0.4, 0.5], [good] + [stalled] * 3)).passed
-    assert page._rank_used(P, res).passed
-    assert not page._rank_used(P, _prop21([0.01], [stalled])).passed                # zero error on one direction
-    assert page._rank_used(P, _prop21([0.5], [stalled])) is None                    # nothing reached: nothing to check
+    assert heads_claims.reach_fraction(P, res).passed                                      # 2 of 4
+    assert not heads_claims.reach_fraction(P, _prop21([0.01, 0.36, 0.4, 0.5], [good] + [stalled] * 3)).passed
+    assert heads_claims.rank_used(P, res).passed
+    assert not heads_claims.rank_used(P, _prop21([0.01], [stalled])).passed                # zero error on one direction
+    assert heads_claims.rank_used(P, _prop21([0.5], [stalled])) is None                    # nothing reached: nothing to check
 
 
 def _scaling_results(samples_of_N, seeds=5, noise=0.05):
@@ -353,11 +358,11 @@ def _scaling_results(samples_of_N, seeds=5, noise=0.05):
 
 def test_scaling_tells_polylog_from_a_power():
     """'slope < 1' accepted N^0.9; the rule p + 2 se < 1/2 over N = 16..256 does not."""
-    assert scaling_rows.scaling_claim(*_scaling_results(lambda N: 2000 * np.log(N))).passed
-    assert not scaling_rows.scaling_claim(*_scaling_results(lambda N: 300 * N ** 0.9)).passed
+    assert scaling_claims.scaling_claim(*_scaling_results(lambda N: 2000 * np.log(N))).passed
+    assert not scaling_claims.scaling_claim(*_scaling_results(lambda N: 300 * N ** 0.9)).passed
     P, res = _scaling_results(lambda N: 2000 * np.log(N))
     res["scaling"][256]["result"]["samples"][0] = np.nan                            # one censored run
-    v = scaling_rows.scaling_claim(P, res)
+    v = scaling_claims.scaling_claim(P, res)
     assert not v.passed and v.measured.startswith("censored") and v.censored
 
 
@@ -382,12 +387,12 @@ def test_reach_fraction_rule_has_power():
             return _prop21([0.02 if h else 0.28 for h in hit], [good if h else stalled for h in hit])
         return draw
 
-    rule = lambda res: page._reach_fraction(P, res)
+    rule = lambda res: heads_claims.reach_fraction(P, res)
     assert _pass_rate(rule, world(lambda rng: rng.beta(5, 3))) >= 0.9
     assert _pass_rate(rule, world(lambda rng: 0.1)) <= 0.2
     assert _pass_rate(rule, world(lambda rng: 0.0)) == 0.0
-    assert page.REACH_SHARE == pytest.approx(1 / 3) and page.reach_share([0.01, 0.5, 0.5])["passed"]
-    assert not page.reach_share([0.01, 0.5, 0.5, 0.5])["passed"]
+    assert heads_claims.REACH_SHARE == pytest.approx(1 / 3) and heads_claims.reach_share([0.01, 0.5, 0.5])["passed"]
+    assert not heads_claims.reach_share([0.01, 0.5, 0.5, 0.5])["passed"]
 
 
 def _prop3(fvu, heads, q=2, d=8, se=0.004):
@@ -403,10 +408,10 @@ def test_below_floor_prop3_tells_a_learning_arm_from_one_that_learns_nothing():
     P = {"p3_q": 2, "p3_d": 8, "n_seeds": 3}
     heads = [1, 1, 1, 2, 2, 2, 3, 3, 3]
     dead = _prop3([0.88, 0.9, 0.87, 0.86, 0.89, 0.91, 0.88, 0.87, 0.86], heads)
-    assert not page._below_floor_prop3(P, dead).passed
+    assert not heads_claims.below_floor_prop3(P, dead).passed
     assert "cannot bite" in page.prop3_note(P, dead) and "0.860 to 0.910" in page.prop3_note(P, dead)
     alive = _prop3([0.52, 0.57, 0.52, 0.034, 0.032, 0.032, 0.036, 0.034, 0.033], heads)
-    v = page._below_floor_prop3(P, alive)
+    v = heads_claims.below_floor_prop3(P, alive)
     assert v.passed and "6 of 6" in v.measured and "against 0.375" in v.measured
     assert "can bite" in page.prop3_note(P, alive)
 
@@ -417,7 +422,7 @@ def test_below_floor_prop3_tells_a_learning_arm_from_one_that_learns_nothing():
             return _prop3([0.52, 0.57, 0.52] + up, heads)
         return draw
 
-    rule = lambda res: page._below_floor_prop3(P, res)
+    rule = lambda res: heads_claims.below_floor_prop3(P, res)
     assert _pass_rate(rule, world(lambda rng: rng.beta(7, 1))) >= 0.95
     assert _pass_rate(rule, world(lambda rng: 0.0)) == 0.0
 
@@ -426,17 +431,17 @@ def test_scaling_row_says_slower_than_sqrt_n_unless_the_aic_picks_ln_n():
     """4-scaling tests p < 1/2: its statement says "slower than sqrt N", and the polylog reading is left to the AIC
     comparison, which the page puts in words: on counts that grow like N^0.25 with the spread of the stored runs
     it does not single out ln N; on counts that grow like ln N it does."""
-    row = next(r for r in page.ROWS if r.id == "4-scaling")
+    row = next(r for r in hc.ROWS if r.id == "4-scaling")
     assert "slower than $\\sqrt N$" in row.statement and "polylogarithmic in" not in row.statement
     P, res = _scaling_results(lambda N: 2000 * N ** 0.25, noise=0.2)
-    s = scaling_rows.scaling_numbers(P, res)
-    assert s["passed"] and "slower than √N, not that the cost is polylogarithmic" in scaling_rows.growth_sentence(s)
+    s = scaling_claims.scaling_numbers(P, res)
+    assert s["passed"] and "slower than √N, not that the cost is polylogarithmic" in scaling_claims.growth_sentence(s)
     P, res = _scaling_results(lambda N: 2000 + 4000 * np.log(N), noise=0.01)
-    s = scaling_rows.scaling_numbers(P, res)
-    assert s["log_best"] and "consistent with a polylogarithm" in scaling_rows.growth_sentence(s)
+    s = scaling_claims.scaling_numbers(P, res)
+    assert s["log_best"] and "consistent with a polylogarithm" in scaling_claims.growth_sentence(s)
     P, res = _scaling_results(lambda N: 300 * N, noise=0.05)
-    s = scaling_rows.scaling_numbers(P, res)
-    assert not s["passed"] and "nor one slower than" in scaling_rows.growth_sentence(s)
+    s = scaling_claims.scaling_numbers(P, res)
+    assert not s["passed"] and "nor one slower than" in scaling_claims.growth_sentence(s)
 
 
 def test_prose_quotes_the_stored_paper_numbers():
@@ -462,7 +467,7 @@ def test_prose_quotes_the_stored_paper_numbers():
     note = page.prop3_note(P, results)
     assert f"{sum(f + 3 * s < floor for f, s in up)} of the {len(up)} Prop. 3 runs" in note
     assert f"{floor:.3f} (their FVU: {min(f for f, _ in up):.3f} to {max(f for f, _ in up):.3f})" in note
-    shape = scaling_rows.scaling_glue(P, results)["scaling_shape"]
+    shape = page.scaling_glue(P, results)["scaling_shape"]
     N = np.repeat(P["scale_N"], P["n_seeds"]).astype(float)
     n = np.array([[s for h, s in zip(results["scaling"][k]["result"]["heads"], results["scaling"][k]["result"]["samples"])
                    if h == P["scale_q"]] for k in P["scale_N"]], float).ravel()
@@ -481,18 +486,18 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     import dataclasses
     from fractions import Fraction
 
-    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
-    assert all(any(w in r.expected for w in ("(book's calibration", "(paper", "(exact")) for r in page.ROWS)
+    assert all(r.rule is not None and r.expected == r.rule.text for r in hc.ROWS)
+    assert all(any(w in r.expected for w in ("(book's calibration", "(paper", "(exact")) for r in hc.ROWS)
     P = {"p21_q": 2, "n_seeds": 4}
     good, stalled = [1.0, 0.9], [1.0, 0.01]
     res = _prop21([0.01, 0.02, 0.36, 0.4], [good, good, stalled, stalled])
-    v = page._reach_fraction(P, res)
-    row = next(r for r in page.ROWS if r.id == "5-reach-fraction")
+    v = heads_claims.reach_fraction(P, res)
+    row = next(r for r in hc.ROWS if r.id == "5-reach-fraction")
     assert v.passed and v.measured.endswith(f"margin {(0.5 - 1 / 3) / 0.25:+.1f} SE") and "≥ 1/3 (" in row.expected
-    strict = dataclasses.replace(page.RULE_REACH_FRACTION, bound=Fraction(3, 4))
-    monkeypatch.setattr(page, "RULE_REACH_FRACTION", strict)
-    monkeypatch.setattr(page, "REACH_SHARE", strict.bound)
-    assert not page._reach_fraction(P, res).passed and "≥ 3/4 (" in strict.text
+    strict = dataclasses.replace(heads_claims.RULE_REACH_FRACTION, bound=Fraction(3, 4))
+    monkeypatch.setattr(heads_claims, "RULE_REACH_FRACTION", strict)
+    monkeypatch.setattr(heads_claims, "REACH_SHARE", strict.bound)
+    assert not heads_claims.reach_fraction(P, res).passed and "≥ 3/4 (" in strict.text
     row = {"id": "5-reach-fraction", "kind": "claim", "passed": False}
     res = {**res, "prop21": {"result": {**res["prop21"]["result"], "heads": [2, 2, 2, 2]}}}
-    assert "fewer than 3/4 of them" in page.findings_markdown({**P, "p3_q": 2}, res, [row])
+    assert "fewer than 3/4 of them" in hc.findings_markdown({**P, "p3_q": 2}, res, [row])

@@ -1,4 +1,4 @@
-"""The head_lower_bound page's figures, drawn from the stored points through page.py's readers. Page-side: no
+"""The head_lower_bound page's figures, drawn from the stored points through results.py's readers. Page-side: no
 computation imports this module, so editing it leaves the chapter's results current.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")
@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.chapters.head_lower_bound.compute import SETTINGS, lower_bound
-from lib.chapters.head_lower_bound.page import RANK_TOL, REACH
-from lib.chapters.head_lower_bound.scaling_rows import scaling_table
+from lib.chapters.head_lower_bound.results import RANK_TOL, REACH, scaling_table
 from lib.science import a2
 from lib.science.stats import loglog_slope
 

@@ -1,11 +1,10 @@
-"""The head_lower_bound page's Figure 2 rows: the statistics of |W_Q^T W_K| against the A.2 block, the paper's
-values read from its figure, and the claim rows and numbers the Figure 2 section quotes. Page-side: no computation
-imports it.
+"""The head_lower_bound rows on Figure 2 (fig2-diagonal, fig2-outside, fig2-top, fig2-sign): the statistics of
+|W_Q^T W_K| against the A.2 block (results.figure2_stats) held to the paper's values read from its figure and to the
+authors' script re-run, with the numbers the Figure 2 section quotes.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
-    >>> out = results["figure2"]["result"]; stats = figure2_stats(np.asarray(out["M"]), P["fig2_d"], out["d_e"])
-    >>> round(stats["diag_mean"], 1), stats["top_on_diag"]
-    (35.7, 23)
+    >>> figure2_numbers(P, results)["f2_top"], fig2_top(P, results).passed
+    (23, True)
 """
 from __future__ import annotations
 
@@ -14,25 +13,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from lib.chapters.head_lower_bound.results import figure2_stats
 from lib.core.rules import AtLeast
-from lib.science import a2
-
-
-def figure2_stats(M: np.ndarray, d: int, d_e: int) -> dict:
-    """The A.2 block of W_Q^T W_K (query rows [d+d_e, d+2d_e), key columns [d, d+d_e)) against everything else."""
-    A = np.abs(M)
-    block = A[d + d_e:d + 2 * d_e, d:d + d_e]
-    diag = np.diag(M[d + d_e:d + 2 * d_e, d:d + d_e])
-    off = block[~np.eye(d_e, dtype=bool)]
-    outside = np.ones_like(A, dtype=bool)
-    outside[d + d_e:d + 2 * d_e, d:d + d_e] = False
-    rows, cols = np.unravel_index(np.argsort(A, axis=None)[::-1][:d_e], A.shape)   # the d_e largest entries
-    on_diag = int(np.sum((rows >= d + d_e) & (rows < d + 2 * d_e) & (rows - (d + d_e) == cols - d)))
-    template = a2.weights(1, d, d_e, 1.0)[0].numpy()                         # Eq. A.2 with q = 1, alpha = 1
-    return {"diag_mean": float(np.abs(diag).mean()), "off_median": float(np.median(off)),
-            "outside_median": float(np.median(A[outside])), "top_on_diag": on_diag,
-            "positive": float(np.mean(diag > 0)), "corr": float(np.corrcoef(A.ravel(), template.ravel())[0, 1])}
-
 
 # Figure 2 of the paper, read from its pixels for this book: the reference the page compares to.
 PAPER_FIG2 = {"diag_mean": 36.0, "off_median": 5.0, "top_on_diag": "23 of 23", "ratio": "6-7x", "corr": 0.87}
@@ -49,6 +31,7 @@ RULE_OUTSIDE = AtLeast("diagonal mean / median outside the block", FIG2_OUTSIDE 
 RULE_TOP = AtLeast("share of the $d_e$ largest entries on the A.2 diagonal", Fraction(20, 23),
                    why=f"20 of the paper's {PAPER_FIG2['top_on_diag']}, scaled to $d_e$; one run")
 RULE_SIGN = AtLeast("share of the diagonal entries > 0", 0.9, why="one run")
+
 
 def _figure2(P, results):
     f2 = results["figure2"]["result"]

@@ -1,6 +1,6 @@
-"""The head_lower_bound page's samples-to-threshold rows: the table of counts per N, the power fit and the AIC
-comparison of growth laws that 4-scaling decides on, the H = 1 runs held by Prop. 21 (4-floor-h1), and the sentences
-the page quotes about them. Page-side: no computation imports it.
+"""The head_lower_bound rows on samples-to-threshold against N: the H = 1 runs held by Prop. 21 (4-floor-h1), and
+the power fit and the AIC comparison of growth laws that 4-scaling decides on (results.py reads the counts per N and
+fits the power), with the sentences the page quotes about them.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
     >>> round(scaling_numbers(P, results)["p"], 2)
@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from lib.chapters.head_lower_bound.results import SAMPLE_GROWTHS, power_fit, scaling_table
 from lib.core.rules import EXACT, PAPER, AtMost, Needs, number
 from lib.science import a2
 
@@ -27,19 +28,6 @@ RULE_SCALING = Needs(AtMost("$H=q$ runs that never cross the threshold", 0, by=E
                             why=r"a growth as fast as $\sqrt N$ ruled out"))
 
 
-def scaling_table(P: dict, results: dict) -> dict:
-    """{H: {"N": [...], "samples": (len(N), seeds), "mean": [...]}} for the samples-to-threshold sweep."""
-    out = {}
-    for H in (1, P["scale_q"]):
-        rows = []
-        for N in P["scale_N"]:
-            r = results["scaling"][N]["result"]
-            rows.append([s for h, s in zip(r["heads"], r["samples"]) if h == H])
-        arr = np.array(rows, dtype=float)
-        out[H] = {"N": list(P["scale_N"]), "samples": arr, "mean": arr.mean(1)}  # NaN where a run is censored
-    return out
-
-
 def floor_h1(P, results):
     floor = 1 - 1 / P["scale_q"]
     if P["scale_threshold"] >= floor:
@@ -51,22 +39,6 @@ def floor_h1(P, results):
                                 f"{h1['samples'].size}; lowest FVU on the 1,000 check prompts {best:.3f} (the best of every "
                                 "check: a noisy minimum)", paper=f"FVU ≥ 1 − 1/q = {floor:.2f}",
                                 where=f"$q={P['scale_q']}$, threshold {P['scale_threshold']}")
-
-
-SAMPLE_GROWTHS = {"ln N": np.log, "N^1/2": np.sqrt, "N": lambda n: n}   # polylog against powers, for n*(N)
-
-
-def power_fit(N, samples) -> dict:
-    """Least-squares slope p of ln n* against ln N over every run (not the means: the spread over seeds is the
-    noise), its standard error, and the number of runs; NaN where fewer than three runs."""
-    x = np.repeat(np.log(np.asarray(N, float)), np.asarray(samples).shape[1])
-    y = np.log(np.asarray(samples, float)).ravel()
-    if len(y) < 3:
-        return {"p": float("nan"), "se": float("nan"), "runs": len(y)}
-    p, a = np.polyfit(x, y, 1)
-    rss = float(np.sum((y - a - p * x) ** 2))
-    se = math.sqrt(rss / (len(y) - 2) / float(np.sum((x - x.mean()) ** 2)))
-    return {"p": float(p), "se": se, "runs": len(y)}
 
 
 def scaling_numbers(P: dict, results: dict) -> dict | None:
@@ -143,11 +115,11 @@ def scaling_claim(P, results):
                                paper=paper, where=where, scale=scale)
 
 
-def h1_best(P: dict, results: dict) -> str:
-    """The best unexplained variance the H = 1 runs (Prop. 21's data) reached, per N of the scaling sweep."""
-    best = []
-    for N in P["scale_N"]:
-        r = results["scaling"][N]["result"]
-        best.append(f"{N}: {min(f for h, f in zip(r['heads'], r['best_fvu']) if h == 1):.2f}")
-    return ", ".join(best)
-
+def scaling_finding(P: dict, results: dict, measured: str) -> str:
+    """The findings' sentence on a failed 4-scaling: the power fit against MAX_POWER and what the AIC says, or the
+    row's own `measured` where a censored run leaves nothing fitted."""
+    sn = scaling_numbers(P, results)
+    return (measured if sn is None else
+            f"p = {sn['p']:.2f} ± {sn['se']:.2f}, not below {number(MAX_POWER)} by "
+            f"{SCALING_SE} standard errors; "
+            + growth_sentence(sn) + ".")

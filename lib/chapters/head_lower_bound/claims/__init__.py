@@ -1,0 +1,108 @@
+"""The head_lower_bound claim check as data: `ROWS`, one `lib.core.claims.Row` per check or claim, each holding its
+rule object, and `claims(...)`, which evaluates them on the results of `lib.core.sweep.collect(compute.points(P),
+...)`; `findings_markdown` words the rows that fail. The rules and the functions that decide them are in one module
+per topic: `heads` (the calculator and the H sweeps), `construction` (A.2), `scaling` (samples-to-threshold against
+N) and `figure2`. Nothing here computes a stored number, and no computation imports it, so editing it leaves the
+chapter's stored results current.
+
+    >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
+    >>> rows = claims(P, results); len(rows), [(row["id"], row["passed"]) for row in rows][:2]
+    (18, [('calc-bayes', True), ('calc-mlp', True)])
+"""
+from __future__ import annotations
+
+from lib.chapters.head_lower_bound.claims import construction, figure2, heads, scaling
+from lib.core.claims import Row, evaluate, unsettled
+
+FIG2 = "Figure 2 (paper)"
+# What only a bug can break (an identity, a bound that holds for every parameter, a property of a construction): checks.
+# What training, random codes or the paper's figure could refute: claims, each with its source.
+ROWS = [
+    Row("calc-bayes", "check", "Prop. 21 (proof, Lemma 40)",
+        r"The exact Bayes predictor from $\mathbf A\mathbf x$ has risk $2(q-\operatorname{rank}\mathbf A)/q$ "
+        "(Monte Carlo, every rank)",
+        heads.RULE_CALC_BAYES, heads.calc_bayes),
+    Row("calc-mlp", "check", "Prop. 21 (proof, Lemma 40)",
+        r"A fitted MLP regressor of $y$ from $\mathbf A\mathbf x$ does not beat the Bayes risk",
+        heads.RULE_CALC_MLP, heads.calc_mlp),
+    Row("5-floor-prop21", "check", "Prop. 21",
+        r"Prop. 21, block-diagonal $\mathbf W_{QK}$: no trained model with $H<q$ beats $1-H/q$ on the positions $i\ge N/2$",
+        heads.RULE_FLOOR_PROP21, heads.floor_prop21),
+    Row("7-floor-prop3", "check", "Prop. 3", r"Prop. 3, unrestricted $\mathbf W_{QK}$: no trained model beats $1-H(q+d)/(qd)$",
+        heads.RULE_FLOOR_PROP3, heads.floor_prop3),
+    Row("4-floor-h1", "check", "Prop. 21",
+        r"Prop. 21's data and block-diagonal $\mathbf W_{QK}$: no $H=1$ run gets its FVU on the positions $i\ge N/2$ below a "
+        r"threshold under $1-1/q$, at any $N$",
+        scaling.RULE_FLOOR_H1, scaling.floor_h1),
+    Row("11-assumption3", "check", "Assumption 3",
+        r"The A.2 position codes satisfy Assumption 3 (unit norm, overlaps at most $1/2$)",
+        construction.RULE_ASSUMPTION3, construction.assumption3),
+    Row("11-alpha-bounds", "check", "Lemma 11 (proof)",
+        r"A.2 under Assumption 3: the worst target's $\alpha^*$ lies between $\ln\frac{(N-1)(1-\varepsilon)}{\varepsilon}/2$ "
+        r"(overlaps ≥ −1) and $2\ln\frac{(N-1)(1-\varepsilon)}{\varepsilon}$ (overlaps ≤ 1/2); the (2,1) norm of "
+        r"$\mathbf W_{QK}$ is $\alpha^* d_e$", construction.RULE_ALPHA_BOUNDS, construction.alpha_bounds),
+    Row("11-alpha-logN", "check", r"Lemma 11 ($\log N$)",
+        r"A.2: the worst target's $\alpha^*(N)$ follows $a+b\ln N$ better than $a+bN^{1/4}$ or $a+bN^{1/2}$ (no training "
+        r"enters: the construction and the codes fix $\alpha^*$, between two multiples of $\ln N$; an implementation "
+        "property)",
+        construction.RULE_ALPHA_LOGN, construction.alpha_log_n),
+    Row("6-rank-used", "check", "Prop. 21 (proof): zero error needs rank $q$",
+        r"Every trained Prop. 21 model that gets the data right passes on all $q$ directions: the attention onto the "
+        r"relevant keys has $q$ singular values above $0.1\,\sigma_1$",
+        heads.RULE_RANK_USED, heads.rank_used),
+    Row("5-reach-prop21", "claim", "Theorem 4", "With $H=q$ heads a trained model gets the Prop. 21 data right",
+        heads.RULE_REACH, heads.reach_prop21),
+    Row("5-reach-fraction", "claim", "Theorem 4; for training: hypothesis (this book)",
+        r"Training with $H\ge q$ heads gets the Prop. 21 data right in a clear share of runs, not in one lucky run (a run "
+        "that stalls has two heads on one key: its relative rank is below $q$)",
+        heads.RULE_REACH_FRACTION, heads.reach_fraction),
+    Row("7-below-floor-prop3", "claim", "Theorem 4 against Prop. 3; for training: hypothesis (this book)",
+        r"Prop. 3, unrestricted $\mathbf W_{QK}$: trained models with $H\ge q$ heads go below the floor of $H=q-1$ heads, "
+        "so the same training is held at a floor only where heads are missing (without it `7-floor-prop3` cannot fail)",
+        heads.RULE_BELOW_FLOOR_PROP3, heads.below_floor_prop3),
+    Row("control-one-head", "claim", "Remark after Prop. 3 (one head suffices); trained: hypothesis (this book)",
+        r"Sparse averaging $y_i=\frac1q\sum_j\langle\mathbf u,\mathbf x_{t_{ij}}\rangle$ needs one head: a trained $H=1$ "
+        "model gets it right where the square link is held at $1-1/q$",
+        heads.RULE_CONTROL, heads.control_one_head),
+    Row("4-scaling", "claim", "Theorem 4 (its polylog $N$ implies this)",
+        r"qSTR: $H=q$ heads reach the FVU threshold at every $N$, with samples-to-threshold growing slower than $\sqrt N$: "
+        "a power $N^p$ fitted to every run's count has $p<1/2$ (whether the growth is polylogarithmic is not tested: "
+        "the AIC beside it says which law fits best)",
+        scaling.RULE_SCALING, scaling.scaling_claim),
+    Row("fig2-diagonal", "claim", FIG2, "Fig. 2: the A.2 diagonal stands out of its block",
+        figure2.RULE_DIAGONAL, figure2.fig2_diagonal),
+    Row("fig2-outside", "claim", FIG2 + "; the authors' script",
+        "Fig. 2: everything outside the A.2 block is near zero (weight decay removes what the task does not use)",
+        figure2.RULE_OUTSIDE, figure2.fig2_outside),
+    Row("fig2-top", "claim", FIG2, "Fig. 2: the $d_e$ largest entries lie on the A.2 diagonal",
+        figure2.RULE_TOP, figure2.fig2_top),
+    Row("fig2-sign", "claim", "Eq. A.2", "Fig. 2: the diagonal is positive, as A.2 ($\\alpha > 0$) says",
+        figure2.RULE_SIGN, figure2.fig2_sign),
+]
+
+
+def claims(P: dict, results: dict) -> list[dict]:
+    """Every row of ROWS, evaluated on this run's results."""
+    return evaluate(ROWS, P, results)
+
+
+def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
+    """One bullet per claim row whose badge is FAIL or censored (lib.core.claims.unsettled), its numbers taken from the
+    stored points (the rows the topic modules word themselves, the others by their measured value and rule); an
+    empty string when there is none.
+
+        >>> from lib.chapters import stored; P, results = stored("head_lower_bound")
+        >>> findings_markdown(P, results, claims(P, results))     # every claim of the paper results passes
+        ''
+    """
+    bad = unsettled(rows)
+    out = []
+    if "7-below-floor-prop3" in bad:
+        out.append("`7-below-floor-prop3`: " + heads.prop3_note(P, results))
+    if "5-reach-fraction" in bad:
+        out.append("`5-reach-fraction`: " + heads.reach_finding(P, results))
+    if "4-scaling" in bad:
+        out.append("`4-scaling`: " + scaling.scaling_finding(P, results, bad["4-scaling"]["measured"]))
+    out += [f"`{k}`: {r['measured']} (rule: {r['expected']}); this page has no further analysis of it." for k, r in bad.items()
+            if k not in ("7-below-floor-prop3", "5-reach-fraction", "4-scaling")]
+    return "\n".join(f"- {b}" for b in out)

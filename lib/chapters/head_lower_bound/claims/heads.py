@@ -1,0 +1,202 @@
+"""The head_lower_bound rows on the H sweeps: the Bayes-risk calculator behind Prop. 21's floor (calc-bayes,
+calc-mlp), the floors of Prop. 21 and Prop. 3 (5-floor-prop21, 7-floor-prop3), what H >= q heads reach
+(5-reach-prop21, 5-reach-fraction, 6-rank-used, 7-below-floor-prop3) and the one-head control; with the numbers and
+sentences the page quotes about them.
+
+    >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
+    >>> reach_numbers(P, results)["reach_n"], floor_prop21(P, results).passed
+    (6, True)
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from lib.chapters.head_lower_bound.compute import lower_bound
+from lib.chapters.head_lower_bound.results import RANK_TOL, REACH, heads_runs, relative_rank, result_of
+from lib.core.rules import EXACT, All, AtLeast, AtMost, number
+
+# The rules, one object per row (lib.core.rules): each decides its row and writes the rule's text, so a threshold is
+# typed once, with whose it is.
+FLOOR_SE = 3          # standard errors of the test set a run may sit below its floor (or must sit below one)
+RULE_REACH = AtMost("best FVU at $H=q$", REACH, spread="SE", why="the FVU that counts as getting the data right")
+
+
+def _floor_rule(value: str, floor: str, why: str) -> AtLeast:
+    """A floor held run by run: (value - floor) / se at least -FLOOR_SE; the margin, of the worst run, in its SEs."""
+    return AtLeast(rf"$(\mathrm{{{value}}} - {floor})/\mathrm{{se}}$", -FLOOR_SE, where="at every run", spread="SE",
+                   why=why)
+
+
+RULE_CALC_BAYES = All((AtMost(r"max $|z|$ of the Monte-Carlo risk against the formula at ranks $< q$", FLOOR_SE,
+                              spread="SE", why="its Monte-Carlo noise"),
+                       AtMost(r"the risk at rank $q$", 1e-9, by=EXACT, why="0 up to rounding")))
+RULE_CALC_MLP = _floor_rule("MSE", r"2(q-\operatorname{rank}\mathbf A)/q", "the Bayes risk less the fit's Monte-Carlo noise")
+RULE_FLOOR_PROP21 = _floor_rule("FVU", "(1-H/q)", "Prop. 21's floor less the test set's noise")
+RULE_FLOOR_PROP3 = All((AtLeast("runs with a non-vacuous bound", 1, by=EXACT),
+                        _floor_rule("FVU", "(1-H(q+d)/(qd))", "Prop. 3's floor less the test set's noise")))
+RULE_RANK_USED = AtMost(rf"runs at FVU ≤ {number(REACH)} whose relative rank ($\sigma_k/\sigma_1 > {number(RANK_TOL)}$) "
+                        "is not $q$", 0, why="the relative rank's tolerance; zero error needs rank $q$, Prop. 21's proof")
+RULE_REACH_FRACTION = AtLeast(rf"share of the $H \ge q$ runs at FVU ≤ {number(REACH)}", Fraction(1, 3), spread="SE",
+                              why="until issue 36, half")
+REACH_SHARE = RULE_REACH_FRACTION.bound     # share of the H >= q runs that must reach FVU <= REACH
+RULE_BELOW_FLOOR_PROP3 = AtLeast(rf"share of the $H\ge q$ runs at FVU + {FLOOR_SE} se < $1-(q-1)(q+d)/(qd)$",
+                                 Fraction(1, 2), spread="SE")
+RULE_CONTROL = AtMost("FVU (mean link, $H=1$)", REACH, where=r"with $\operatorname{Var}(y_i)=1/q$", spread="SE")
+
+
+def _formula(c: dict) -> str:
+    return ", ".join(f"{f:.3f}" for f in c["formula"])
+
+
+def _z(value, floor, se) -> np.ndarray:
+    """(value - floor) / se per run (a zero se floored at 1e-12): what a floor rule holds to -FLOOR_SE."""
+    return (np.asarray(value, float) - np.asarray(floor, float)) / np.maximum(np.asarray(se, float), 1e-12)
+
+
+# ------------------------------------------------------------------------------------- the Bayes-risk calculator
+def calc_bayes(P, results):
+    """Ranks below q: the Monte-Carlo risk within FLOOR_SE standard errors of the formula. Rank q: the predictor is
+    exact (y is a function of A x), so its risk is 0 up to rounding, held to 1e-9 rather than to a standard error
+    that would itself be 0."""
+    c = result_of(results, "calculator")
+    z = [abs(b - f) / max(se, 1e-12) for b, f, se in zip(c["bayes"], c["formula"], c["bayes_se"]) if f > 0]
+    exact = [b for b, f in zip(c["bayes"], c["formula"]) if f == 0]
+    return RULE_CALC_BAYES.decide((np.array(z), max(exact)), ", ".join(f"{b:.3f}±{s:.3f}" for b, s in
+                                                                         zip(c["bayes"], c["bayes_se"]))
+                                  + f"; ranks < q: max |z| = {max(z):.1f}; rank q: {max(exact):.1e}", spread=(1.0, None),
+                                  paper=_formula(c))
+
+
+def calc_mlp(P, results):
+    c = result_of(results, "calculator")
+    return RULE_CALC_MLP.decide(_z(c["mlp"], c["formula"], c["mlp_se"]), ", ".join(f"{m:.3f}" for m in c["mlp"]),
+                                spread=1.0, paper=_formula(c))
+
+
+# --------------------------------------------------------------------------------------------- Prop. 21's data
+def floor_prop21(P, results):
+    q = P["p21_q"]
+    below = [(H, b, f, s) for H, b, f, s, _ in heads_runs(result_of(results, "prop21")) if H < q]
+    return RULE_FLOOR_PROP21.decide(_z(*zip(*[(f, b, s) for _, b, f, s in below])),
+                                    " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in below), spread=1.0,
+                                    paper=" / ".join(f"{max(0, 1 - H / q):.2f}" for H in range(1, q)),
+                                    where=f"$d={P['p21_d']}$, $q={q}$")
+
+
+def reach_prop21(P, results):
+    best_q, se = min((f, s) for H, _, f, s, _ in heads_runs(result_of(results, "prop21"), P["p21_q"]))
+    return RULE_REACH.decide(best_q, f"{best_q:.3f} ± {se:.3f}", spread=max(se, 1e-12), paper="0 (Thm 4: $H=q$ suffices)")
+
+
+def rank_used(P, results):
+    """Zero error needs all q directions (Prop. 21's proof): every run, of any H, that reaches FVU <= REACH."""
+    q = P["p21_q"]
+    done = [(H, f, relative_rank(sv)) for H, _, f, _, sv in heads_runs(result_of(results, "prop21")) if f <= REACH]
+    if not done:
+        return None
+    return RULE_RANK_USED.decide(sum(r != q for _, _, r in done), "; ".join(f"H={H}: FVU {f:.3f}, rank {r}"
+                                                                          for H, f, r in done),
+                                 paper=f"rank {q} wherever the error is 0", where=f"{len(done)} runs at FVU ≤ {REACH}")
+
+
+def reach_share(fvus, level: float = REACH) -> dict:
+    """k of n runs at FVU <= level, the share p = k/n, its binomial standard error (p(1-p) floored at 1/(4n), a spread
+    at p = 0 or 1) and the margin (p - REACH_SHARE)/se: the numbers 5-reach-fraction decides on."""
+    k, n = sum(f <= level for f in fvus), len(fvus)
+    p = k / n
+    se = math.sqrt(max(p * (1 - p), 0.25 / n) / n)
+    return {"k": k, "n": n, "p": p, "se": se, "margin": RULE_REACH_FRACTION.margin(p, se),
+            "passed": RULE_REACH_FRACTION.holds(p)}
+
+
+def reach_fraction(P, results):
+    """How many runs with H >= q heads reach the threshold: a share, with its binomial standard error, held to
+    REACH_SHARE."""
+    q = P["p21_q"]
+    runs = [(H, f, relative_rank(sv)) for H, _, f, _, sv in heads_runs(result_of(results, "prop21")) if H >= q]
+    r = reach_share([f for _, f, _ in runs])
+    stalled = "; ".join(f"H={H}: {f:.2f} (rank {rk})" for H, f, rk in runs if f > REACH) or "none"
+    return RULE_REACH_FRACTION.decide(r["p"], f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}); stalled: {stalled}",
+                                      spread=r["se"], paper="Thm 4: $H=q$ suffices (for the constrained ERM, not for "
+                                      "training)", where=rf"$H={q},\dots,{max(x[0] for x in runs)}$, {P['n_seeds']} seeds each")
+
+
+def reach_numbers(P: dict, results: dict) -> dict:
+    """The numbers the H sweep's paragraph quotes (for Chapter.glue): Prop. 21 runs with H >= q, how many reach
+    FVU <= REACH, and the relative rank of those that stall."""
+    q = P["p21_q"]
+    runs = [(f, relative_rank(sv)) for H, _, f, _, sv in heads_runs(result_of(results, "prop21")) if H >= q]
+    stalled = [r for f, r in runs if f > REACH]
+    return {"reach_k": sum(f <= REACH for f, _ in runs), "reach_n": len(runs), "reach_level": REACH,
+            "reach_share": float(REACH_SHARE),
+            "stall_ranks": ", ".join(str(r) for r in stalled) or "none", "rank_tol": RANK_TOL}
+
+
+def reach_finding(P: dict, results: dict) -> str:
+    """The findings' sentence on a failed 5-reach-fraction: how many runs reached, against REACH_SHARE."""
+    n = reach_numbers(P, results)
+    return (f"{n['reach_k']} of the {n['reach_n']} Prop. 21 runs with H ≥ q reach FVU ≤ "
+            f"{number(REACH)}, fewer than {number(REACH_SHARE)} of them; the stalled runs' relative ranks: "
+            f"{n['stall_ranks']} "
+            "(below q: two heads on one token).")
+
+
+# ---------------------------------------------------------------------------------------------- Prop. 3's data
+def floor_prop3(P, results):
+    rows = [(H, b, f, s) for H, b, f, s, _ in heads_runs(result_of(results, "prop3")) if b > 0]
+    z = _z(*zip(*[(f, b, s) for _, b, f, s in rows])) if rows else np.array([np.nan])
+    return RULE_FLOOR_PROP3.decide((len(rows), z), " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in rows) or "-",
+                                   spread=(None, 1.0),
+                                   paper=" / ".join(f"H={H}: {b:.2f}" for H, b in sorted({(H, b) for H, b, _, _ in rows}))
+                                   or "vacuous",
+                                   where=f"$d={P['p3_d']}$, $q={P['p3_q']}$")
+
+
+def prop3_reach(P: dict, results: dict) -> dict:
+    """Whether the Prop. 3 arm learns: its H >= q runs against the floor of H = q - 1 heads (each run below it by 3 of
+    its test standard errors), as a share of runs with its binomial standard error and margin over the rule's share;
+    the median FVU of those runs; and whether 7-floor-prop3 can bite (it can where this claim passes: the same
+    training then gets below the floor wherever heads are not missing)."""
+    q, d = P["p3_q"], P["p3_d"]
+    floor = float(lower_bound("prop3", q - 1, q, d))
+    runs = [(H, f, s) for H, _, f, s, _ in heads_runs(result_of(results, "prop3")) if H >= q]
+    k, n = sum(f + FLOOR_SE * s < floor for _, f, s in runs), len(runs)
+    p = k / n
+    se = math.sqrt(max(p * (1 - p), 0.25 / n) / n)
+    return {"floor": floor, "k": k, "n": n, "p": p, "se": se, "margin": RULE_BELOW_FLOOR_PROP3.margin(p, se),
+            "passed": RULE_BELOW_FLOOR_PROP3.holds(p), "median": float(np.median([f for _, f, _ in runs])),
+            "best": min(f for _, f, _ in runs), "worst": max(f for _, f, _ in runs), "Hmax": max(H for H, _, _ in runs)}
+
+
+def below_floor_prop3(P, results):
+    r = prop3_reach(P, results)
+    q = P["p3_q"]
+    return RULE_BELOW_FLOOR_PROP3.decide(r["p"], f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}); FVU "
+                   f"{r['best']:.3f} to {r['worst']:.3f} (median {r['median']:.3f}) against {r['floor']:.3f}",
+                   spread=r["se"], paper=f"Thm 4: $H=q$ suffices; Prop. 3 floor at $H={q - 1}$: {r['floor']:.3f}",
+                   where=rf"$d={P['p3_d']}$, $q={q}$, $H={q},\dots,{r['Hmax']}$, {P['n_seeds']} seeds each")
+
+
+def prop3_note(P: dict, results: dict) -> str:
+    """The sentence under the heads table on whether 7-floor-prop3 can bite, computed from the Prop. 3 runs."""
+    r = prop3_reach(P, results)
+    q = P["p3_q"]
+    said = (f"{r['k']} of the {r['n']} Prop. 3 runs with H ≥ q end below the floor of H = {q - 1} head{'s' * (q > 2)}, "
+            f"{r['floor']:.3f} (their FVU: {r['best']:.3f} to {r['worst']:.3f})")
+    if r["passed"]:
+        return (said + ": the training learns the task wherever no head is missing, so a run with fewer heads that "
+                "stays above its floor is held there by the missing heads, and the check `7-floor-prop3` can bite.")
+    return (said + ": the training does not learn the task even where no head is missing, so the check "
+            "`7-floor-prop3` cannot bite on this run (a model that learns nothing stays above any floor).")
+
+
+# ------------------------------------------------------------------------------------------ the one-head control
+def control_one_head(P, results):
+    q = P["p21_q"]
+    ctl, se = min((f, s) for H, _, f, s, _ in heads_runs(result_of(results, "control"), 1))
+    sq1 = min(f for H, _, f, _, _ in heads_runs(result_of(results, "prop21"), 1))
+    return RULE_CONTROL.decide(ctl, f"{ctl:.3f} ± {se:.3f} (square link: {sq1:.3f})", spread=max(se, 1e-12),
+                               paper=f"about 0 (square link: ≥ {1 - 1 / q:.2f})")
