@@ -14,10 +14,10 @@ Five computations, stored as the points of seven kinds (see `points`):
 - `scaling` (one per N): samples-to-threshold for H = q on qSTR (reaches it) and for H = 1 on the Prop. 21 data with
   its block-diagonal W_QK (held above the threshold by Prop. 21).
 - `figure2`: the authors' Figure 2 setup (fixed dataset, epochs, AdamW, weight decay 0.2) and |W_Q^T W_K| (the page
-  reads its diagonal statistics); in figure2.py, since it trains a different model on a different task.
+  reads its diagonal statistics); in experiments/figure2.py, since it trains a different model on a different task.
 
-This module is the computation only: what the page shows (claims, tables, notes, figures) is in
-lib.chapters.head_lower_bound.page, which reads these results and is not part of this chapter's lib hash.
+This module is the computation only: the chapter's results.py reads these points into tables, claims/ decides its
+rows, figures.py draws them and page.py is what the notebook calls; none of them is part of this chapter's lib hash.
 
     >>> from lib.core import params; P = params.resolve("head_lower_bound", "paper")
     >>> sorted({p.name.split()[0] for p in points(P)})   # lib.core.sweep.collect computes or loads them
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from lib.chapters.head_lower_bound.figure2 import figure2_spec, run_figure2
+from lib.chapters.head_lower_bound.experiments.figure2 import figure2_spec, run_figure2
 from lib.core.sweep import Point
 from lib.science import a2, engine, models, qstr
 from lib.science.seeds import generator
