@@ -1,5 +1,5 @@
 """Sparse variable creation (Edelman et al. 2022): the computation, everything its stored numbers depend on (the
-page's readers, claims and figures are in page.py).
+page's readers are in results.py, its rows in claims/, its figures in figures.py).
 
 Sweep points (see `points`):
 
