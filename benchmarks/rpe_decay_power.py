@@ -1,5 +1,5 @@
 """The power of rpe_decay's restated rules (issue 37): rows 14a, 14b and H4a-log to H4b-log run on simulated results
-drawn like the stored paper results (lib.chapters.rpe_decay.power says how), from a world with each row's mechanism
+drawn like the stored paper results (lib.chapters.rpe_decay.claims.power says how), from a world with each row's mechanism
 and one without it; prints each row's shares of pass / FAIL (/ below scale).
 
     python benchmarks/rpe_decay_power.py              # 200 simulations per world, about a minute on one core
@@ -11,8 +11,9 @@ import argparse
 
 import numpy as np
 
-from lib.chapters.rpe_decay import compute, power
-from lib.chapters.rpe_decay.read import train_table, training_floor
+from lib.chapters.rpe_decay import compute
+from lib.chapters.rpe_decay.claims import power
+from lib.chapters.rpe_decay.results.training import train_table, training_floor
 from lib.core import params
 from lib.core.store import Store
 from lib.core.sweep import collect

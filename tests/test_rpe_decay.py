@@ -14,9 +14,16 @@ import numpy as np
 import pytest
 import torch
 
-from lib.chapters.rpe_decay import apph, apph_rows, exact, page, rows, train
+from lib.chapters.rpe_decay import apph, claims, exact, page, train
 from lib.chapters.rpe_decay import compute as rd
+from lib.chapters.rpe_decay.claims import apph as apph_claims
+from lib.chapters.rpe_decay.claims import fits as fit_claims
+from lib.chapters.rpe_decay.claims import training as train_claims
 from lib.chapters.rpe_decay.compute import Kernel
+from lib.chapters.rpe_decay.results import apph as apph_results
+from lib.chapters.rpe_decay.results import fits as fit_results
+from lib.chapters.rpe_decay.results import guaranteed_rate, heads_needed
+from lib.chapters.rpe_decay.results import training as train_results
 from lib.core import params as params_mod
 from lib.core.store import ROOT, Store, key_of, spec_dict
 from lib.core.sweep import collect
@@ -133,17 +140,17 @@ def test_fit_is_deterministic_and_matches_its_parameters():
 
 
 def test_guaranteed_rates():
-    assert page.guaranteed_rate(Kernel("power", beta=3.0), "log") == 1
-    assert page.guaranteed_rate(Kernel("power", beta=2.0), "log") == 0      # needs beta >= 2.02
-    assert page.guaranteed_rate(Kernel("power", beta=5.0), "log") == 3
-    assert page.guaranteed_rate(Kernel("exp", tau=10.0), "lin") == 9
-    assert page.guaranteed_rate(Kernel("exp", tau=100.0), "lin") == 0
-    assert page.guaranteed_rate(Kernel("power", beta=3.0), "lin") == 0
+    assert guaranteed_rate(Kernel("power", beta=3.0), "log") == 1
+    assert guaranteed_rate(Kernel("power", beta=2.0), "log") == 0      # needs beta >= 2.02
+    assert guaranteed_rate(Kernel("power", beta=5.0), "log") == 3
+    assert guaranteed_rate(Kernel("exp", tau=10.0), "lin") == 9
+    assert guaranteed_rate(Kernel("exp", tau=100.0), "lin") == 0
+    assert guaranteed_rate(Kernel("power", beta=3.0), "lin") == 0
 
 
 def test_heads_needed():
     e = {1: {"l1": 0.5}, 2: {"l1": 0.05}, 4: {"l1": 1e-3}}
-    assert page.heads_needed(e, 0.1) == 2 and page.heads_needed(e, 1e-3) == 4 and page.heads_needed(e, 1e-4) == math.inf
+    assert heads_needed(e, 0.1) == 2 and heads_needed(e, 1e-3) == 4 and heads_needed(e, 1e-4) == math.inf
 
 
 # ----------------------------------------------------------------------------------------------- training
@@ -334,27 +341,27 @@ def test_claim_11_is_stated_at_rel_bump_H_and_never_read_at_another_H():
     assert not any(24 in s.H for s in specs.values() if s.kernel not in rel)
     # H = 16 would fail the band (lin 0.1), H = 24 passes it: the row reads 24 (the old code read the largest H <= 24)
     good = _fits(P, rel, {"lin": {16: 0.1, 24: 0.01}, "log": {16: 0.5, 24: 0.4}})
-    v = rows._relative_bump(P, good)
+    v = fit_claims._relative_bump(P, good)
     assert v.passed and "$H$ = 24" in v.where
     # without a fit at 24 the row is not measured at all
-    assert rows._relative_bump(P, _fits(P, rel, {"lin": {16: 0.01}, "log": {16: 0.5}})) is None
+    assert fit_claims._relative_bump(P, _fits(P, rel, {"lin": {16: 0.01}, "log": {16: 0.5}})) is None
 
 
 def test_exp_kernel_rows_need_h_8_and_16_on_the_grid():
     P = params_mod.resolve("rpe_decay", "quick", {"H_grid": [1, 2, 4, 8]})
     res = _fits(P, [Kernel("exp", tau=10.0)], {"lin": {1: 0.1, 8: 1e-9}, "log": {1: 0.2, 8: 1e-3}})
-    assert rows._exp_kernel_lin(P, res) is None and rows._exp_kernel_log(P, res) is None
+    assert fit_claims._exp_kernel_lin(P, res) is None and fit_claims._exp_kernel_log(P, res) is None
 
 
 def test_rows_about_how_large_an_error_stays_are_hypotheses_about_the_best_fit_found():
-    by_id = {r.id: r for r in page.ROWS}
+    by_id = {r.id: r for r in claims.ROWS}
     for i in ("7b-heavy-tail-lin", "8b-context-lin", "9b-exp-kernel-log", "11-relative-bump", "12b-sharp-memory-far"):
-        assert by_id[i].kind == "claim" and by_id[i].source == page.BEST, i
+        assert by_id[i].kind == "claim" and by_id[i].source == claims.BEST, i
     for i in ("9a-exp-kernel-lin", "10a-slope-power", "12a-sharp-memory-near"):
         assert by_id[i].source.startswith("Theorem"), i
     for i in ("7a-heavy-tail-log", "8a-context-log"):          # Thm 6.1(B) gives no rate at beta = 1.2 < 2.02
-        assert by_id[i].source.startswith(page.BOOK) and "no rate" in by_id[i].source, i
-    for r in page.ROWS:                                        # every claim's threshold says whose it is
+        assert by_id[i].source.startswith(claims.BOOK) and "no rate" in by_id[i].source, i
+    for r in claims.ROWS:                                        # every claim's threshold says whose it is
         if r.kind == "claim":
             assert any(w in r.expected for w in ("calibration", "(paper", "paper's", "theorem's")), r.id
 
@@ -368,10 +375,10 @@ def _train_rows(mse_of, opt=1e-12, S=256, seeds=3, Hs=(8,)):
 
 def test_training_floor_is_measured_from_the_precision_limited_lin_runs():
     rows_ = _train_rows(lambda f, H, s: {"lin": [1e-8, 2e-8, 4e-8][s], "log": 1e-4}[f])
-    floor, n = page.training_floor(rows_)
+    floor, n = train_results.training_floor(rows_)
     assert (floor, n) == (2e-8, 3)                            # log runs never set it; lin runs far above their optimum do
-    assert page.training_floor(_train_rows(lambda f, H, s: 1e-6, opt=1e-7)) == (0.0, 0)   # none precision-limited
-    assert page.reachable({"opt": 1e-12}, floor) == floor and page.reachable({"opt": 1e-3}, floor) == 1e-3
+    assert train_results.training_floor(_train_rows(lambda f, H, s: 1e-6, opt=1e-7)) == (0.0, 0)   # none precision-limited
+    assert train_results.reachable({"opt": 1e-12}, floor) == floor and train_results.reachable({"opt": 1e-3}, floor) == 1e-3
 
 
 def test_train_floor_compares_every_run_and_says_when_seeds_are_identical(monkeypatch):
@@ -379,31 +386,32 @@ def test_train_floor_compares_every_run_and_says_when_seeds_are_identical(monkey
     max(optimum, floor); a group's seeds that agree to three digits give no z-score."""
     P = params_mod.resolve("rpe_decay", "quick", {})
     # every run is compared (none dropped for a small optimum): the collapsed log runs fail, 1e4 x the floor
-    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-8, "log": 1.27e-4}[f]))
-    v = rows._train_floor(P, {})
+    collapsed = lambda f, H, s: {"lin": 1e-8, "log": 1.27e-4}[f]
+    monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(collapsed))
+    v = train_claims._train_floor(P, {})
     assert not v.passed and "worst median ratio 12700.0" in v.measured
     assert "1 of 2 groups and 3 of 6 runs within 10×" in v.measured
     assert "seeds identical" in v.measured and " sd over" not in v.measured
-    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-8 * (1 + s),
+    monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-8 * (1 + s),
                                                                                           "log": 3e-8 * (1 + s)}[f]))
-    v = rows._train_floor(P, {})
+    v = train_claims._train_floor(P, {})
     assert v.passed and "sd over its 3 seeds" in v.measured
 
 
 def test_train_order_is_below_scale_only_where_both_families_sit_at_the_floor_below_1024(monkeypatch):
     P = params_mod.resolve("rpe_decay", "quick", {})
     at_floor = lambda f, H, s: {"lin": [1e-8, 2e-8, 4e-8][s], "log": [3e-8, 4e-8, 5e-8][s]}[f]
-    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(at_floor))
-    v = rows._train_order(P, {})
+    monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(at_floor))
+    v = train_claims._train_order(P, {})
     assert not v.passed and "training floor" in v.scale and "the optimiser's precision, not the RPE" in v.measured
-    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(at_floor, S=1024))   # at the stated S: a failure
-    assert rows._train_order(P, {}).scale == ""
+    monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(at_floor, S=1024))   # at the stated S: a failure
+    assert train_claims._train_order(P, {}).scale == ""
     collapsed = lambda f, H, s: {"lin": 1e-8, "log": 1e-4}[f]                      # log far above what it can reach
-    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(collapsed))
-    v = rows._train_order(P, {})
+    monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(collapsed))
+    v = train_claims._train_order(P, {})
     assert not v.passed and v.scale == "" and "log stops at" in v.measured
-    monkeypatch.setattr(rows, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-6, "log": 1e-8}[f]))
-    assert rows._train_order(P, {}).passed
+    monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-6, "log": 1e-8}[f]))
+    assert train_claims._train_order(P, {}).passed
 
 
 # ------------------------------------------------------------------------------------------- Appendix H
@@ -448,17 +456,17 @@ def _apph_results(mse: dict, S=1000, Hs=(1, 64), seeds=2):
         "mse_exact": [mse.get((c, kinds[j], f, H), 1.0) for _, j, f, H in runs]}} for c in ("free", "none")}}
 
 
-def test_apph_rows_margin_and_rules():
-    assert apph_rows.margin([1e-7, 1e-8], 1e-5, True).startswith("margin +2.0 decades = ")
-    assert apph_rows.margin([0.5], 0.019, False) == "margin +1.4 decades; one seed"
-    assert "seeds identical" in apph_rows.margin([1e-7, 1e-7], 1e-5, True)
-    copy = apph_rows.copy_baseline(np.exp(-5.0 * np.arange(1000)))
+def test_apph_claims_margin_and_rules():
+    assert apph_claims.margin([1e-7, 1e-8], 1e-5, True).startswith("margin +2.0 decades = ")
+    assert apph_claims.margin([0.5], 0.019, False) == "margin +1.4 decades; one seed"
+    assert "seeds identical" in apph_claims.margin([1e-7, 1e-7], 1e-5, True)
+    copy = apph_results.copy_baseline(np.exp(-5.0 * np.arange(1000)))
     assert abs(copy - math.exp(-10) / (1 - math.exp(-10))) < 1e-12            # 4.54e-5: the tail beyond t = 0
     res = _apph_results({("none", "spow", "log", 1): 1e-7, ("none", "spow", "lin", 64): 1e-3,
                          ("none", "sexp", "lin", 1): 1e-9, ("free", "sexp", "log", 64): 5.3e-4,
                          ("free", "sexp", "lin", 1): 1e-8})
     P = params_mod.resolve("rpe_decay", "quick", {"apph_S": 1000, "apph_steps": 10000, "apph_H": [1, 64]})
-    got = {r.id: r.measure(P, res) for r in apph_rows.ROWS}
+    got = {r.id: r.measure(P, res) for r in claims.ROWS if r.id.startswith("H4")}
     assert got["H4a-log"].passed and got["H4b-lin"].passed and got["H4b-log"].passed
     assert "heads only" in got["H4b-lin"].where and "with w0" in got["H4b-log"].where
     assert "copy-the-current-token baseline 4.5e-05" in got["H4b-lin"].measured
@@ -468,22 +476,21 @@ def test_apph_rows_margin_and_rules():
     assert got["H4a-lin"].paper == "0.19 (up to 64 heads)"
     # the log heads learn the tail beyond the current token (with w0): H4b-log fails
     res = _apph_results({("free", "sexp", "log", 64): 1e-7})
-    assert not apph_rows._4b_log(P, res).passed
+    assert not apph_claims._4b_log(P, res).passed
     # a row whose arm was not run is not measured
     del res["apph"]["none"]
-    assert apph_rows._4a_log(P, res) is None and apph_rows._4b_log(P, res) is not None
+    assert apph_claims._4a_log(P, res) is None and apph_claims._4b_log(P, res) is not None
 
 
 def test_apph_page_tables_and_findings_quote_the_stored_runs():
-    from lib.chapters.rpe_decay import apph_page
     res = _apph_results({("none", "spow", "log", 1): 1e-7, ("none", "spow", "lin", 64): 2e-6,
                          ("free", "spow", "lin", 64): 3e-6, ("none", "sexp", "lin", 1): 4e-14,
                          ("free", "sexp", "lin", 1): 2.3e-7, ("free", "sexp", "log", 64): 1.1e-7})
     P = params_mod.resolve("rpe_decay", "quick", {"apph_S": 1000, "apph_steps": 10000, "apph_H": [1, 64]})
-    nums = apph_page.apph_numbers(P, res)
+    nums = apph_claims.apph_numbers(P, res)
     assert "| H4b-lin | < 1e-7 (one head) | 4.0e-14 (4.0e-14 – 4.0e-14), $H$ = 1: reproduced | 2.3e-07" in nums
-    assert apph_page.reproduces("H4b-log", [5e-4, 6e-4]) and not apph_page.reproduces("H4b-log", [1.1e-7])
-    text = apph_page.apph_findings(P, res)
+    assert apph_claims.reproduces("H4b-log", [5e-4, 6e-4]) and not apph_claims.reproduces("H4b-log", [1.1e-7])
+    text = apph_claims.apph_findings(P, res)
     assert "MSE 2.3e-07, 2.3e-07" in text and "MSE 4.0e-14, 4.0e-14" in text
     assert "scores 4.5e-05" in text and f"{5.3e-4 / 4.54e-5:.1f}×" in text and "median of 1.1e-07" in text
     assert "reach 2.0e-06 – 2.0e-06" in text
@@ -492,7 +499,7 @@ def test_apph_page_tables_and_findings_quote_the_stored_runs():
 def test_restated_rules_have_power():
     """Issue 37: each restated rule, its own measure on simulated results, passes a world with its mechanism and not
     one without it (benchmarks/rpe_decay_power.py prints the 200-simulation shares on the stored paper results)."""
-    from lib.chapters.rpe_decay import power
+    from lib.chapters.rpe_decay.claims import power
     P = params_mod.resolve("rpe_decay", "paper")
     # Part C: lin runs at a floor near 3e-8 (their optimum far below), log runs a few times above their optimum
     groups = {("power", "lin", 8): (-7.5, 0.3, 1e-11), ("power", "log", 1): (-3.9, 0.0, 1.3e-4),
@@ -530,15 +537,15 @@ def test_paper_findings_quote_the_stored_numbers():
     assert text.strip()
     allowed = " ".join([page.apph_summary(P, results), page.apph_numbers(P, results), page.training_summary(P, results)]
                        + [r["measured"] + " " + r["paper"] + " " + r["expected"] for r in claim_rows]
-                       + [str(v) for v in P.values()] + [apph_rows.num(v) for v in apph_rows.PAPER.values()]
-                       + [page.optimum_values(r) for r in page.train_table(results)]
-                       + [f"{page.largest_value(P, results, ks, 'lin', H):.0e}" for ks, H in (   # rows 11 and 12b's fits
+                       + [str(v) for v in P.values()] + [apph_claims.num(v) for v in apph_claims.PAPER.values()]
+                       + [train_results.optimum_values(r) for r in train_results.train_table(results)]
+                       + [f"{fit_results.largest_value(P, results, ks, 'lin', H):.0e}" for ks, H in (   # rows 11 and 12b's fits
                            ([Kernel("bump", T=T, w=T * P["rel_bump_frac"]) for T in P["rel_bump_T"]], P["rel_bump_H"]),
                            ([Kernel("delta", T=8)], 16))])
     number = re.compile(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?")
-    ps = [r["p"][0] for c in apph_rows.arms(results) for r in apph_rows.apph_table(P, results, c)]
+    ps = [r["p"][0] for c in apph_results.arms(results) for r in apph_results.apph_table(P, results, c)]
     exponents = {f"{p:.2f}" for p in ps} | {f"{p:.3f}" for p in ps}
-    counts = {str(page.distinct_exponents(r["p"])) for r in page.train_table(results)}
+    counts = {str(train_results.distinct_exponents(r["p"])) for r in train_results.train_table(results)}
     # names and fixed symbols, not measurements: eq. (4), e^6 (the largest exponent), t^-0.5, rho(0)^2 = 1, 4a/4b
     cited = re.sub(r"eq\. \(\d\)|\^\{?-0\.5\}?|\$\\rho\(0\)\^2 = 1\$|[0-9][ab]\b|14[ab]|\$H\$ = \d+|p = 0\.5(?!\d)|distance 0|"
                    r"\$t = 0\$|\$t \\ge 1\$", "", text)
@@ -552,13 +559,14 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     14b's band is the one the page quotes."""
     import dataclasses
 
-    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
-    assert rows.BAND == rows.RULE_TRAIN_FLOOR.bound and "≤ 10 for every kernel" in rows.RULE_TRAIN_FLOOR.text
+    assert all(r.rule is not None and r.expected == r.rule.text for r in claims.ROWS)
+    floor_rule = train_claims.RULE_TRAIN_FLOOR
+    assert train_claims.BAND == floor_rule.bound and "≤ 10 for every kernel" in floor_rule.text
     P = params_mod.resolve("rpe_decay", "quick", {"H_grid": [1, 2, 4, 8, 16], "rel_bump_H": 24})
     rel = [Kernel("bump", T=T, w=T * P["rel_bump_frac"]) for T in P["rel_bump_T"]]
     good = _fits(P, rel, {"lin": {16: 0.1, 24: 0.01}, "log": {16: 0.5, 24: 0.4}})
-    assert rows._relative_bump(P, good).passed and "≤ 0.05 at every $T$" in rows.RULE_RELATIVE_BUMP.text
-    lin, *rest = rows.RULE_RELATIVE_BUMP.parts
-    strict = dataclasses.replace(rows.RULE_RELATIVE_BUMP, parts=(dataclasses.replace(lin, bound=0.005), *rest))
-    monkeypatch.setattr(rows, "RULE_RELATIVE_BUMP", strict)
-    assert not rows._relative_bump(P, good).passed and "≤ 0.005 at every $T$" in strict.text
+    assert fit_claims._relative_bump(P, good).passed and "≤ 0.05 at every $T$" in fit_claims.RULE_RELATIVE_BUMP.text
+    lin, *rest = fit_claims.RULE_RELATIVE_BUMP.parts
+    strict = dataclasses.replace(fit_claims.RULE_RELATIVE_BUMP, parts=(dataclasses.replace(lin, bound=0.005), *rest))
+    monkeypatch.setattr(fit_claims, "RULE_RELATIVE_BUMP", strict)
+    assert not fit_claims._relative_bump(P, good).passed and "≤ 0.005 at every $T$" in strict.text

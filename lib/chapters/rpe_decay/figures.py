@@ -1,4 +1,4 @@
-"""The rpe_decay page's figures, drawn from the stored points through page.py's readers. Page-side: no
+"""The rpe_decay page's figures, drawn from the stored points through results/'s readers. Page-side: no
 computation imports this module, so editing it leaves the chapter's results current.
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
@@ -13,7 +13,8 @@ import numpy as np
 
 from lib.chapters.rpe_decay.compute import FAMILIES, Kernel, main_kernels, target, window_of
 from lib.chapters.rpe_decay.exact import fitted_kernel
-from lib.chapters.rpe_decay.page import errors, fmt, guaranteed_rate, heads_needed, label, train_table
+from lib.chapters.rpe_decay.results import errors, fmt, guaranteed_rate, heads_needed, label
+from lib.chapters.rpe_decay.results.training import train_table
 
 COLORS = {"lin": "#1b9e77", "log": "#d95f02"}
 MARKERS = {"lin": "o", "log": "s"}

@@ -1,6 +1,15 @@
-"""Readers of rpe_decay's stored points, shared by the page, its claim rows and its figures: the best H-head errors of a
-fit (`errors`), the heads a kernel needs (`heads_needed`), Thm 6.1's guaranteed rates, one row per training run with
-its optimum (`train_table`), and the names and number formats the page uses.
+"""rpe_decay's stored points read into numbers: the readers every topic shares, one module per topic beside them.
+
+- here: the best H-head errors of a fit point (`errors`), the heads a kernel needs (`heads_needed`), Thm 6.1's
+  guaranteed rates, and the names and number formats of the page's text, tables and figures;
+- `results.fits`: the kernel fits' tables and summaries (Parts A and B);
+- `results.training`: one row per Part C training run with its optimum, and the training floor;
+- `results.apph`: one row per Appendix H run of each current-token convention, with its optimum and the
+  copy-the-current-token baseline.
+
+It reads results and computes no stored number (the computation is compute.py and experiments/); the claim rows that
+judge these numbers are in claims/, the figures in figures.py. This module imports none of its submodules (they
+import it).
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
     >>> print(f'{errors(results, Kernel("power", beta=1.2), "log", 1e12)[8]["l1"]:.2e}')   # 8 log heads' best L1 error
@@ -12,10 +21,10 @@ import math
 
 import numpy as np
 
-from lib.chapters.rpe_decay import compute
-from lib.chapters.rpe_decay.compute import FAMILIES, Kernel, kernel_name
+from lib.chapters.rpe_decay.compute import Kernel, kernel_name
 
 
+# --------------------------------------------------------------------------------------- reading results
 # --------------------------------------------------------------------------------------- reading results
 def point_counts(results: dict) -> str:
     """What the stored points are, for the page's summary line."""
@@ -48,44 +57,6 @@ def guaranteed_rate(k: Kernel, family: str) -> int:
     if k.kind == "exp" and family == "lin":
         return max(0, math.floor(99 / k.tau))
     return 0
-
-
-def train_table(results: dict) -> list[dict]:
-    """One row per training run: kernel, S, family, H, seed, exact MSE, l1, and the VarPro optimum Var(x) E2^2."""
-    rows = []
-    for (name, S), rec in results["train"].items():
-        r, k = rec["result"], Kernel(**rec["spec"]["kernel"])
-        optima = {f: errors(results, k, f, float(S), rec["spec"]["H"]) for f in FAMILIES}   # once per sweep, not per run
-        for i, (f, H, seed) in enumerate(r["runs"]):
-            opt = optima[f].get(H, {})
-            rows.append({"kernel": name, "k": k, "S": S, "family": f, "H": H, "seed": seed, "mse": r["mse_exact"][i],
-                         "test_mse": r["test_mse"][i], "l1": r["l1"][i], "p": r["p"][i],
-                         "opt": compute.VAR_X * opt["l2"] ** 2 if opt.get("l2") is not None else math.nan,
-                         "opt_p": opt.get("p"), "opt_alpha": opt.get("alpha")})
-    return rows
-
-
-PRECISION_MARGIN = 100   # a lin run is limited by training's precision where its optimum is this many times below it
-
-
-def training_floor(rows: list[dict]) -> tuple[float, int]:
-    """(floor, n): what float32 AdamW on this run's budget resolves, measured from the lin runs' own precision: the
-    median trained MSE of the lin runs whose fitter optimum is at least PRECISION_MARGIN times below their trained MSE
-    (their error is training's, not the architecture's), and how many such runs there are; (0.0, 0) if none. No run
-    is dropped for it: every run is compared with max(optimum, floor) (`reachable`)."""
-    lin = [r["mse"] for r in rows if r["family"] == "lin" and r["opt"] * PRECISION_MARGIN <= r["mse"]]
-    return (float(np.median(lin)), len(lin)) if lin else (0.0, 0)
-
-
-def reachable(row: dict, floor: float) -> float:
-    """What a run can be asked to reach: the fitter's optimum, or the training floor where that is higher."""
-    return max(row["opt"], floor)
-
-
-def furthest_from_floor(rows: list[dict]) -> dict | None:
-    """The training run with the largest MSE / max(optimum, floor), over every run."""
-    floor, _ = training_floor(rows)
-    return max(rows, key=lambda r: r["mse"] / reachable(r, floor), default=None)
 
 
 def label(k: Kernel) -> str:

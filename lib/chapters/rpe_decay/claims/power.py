@@ -6,7 +6,8 @@ spreads from stored results, so a faithful world is the stored runs redrawn; the
 (benchmarks/rpe_decay_power.py) prints the shares, the test runs a few.
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
-    >>> groups = stored_groups(rows.train_table(results))      # the stored Part C runs, redrawn 20 times
+    >>> from lib.chapters.rpe_decay.results.training import train_table
+    >>> groups = stored_groups(train_table(results))      # the stored Part C runs, redrawn 20 times
     >>> part_c_shares(part_c_world(groups), "14b-train-floor", P, sims=20)   # 14b fails on them, as on the page
     {'pass': 0.0, 'fail': 1.0, 'below scale': 0.0}
 """
@@ -17,8 +18,9 @@ from unittest import mock
 
 import numpy as np
 
-from lib.chapters.rpe_decay import apph_rows, rows
+from lib.chapters.rpe_decay.claims import ROWS, training
 from lib.chapters.rpe_decay.compute import Kernel, kernel_name
+from lib.chapters.rpe_decay.results.apph import apph_table, arms
 
 MIN_SD = 0.1            # decades: the least spread a simulated group is drawn with
 COPY_4B = float(np.sum(np.exp(-10.0 * np.arange(1, 1000))))   # 4b's copy-the-current-token baseline at S = 1000
@@ -43,11 +45,11 @@ def part_c_world(groups: dict, seeds: int = 3) -> Callable:
 
 def part_c_shares(world: Callable, row_id: str, P: dict, sims: int = 200, seed: int = 0) -> dict:
     """Shares of pass / FAIL / below scale of row 14a or 14b over `sims` draws of world(rng) -> train_table rows."""
-    measure = {"14a-train-order": rows._train_order, "14b-train-floor": rows._train_floor}[row_id]
+    measure = {"14a-train-order": training._train_order, "14b-train-floor": training._train_floor}[row_id]
     rng, out = np.random.default_rng(seed), {"pass": 0, "fail": 0, "below scale": 0}
     for _ in range(sims):
         drawn = world(rng)
-        with mock.patch.object(rows, "train_table", lambda results, drawn=drawn: drawn):
+        with mock.patch.object(training, "train_table", lambda results, drawn=drawn: drawn):
             v = measure(P, {})
         out["pass" if v.passed else "below scale" if v.scale else "fail"] += 1
     return {k: n / sims for k, n in out.items()}
@@ -114,7 +116,7 @@ def apph_world(groups: dict, seeds: int = 3) -> Callable:
 
 def apph_shares(world: Callable, row_id: str, P: dict, sims: int = 200, seed: int = 0) -> dict:
     """Shares of pass / FAIL of one Appendix H row over `sims` draws of world(rng) -> results."""
-    measure = next(r.measure for r in apph_rows.ROWS if r.id == row_id)
+    measure = next(r.measure for r in ROWS if r.id == row_id)
     rng = np.random.default_rng(seed)
     passed = sum(bool(measure(P, world(rng)).passed) for _ in range(sims))
     return {"pass": passed / sims, "fail": 1 - passed / sims}
@@ -123,8 +125,8 @@ def apph_shares(world: Callable, row_id: str, P: dict, sims: int = 200, seed: in
 def stored_apph(results: dict) -> dict:
     """{(arm, kind, family, H): (log10 centre, sd)} of stored Appendix H runs."""
     out = {}
-    for arm in apph_rows.arms(results):
-        table = apph_rows.apph_table({}, results, arm)
+    for arm in arms(results):
+        table = apph_table({}, results, arm)
         for key in sorted({(r["k"].kind, r["family"], r["H"]) for r in table}):
             lv = np.log10([max(r["mse"], 1e-300) for r in table if (r["k"].kind, r["family"], r["H"]) == key])
             out[(arm, *key)] = (float(lv.mean()), float(lv.std(ddof=1)) if len(lv) > 1 else 0.0)

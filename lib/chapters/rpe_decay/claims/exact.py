@@ -1,7 +1,7 @@
-"""rpe_decay's exact checks 1-6, each a statistic of the `exact` point (lib.chapters.rpe_decay.exact.checks) decided
-by its rule object (lib.core.rules, lib.core.interval_rules), which writes the rule's text: Table 1's T5 buckets,
-Theorem 4.1's head allocation and bound factors, Prop. B.1, Prop. 5.2(B) and the folding of heads into a kernel.
-Page-side: no computation imports this module.
+"""The rules and measures of rpe_decay's exact checks 1-6 (their rows are in claims/__init__.py), each a statistic of
+the `exact` point (lib.chapters.rpe_decay.exact.checks) decided by its rule object (lib.core.rules,
+lib.core.interval_rules), which writes the rule's text: Table 1's T5 buckets, Theorem 4.1's head allocation and bound
+factors, Prop. B.1, Prop. 5.2(B) and the folding of heads into a kernel. Page-side: no computation imports it.
 
     >>> RULE_CROSSOVER.decide((1.0101, 654.94, True), "roots").passed     # a row's rule decides its numbers
     True
@@ -13,7 +13,6 @@ from fractions import Fraction
 import numpy as np
 
 from lib.chapters.rpe_decay.exact import TABLE1
-from lib.core.claims import Row
 from lib.core.interval_rules import Near
 from lib.core.rules import BOOK, EXACT, PAPER, All, AtMost, Holds, number
 
@@ -75,21 +74,3 @@ def _folding(P, results):
     fo = results["exact"]["result"]["folding"]
     return RULE_FOLDING.decide([fo["lin"], fo["log"]], f"lin {fo['lin']:.1e}, log {fo['log']:.1e}",
                                paper="proofs of Thms 4.1, 6.1")
-
-
-ROWS = [
-    Row("1-t5-buckets", "check", "Table 1 (paper), App. F.1",
-        r"T5 bucket function with $\mathcal B = 8$, $\mathcal D = 128$: $-r(n)$ for $n = 0,\dots,30$, and its saturation",
-        RULE_T5, _t5),
-    Row("2-allocation", "check", "Theorem 4.1 (proof)", r"Thm 4.1's head allocation: "
-        r"$\min_{\sum_k H_k = H}\sum_k a_k^{n+1}H_k^{-n}$ with $a_k = e^{0.01T_k}$ or $T_k^{1.01}$, by a numerical optimiser",
-        RULE_ALLOCATION, _allocation),
-    Row("3-crossover", "check", "Theorem 4.1", r"$e^{0.01T} = T^{1.01}$: the bound factors of Thm 4.1 cross",
-        RULE_CROSSOVER, _crossover),
-    Row("4-prop-B1", "check", "Prop. B.1", r"Prop. B.1 on 200,001 points $z \in [1, 12]$", RULE_PROP_B1, _prop_b1),
-    Row("5-prop-5.2B", "check", "Prop. 5.2(B)", "Minimax error of any affine-in-tokens predictor (any DP-free "
-        "one-layer Attn, any $H$, any RPE) on the toy $y = x_{t-g(x_t)}$, 27 configurations", RULE_PROP_52B, _prop_52b),
-    Row("6-folding", "check", "Theorems 4.1, 6.1 (proofs)", r"Softmax heads with $W_V = \alpha\,\times$ (the head's "
-        r"normaliser) compute the kernel $\sum_h\alpha_h e^{-p_h s}$ (lin) or $\sum_h\alpha_h s^{-p_h}$ (log, $s = 0$ "
-        "masked), window 4096, float64", RULE_FOLDING, _folding),
-]
