@@ -8,8 +8,12 @@ theorem's mechanism and one without it; prints each row's shares of pass / FAIL 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
-from lib.chapters.rnn_norm_growth.claims import power
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))    # run as a script from anywhere, as the docstring says
+
+from lib.chapters.rnn_norm_growth.claims import power  # noqa: E402
 
 
 def main() -> None:
