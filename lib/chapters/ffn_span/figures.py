@@ -1,16 +1,17 @@
-"""The ffn_span page's figures, drawn from the collected points through page.py's readers. Page-side: no computation
+"""The ffn_span page's figures, drawn from the collected points and the tables of results.py. Page-side: no computation
 imports this module, so editing it leaves the chapter's results current.
 
-    >>> from lib.chapters import stored; from lib.chapters.ffn_span import page; P, results = stored("ffn_span")
-    >>> plot_visibility(P, results, page.ffn_table(P, results))
+    >>> from lib.chapters import stored; from lib.chapters.ffn_span.results import ffn_table
+    >>> P, results = stored("ffn_span"); plot_visibility(P, results, ffn_table(P, results))
     <Figure size ... with ... Axes>
 """
 from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.ffn_span.page import LABELS
 from lib.core.store import result_array
+
+LABELS = {"gd": "FFN, full-batch GD + L2", "adamw": "FFN, AdamW (the paper's optimiser)"}
 
 
 def plot_span(P: dict, results: dict):

@@ -9,9 +9,10 @@ prompt it predicts <P_t u, V^T V x>, the oracle E[y | Vx, t, u], so its risk is 
 bound is tight, and a learner that beat it would have a first layer outside S. Below n = d, beta is u's projection
 onto the span of the n training tokens and the risk sits above the line.
 
-A point of the ffn_span chapter (compute.points lists it), one per N, by Monte Carlo over training sets and u.
+The readout arm of the ffn_span chapter (compute.points lists it), one point per N, by Monte Carlo over training
+sets and u; its spec is the visibility arm's DrawsPoint under its own name. At N = 4 of the quick profile:
 
-    >>> from lib.core import params; out = run_readout(readout_spec(params.resolve("ffn_span", "quick"), 4), "cpu")
+    >>> out = run_readout(ReadoutPoint(N=4, d=4, n=(4, 8, 12), draws=100, n_test=1000, seed=0), "cpu")
     >>> out["Nd"], out["n"], out["readout_mse"].mean(1).round(2)    # on the line 1 - n/(Nd) from n = d on
     (16, (4, 8, 12), array([0.75, 0.52, 0.25]))
 """
@@ -23,37 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from lib.chapters.ffn_span.experiments.visibility import DrawsPoint
 from lib.science.seeds import generator
 from lib.science.span import oracle_predict, span_projector, unit_vectors
 
 
 @dataclass(frozen=True)
-class DrawsPoint:
-    """A Monte-Carlo point at one N over (training set, u) draws; its subclasses are the store's point types (the
-    type's name is part of a point's key, so a read-out and a visibility point with the same fields differ)."""
-    N: int                     # sequence length
-    d: int                     # token dimension
-    n: tuple[int, ...]         # training-set sizes, all below N*d (the theorem's range)
-    draws: int                 # independent (training set, u) per n
-    n_test: int                # test prompts per draw
-    seed: int                  # seed of every draw
-
-    @classmethod
-    def at(cls, P: dict, N: int, n_values):
-        ns = tuple(n for n in n_values(N, P["d"], P["n_over_Nd"]) if n < N * P["d"])   # the theorem's range
-        # Test prompts per draw, at most 1000: the Monte-Carlo error is dominated by the draws of (V, u).
-        return cls(N=N, d=P["d"], n=ns, draws=P["n_draws"], n_test=min(P["n_test"], 1000), seed=P["seed"])
-
-
-@dataclass(frozen=True)
 class ReadoutPoint(DrawsPoint):
     """The span-restricted least-squares learner at one N, by Monte Carlo over (training set, u)."""
-
-
-def readout_spec(P: dict, N: int) -> ReadoutPoint:
-    from lib.chapters.ffn_span.compute import n_values
-
-    return ReadoutPoint.at(P, N, n_values)
 
 
 def min_norm_readout(x: torch.Tensor, t: torch.Tensor, y: torch.Tensor, N: int) -> torch.Tensor:

@@ -1,0 +1,287 @@
+"""The ffn_span chapter's claim check: the rule of each row (lib.core.rules), the measures that decide them from the
+collected points, and the rows (`ROWS`, `claims`). No computation imports this module, so editing it leaves the
+stored points current.
+
+    >>> from lib.chapters import stored; P, results = stored("ffn_span")   # the committed paper results
+    >>> [(row["id"], row["passed"]) for row in claims(P, results)][:3]
+    [('8a-decay-law', True), ('8a-span', True), ('8a-adamw', True)]
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lib.chapters.ffn_span.experiments.ffn import LAW_FLOOR
+from lib.chapters.ffn_span.results import ffn_table, readout_table
+from lib.core.claims import Row, Verdict, evaluate
+from lib.core.rules import PAPER, All, AtLeast, AtMost
+from lib.core.store import result_array
+from lib.science.stats import BELOW_GRID, standard_error, zscore
+
+VANISHED = 1e-6       # ||W_T||^2 / ||W_0||^2 at or below this: the first layer has decayed to 0 (W = 0 is in the span)
+
+# The rules, one object per row (lib.core.rules): each decides its row and writes the rule's text, so a threshold is
+# typed once, with whose it is. A z-score rule's margin is its distance from the bar in SE (the z is in SE already).
+MC = "Monte-Carlo error"
+LINE = r"$(\text{mean} - (1-n/(Nd)))/\mathrm{SE}$"
+RULE_DECAY_LAW = AtMost(r"max relative deviation from $(1-\eta\lambda)^{2t}$", 0.01, why="float rounding")
+RULE_SPAN = AtMost(r"max $\rho$ over the runs with $\mathbf W \ne 0$", 1e-6, why="float rounding")
+RULE_ADAMW = All((AtLeast(r"AdamW $\rho_T/\rho_0$", 0.1, where="in every run", spread="sd over {n} runs",
+                          why="it stays near where it started"),
+                  AtMost(r"GD $\rho_T$", RULE_SPAN.bound, where="in every run")))
+RULE_VISIBLE = AtMost(r"max $\lvert z\rvert$ of $\nu$ against $n/(Nd)$", 4, spread="SE", why=MC)
+RULE_ORACLE = AtMost(r"max $\lvert z\rvert$ of the oracle's risk against $1-n/(Nd)$", 4, spread="SE", why=MC)
+RULE_READOUT = All((AtMost(r"$\lvert z\rvert$ against the line for $n \ge d$", 4, spread="SE (n ≥ d)"),
+                    AtLeast("$z$ everywhere", -4, spread="SE (everywhere)", why=MC)))
+RULE_ABOVE_LINE = AtLeast(LINE, -3, where="at every $n < Nd$", spread="SE", why="the test set's noise")
+RULE_FLOOR = AtLeast(r"$n^*(N)/((1-\varepsilon)Nd)$", 1, by=PAPER, why="Theorem 6", where="at every $N$ (a crossing "
+                     "below the grid enters as its bound, censored where that does not decide; one above it as the grid's "
+                     "largest $n$)")
+RULE_ADAMW_LINE = AtLeast(LINE, -3, spread="SE", why="the test set's noise")
+RULE_ROTATION_FFN = AtMost(r"$\lvert z\rvert$ of the paired differences pooled over $n$", 3, spread="SE",
+                           why="the paired runs' noise")
+RULE_ROTATION_TR = AtLeast("TR rotated − TR plain (test MSE at the largest $n$)", 0.5, spread="SE over {n} pairs")
+
+def in_span(rec: dict) -> np.ndarray:
+    """Per (n, run) of one GD point: whether the run ended in the span of its inputs (rho <= 1e-6) or with a
+    vanished first layer (||W_T||^2 <= 1e-6 ||W_0||^2)."""
+    return (result_array(rec, "rho") <= RULE_SPAN.bound) | (result_array(rec, "w_ratio") <= VANISHED)
+
+
+def span_ok(results: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(rho at the end, first layer vanished) for every GD run with n < Nd: vanished means ||W_T||^2 <= 1e-6 ||W_0||^2."""
+    rho = np.concatenate([result_array(r, "rho").ravel() for r in results["ffn"].values()])
+    ratio = np.concatenate([result_array(r, "w_ratio").ravel() for r in results["ffn"].values()])
+    keep = np.isfinite(rho)
+    return rho[keep], ratio[keep] <= VANISHED
+
+# ------------------------------------------------------------------------------------------------- claims
+# The steps of Theorem 6's proof (App. B): (a) the span property under GD and not under AdamW, the visible
+# fraction and the oracle at 1 - n/(Nd), (b) the trained FFN on or above that line, (c) the slope in N, and the
+# rotation test. Each measure takes (P, results) and decides through its rule (RULE_* above); every number comes
+# from this run's points. Rows about n < Nd are left out when the grid has no such n.
+def _decay_law(P: dict, results: dict) -> Verdict | None:
+    """The decay law, on every GD run with n < Nd (the only ones with an off-span part)."""
+    dev = np.concatenate([result_array(r, "law_dev")[np.isfinite(result_array(r, "law_dev"))] for r in results["ffn"].values()])
+    if not len(dev):
+        return None
+    return RULE_DECAY_LAW.decide(dev.max(), f"max deviation {dev.max():.1e}",
+                                 paper=r"App. B: every gradient lies in $\operatorname{span}\{\mathbf x^{(i)}\}$",
+                                 where=f"{len(dev)} runs")
+
+
+def _span(P: dict, results: dict) -> Verdict | None:
+    # rho is a ratio: where the whole first layer has decayed to zero (dead ReLUs: no gradient, only the penalty)
+    # it stays at its initial value while both of its terms vanish. W = 0 lies in the span, so such a run counts
+    # as in the span; the row says how many there were.
+    rho, dead = span_ok(results)
+    if not len(rho):
+        return None
+    res = np.concatenate([result_array(r, "residual").ravel() for (N, rot), r in results["ffn"].items() if not rot])
+    live, T = rho[~dead], P["gd_steps"]
+    residual = r"$\lVert\nabla_{\mathbf W}\hat{\mathcal L}+\lambda\mathbf W\rVert_F/\lVert\lambda\mathbf W\rVert_F$"
+    none = r"no run with a nonzero $\mathbf W$"
+    return RULE_SPAN.decide(live.max() if len(live) else math.nan,     # no live run: NaN, which never passes
+                            (rf"max $\rho$ = {live.max():.1e} over {len(live)} runs" if len(live) else none)
+                            + (rf", and {dead.sum()} runs whose first layer decayed to 0 ($\mathbf W = 0$ is in the span)"
+                               if dead.any() else "")
+                            + f"; stationarity residual {residual}: median {np.median(res):.2f}",
+                            paper=r"App. B: rows of $\mathbf W$ in $\operatorname{span}\{\mathbf x^{(i)}\}$ at a "
+                                  "stationary point",
+                            where=rf"after {T} GD steps, $(1-\eta\lambda)^{{2T}}$ = "
+                                  f"{(1 - P['gd_lr'] * P['gd_l2']) ** (2 * T):.1e}")
+
+
+def _adamw(P: dict, results: dict) -> Verdict:
+    sp = results["span"]["result"]
+    gd_rho = np.array(sp["gd"]["off"], float) / np.array(sp["gd"]["total"], float)
+    ad_rho = np.array(sp["adamw"]["off"], float) / np.array(sp["adamw"]["total"], float)
+    keep = ad_rho[-1] / ad_rho[0]
+    sd = float(keep.std(ddof=1)) if len(keep) > 1 else float("nan")
+    return RULE_ADAMW.decide((keep, gd_rho[-1]), f"AdamW $\\rho_T/\\rho_0$ min {keep.min():.2f}; GD $\\rho_T$ max "
+                             f"{gd_rho[-1].max():.1e}", spread=(sd, None), n=len(keep),
+                             paper="derived (this book): Adam is not rotation-equivariant", where=f"$N={sp['N']}$, $n={sp['n']}$")
+
+
+def _monte_carlo(which: str, rule: AtMost, paper: str):
+    """The visible fraction (nu, against n/(Nd)) or the oracle's risk (against 1 - n/(Nd)), by Monte Carlo: the
+    largest |z| over the N of the grid and n < Nd, held to `rule`."""
+    def measure(P: dict, results: dict) -> Verdict | None:
+        zs = []
+        for N, rec in results["visibility"].items():
+            v = result_array(rec, which)
+            for i, n in enumerate(rec["result"]["n"]):
+                x = n / (N * P["d"])
+                zs.append((float(zscore(v[i].mean() - (x if which == "nu" else 1 - x), standard_error(v[i]))), N, n))
+        if not zs:
+            return None
+        zmax = max(zs, key=lambda r: abs(r[0]))
+        return rule.decide(abs(zmax[0]), rf"max $\lvert z\rvert$ = {abs(zmax[0]):.1f} ($N={zmax[1]}$, $n={zmax[2]}$)",
+                           spread=1.0, paper=paper,
+                       where=f"N in {P['N_grid']}, {len(zs)} points, {P['n_draws']} draws each")
+    return measure
+
+
+def _above_line(P: dict, results: dict) -> Verdict | None:
+    """The trained FFN on or above the line, n < Nd, averaged over runs (each its own u)."""
+    table = ffn_table(P, results)
+    margins = [(float(zscore(e["mean"][i] - (1 - n / e["Nd"]), e["se"][i])), e["mean"][i] - (1 - n / e["Nd"]), N, n)
+               for N, e in table.items() for i, n in enumerate(e["n"]) if n < e["Nd"]]
+    if not margins:
+        return None
+    worst = min(margins, key=lambda m: m[0])
+    below = lambda r: np.array(r["result"]["n"]) < r["result"]["Nd"]
+    gap = np.concatenate([(result_array(r, "test_mse") - result_array(r, "oracle_mse"))[below(r)].ravel()
+                          for (N, rot), r in results["ffn"].items() if not rot])
+    return RULE_ABOVE_LINE.decide(worst[0], f"nearest the line {worst[1]:+.3f} ({worst[0]:+.1f} SE) at N={worst[2]}, "
+                                  f"n={worst[3]}; FFN - oracle on the same test prompts, per run: min {gap.min():+.3f}",
+                                  spread=1.0, paper=r"Thm 6: $\inf_A \sup_{\mathbf u} R \ge 1-n/(Nd)$",
+                   where=f"{P['n_seeds']} random $\\mathbf u$, {len(margins)} points")
+
+
+def _floor(P: dict, results: dict) -> Verdict:
+    """Theorem 6's floor per N: n*(N) >= (1 - eps) N d for the GD-trained FFN. A crossing the grid cannot place is a
+    bound: above the grid (n* > largest n) it satisfies the floor whenever that n does; below the grid (n* <= n[0]) it
+    decides nothing unless n[0] is under the floor, where it breaks it. Undecided N make the row read "censored".
+    RULE_FLOOR holds n*/floor within [lo, hi] per N: below the grid [0, n[0]], above it n[-1] (the grid's largest n
+    decides, as it did before the rule was an object), else the crossing itself."""
+    eps = P["threshold"]
+    cells, lo, hi, censored = [], [], [], []
+    for N, e in ffn_table(P, results).items():
+        floor, v, n = (1 - eps) * e["Nd"], e["nstar"], e["n"]
+        if np.isnan(v):
+            cells.append(f"N={N}: > {n[-1]:,} (above the grid; floor {floor:.0f})")
+            lo.append(n[-1] / floor), hi.append(n[-1] / floor)
+        elif v == BELOW_GRID:
+            cells.append(f"N={N}: ≤ {n[0]:,} (below the grid; floor {floor:.0f})")
+            lo.append(0.0), hi.append(n[0] / floor)
+            censored += [N] if n[0] >= floor else []
+        else:
+            cells.append(f"N={N}: {v:,.0f} = {v / floor:.1f} × floor {floor:.0f}")
+            lo.append(v / floor), hi.append(v / floor)
+    lead = f"censored at N={censored}: " if censored else ""
+    return RULE_FLOOR.decide(np.array(lo), lead + "; ".join(cells), lo=np.array(lo), hi=np.array(hi),
+                             censored=f"$n^*$ below the grid at N={censored}" if censored else "",
+                             paper=f"Thm 6: $n^* \\ge (1-\\varepsilon)\\,Nd$ with $\\varepsilon = {eps}$",
+                   where=f"N in {sorted(P['N_grid'])}")
+
+
+def _readout(P: dict, results: dict) -> Verdict | None:
+    """The span-restricted least-squares learner on the line where beta = u (n >= d), not below it anywhere."""
+    z_on, z_all = [], []
+    for N, e in readout_table(P, results).items():
+        for i, n in enumerate(e["n"]):
+            z = float(zscore(e["mean"][i] - (1 - n / e["Nd"]), e["se"][i]))
+            z_all.append((z, N, n))
+            if n >= P["d"]:
+                z_on.append((z, N, n))
+    if not z_all:
+        return None
+    on = max(z_on, key=lambda r: abs(r[0])) if z_on else None
+    low = min(z_all)
+    return RULE_READOUT.decide((np.array([abs(on[0])] if on else []), low[0]),     # no n >= d: nothing to hold
+                               (f"n ≥ d: max |z| = {abs(on[0]):.1f} (N={on[1]}, n={on[2]}); " if on else "no n ≥ d; ")
+                               + f"lowest z anywhere {low[0]:+.1f} (N={low[1]}, n={low[2]})",
+                               spread=(1.0 if on else None, 1.0),
+                               paper="Thm 6: $1-n/(Nd)$, reached by the oracle's learner",
+                   where=f"{P['n_draws']} draws of (training set, $\\mathbf u$), {len(z_all)} points")
+
+
+def _adamw_line(P: dict, results: dict) -> Verdict:
+    """The authors' FFN and optimiser on a fixed n < Nd: not below the line, though outside the theorem's class."""
+    sp = results["span"]["result"]
+    line = 1 - sp["n"] / sp["Nd"]
+    out = []
+    for opt in ("adamw", "gd"):
+        mse = np.array(sp[opt]["test_mse"], float)
+        out.append((mse.mean(), standard_error(mse)))
+    (am, ase), (gm, gse) = out
+    return RULE_ADAMW_LINE.decide((am - line) / ase, f"AdamW {am:.3f} ± {ase:.3f} ({(am - line) / ase:+.1f} SE above "
+                                  f"the line {line:.3f}); GD on the same prompts {gm:.3f} ± {gse:.3f}", spread=1.0,
+                                  paper="Thm 6's line; AdamW is outside its class",
+                   where=f"$N={sp['N']}$, $n={sp['n']}$, {len(sp['adamw']['test_mse'])} runs (random $\\mathbf u$)")
+
+
+def _rotation_pairs(P: dict, results: dict):
+    """Test MSE (len(n), runs) of the plain and the rotated FFN point at N_rotation."""
+    N = P["N_rotation"]
+    return result_array(results["ffn"][(N, False)], "test_mse"), result_array(results["ffn"][(N, True)], "test_mse")
+
+
+def _rotation_ffn(P: dict, results: dict) -> Verdict:
+    """Run r of the rotated point is run r of the plain one with its tokens rotated (common random numbers), so
+    the paired differences measure the rotation alone. Pooled over the grid, they are one z-score; the largest
+    per-n one is shown too."""
+    N = P["N_rotation"]
+    a, b = _rotation_pairs(P, results)
+    diff = b - a
+    se = standard_error(diff, 1)
+    z_pool = float(zscore(diff.mean(1).sum(), math.sqrt((se ** 2).sum())))
+    z_n = zscore(diff.mean(1), se)
+    k = int(np.argmax(np.abs(z_n)))
+    return RULE_ROTATION_FFN.decide(abs(z_pool), f"z = {z_pool:+.1f} (mean difference {diff.mean():+.3f}); largest per "
+                                    f"n: {z_n[k]:+.1f} at n={results['ffn'][(N, False)]['result']['n'][k]} "
+                                    f"({a.mean(1)[k]:.3f} vs {b.mean(1)[k]:.3f})", spread=1.0,
+                                    paper="derived (App. B): GD is rotation-equivariant",
+                                    where=f"N={N}, {len(se)} values of n, {a.shape[1]} paired runs each")
+
+
+def _rotation_transformer(P: dict, results: dict) -> Verdict:
+    a, b = _rotation_pairs(P, results)
+    tr = results["transformer"]["result"]
+    ta, tb = np.array(tr["test_mse"], float), np.array(tr["test_mse_rotated"], float)
+    gap = tb[-1] - ta[-1]                                  # paired: twin r differs from run r only by the rotation
+    se = standard_error(gap) if len(gap) > 1 else float("nan")
+    return RULE_ROTATION_TR.decide(gap.mean(), f"TR {ta[-1].mean():.3f} plain, {tb[-1].mean():.3f} rotated (gap "
+                                   f"{gap.mean():.3f} ± {se:.3f}; the GD-trained FFN: {a.mean(1)[-1]:.3f} plain, "
+                                   f"{b.mean(1)[-1]:.3f} rotated)", spread=se, n=len(gap),
+                                   paper="derived (this book): the Transformer collapses",
+                                   where=f"N={P['N_rotation']}, n={tr['n'][-1]}")
+
+
+APP_B = "Appendix B (proof of Theorem 6)"
+# The span mechanism, the Monte-Carlo identities of the proof, the bound itself for a learner of the theorem's class
+# and GD's rotation equivariance are checks: only a bug (or a 4-sigma draw) fails them. What a run could refute is a
+# claim: AdamW leaving the span, the slope of n* in N, and the Transformer's collapse under rotation.
+ROWS = [
+    Row("8a-decay-law", "check", APP_B, "Full-batch GD + L2: the first layer's off-span energy "
+        r"$\lVert\mathbf W(\mathbf I-\mathbf V^\top\mathbf V)\rVert_F^2$ follows $(1-\eta\lambda)^{2t}$ at every recorded step "
+        f"down to {LAW_FLOOR:g} of its start, in every run with $n < Nd$", RULE_DECAY_LAW, _decay_law),
+    Row("8a-span", "check", APP_B,
+        r"The off-span fraction $\rho$ of the first layer is at most $10^{-6}$ in every run with $n < Nd$",
+        RULE_SPAN, _span),
+    Row("8a-adamw", "claim", "hypothesis (this book), from App. B",
+        r"AdamW on the same data does not keep $\mathbf W$ in the span: its off-span fraction stays within a factor 10 of "
+        r"where it started, while GD's falls below $10^{-6}$",
+        RULE_ADAMW, _adamw),
+    Row("8-visible", "check", APP_B, r"the visible fraction $\nu(n)=\mathbb E\lVert\mathbf V\mathbf P_t\mathbf u\rVert^2$ "
+        "equals $n/(Nd)$ within Monte-Carlo error, at every $N$ and $n < Nd$", RULE_VISIBLE,
+        _monte_carlo("nu", RULE_VISIBLE, r"App. B: $\mathbb E_{\mathbf u,t}\,\nu = n/(Nd)$")),
+    Row("8-oracle", "check", "Theorem 6 (App. B)", r"the risk of the oracle $\mathbb E[y \mid \mathbf V\mathbf x, t, \mathbf u]$ "
+        "equals $1-n/(Nd)$ within Monte-Carlo error, at every $N$ and $n < Nd$", RULE_ORACLE,
+        _monte_carlo("oracle_mse", RULE_ORACLE, "Thm 6: $1-n/(Nd)$")),
+    Row("8b-readout-on-line", "check", "Theorem 6 (App. B)", "A learner of the theorem's class reaches the line: the "
+        r"span-restricted least-squares read-out (first layer the projector onto the span, read-out $\langle\beta,"
+        r"(\mathbf W\mathbf x)_t\rangle$ fitted with minimum norm) has test MSE $1-n/(Nd)$ where $n\ge d$, and is not "
+        "below it anywhere", RULE_READOUT, _readout),
+    Row("8b-ffn-above-line", "check", "Theorem 6", r"GD-trained FFN, averaged over random $\mathbf u$: test MSE ≥ $1-n/(Nd)$ "
+        "for every $n < Nd$ (its first layer stays in the span, though the runs are not stationary points; at this "
+        "scale they end far above the line)", RULE_ABOVE_LINE, _above_line),
+    Row("8c-floor", "check", "Theorem 6", r"GD-trained FFN: the samples to reach the test-MSE threshold $\varepsilon$ are at "
+        r"least $(1-\varepsilon)Nd$, at every $N$ (a crossing outside the grid enters as a bound)",
+        RULE_FLOOR, _floor),
+    Row("8b-adamw-line", "claim", "hypothesis (this book), from Theorem 6", "The authors' FFN and optimiser (AdamW, "
+        "outside the theorem's class) trained on a fixed $n < Nd$ prompts does not beat the line $1-n/(Nd)$ either",
+        RULE_ADAMW_LINE, _adamw_line),
+    Row("rotation-ffn", "check", APP_B, r"Rotating the tokens by a random $\mathbf Q\in O(Nd)$ leaves the GD-trained FFN's "
+        "learning curve unchanged in distribution", RULE_ROTATION_FFN, _rotation_ffn),
+    Row("rotation-transformer", "claim", "hypothesis (this book), from App. B", "The same rotation breaks the "
+        "Transformer: at the largest $n$ its test MSE on rotated prompts is at least 0.5 above its test MSE on plain ones",
+        RULE_ROTATION_TR, _rotation_transformer),
+]
+
+
+def claims(P: dict, results: dict) -> list[dict]:
+    """The rows of ROWS this run can measure, evaluated on its points."""
+    return evaluate(ROWS, P, results)
