@@ -1,4 +1,4 @@
-"""The power of sample_complexity's restated claim rules (lib/chapters/sample_complexity/power.py): pass rates of each
+"""The power of sample_complexity's restated claim rules (lib/chapters/sample_complexity/claims/power.py): pass rates of each
 row's own function on simulated reruns of the paper profile, from a faithful world and from worlds without the
 effect, with the spreads measured on the committed paper results. Also prints, for paper-means, how often a faithful
 rerun has at most k means beyond |z| = 3, the table its ALLOWED comes from.
@@ -16,7 +16,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lib.chapters.sample_complexity import authors, compute, page, power, wide  # noqa: E402
+from lib.chapters.sample_complexity import compute  # noqa: E402
+from lib.chapters.sample_complexity.claims import figure1, power  # noqa: E402
+from lib.chapters.sample_complexity.results import authors, summarize, wide  # noqa: E402
 from lib.core import params  # noqa: E402
 from lib.core.store import Store  # noqa: E402
 from lib.core.sweep import collect  # noqa: E402
@@ -28,7 +30,7 @@ def main() -> None:
     args = ap.parse_args()
     P = params.resolve("sample_complexity", "paper")
     records = collect(compute.points(P), Store("sample_complexity", "paper", stored_only=True), "cpu", log=None)
-    table = page.summarize(P, records)
+    table = summarize(P, records)
 
     spreads = power.measured_spreads(table, P)
     rng = np.random.default_rng(1)
@@ -43,7 +45,7 @@ def main() -> None:
         counts.append(sum(abs(r["z"]) > authors.BEYOND for r in authors.comparison(sim, P, ref)))
     counts = np.array(counts)
     print(f"paper-means, faithful reruns ({args.sims}): share with at most k of 33 beyond |z| = {authors.BEYOND:g}: "
-          + ", ".join(f"k={k}: {np.mean(counts <= k):.3f}" for k in range(5)) + f"  (ALLOWED = {authors.ALLOWED})")
+          + ", ".join(f"k={k}: {np.mean(counts <= k):.3f}" for k in range(5)) + f"  (ALLOWED = {figure1.ALLOWED})")
     print("paper-means pass rates:", power.paper_means_rates(table, P, n_sim=args.sims))
 
     w = wide.series(table, P, "task")

@@ -8,9 +8,12 @@ import pytest
 
 from lib.chapters.sample_complexity import compute as sc
 from lib.chapters.sample_complexity import page
+from lib.chapters.sample_complexity.claims import ROWS, figure1
+from lib.chapters.sample_complexity.results import authors, bootstrap, per_draw, runs_of
 from lib.core import params
 from lib.core.claims import to_markdown
 from lib.core.store import key_of, spec_dict
+from lib.science.stats import loglog_slope
 
 
 def result_cell(line: str) -> str:
@@ -32,20 +35,20 @@ def test_a_point_key_follows_its_own_width_only():
 # ----------------------------------------------------------------------------------------------- slopes
 def test_loglog_slope_recovers_power():
     N = np.array([2, 4, 8, 16])
-    assert page.loglog_slope(N, N ** 2) == pytest.approx(2.0)
-    assert page.loglog_slope(N, 5 * N ** 0.5) == pytest.approx(0.5)
+    assert loglog_slope(N, N ** 2) == pytest.approx(2.0)
+    assert loglog_slope(N, 5 * N ** 0.5) == pytest.approx(0.5)
 
 
 def test_loglog_slope_ignores_nan_and_needs_two_points():
     N = [2, 4, 8, 16]
-    assert page.loglog_slope(N, [4, np.nan, 64, 256]) == pytest.approx(2.0)
-    assert page.loglog_slope(N, [4, 16, 0, 256]) == pytest.approx(2.0)  # non-positive values are dropped too
-    assert math.isnan(page.loglog_slope(N, [4, np.nan, np.nan, np.nan]))
+    assert loglog_slope(N, [4, np.nan, 64, 256]) == pytest.approx(2.0)
+    assert loglog_slope(N, [4, 16, 0, 256]) == pytest.approx(2.0)  # non-positive values are dropped too
+    assert math.isnan(loglog_slope(N, [4, np.nan, np.nan, np.nan]))
 
 
 # ------------------------------------------------------------------------------------------------ claims
 MODELS = ("transformer", "rnn", "ffn")
-P = {"models": list(MODELS), "N_a": page.PAPER_MEANS["a"]["N"], "N_b": page.PAPER_MEANS["b"]["N"], "max_samples": 10 ** 6,
+P = {"models": list(MODELS), "N_a": authors.PAPER_MEANS["a"]["N"], "N_b": authors.PAPER_MEANS["b"]["N"], "max_samples": 10 ** 6,
      "rnn_hidden": 500, "seed": 0, "threshold_a": 0.7, "threshold_b": 0.02, "n_test": 5000, "n_seeds": 5,
      "N_wide": [16, 32, 64, 128, 256], "wide_models": ["transformer"]}
 WIDE_LOG = (-6000.0, 9500.0)      # a + b ln N through the authors' Transformer means at N = 4..12, roughly
@@ -57,7 +60,7 @@ def fake_records(means_a: dict, means_b: dict, task_factor: dict) -> dict:
     for panel, means in (("a", means_a), ("b", means_b)):
         tests = list(sc.PANELS[panel]["tests"])
         for model in MODELS:
-            for N, m in zip(page.PAPER_MEANS[panel]["N"], means[model]):
+            for N, m in zip(authors.PAPER_MEANS[panel]["N"], means[model]):
                 per_test = [m if t == "authors" or panel == "b" else m * task_factor[model] for t in tests]
                 samples = [[v * 0.9 for v in per_test], [v * 1.1 for v in per_test], per_test]
                 records[(panel, model, N)] = {"result": {"tests": tests, "samples": samples}}
@@ -72,7 +75,7 @@ PAPER_TASK_FACTOR = {"transformer": 1.0, "rnn": 1.5, "ffn": 2.2}
 
 
 def paper_like():
-    return fake_records(page.PAPER_MEANS["a"], page.PAPER_MEANS["b"], PAPER_TASK_FACTOR)
+    return fake_records(authors.PAPER_MEANS["a"], authors.PAPER_MEANS["b"], PAPER_TASK_FACTOR)
 
 
 def test_summarize_table():
@@ -80,11 +83,11 @@ def test_summarize_table():
     assert set(table) == {"a", "b", "wide"}
     assert set(table["a"]["ffn"]) == {"authors", "task"} and set(table["b"]["ffn"]) == {"task"}
     entry = table["a"]["ffn"]["authors"]
-    assert entry["N"] == page.PAPER_MEANS["a"]["N"]
+    assert entry["N"] == authors.PAPER_MEANS["a"]["N"]
     assert entry["runs"].shape == (6, 3)
-    np.testing.assert_allclose(entry["mean"], page.PAPER_MEANS["a"]["ffn"])
+    np.testing.assert_allclose(entry["mean"], authors.PAPER_MEANS["a"]["ffn"])
     assert entry["censored"].tolist() == [0] * 6 and page.censored_points(table) == "none"
-    np.testing.assert_allclose(table["a"]["ffn"]["task"]["mean"], 2.2 * np.array(page.PAPER_MEANS["a"]["ffn"]))
+    np.testing.assert_allclose(table["a"]["ffn"]["task"]["mean"], 2.2 * np.array(authors.PAPER_MEANS["a"]["ffn"]))
 
 
 def test_split_gru_runs_summarize_like_one_batched_point():
@@ -100,7 +103,7 @@ def test_split_gru_runs_summarize_like_one_batched_point():
         for test, entry in a[panel]["rnn"].items():
             np.testing.assert_array_equal(entry["by_draw"], b[panel]["rnn"][test]["by_draw"])
     rows = batched[("a", "rnn", 4)]["result"]["samples"]
-    assert [r["samples"] for r in sc.runs_of(split, "a", "rnn", 4)] == [[row] for row in rows]
+    assert [r["samples"] for r in runs_of(split, "a", "rnn", 4)] == [[row] for row in rows]
 
 
 def test_split_gru_points_are_one_run_each_on_the_batched_test_sets():
@@ -127,7 +130,7 @@ def test_a_censored_run_counts_at_the_cap_and_is_named():
     records[("b", "ffn", 33)]["result"]["samples"][2] = [None]
     table = page.summarize(P, records)
     entry = table["b"]["ffn"]["task"]
-    mean = (0.9 + 1.1) * page.PAPER_MEANS["b"]["ffn"][-1] / 3 + P["max_samples"] / 3
+    mean = (0.9 + 1.1) * authors.PAPER_MEANS["b"]["ffn"][-1] / 3 + P["max_samples"] / 3
     assert entry["censored"].tolist() == [0, 0, 0, 0, 1] and entry["mean"][-1] == pytest.approx(mean)
     assert page.censored(table) == 1 and page.censored_points(table) == "panel (b) FFN at $N$ = 33 (1 of 3)"
 
@@ -135,7 +138,7 @@ def test_a_censored_run_counts_at_the_cap_and_is_named():
 def test_claims_pass_on_paper_like_numbers():
     claims = page.claims(P, paper_like())
     ids = [c["id"] for c in claims]
-    assert len(ids) == len(set(ids)) == len(page.ROWS)
+    assert len(ids) == len(set(ids)) == len(ROWS)
     assert {c["kind"] for c in claims} == {"claim"} and all(c["source"] for c in claims)
     failed = [c for c in claims if not c["passed"]]
     assert not failed, to_markdown(failed)
@@ -147,7 +150,7 @@ def test_claims_pass_on_paper_like_numbers():
 
 def test_claims_fail_when_ordering_is_reversed():
     """Transformer and FFN numbers swapped (and the test-protocol factors with them): the hierarchy is reversed."""
-    a, b = page.PAPER_MEANS["a"], page.PAPER_MEANS["b"]
+    a, b = authors.PAPER_MEANS["a"], authors.PAPER_MEANS["b"]
     swap = lambda means: {**means, "transformer": means["ffn"], "ffn": means["transformer"]}
     records = fake_records(swap(a), swap(b), {"transformer": 2.2, "rnn": 1.5, "ffn": 1.0})
     claims = page.claims(P, records)
@@ -175,7 +178,7 @@ def test_a_near_tie_is_not_a_pass():
 def test_claims_are_deterministic_and_the_two_test_sets_are_paired():
     assert page.claims(P, paper_like()) == page.claims(P, paper_like())
     table = page.summarize(P, paper_like())
-    BA, BT = page.boot(table, P, "a", "authors"), page.boot(table, P, "a", "task")
+    BA, BT = bootstrap.boot(table, P, "a", "authors"), bootstrap.boot(table, P, "a", "task")
     np.testing.assert_allclose(BT["ffn"][12] / BA["ffn"][12], 2.2)       # the same runs resampled on both sets
 
 
@@ -190,9 +193,9 @@ def test_task_draws_are_pooled_and_resampled():
     table = page.summarize(P, records)
     entry = table["a"]["transformer"]["authors"]
     assert entry["by_draw"].shape == (6, 2, 3) and entry["runs"].shape == (6, 6)
-    np.testing.assert_allclose(entry["mean"], 1.5 * np.array(page.PAPER_MEANS["a"]["transformer"]))
+    np.testing.assert_allclose(entry["mean"], 1.5 * np.array(authors.PAPER_MEANS["a"]["transformer"]))
     key = (0, "a", "transformer")
-    assert np.log(page.replicates(entry, key, draws=1)).std(0).min() > np.log(page.replicates(entry, key)).std(0).max()
+    assert np.log(bootstrap.replicates(entry, key, draws=1)).std(0).min() > np.log(bootstrap.replicates(entry, key)).std(0).max()
     assert table["a"]["rnn"]["authors"]["by_draw"].shape == (6, 1, 3)
 
 
@@ -201,15 +204,15 @@ def test_comparison_flags_a_mean_beyond_seeds_and_draws():
     records = paper_like()
     double = lambda key: [[2 * v for v in r] for r in records[key]["result"]["samples"]]
     records[("a", "ffn", 8)]["result"]["samples"] = double(("a", "ffn", 8))
-    rows = {(r["panel"], r["model"], r["N"]): r for r in page.comparison(page.summarize(P, records), P)}
+    rows = {(r["panel"], r["model"], r["N"]): r for r in authors.comparison(page.summarize(P, records), P)}
     assert len(rows) == 33 and abs(rows[("a", "ffn", 8)]["z"]) > 3 and abs(rows[("a", "ffn", 6)]["z"]) < 1
     assert rows[("a", "ffn", 8)]["ratio"] == pytest.approx(2.0)
-    assert page.ALLOWED == 1 and {c["id"]: c for c in page.claims(P, records)}["paper-means"]["passed"] is True
+    assert figure1.ALLOWED == 1 and {c["id"]: c for c in page.claims(P, records)}["paper-means"]["passed"] is True
     records[("a", "rnn", 8)]["result"]["samples"] = double(("a", "rnn", 8))
     by_id = {c["id"]: c for c in page.claims(P, records)}
     assert by_id["paper-means"]["passed"] is False and "2 of 33 beyond 3 (allowed 1" in by_id["paper-means"]["measured"]
     assert "beyond seeds and draws" in page.comparison_table(page.summarize(P, records), P)
-    narrow = page.comparison(page.summarize(P, records), {**P, "rnn_hidden": 64, "threshold_b": 0.05})
+    narrow = authors.comparison(page.summarize(P, records), {**P, "rnn_hidden": 64, "threshold_b": 0.05})
     assert {r["model"] for r in narrow} == {"transformer", "ffn"} and {r["panel"] for r in narrow} == {"a"}
 
 
@@ -304,7 +307,7 @@ def test_the_wide_sweep_lists_panel_a_specs_beyond_n_a_for_its_models_only():
 
 
 def test_the_law_fits_recover_each_law_and_the_claim_tells_log_from_power():
-    from lib.chapters.sample_complexity import wide
+    from lib.chapters.sample_complexity.results import wide
 
     N = [4, 8, 16, 32, 64, 128, 256]
     for law, params_ in (("log", (-3000.0, 7000.0)), ("power", (3000.0, 0.5)), ("linear", (2000.0, 300.0))):
@@ -323,7 +326,7 @@ def test_the_law_fits_recover_each_law_and_the_claim_tells_log_from_power():
 def test_the_logn_rule_has_power_on_simulated_sweeps():
     """The row's own function on simulated wide sweeps (5 seeds, 6% seed spread, N = 4..256): a faithful log law passes
     almost always, a power or a linear law through the same end points almost never."""
-    from lib.chapters.sample_complexity import power
+    from lib.chapters.sample_complexity.claims import power
 
     rates = power.logn_rates(P, [4, 6, 8, 10, 12, 16, 32, 64, 128, 256], 0.06, n_sim=30)
     assert rates["log"] >= 0.9 and rates["power"] <= 0.1 and rates["linear"] <= 0.1, rates
@@ -332,7 +335,7 @@ def test_the_logn_rule_has_power_on_simulated_sweeps():
 def test_the_means_rule_passes_a_faithful_rerun_and_fails_a_shifted_model():
     """paper-means on simulated reruns with paper-like spreads: a faithful rerun passes in >= 90% of 100, a world
     whose FFN needs 1.3x the authors' samples in <= 20%."""
-    from lib.chapters.sample_complexity import power
+    from lib.chapters.sample_complexity.claims import power
 
     table = page.summarize(P, paper_like())
     rates = power.paper_means_rates(table, P, n_sim=100)
@@ -345,7 +348,7 @@ def test_the_paper_page_quotes_the_stored_numbers():
     here from the committed points; and no other number of its own."""
     import re
 
-    from lib.chapters.sample_complexity import findings
+    from lib.chapters.sample_complexity.claims import findings
     from lib.core.store import ROOT, Store
     from lib.core.sweep import collect
 
@@ -357,13 +360,13 @@ def test_the_paper_page_quotes_the_stored_numbers():
         pytest.skip(f"paper results incomplete: {err}")
     table = page.summarize(P, records)
     note = findings.spread_note(P, table)
-    rows = sorted(page.comparison(table, P), key=lambda r: -abs(r["z"]))[:3]
+    rows = sorted(authors.comparison(table, P), key=lambda r: -abs(r["z"]))[:3]
     quoted = set()
     for r in rows:
-        draws = " / ".join(f"{x:,.0f}" for x in page.per_draw(table, r["panel"], r["model"], r["N"]))
+        draws = " / ".join(f"{x:,.0f}" for x in per_draw(table, r["panel"], r["model"], r["N"]))
         quoted |= {draws, f"{r['authors']:,.0f}", f"{r['z']:+.1f}"}
         assert f"{draws} against the authors' {r['authors']:,.0f} ($z$ {r['z']:+.1f})" in note
-    spreads = {f"{r['draw_sd']:.0%}" for r in page.comparison(table, P) if r["draw_sd"] is not None}
+    spreads = {f"{r['draw_sd']:.0%}" for r in authors.comparison(table, P) if r["draw_sd"] is not None}
     numbers = re.findall(r"[-+]?\d[\d,]*(?:\.\d+)?%?", note)
     allowed = {n for q in quoted for n in re.findall(r"[-+]?\d[\d,]*(?:\.\d+)?%?", q)} | spreads
     allowed |= {str(n) for r in rows for n in (r["N"],)}
@@ -371,7 +374,7 @@ def test_the_paper_page_quotes_the_stored_numbers():
 
 
 def test_the_doubling_note_says_what_the_gains_per_doubling_show():
-    from lib.chapters.sample_complexity import wide
+    from lib.chapters.sample_complexity.results import wide
 
     records = paper_like()       # the wide sweep on a log law: the same gain per doubling
     assert "adds about the same number of samples" in wide.doubling_note(page.summarize(P, records), P, "authors")
@@ -387,14 +390,14 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     2 to 10 (the FFN/TR ratio here is 7) moves its verdict, its words and the note together."""
     import dataclasses
 
-    from lib.chapters.sample_complexity import findings
+    from lib.chapters.sample_complexity.claims import findings
 
-    assert all(r.rule is not None and r.expected == r.rule.text for r in page.ROWS)
-    assert all("(book's calibration" in r.expected for r in page.ROWS)
+    assert all(r.rule is not None and r.expected == r.rule.text for r in ROWS)
+    assert all("(book's calibration" in r.expected for r in ROWS)
     by_id = lambda: {c["id"]: c for c in page.claims(P, paper_like())}
-    assert by_id()["1-gap-largest-N"]["passed"] and "FFN/TR and of RNN/TR ≥ 2 (" in page.RULE_GAP_LARGEST.text
-    strict = dataclasses.replace(page.RULE_GAP_LARGEST, rule=dataclasses.replace(page.RULE_GAP_LARGEST.rule, bar=10.0))
-    monkeypatch.setattr(page, "RULE_GAP_LARGEST", strict)
+    assert by_id()["1-gap-largest-N"]["passed"] and "FFN/TR and of RNN/TR ≥ 2 (" in figure1.RULE_GAP_LARGEST.text
+    strict = dataclasses.replace(figure1.RULE_GAP_LARGEST, rule=dataclasses.replace(figure1.RULE_GAP_LARGEST.rule, bar=10.0))
+    monkeypatch.setattr(figure1, "RULE_GAP_LARGEST", strict)
     row = by_id()["1-gap-largest-N"]
     assert not row["passed"] and "margins -" in row["measured"]
     assert "the factor 10 of `1-gap-largest-N`" in findings.calibration_note() and "FFN/TR and of RNN/TR ≥ 10 (" in strict.text

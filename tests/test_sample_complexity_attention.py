@@ -1,12 +1,14 @@
-"""The sample-complexity chapter's attention point (compute.run_attention, attention.py) and Figure 1's bands."""
+"""The sample-complexity chapter's attention point (compute.run_attention, claims/attention.py) and Figure 1's bands."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
 
-from lib.chapters.sample_complexity import attention, figures, page
 from lib.chapters.sample_complexity import compute as sc
+from lib.chapters.sample_complexity import figures, page
+from lib.chapters.sample_complexity.claims import attention, power
+from lib.chapters.sample_complexity.results.bootstrap import replicates
 from lib.core import params
 from lib.core.store import key_of, spec_dict
 
@@ -59,9 +61,9 @@ def test_the_attention_row_has_power_on_simulated_attention():
     """The row's own function on 200 simulated attention points per world (N = 12, 5 runs): a model that reads the
     position code about as the paper run does passes in >= 95%; one that reads it weakly (a peak at t_i at about a
     third of the positions) and one blind to the codes pass in <= 5%."""
-    weak = attention.simulated(12, *attention.WORLDS["reads it weakly"])
+    weak = power.simulated(12, *power.WORLDS["reads it weakly"])
     assert 0.25 <= np.mean(weak["peak_k"]) / weak["peak_n"] <= 0.45
-    rates = attention.peak_rates(n_sim=200)
+    rates = power.peak_rates(n_sim=200)
     assert rates["reads the code"] >= 0.95 and rates["reads it weakly"] <= 0.05 and rates["blind to the codes"] <= 0.05, rates
 
 
@@ -72,11 +74,11 @@ def test_the_attention_row_comes_last_and_leaves_the_figure_1_rows_alone():
     rows = page.claims(P, records)
     assert "5-attn-reads-t" not in [r["id"] for r in rows]                       # no attention point: no row
     Q = {**P, "attention_N": 12}
-    records[("attention", "transformer", 12)] = {"result": attention.simulated(12, *attention.WORLDS["reads the code"])}
+    records[("attention", "transformer", 12)] = {"result": power.simulated(12, *power.WORLDS["reads the code"])}
     with_row = page.claims(Q, records)
     assert with_row[:-1] == rows and with_row[-1]["id"] == "5-attn-reads-t" and with_row[-1]["passed"]
     assert "hypothesis (this book)" in with_row[-1]["source"] and with_row[-1]["expected"] == attention.RULE_PEAK.text
-    records[("attention", "transformer", 12)] = {"result": attention.simulated(12, *attention.WORLDS["blind to the codes"])}
+    records[("attention", "transformer", 12)] = {"result": power.simulated(12, *power.WORLDS["blind to the codes"])}
     assert not page.claims(Q, records)[-1]["passed"]
 
 
@@ -94,5 +96,5 @@ def test_figure_1_bands_are_the_claims_bootstrap_over_draws_and_seeds():
     assert lo[0] < mean < hi[0]
     lo2, hi2 = figures.band(P, "a", "ffn", differ)
     assert np.log(hi2[0] / lo2[0]) > 5 * np.log(hi[0] / lo[0])
-    reps = page.replicates(differ, (P["seed"], "a", "ffn"))
+    reps = replicates(differ, (P["seed"], "a", "ffn"))
     assert (lo2[0], hi2[0]) == pytest.approx(tuple(np.quantile(reps[:, 0], [0.025, 0.975])))

@@ -7,8 +7,8 @@ stored as soon as it finishes, so an interrupted sweep resumes where it stopped.
 Panel (a) measures two test sets in the same runs: the authors' (their script evaluates 1STR models on
 simple-1STR prompts) and the task's own (1STR prompts); each run has one stopping point per test set.
 
-This module is the computation only (what the stored numbers depend on); the page's tables, claims and figures
-are in page.py beside it, which no computation imports.
+This module is the computation only (what the stored numbers depend on); what the page shows of the stored points
+(results/, claims/, figures.py, page.py beside it) no computation imports.
 
     >>> from lib.core import params; P = params.resolve("sample_complexity", "paper")
     >>> len(points(P)), sorted({p.name.split()[0] for p in points(P)})   # panels a and b, the wide sweep and the attention point
@@ -169,7 +169,7 @@ def attention_stats(A: torch.Tensor, t: torch.Tensor, E: torch.Tensor) -> dict:
 def points(P: dict) -> list[Point]:
     """Every (panel, model, N) of Figure 1 on the task draw task_seed (results[(panel, model, N)] is its record), and
     the task_draw_models' points on the further draws task_seed + j, j < n_task_draws (results[(panel, model, N, j)]);
-    `runs_of` reads either layout, split or not. Beyond the figure, the wide_models (those also in models) on panel
+    results.runs_of reads either layout, split or not. Beyond the figure, the wide_models (those also in models) on panel
     (a)'s task at the further lengths N_wide (results[("wide", model, N)]; a length of N_a is panel (a)'s own point): Theorem 1's
     log N over a range of N that the figure's factor of 3 cannot show. A wide point's spec is a panel (a) spec.
     The authors draw u and the position codes once per N and share them between seeds, so their seeds never average
@@ -205,16 +205,6 @@ def attention_points(P: dict) -> list[Point]:
     spec = point_spec({**P, "n_seeds": P["attention_seeds"]}, "a", "transformer", N)
     return [Point((("attention", "transformer", N),), AttentionPoint(**vars(spec), n_prompts=P["attention_prompts"]),
                   run_attention, cost=_cost(P, "a", "transformer", N) * P["attention_seeds"] / P["n_seeds"], threads=1)]
-
-
-def runs_of(records: dict, panel: str, model: str, N: int, draw: int = 0) -> list[dict]:
-    """The stored results of one (panel, model, N, draw): one batched record, or one per run of a split model (in run
-    order); [] if none is stored."""
-    label = (panel, model, N) + ((draw,) if draw else ())
-    if label in records:
-        return [records[label]["result"]]
-    split = sorted(k for k in records if len(k) == 5 and k[:4] == (panel, model, N, draw))
-    return [records[k]["result"] for k in split]
 
 
 def footprint(P: dict) -> list[tuple[str, float, str]]:

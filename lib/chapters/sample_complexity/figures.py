@@ -1,8 +1,9 @@
-"""The sample-complexity page's figures, drawn from the stored points and page.py's summary. Page-side: no computation
-imports this module, so editing it leaves the chapter's results current.
+"""The sample-complexity page's figures, drawn from the stored points and the summary of results/: Figure 1, its
+learning curves, the comparison with the authors' means, the wide sweep and the attention point. Page-side: no
+computation imports this module, so editing it leaves the chapter's results current.
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
-    >>> from lib.chapters.sample_complexity.page import summarize; plot_figure1(P, summarize(P, records))
+    >>> from lib.chapters.sample_complexity.results import summarize; plot_figure1(P, summarize(P, records))
     <Figure size ... with ... Axes>
 """
 from __future__ import annotations
@@ -10,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from lib.chapters.sample_complexity import wide
-from lib.chapters.sample_complexity.bootstrap import replicates
-from lib.chapters.sample_complexity.compute import runs_of
-from lib.chapters.sample_complexity.page import LABELS, PAPER_MEANS, SLOPE_FROM, TESTS, comparison
+from lib.chapters.sample_complexity.results import LABELS, SLOPE_FROM, TESTS, runs_of, wide
+from lib.chapters.sample_complexity.results.attention import result
+from lib.chapters.sample_complexity.results.authors import PAPER_MEANS, comparison
+from lib.chapters.sample_complexity.results.bootstrap import replicates
 from lib.science import qstr
 from lib.science.stats import loglog_slope
 
@@ -44,7 +45,6 @@ def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
         ax.set(xlim=(-0.5, N - 0.5), ylim=(N - 0.5, -0.5), xticks=range(N), yticks=range(N), title=title,
                xlabel="retrieved token $t_i$", ylabel="output position $i$")
     return fig
-
 
 
 BAND = 0.95      # the two-sided level of Figure 1's bands: of the bootstrap replicates the claim rows test
@@ -126,7 +126,7 @@ def plot_curves(P: dict, records: dict, panel: str = "a"):
 
 
 def plot_comparison(P: dict, table: dict):
-    """This run's means over the authors' (page.comparison): the ratio at every (panel, model, N) on a log axis, with
+    """This run's means over the authors' (results/authors.py): the ratio at every (panel, model, N) on a log axis, with
     the band of three standard errors that seeds and task draws give it; a band that misses 1 is |z| > 3."""
     from matplotlib.ticker import NullLocator
 
@@ -212,4 +212,85 @@ def plot_wide(P: dict, table: dict):
     ax.get_xaxis().set_major_formatter("{x:.0f}")
     ax.minorticks_off()
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    return fig
+
+
+# ------------------------------------------------------------------------------------------- the attention point
+def _none(text: str):
+    from lib.core.plotting import figure
+
+    fig, ax = figure(1, 1, width=6.0, height=1.2)
+    ax.text(0.5, 0.5, text, ha="center", va="center")
+    ax.set_axis_off()
+    return fig
+
+
+def plot_attention(P: dict, records: dict):
+    """Left: one run's attention on one 1STR prompt, query position i against key j, with t_i circled. Right: every
+    run's mean attention on t_i and on the other keys by the overlap of the query's code of t_i with the key's own."""
+    from lib.core.plotting import COLORS, figure
+
+    res = result(P, records)
+    if res is None:
+        return _none("This run has no attention point (attention_N = 0).")
+    N = P["attention_N"]
+    fig, axes = figure(2, 1, width=4.2, height=3.8, squeeze=False)
+    ax = axes[0, 0]
+    A, t = np.array(res["example"][0]), res["example_t"]
+    im = ax.imshow(A, cmap="viridis", vmin=0, vmax=A.max(), aspect="equal")
+    ax.scatter(t, range(N), s=90, facecolors="none", edgecolors="red", linewidths=1.5, label="$t_i$")
+    ax.set(xticks=range(0, N, 2 if N > 8 else 1), yticks=range(0, N, 2 if N > 8 else 1), xlabel="key position $j$",
+           ylabel="query position $i$", title=f"run 1: attention on one prompt ($N={N}$)")
+    ax.grid(False)
+    fig.colorbar(im, ax=ax, shrink=0.8, label="attention weight")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9)
+    ax = axes[0, 1]
+    levels = np.array(res["overlap_levels"])
+    for r, (curve, share) in enumerate(zip(np.array(res["by_overlap"], float), res["share"])):
+        seen = np.isfinite(curve) & (levels < 1)
+        ax.plot(levels[seen], curve[seen], "o-", color=COLORS["transformer"], alpha=0.7, ms=4,
+                label="other keys $j$, each run" if r == 0 else None)
+        ax.plot([1.0], [share], "*", color="red", ms=11, alpha=0.8, label="the key $t_i$, each run" if r == 0 else None)
+    ax.axhline(1 / N, color="0.3", ls="--", lw=1, label=f"uniform $1/N$ = {1 / N:.3f}")
+    ax.set(xlabel=r"code overlap $\langle\omega_{t_i}, \omega_j\rangle$", ylabel="mean attention weight",
+           title="attention by the overlap of the codes", ylim=(0, None))
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9)
+    return fig
+
+
+def plot_attention_summary(P: dict, records: dict):
+    """Left: each run's attention mass on t_i over the prompts (one value per prompt: the mean over its positions),
+    against the uniform 1/N. Right: |W_Q^T W_K| of run 1 with the blocks of the encoding (the paper's Figure 2)."""
+    import pandas as pd
+    import seaborn as sns
+
+    from lib.core.plotting import COLORS, figure
+
+    res = result(P, records)
+    if res is None:
+        return _none("This run has no attention point (attention_N = 0).")
+    N, d, d_e = P["attention_N"], P["d"], res["d_e"]
+    fig, axes = figure(2, 1, width=4.2, height=3.6, squeeze=False)
+    ax = axes[0, 0]
+    peak = np.array(res["peak_k"]) / res["peak_n"]
+    frame = pd.DataFrame([(f"{r + 1}\n{peak[r]:.0%}", v) for r, vs in enumerate(res["share_per_prompt"]) for v in vs],
+                         columns=["run", "share"])
+    sns.boxplot(data=frame, x="run", y="share", color=COLORS["transformer"], width=0.5, fliersize=2, ax=ax)
+    ax.axhline(1 / N, color="0.3", ls="--", lw=1, label=f"uniform $1/N$ = {1 / N:.3f}")
+    ax.set(xlabel="run (and its positions peaking at $t_i$)", ylabel="attention mass on $t_i$ per prompt",
+           title=f"{len(res['share_per_prompt'][0]):,} prompts per run", ylim=(0, None))
+    ax.legend(loc="lower right", fontsize=9)      # below the boxes: a reader of code-blind attention looks there
+    ax = axes[0, 1]
+    qk = np.abs(np.array(res["qk"]))
+    im = ax.imshow(qk, cmap="viridis", aspect="equal")
+    for x, style in ((d - 0.5, ":"), (d + d_e - 0.5, "--")):
+        ax.axvline(x, color="w", ls=style, lw=1)
+        ax.axhline(x, color="w", ls=style, lw=1)
+    edges = [0, d, d + d_e, d + 2 * d_e]
+    ax.set(xticks=[(a + b) / 2 - 0.5 for a, b in zip(edges, edges[1:])], xticklabels=[r"$x_j$", r"$\omega_j$",
+           r"$\omega_{t_j}$"], yticks=[(a + b) / 2 - 0.5 for a, b in zip(edges, edges[1:])],
+           yticklabels=[r"$x_i$", r"$\omega_i$", r"$\omega_{t_i}$"], xlabel="key features", ylabel="query features",
+           title=r"run 1: $|W_Q^\top W_K|$")
+    ax.grid(False)
+    fig.colorbar(im, ax=ax, shrink=0.8)
     return fig

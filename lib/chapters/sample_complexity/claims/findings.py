@@ -3,30 +3,34 @@
 stored points or the authors' reference means; page-side, no computation imports this module.
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
-    >>> from lib.chapters.sample_complexity import page; table = page.summarize(P, records)
-    >>> findings(P, table, page.claims(P, records)), spread_note(P, table)[:39]   # no unsettled row to explain
+    >>> from lib.chapters.sample_complexity.claims import claims; from lib.chapters.sample_complexity.results import summarize
+    >>> table = summarize(P, records); findings(P, table, claims(P, records)), spread_note(P, table)[:39]   # none to explain
     ('', "Each model's spread over task draws, as")
 """
 from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.sample_complexity import authors, page, wide
+from lib.chapters.sample_complexity.claims import figure1
+from lib.chapters.sample_complexity.claims.figure1 import GAP_FROM
+from lib.chapters.sample_complexity.results import LABELS, MODELS, SLOPE_FROM, authors, per_draw, wide
+from lib.chapters.sample_complexity.results.authors import PAPER_FFN_TASK_TEST_N12
 from lib.core.claims import unsettled
 from lib.core.rules import number
+from lib.science.stats import loglog_slope
 
-SHORT, LABELS = authors.SHORT, page.LABELS
+SHORT = authors.SHORT
 
 
 def _draws(table: dict, panel: str, model: str, N: int) -> str:
-    return " / ".join(f"{x:,.0f}" for x in page.per_draw(table, panel, model, N))
+    return " / ".join(f"{x:,.0f}" for x in per_draw(table, panel, model, N))
 
 
 def gap_finding(P: dict, table: dict, rows: dict) -> str:
     """Where the panel (b) gap fails: per task draw, the FFN's mean against the other two at each tested N where its
-    rule (page.RULE_FFN_GAP) does not hold."""
-    M, B, grid, ref, _ = page._data(table, P, "b", page._gap_grid)
-    cell = {n: page.RULE_FFN_GAP.cell(np.log(B["ffn"][n] / np.maximum(B["rnn"][n], B["transformer"][n]))) for n in grid}
+    rule (figure1.RULE_FFN_GAP) does not hold."""
+    M, B, grid, ref, _ = figure1._data(table, P, "b", figure1._gap_grid)
+    cell = {n: figure1.RULE_FFN_GAP.cell(np.log(B["ffn"][n] / np.maximum(B["rnn"][n], B["transformer"][n]))) for n in grid}
     share = {n: c[1] for n, c in cell.items()}
     weak, held = [n for n in grid if not cell[n][0]], [n for n in grid if cell[n][0]]
     step = P["batch_size"] * P["check_every_b"]
@@ -55,7 +59,7 @@ def means_finding(P: dict, table: dict) -> str:
              f"{_draws(table, r['panel'], r['model'], r['N'])}) against {r['authors']:,.0f}, ratio {r['ratio']:.2f}, "
              f"$z$ {r['z']:+.1f}" + (" (seeds only: one task draw)" if r["draws"] == 1 else "") for r in beyond]
     text = (f"`paper-means`: {len(beyond)} of {len(every)} means lie beyond $|z| = {number(authors.BEYOND)}$, where a "
-            f"faithful rerun has at most {number(authors.RULE_MEANS.bound)} in 95% of simulated reruns: "
+            f"faithful rerun has at most {number(figure1.RULE_MEANS.bound)} in 95% of simulated reruns: "
             + "; ".join(parts) + ".")
     if cen:
         text += " Means that count censored runs (lower bounds): " + ", ".join(
@@ -121,25 +125,25 @@ def spread_note(P: dict, table: dict, largest: int = 3) -> str:
 def calibration_note() -> str:
     """The claim check's paragraph on which numbers in the rules are this book's calibration, with the authors' values
     beside them, and which figure readings are not tested, every number computed from the authors' means and
-    every threshold read from page.py's rule objects (RULE_*), so the words move with the rules."""
-    a, b = page.paper_means("a"), page.paper_means("b")
+    every threshold read from the rule objects of claims/figure1.py (RULE_*), so the words move with the rules."""
+    a, b = authors.paper_means("a"), authors.paper_means("b")
     n = max(a["ffn"])
-    slope = page.loglog_slope([k for k in sorted(a["ffn"]) if k >= page.SLOPE_FROM["a"]],
-                              [a["ffn"][k] for k in sorted(a["ffn"]) if k >= page.SLOPE_FROM["a"]])
+    slope = loglog_slope([k for k in sorted(a["ffn"]) if k >= SLOPE_FROM["a"]],
+                         [a["ffn"][k] for k in sorted(a["ffn"]) if k >= SLOPE_FROM["a"]])
     first_b = min(b["ffn"])
-    level = page.RULE_TR_FEWEST.rule.level
+    level = figure1.RULE_TR_FEWEST.rule.level
     return (f"The numbers in the rules are this book's calibration, not the paper's: the factor "
-            f"{number(page.RULE_GAP_LARGEST.rule.bar)} of `1-gap-largest-N` (the authors' code gives "
+            f"{number(figure1.RULE_GAP_LARGEST.rule.bar)} of `1-gap-largest-N` (the authors' code gives "
             f"{a['ffn'][n] / a['transformer'][n]:.1f} and {a['rnn'][n] / a['transformer'][n]:.1f} at $N = {n}$), the slope "
-            f"{number(page.RULE_FFN_SUPERLINEAR.bar)} of `2-ffn-superlinear` ({slope:.1f}), the "
-            f"{number(page.RULE_PROTOCOL.parts[0].bar)} of `test-protocol` ({page.PAPER_FFN_TASK_TEST_N12 / a['ffn'][n]:.1f} and "
-            f"about 1.0), the at most {number(page.RULE_MEANS.bound)} of 33 means beyond $|z| = {number(page.BEYOND)}$ of "
+            f"{number(figure1.RULE_FFN_SUPERLINEAR.bar)} of `2-ffn-superlinear` ({slope:.1f}), the "
+            f"{number(figure1.RULE_PROTOCOL.parts[0].bar)} of `test-protocol` ({PAPER_FFN_TASK_TEST_N12 / a['ffn'][n]:.1f} and "
+            f"about 1.0), the at most {number(figure1.RULE_MEANS.bound)} of 33 means beyond $|z| = {number(authors.BEYOND)}$ of "
             f"`paper-means` (from simulated faithful reruns), and the {level:.0%} level. Figure readings "
             "that the authors' own code reproduces only within its seeds and draws are not tested: the FFN at "
             f"{b['ffn'][first_b] / max(b['rnn'][first_b], b['transformer'][first_b]):.1f}× the others at $N = {first_b}$ "
-            f"(where its count passes theirs and the order depends on the draw: `4-ffn-gap` starts at $N = {page.GAP_FROM}$ and "
+            f"(where its count passes theirs and the order depends on the draw: `4-ffn-gap` starts at $N = {GAP_FROM}$ and "
             f"shows $N = {first_b}$ per draw), the crossing of FFN and RNN at $N = 10$ where their means differ by "
-            f"{abs(a['ffn'][10] / a['rnn'][10] - 1):.0%}, and every model at {max(a[m][2] for m in page.MODELS):,.0f} "
+            f"{abs(a['ffn'][10] / a['rnn'][10] - 1):.0%}, and every model at {max(a[m][2] for m in MODELS):,.0f} "
             "samples or fewer at $N = 2$.")
 
 

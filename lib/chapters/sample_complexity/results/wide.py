@@ -11,34 +11,25 @@ proportional to the mean), N >= 4 as in Figure 1's slope claims, task draw 0 (th
 - linear: n = a + b N (a count proportional to N, like the FFN's lower bound).
 
 With two parameters each, Akaike's criterion reduces to the residual sums of squares: dAIC = k ln(RSS_1 / RSS_2) for
-k lengths. Its uncertainty is a bootstrap over the seeds of each N (2,000 replicates). Page-side: no computation
-imports this module.
+k lengths. Its uncertainty is a bootstrap over the seeds of each N (2,000 replicates). The claim `1-tr-logN` that
+holds the comparison to a rule is claims/wide.py's. No computation imports this module.
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
-    >>> from lib.chapters.sample_complexity.page import summarize
+    >>> from lib.chapters.sample_complexity.results import summarize
     >>> w = series(summarize(P, records), P, "task"); w["N"], sorted(fit_laws(w["N"], w["runs"].mean(1)))
     ([4, 6, 8, 10, 12, 16, 32, 64, 128], ['linear', 'log', 'power'])
 """
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
-from lib.chapters.sample_complexity.bootstrap import LEVEL, N_BOOT
-from lib.chapters.sample_complexity.scale import protocol_scale
-from lib.core.claims import Verdict
-from lib.core.rules import Replicates
+from lib.chapters.sample_complexity.results.bootstrap import LEVEL, N_BOOT
 from lib.science.seeds import seed_of
 
 FROM_N = 4                  # as Figure 1's slope claims: N = 2 is cheap for every model
 LAWS = ("log", "power", "linear")
 LAW_TEXT = {"log": "$a + b\\ln N$", "power": "$cN^p$", "linear": "$a + bN$"}
 SAME_GAIN = 1.5             # doubling_note: gains per doubling within this ratio read "about the same"
-MIN_DECADES = 1.5           # a law comparison needs N over at least this many decades (the paper profile: 1.5)
-# 1-tr-logN's rule: the log law fits best of the three (its ΔAIC lead over the better other law at least 0; a tie goes
-# to the log law) in at least LEVEL of the replicates
-RULE_LOGN = Replicates("the log law's ΔAIC lead over the better of the power and the linear law", bar=0.0, level=LEVEL)
 
 
 def series(table: dict, P: dict, test: str = "task", model: str = "transformer") -> dict | None:
@@ -152,28 +143,3 @@ def doubling_note(table: dict, P: dict, test: str = "task") -> str:
            "more samples with each doubling, as a power of $N$ does" if trend > 0 else
            "fewer samples with each doubling: slower than a logarithm of $N$")
     return f"Beyond Figure 1 each doubling of $N$ adds {how} to the Transformer's mean ({steps})."
-
-
-def logn_verdict(table: dict, P: dict) -> Verdict | None:
-    """Claim 1-tr-logN: on the task's own test set, the log law fits the Transformer's wide sweep better than the power
-    law and the linear law in at least LEVEL of the bootstrap replicates. Below MIN_DECADES of N the row says the
-    scale it needs."""
-    w = series(table, P, "task")
-    if w is None or len(w["N"]) < 4:
-        return None
-    c = compare(w, (P["seed"], "task"))
-    a, b = c["fits"]["log"]["params"]
-    p = c["fits"]["power"]["params"][1]
-    decades = float(np.log10(max(w["N"]) / min(w["N"])))
-    cens = ", ".join(f"N={n} ({k})" for n, k in zip(w["N"], w["censored"]) if k)
-    scale = "; ".join(x for x in (
-        "" if decades >= MIN_DECADES else f"$N$ over {MIN_DECADES} decades or more (the paper profile: $N$ = 4..128; "
-        f"this run: {min(w['N'])}..{max(w['N'])}, {decades:.1f}), where a logarithm and a power of $N$ part",
-        protocol_scale(P)) if x)
-    measured = (f"log law best in {c['log_best']:.1%} of replicates; ΔAIC against the power law "
-                f"{c['d_aic']['power']:+.1f} (5% bound {c['d_aic_lower']['power']:+.1f}), against the linear law "
-                f"{c['d_aic']['linear']:+.1f} (bound {c['d_aic_lower']['linear']:+.1f}); fits: n = {a:,.0f} + "
-                f"{b:,.0f} ln N, power p = {p:.2f}")
-    v = RULE_LOGN.decide(c["lead_reps"], measured, paper="no experiment in the paper (Figure 1 spans $N$ = 4..12)",
-                         where=f"N={w['N']}", scale=scale)
-    return dataclasses.replace(v, passed=v.passed and not cens, censored=cens)

@@ -11,11 +11,10 @@ import math
 
 import numpy as np
 
-MODELS = ("transformer", "rnn", "ffn")
-LABELS = {"transformer": "Transformer", "rnn": "RNN (biGRU)", "ffn": "FFN"}
-FIRST_N_B = 25         # the paper's panel (b) starts at N = 25
+from lib.chapters.sample_complexity.results import MODELS
+from lib.chapters.sample_complexity.results.authors import PAPER_GRU
 
-PAPER_GRU = 500        # the authors' GRU units per direction
+FIRST_N_B = 25         # the paper's panel (b) starts at N = 25
 
 
 def gru_scale(P, M, grid):

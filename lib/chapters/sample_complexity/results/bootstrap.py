@@ -8,7 +8,7 @@ ratio is held against the replicates' lower (or upper) LEVEL bound. A model trai
 over its seeds only; the page says which models have several draws.
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
-    >>> from lib.chapters.sample_complexity.page import summarize; table = summarize(P, records)
+    >>> from lib.chapters.sample_complexity.results import summarize; table = summarize(P, records)
     >>> B = boot(table, P, "a", "authors"); round(lower(B["ffn"][6] / B["transformer"][6]), 2)   # the ratio's 5% bound
     1.68
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.sample_complexity.scale import MODELS
+from lib.chapters.sample_complexity.results import MODELS
 from lib.science.seeds import seed_of
 
 N_BOOT = 2000
