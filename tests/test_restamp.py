@@ -74,6 +74,21 @@ def test_signatures_see_through_moved_code_but_not_through_a_changed_callee():
     assert restamp.signatures({"lib.c.compute": OLD}, {("lib.c.compute", "nowhere")}) == {("lib.c.compute", "nowhere"): None}
 
 
+def test_a_lazy_import_that_moves_to_the_top_of_its_module_keeps_the_signature():
+    """Issue 40: an import made lazy to break a circle (`from lib.c.compute import helper` inside a run function)
+    resolves like a module-level one, so the run function moved to an experiments module that imports `helper` at its
+    top from where it now lives (and never imports compute) keeps its signature; a change behind the import shows."""
+    arm = 'def run_arm(spec, device):\n    from lib.c.compute import helper\n    return helper(spec)\n'
+    old_root, root = ("lib.c.arm", "run_arm"), ("lib.c.experiments.arm", "run_arm")
+    before = restamp.signatures({"lib.c.compute": OLD, "lib.c.arm": arm}, {old_root})[old_root]
+    helper = 'import math\n\nWIDTH = {"a": 1}\n\n\ndef helper(x):\n    return math.sqrt(x) * WIDTH["a"]\n'
+    moved = "from lib.c.experiments.fit import helper\n\n\ndef run_arm(spec, device):\n    return helper(spec)\n"
+    texts = {"lib.c.experiments.arm": moved, "lib.c.experiments.fit": helper}
+    assert restamp.signatures(texts, {root})[root] == before
+    texts["lib.c.experiments.fit"] = helper.replace('"a": 1', '"a": 2')
+    assert restamp.signatures(texts, {root})[root] != before
+
+
 def test_only_definitions_that_compute_change_count_and_docstrings_do_not():
     """Parsed code: a docstring or comment edit changes no definition; an edit to a listing function changes it."""
     same = OLD.replace('"""Runs."""', '"""Runs, documented better."""').replace("return [1]", "return [1]  # why")

@@ -27,6 +27,7 @@ code committed now, get today's parsed-code hash.
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import importlib
 import subprocess
@@ -165,6 +166,20 @@ def _target(parsed: dict, mod: str, name: str) -> tuple[str, str | None] | None:
     return None
 
 
+def _lazy(node, modules: set[str]) -> tuple[ast.AST, dict]:
+    """A definition less the lib imports inside its body, and the names they bind, linked as `_parse` links a module's:
+    an import made lazy to break an import circle resolves as it will at the top of its module, once the circle is gone."""
+    lazy = {}
+
+    class Strip(ast.NodeTransformer):
+        def visit_ImportFrom(self, n):
+            if not (n.module and n.module.split(".")[0] == "lib"):
+                return n
+            lazy.update({a.asname or a.name: (f"{n.module}.{a.name}", None) if f"{n.module}.{a.name}" in modules
+                         else (n.module, a.name) for a in n.names})
+    return Strip().visit(copy.deepcopy(node)), lazy
+
+
 def signatures(texts: dict[str, str], roots: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """What each root definition computes, wherever its code lives: the sha256 of its parsed code (docstrings
     aside), its module's top-level statements, and, for every lib name it uses, that name's own signature, resolved
@@ -186,14 +201,16 @@ def signatures(texts: dict[str, str], roots: set[tuple[str, str]]) -> dict[tuple
         if name is None:                                         # a module used whole
             text = "module:" + ";".join(sig((mod, d), stack) for d in sorted(defs))
             return memo.setdefault(key, hashlib.sha256(text.encode()).hexdigest())
-        node, refs = defs[name], {}
+        (node, lazy), refs = _lazy(defs[name], set(texts)), {}
+        local = {**links, **lazy}                        # a lazy import binds its names inside its definition
         bases = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-                 and links.get(n.value.id, ("", ""))[1] is None and n.value.id in links}
+                 and local.get(n.value.id, ("", ""))[1] is None and n.value.id in local}
         for n in ast.walk(node):
             if isinstance(n, ast.Attribute) and id(n.value) in bases:
-                label, target = f"{n.value.id}.{n.attr}", _target(parsed, links[n.value.id][0], n.attr)
+                label, target = f"{n.value.id}.{n.attr}", _target(parsed, local[n.value.id][0], n.attr)
             elif isinstance(n, ast.Name) and id(n) not in bases:
-                label, target = n.id, _target(parsed, mod, n.id)
+                m, x = lazy.get(n.id, (mod, n.id))
+                label, target = n.id, (m, None) if x is None and m in parsed else _target(parsed, m, x)
             else:
                 continue
             if target is not None and target != key:
