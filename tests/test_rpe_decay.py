@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 import torch
 
-from lib.chapters.rpe_decay import apph, claims, exact, page, train
+from lib.chapters.rpe_decay import claims, page
 from lib.chapters.rpe_decay import compute as rd
 from lib.chapters.rpe_decay.claims import apph as apph_claims
 from lib.chapters.rpe_decay.claims import fits as fit_claims
 from lib.chapters.rpe_decay.claims import training as train_claims
-from lib.chapters.rpe_decay.compute import Kernel
+from lib.chapters.rpe_decay.experiments import apph, exact, fit, train
+from lib.chapters.rpe_decay.experiments.fit import Kernel
 from lib.chapters.rpe_decay.results import apph as apph_results
 from lib.chapters.rpe_decay.results import fits as fit_results
 from lib.chapters.rpe_decay.results import guaranteed_rate, heads_needed
@@ -94,10 +95,10 @@ def test_head_allocation_optimum():
 
 # ------------------------------------------------------------------------------------------------ fitter
 def test_grid_is_exact_for_short_windows_and_sums_long_ones():
-    s, w = rd.grid(100)
+    s, w = fit.grid(100)
     assert s.tolist() == list(range(1, 100)) and (w == 1).all()
-    s, w = rd.grid(1e12)
-    assert s[0] == 1 and abs(s[-1] - (1e12 - 1)) < 1e-3 * 1e12 and len(s) == rd.N_EXACT + rd.N_GEO
+    s, w = fit.grid(1e12)
+    assert s[0] == 1 and abs(s[-1] - (1e12 - 1)) < 1e-3 * 1e12 and len(s) == fit.N_EXACT + fit.N_GEO
     approx = np.sum(w * (s + 1.0) ** -2)
     exact = math.pi ** 2 / 6 - 1 - 1e-12              # sum_{s=1}^{S-1} (s+1)^-2, up to 1e-12
     assert abs(approx - exact) / exact < 1e-3
@@ -106,11 +107,11 @@ def test_grid_is_exact_for_short_windows_and_sums_long_ones():
 def test_kernels_are_normalised_and_extent():
     for k, S in ((Kernel("power", beta=1.5), 1e6), (Kernel("exp", tau=10.0), 1e12),
                  (Kernel("bump", T=16, w=4.0), 96), (Kernel("delta", T=3), 24)):
-        s, w, rho = rd.target(k, S)
+        s, w, rho = fit.target(k, S)
         assert abs(np.sum(w * np.abs(rho)) - 1) < 1e-12
-    s, w, rho = rd.target(Kernel("exp", tau=10.0), 1e12)
-    assert 150 < rd.extent(s, w, rho) < 400
-    assert rd.extent(*rd.target(Kernel("delta", T=3), 24)) == 4      # the first s with no mass at or beyond it
+    s, w, rho = fit.target(Kernel("exp", tau=10.0), 1e12)
+    assert 150 < fit.extent(s, w, rho) < 400
+    assert fit.extent(*fit.target(Kernel("delta", T=3), 24)) == 4      # the first s with no mass at or beyond it
 
 
 @pytest.mark.parametrize("family,p,alpha", [("lin", [0.05, 0.4, 1.5], [1.0, -0.5, 2.0]),
@@ -118,22 +119,22 @@ def test_kernels_are_normalised_and_extent():
                                             ("log", [0.3, 0.5, 2.0], [1.0, -0.6, 0.5])])   # p <= 1: eq. (4) on a window
 def test_fitter_recovers_a_sum_of_H_heads_exactly(family, p, alpha):
     S = 200.0
-    s, w = rd.grid(S)
+    s, w = fit.grid(S)
     rho = exact.fitted_kernel(family, p, alpha, s)
     rho = rho / np.sum(w * np.abs(rho))
-    f = rd.fit_kernel(rho, s, w, family, 3, S, restarts=3, rounds=2, seed=0)
+    f = fit.fit_kernel(rho, s, w, family, 3, S, restarts=3, rounds=2, seed=0)
     assert f["l1"] < 1e-8 and f["l2"] < 1e-8
     np.testing.assert_allclose(np.sort(f["p"]), np.sort(p), rtol=1e-5)
     # fewer heads cannot do it
-    assert rd.fit_kernel(rho, s, w, family, 1, S, restarts=2, rounds=1, seed=0)["l1"] > 1e-3
+    assert fit.fit_kernel(rho, s, w, family, 1, S, restarts=2, rounds=1, seed=0)["l1"] > 1e-3
 
 
 def test_fit_is_deterministic_and_matches_its_parameters():
     P = params_mod.resolve("rpe_decay", "quick")
     spec = rd.fit_spec(P, Kernel("delta", T=2), "log", 24.0, [1, 2])
-    a, b = rd.run_fit(spec, "cpu"), rd.run_fit(spec, "cpu")
+    a, b = fit.run_fit(spec, "cpu"), fit.run_fit(spec, "cpu")
     assert a["l1"] == b["l1"] and all(np.array_equal(x, y) for x, y in zip(a["p"], b["p"]))
-    s, w, rho = rd.target(spec.kernel, spec.S)
+    s, w, rho = fit.target(spec.kernel, spec.S)
     for i in range(2):
         k = exact.fitted_kernel("log", a["p"][i], a["alpha"][i], s)
         assert math.isclose(np.sum(w * np.abs(k - rho)), a["l1"][i], rel_tol=1e-9, abs_tol=1e-15)
@@ -155,7 +156,7 @@ def test_heads_needed():
 
 # ----------------------------------------------------------------------------------------------- training
 def test_model_kernel_is_the_softmax_heads_and_causal_conv_is_the_sum():
-    runs = [(f, H) for f in rd.FAMILIES for H in (1, 3)]
+    runs = [(f, H) for f in train.FAMILIES for H in (1, 3)]
     scale = 0.01 / 0.003
     params = train.init_params(runs, 32, scale, torch.Generator().manual_seed(0), "cpu")
     params = {k: v.double() for k, v in params.items()}
@@ -179,7 +180,7 @@ def test_train_error_is_var_x_times_kernel_error():
     P = params_mod.resolve("rpe_decay", "quick", {"train_S": [32], "train_H": [1, 2], "train_seeds": 1,
                                                    "train_steps": 40, "train_batch": 8, "train_n_test": 400,
                                                    "train_checks": 2})
-    out = rd.run_train(rd.train_spec(P, Kernel("exp", tau=10.0), 32), "cpu")
+    out = train.run_train(rd.train_spec(P, Kernel("exp", tau=10.0), 32), "cpu")
     assert len(out["runs"]) == 4 and np.all(np.isfinite(out["mse_exact"]))
     rel = np.abs(np.array(out["test_mse"]) - out["mse_exact"]) / out["mse_exact"]
     assert rel.max() < 0.15      # 400 x 32 test positions
@@ -259,17 +260,18 @@ def test_fits_do_not_depend_on_what_ran_before_in_the_process():
     """Two fits in two fresh processes, in one order and in the other, give the same bits. scipy 1.17's MINPACK,
     which the fitter used before, failed this in 5 of 5 tries (its optima changed with what had run before)."""
     code = ("import json, sys; from lib.chapters.rpe_decay import compute as rd; "
+            "from lib.chapters.rpe_decay.experiments import fit; "
             "P = {'H_grid': [1, 2, 4, 8, 16], 'restarts': 3, 'irls_rounds': 4, 'max_nfev': 50, 'seed': 0}; "
-            "specs = [rd.fit_spec(P, rd.Kernel('delta', T=T), 'log', 64.0) for T in json.loads(sys.argv[1])]; "
-            "print(json.dumps([rd.run_fit(s, 'cpu')['l1'] for s in specs]))")
+            "specs = [rd.fit_spec(P, fit.Kernel('delta', T=T), 'log', 64.0) for T in json.loads(sys.argv[1])]; "
+            "print(json.dumps([fit.run_fit(s, 'cpu')['l1'] for s in specs]))")
     fits = lambda Ts: json.loads(subprocess.run([sys.executable, "-c", code, json.dumps(Ts)], capture_output=True,
                                                 text=True, cwd=ROOT, check=True).stdout)
     assert fits([2, 8]) == fits([8, 2])[::-1]
 
 
 def test_more_heads_than_taps():
-    s, w, rho = rd.target(Kernel("delta", T=1), 6)
-    f = rd.fit_kernel(rho, s, w, "lin", 8, 6.0, restarts=1, rounds=1)
+    s, w, rho = fit.target(Kernel("delta", T=1), 6)
+    f = fit.fit_kernel(rho, s, w, "lin", 8, 6.0, restarts=1, rounds=1)
     assert np.isfinite(f["l1"]) and f["l1"] < 1e-6
 
 
@@ -286,10 +288,10 @@ def test_a_fit_that_grows_with_H_is_refitted_with_more_starts(monkeypatch):
         l2 = {4: 0.3 if restarts < 16 else 0.35}.get(H, l1)              # ... and its best l2 is the first attempt's
         return {"l1": l1, "l2": l2, "p": [1.0] * H, "alpha": [0.0] * H, "nfev": 1}
 
-    monkeypatch.setattr(rd, "fit_kernel", fake)
+    monkeypatch.setattr(fit, "fit_kernel", fake)
     spec = rd.fit_spec({"restarts": 4, "irls_rounds": 1, "max_nfev": 10, "seed": 0}, Kernel("delta", T=2), "lin", 64.0,
                        [1, 2, 4])
-    out = rd.run_fit(spec, "cpu")
+    out = fit.run_fit(spec, "cpu")
     assert calls == [(1, 4), (2, 4), (4, 4), (4, 16)]
     assert out["l1"] == [0.5, 0.1, 0.05] and out["restarts"] == [4, 4, 20] and out["nfev"] == [1, 1, 2]
     assert geometric == [True, True, True, False] and out["l2"] == [0.5, 0.1, 0.3]
@@ -300,16 +302,16 @@ def test_the_delta_the_paper_grid_flagged_does_not_grow_with_H():
     profile, before the refits); now the errors are non-increasing above the float64 floor, refits or not."""
     spec = rd.fit_spec({"restarts": 4, "irls_rounds": 4, "max_nfev": 50, "seed": 0}, Kernel("delta", T=3), "lin", 64.0,
                        [1, 2, 4, 8])
-    e = rd.run_fit(spec, "cpu")["l1"]
-    assert all(rd.grows_with_H(min(e[:i]), e[i]) <= rd.GROWTH for i in range(1, len(e))), e
+    e = fit.run_fit(spec, "cpu")["l1"]
+    assert all(fit.grows_with_H(min(e[:i]), e[i]) <= fit.GROWTH for i in range(1, len(e))), e
 
 
 def test_gap_summary_names_the_run_furthest_from_its_floor():
     k = Kernel("power", beta=1.2)
-    name = rd.kernel_name(k)
-    fit = lambda p, alpha: {"result": {"H": [2], "l1": [0.1], "l2": [0.003], "p": [p], "alpha": [alpha]}}
-    results = {"fit": {(name, "log", 64.0, (2,)): fit([1.3, 1.4], [1.2, -1.0]),
-                       (name, "lin", 64.0, (2,)): fit([0.05, 0.5], [0.1, 0.2])},
+    name = fit.kernel_name(k)
+    fitted = lambda p, alpha: {"result": {"H": [2], "l1": [0.1], "l2": [0.003], "p": [p], "alpha": [alpha]}}
+    results = {"fit": {(name, "log", 64.0, (2,)): fitted([1.3, 1.4], [1.2, -1.0]),
+                       (name, "lin", 64.0, (2,)): fitted([0.05, 0.5], [0.1, 0.2])},
                "train": {(name, 64): {"spec": {"kernel": dataclasses.asdict(k), "H": [2]},   # as the store keeps it
                                       "result": {"runs": [["lin", 2, 0], ["log", 2, 0]], "mse_exact": [4e-6, 3e-4],
                                                  "test_mse": [4e-6, 3e-4], "l1": [0.1, 0.2],
@@ -325,9 +327,9 @@ def _fits(P, kernels, errs_by_H):
     """Fake fit results: every kernel, both families, the given {H: l1} (l2 = l1)."""
     out = {}
     for k in kernels:
-        for f in rd.FAMILIES:
+        for f in train.FAMILIES:
             Hs = sorted(errs_by_H[f])
-            out[(rd.kernel_name(k), f, rd.window_of(P, k), tuple(Hs))] = {"result": {
+            out[(fit.kernel_name(k), f, rd.window_of(P, k), tuple(Hs))] = {"result": {
                 "H": Hs, "l1": [errs_by_H[f][H] for H in Hs], "l2": [errs_by_H[f][H] for H in Hs],
                 "p": [[1.0]] * len(Hs), "alpha": [[1.0]] * len(Hs)}}
     return {"fit": out, "train": {}}
@@ -370,7 +372,7 @@ def _train_rows(mse_of, opt=1e-12, S=256, seeds=3, Hs=(8,)):
     """Fake Part C rows: one power law, both families, mse_of(family, H, seed), one optimum for all."""
     power = Kernel("power", beta=1.2)
     return [{"kernel": "power beta=1.2", "k": power, "S": S, "family": f, "H": H, "seed": s, "mse": mse_of(f, H, s),
-             "opt": opt} for f in rd.FAMILIES for H in Hs for s in range(seeds)]
+             "opt": opt} for f in train.FAMILIES for H in Hs for s in range(seeds)]
 
 
 def test_training_floor_is_measured_from_the_precision_limited_lin_runs():
@@ -429,8 +431,8 @@ def test_apph_kernels_and_the_rho0_convention():
 def test_one_log_head_is_t_to_the_minus_half():
     """Experiment 4a's kernel is one log head at p = 0.5 (p <= 1 was outside the old class p > 1, whose best
     single head missed it by an l1 error of 0.77)."""
-    s, w, rho = rd.target(Kernel("spow", beta=0.5), 1000)
-    f = rd.fit_kernel(rho, s, w, "log", 1, 1000, restarts=2, rounds=1, seed=0)
+    s, w, rho = fit.target(Kernel("spow", beta=0.5), 1000)
+    f = fit.fit_kernel(rho, s, w, "log", 1, 1000, restarts=2, rounds=1, seed=0)
     assert f["l1"] < 1e-8 and abs(f["p"][0] - 0.5) < 1e-6
 
 
@@ -450,7 +452,7 @@ def _apph_results(mse: dict, S=1000, Hs=(1, 64), seeds=2):
     """Fake Appendix H results of both arms: mse[(arm, kind, family, H)] (default 1.0), p = 1."""
     k = [dataclasses.asdict(Kernel("spow", beta=0.5)), dataclasses.asdict(Kernel("sexp", beta=5.0))]
     kinds = ("spow", "sexp")
-    runs = [[r, j, f, H] for r in range(seeds) for j in range(2) for f in rd.FAMILIES for H in Hs]
+    runs = [[r, j, f, H] for r in range(seeds) for j in range(2) for f in train.FAMILIES for H in Hs]
     return {"fit": {}, "apph": {c: {"spec": {"kernels": k, "S": S, "H": list(Hs)}, "result": {
         "runs": runs, "p": [[1.0] * H for *_, H in runs],
         "mse_exact": [mse.get((c, kinds[j], f, H), 1.0) for _, j, f, H in runs]}} for c in ("free", "none")}}

@@ -11,8 +11,10 @@ import math
 
 import numpy as np
 
-from lib.chapters.rpe_decay.compute import FAMILIES, Kernel, main_kernels, target, window_of
-from lib.chapters.rpe_decay.exact import fitted_kernel
+from lib.chapters.rpe_decay.compute import main_kernels, window_of
+from lib.chapters.rpe_decay.experiments.exact import fitted_kernel
+from lib.chapters.rpe_decay.experiments.fit import Kernel, target
+from lib.chapters.rpe_decay.experiments.train import FAMILIES
 from lib.chapters.rpe_decay.results import errors, fmt, guaranteed_rate, heads_needed, label
 from lib.chapters.rpe_decay.results.training import train_table
 

@@ -13,7 +13,7 @@ decides each row that does not settle. Page-side: no computation imports it.
 from __future__ import annotations
 
 from lib.chapters.rpe_decay.claims import apph, exact, fits, training
-from lib.chapters.rpe_decay.compute import REFIT
+from lib.chapters.rpe_decay.experiments.fit import REFIT
 from lib.chapters.rpe_decay.results.training import PRECISION_MARGIN
 from lib.core.claims import Row, evaluate, unsettled
 

@@ -1,5 +1,5 @@
 """The rules and measures of rpe_decay's exact checks 1-6 (their rows are in claims/__init__.py), each a statistic of
-the `exact` point (lib.chapters.rpe_decay.exact.checks) decided by its rule object (lib.core.rules,
+the `exact` point (lib.chapters.rpe_decay.experiments.exact.checks) decided by its rule object (lib.core.rules,
 lib.core.interval_rules), which writes the rule's text: Table 1's T5 buckets, Theorem 4.1's head allocation and bound
 factors, Prop. B.1, Prop. 5.2(B) and the folding of heads into a kernel. Page-side: no computation imports it.
 
@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from lib.chapters.rpe_decay.exact import TABLE1
+from lib.chapters.rpe_decay.experiments.exact import TABLE1
 from lib.core.interval_rules import Near
 from lib.core.rules import BOOK, EXACT, PAPER, All, AtMost, Holds, number
 

@@ -13,8 +13,9 @@ import math
 
 import numpy as np
 
-from lib.chapters.rpe_decay import compute
-from lib.chapters.rpe_decay.compute import FAMILIES, Kernel, window_of
+from lib.chapters.rpe_decay.compute import window_of
+from lib.chapters.rpe_decay.experiments.fit import FLOOR, GROWTH, Kernel, grows_with_H
+from lib.chapters.rpe_decay.experiments.train import FAMILIES
 from lib.chapters.rpe_decay.results import errors, fmt
 from lib.chapters.rpe_decay.results.fits import largest_value
 from lib.core.rules import BOOK as CALIBRATED
@@ -42,8 +43,8 @@ RULE_RELATIVE_BUMP = All((AtMost(r"$E_{\rm lin}$", 5e-2, where="at every $T$"),
                                   why=FITS)))
 RULE_SHARP_NEAR = All((AtMost("lin at $H = 4$", 1e-3), AtMost("log at $H = 2$", 1e-3, why=FITS)))
 RULE_SHARP_FAR = AtLeast(r"the best fit of each family found, $H \le 16$,", 0.5, why=FITS)
-RULE_MONOTONE = AtMost(r"error($H$) / min over $H' < H$", compute.GROWTH, where=f"where that min is above "
-                       f"{number(compute.FLOOR)}", why="larger is an optimiser failure: $H$ heads contain every smaller set")
+RULE_MONOTONE = AtMost(r"error($H$) / min over $H' < H$", GROWTH, where=f"where that min is above "
+                       f"{number(FLOOR)}", why="larger is an optimiser failure: $H$ heads contain every smaller set")
 
 
 # ------------------------------------------------------------------------------------------------ measures
@@ -205,7 +206,7 @@ def _monotone(P, results):
         e = np.array(rec["result"]["l1"], float)
         refitted += sum(n > rec["spec"]["restarts"] for n in rec["result"].get("restarts", []))
         for i in range(1, len(e)):
-            ratio = compute.grows_with_H(np.min(e[:i]), e[i])
+            ratio = grows_with_H(np.min(e[:i]), e[i])
             if ratio > worst:
                 worst, where = ratio, f"{name}, {f}, S={S:g}, H={Hs[i]}"
     return RULE_MONOTONE.decide(worst, f"largest ratio {worst:.2f}" + (f" ({where})" if where else "")

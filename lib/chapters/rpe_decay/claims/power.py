@@ -19,7 +19,7 @@ from unittest import mock
 import numpy as np
 
 from lib.chapters.rpe_decay.claims import ROWS, training
-from lib.chapters.rpe_decay.compute import Kernel, kernel_name
+from lib.chapters.rpe_decay.experiments.fit import Kernel, kernel_name
 from lib.chapters.rpe_decay.results.apph import apph_table, arms
 
 MIN_SD = 0.1            # decades: the least spread a simulated group is drawn with

@@ -15,7 +15,8 @@ from fractions import Fraction
 import numpy as np
 
 from lib.chapters.rpe_decay.claims.apph import IDENTICAL
-from lib.chapters.rpe_decay.compute import FAMILIES, Kernel
+from lib.chapters.rpe_decay.experiments.fit import Kernel
+from lib.chapters.rpe_decay.experiments.train import FAMILIES
 from lib.chapters.rpe_decay.results import fmt, label, times
 from lib.chapters.rpe_decay.results.training import (
     PRECISION_MARGIN,

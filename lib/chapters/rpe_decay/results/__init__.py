@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from lib.chapters.rpe_decay.compute import Kernel, kernel_name
+from lib.chapters.rpe_decay.experiments.fit import Kernel, kernel_name
 
 
 # --------------------------------------------------------------------------------------- reading results

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.rpe_decay.compute import Kernel, kernel_name, kernel_values
+from lib.chapters.rpe_decay.experiments.fit import Kernel, kernel_name, kernel_values
 from lib.chapters.rpe_decay.results import errors, fmt, label
 from lib.core.tables import markdown_table
 

@@ -13,8 +13,10 @@ import math
 
 import numpy as np
 
-from lib.chapters.rpe_decay.compute import FAMILIES, Kernel, main_kernels, window_of
-from lib.chapters.rpe_decay.exact import TABLE1
+from lib.chapters.rpe_decay.compute import main_kernels, window_of
+from lib.chapters.rpe_decay.experiments.exact import TABLE1
+from lib.chapters.rpe_decay.experiments.fit import Kernel
+from lib.chapters.rpe_decay.experiments.train import FAMILIES
 from lib.chapters.rpe_decay.results import errors, fmt, guaranteed_rate, heads_needed, label
 from lib.core.tables import markdown_table
 from lib.science.stats import loglog_slope

@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from lib.chapters.rpe_decay import compute
-from lib.chapters.rpe_decay.compute import FAMILIES, Kernel
+from lib.chapters.rpe_decay.experiments.fit import Kernel
+from lib.chapters.rpe_decay.experiments.train import FAMILIES, VAR_X
 from lib.chapters.rpe_decay.results import errors, fmt, label
 from lib.core.tables import markdown_table
 
@@ -29,7 +29,7 @@ def train_table(results: dict) -> list[dict]:
             opt = optima[f].get(H, {})
             rows.append({"kernel": name, "k": k, "S": S, "family": f, "H": H, "seed": seed, "mse": r["mse_exact"][i],
                          "test_mse": r["test_mse"][i], "l1": r["l1"][i], "p": r["p"][i],
-                         "opt": compute.VAR_X * opt["l2"] ** 2 if opt.get("l2") is not None else math.nan,
+                         "opt": VAR_X * opt["l2"] ** 2 if opt.get("l2") is not None else math.nan,
                          "opt_p": opt.get("p"), "opt_alpha": opt.get("alpha")})
     return rows
 

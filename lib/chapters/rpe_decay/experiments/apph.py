@@ -22,9 +22,8 @@ All (kernel, family, H, seed) runs are one batch: the runs of one seed share tha
 and initialisation.
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
-    >>> from lib.chapters.rpe_decay.compute import apph_spec
-    >>> out = results["apph"]["none"]["result"]    # what run_apph(apph_spec(P, "none"), "cpu") stored
-    >>> len(out["mse_exact"]) == len(runs_of(apph_spec(P, "none")))    # one exact MSE per (seed, kernel, family, H)
+    >>> out = results["apph"]["none"]["result"]    # what run_apph(compute.apph_spec(P, "none"), "cpu") stored
+    >>> len(out["mse_exact"]) == len(out["runs"]) == 2 * 2 * len(P["apph_H"]) * P["apph_seeds"]   # one per run
     True
 """
 from __future__ import annotations
@@ -35,14 +34,15 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from lib.chapters.rpe_decay.train import FAMILIES, final_kernel, init_params, model_kernel, two_phases
+from lib.chapters.rpe_decay.experiments.fit import kernel_values
+from lib.chapters.rpe_decay.experiments.train import FAMILIES, final_kernel, init_params, model_kernel, two_phases
 from lib.science.seeds import generator
 
 
 @dataclass(frozen=True)
 class AppHPoint:
     """Every run of experiments 4a/4b: kernels x families x H x seeds, one batch."""
-    kernels: tuple               # the target kernels (compute.Kernel), unnormalised
+    kernels: tuple               # the target kernels (fit.Kernel), unnormalised
     S: int                       # sequence length (the paper: 1000)
     H: tuple[int, ...]           # numbers of heads (the paper: up to 64)
     seeds: int                   # runs per (kernel, family, H)
@@ -67,7 +67,6 @@ CURRENTS = ("free", "none")
 
 def targets(spec: AppHPoint) -> np.ndarray:
     """(K, S) target kernels rho(t), t = 0..S-1: rho(0) where finite, else 0 (see the module)."""
-    from lib.chapters.rpe_decay.compute import kernel_values
     t = np.arange(spec.S, dtype=float)
     out = np.stack([kernel_values(k, t) for k in spec.kernels])
     out[:, 0] = np.where(np.isfinite(out[:, 0]), out[:, 0], 0.0)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from lib.chapters.rpe_decay.experiments.fit import kernel_name, kernel_values
 from lib.science import engine
 from lib.science.seeds import generator
 
@@ -57,7 +58,7 @@ def model_kernel(params: dict, S: int, theta_scale: float) -> torch.Tensor:
     return torch.cat([k[:, :1] + params["w0"], k[:, 1:]], 1)
 
 
-# The fitter's restart-0 start box (compute.theta_box): lin p geometric on [1/S, 2], log p - 1 geometric on [0.05, 8]
+# The fitter's restart-0 start box (fit.theta_box): lin p geometric on [1/S, 2], log p - 1 geometric on [0.05, 8]
 GEO_LIN_HI, GEO_LOG_LO, GEO_LOG_HI = 2.0, 0.05, 8.0
 INITS = ("random", "geometric")
 
@@ -66,7 +67,7 @@ def init_params(runs: list[tuple[str, int]], S: int, theta_scale: float, gen: to
                 init: str = "random", jitter: float = 0.3) -> dict:
     """Runs given as (family, H), each with max H head slots and a mask; values small, w0 = 0. Initial exponents:
     - random: log-uniform, lin p on [1/S, 1] (decay lengths up to the window), log p on [0.05, 5];
-    - geometric: the fitter's first start (`lib.chapters.rpe_decay.compute.fit_kernel`), the H heads geometric over
+    - geometric: the fitter's first start (`lib.chapters.rpe_decay.experiments.fit.fit_kernel`), the H heads geometric over
       its start box (lin p on [1/S, 2], log p - 1 on [0.05, 8]; one head at the middle), with a normal jitter of
       `jitter` on log p (log: on log(p - 1)) so that seeds start apart. Random starts put several heads of a run
       on one side of the optimum, and AdamW then merges them into one exponent (Part C's collapse)."""
@@ -134,7 +135,7 @@ def causal_conv(x: torch.Tensor, k: torch.Tensor, S: int) -> torch.Tensor:
 @dataclass(frozen=True)
 class TrainPoint:
     """All (family, H, seed) training runs of one kernel and context length, as one batch."""
-    kernel: object               # the target memory kernel (compute.Kernel)
+    kernel: object               # the target memory kernel (fit.Kernel)
     S: int                       # context length: the window, and the loss on the last S of 2S positions
     H: tuple[int, ...]           # numbers of heads
     seeds: int                   # runs per (family, H)
@@ -155,7 +156,6 @@ def run_train(spec: TrainPoint, device: str) -> dict:
     """All (family, H, seed) runs of one kernel and context length as one batch: fresh sequences of length 2S, loss
     on the last S positions (a full window). The error of each run is computed exactly from its kernel:
     MSE = Var(x) ||k - rho||_2^2. On the CPU it runs with one torch thread (Point(threads=1)): small FFTs."""
-    from lib.chapters.rpe_decay.compute import kernel_name, kernel_values
     t0 = time.perf_counter()
     S, k = spec.S, spec.kernel
     gen = generator(spec.seed, "train", kernel_name(k), S, device=device)

@@ -1,8 +1,8 @@
 """The RPEs of Wang & E (2024) and the exact checks 1-6 (Table 1 of App. F.1, Thm 4.1, Prop. B.1, Prop. 5.2(B)): the
 T5 bucket function of Table 1, the lin and log biases p * phi(s), softmax heads and the folding identity that turns
 them into the kernels sum_h alpha_h e^{-p_h s} and sum_h alpha_h s^{-p_h}, Thm 4.1's head allocation and the crossover of its
-bound factors, Prop. B.1's rounding inequalities and the LP of Prop. 5.2(B). Computation: compute.py's exact point runs
-`checks`.
+bound factors, Prop. B.1's rounding inequalities and the LP of Prop. 5.2(B). compute.py's exact point (`ExactPoint`, `run_exact`)
+runs `checks`; the claim rows 1-6 that judge them are in claims/exact.py.
 
     >>> checks(seed=0, fold_S=4096)["t5"] == TABLE1     # T5's buckets as the paper's Table 1 lists them
     True
