@@ -8,15 +8,19 @@ and one without it; prints each row's shares of pass / FAIL (/ below scale).
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 
-from lib.chapters.rpe_decay import compute
-from lib.chapters.rpe_decay.claims import power
-from lib.chapters.rpe_decay.results.training import train_table, training_floor
-from lib.core import params
-from lib.core.store import Store
-from lib.core.sweep import collect
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))    # run as a script from anywhere, as the docstring says
+
+from lib.chapters.rpe_decay import compute  # noqa: E402
+from lib.chapters.rpe_decay.claims import power  # noqa: E402
+from lib.chapters.rpe_decay.results.training import train_table, training_floor  # noqa: E402
+from lib.core import params  # noqa: E402
+from lib.core.store import Store  # noqa: E402
+from lib.core.sweep import collect  # noqa: E402
 
 
 def main() -> None:
