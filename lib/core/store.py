@@ -127,10 +127,11 @@ def _read_here(rel: str) -> str | None:
 
 def lib_modules(chapter: str | None = None, read=_read_here) -> list[str]:
     """The lib files a chapter's numbers depend on: lib/chapters/<chapter>/compute.py and, transitively, every lib
-    module it imports, less lib/core (which stores, schedules, checks and draws, but computes no number). The page
-    (page.py: tables, claims, figures) stays out because no computation imports it; if one ever did, it would
-    count, as it should. None: every module of lib. Paths relative to the repository root. `read(path)`: a file's
-    text or None (default: this checkout; lib.core.restamp reads a git revision's)."""
+    module it imports (its experiments/ modules, lib.science), less lib/core (which stores, schedules, checks and
+    draws, but computes no number). The page side (results, claims, figures, page) stays out because no computation
+    imports it; if one ever did, it would count, as it should. None: every module of lib. Paths relative to the
+    repository root. `read(path)`: a file's text or None (default: this checkout; lib.core.restamp reads a git
+    revision's)."""
     if chapter is None:
         return sorted(str(f.relative_to(ROOT)) for f in (ROOT / "lib").rglob("*.py"))
     seen, todo = {}, [f"lib.chapters.{chapter}.compute"]
