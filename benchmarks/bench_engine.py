@@ -17,6 +17,12 @@ threads).
     python benchmarks/bench_engine.py                  # both panels, 5 runs, 100 steps each (~10 min on 2 cores)
     python benchmarks/bench_engine.py --steps 20       # a shorter look
     python benchmarks/bench_engine.py --switches       # the engine's GPU switches against its default (GPU)
+    python benchmarks/bench_engine.py --bf16           # also the engine under bfloat16 autocast (issue 41)
+
+--bf16 also times the engine with its matmuls in bfloat16 (`torch.autocast`: float32 weights, optimiser state and
+loss; what a `precision: bfloat16` parameter would run) and the bfloat16 matmul rate on the same device and threads,
+and prints each model's bfloat16 rate, its speed-up over float32 and its share of the bfloat16 matmul rate. It
+measures only: no stored number is computed this way.
 
 --switches times the engine alone with each TrainConfig switch (a whole test set per evaluation pass, both test
 sets in one pass, padding instead of compaction, torch.compile; on a GPU mode reduce-overhead, i.e. CUDA graphs)
@@ -43,9 +49,9 @@ MODELS = ("transformer", "ffn", "rnn")
 PROTOCOLS = {"a": (6, False, 10), "b": (33, True, 100)}    # panel: N, simple-1STR, check_every
 
 
-def matmul_gflops(device: str = "cpu", seconds: float = 2.0) -> float:
-    """float32 2048^3 matmuls per second on `device`, as GFLOP/s (on a GPU: queued, then synchronised)."""
-    a, b = torch.randn(2048, 2048, device=device), torch.randn(2048, 2048, device=device)
+def matmul_gflops(device: str = "cpu", seconds: float = 2.0, dtype=torch.float32) -> float:
+    """2048^3 matmuls (float32, or `dtype`) per second on `device`, as GFLOP/s (on a GPU: queued, then synchronised)."""
+    a, b = (torch.randn(2048, 2048, device=device).to(dtype) for _ in range(2))
     torch.mm(a, b)
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     sync()
@@ -79,12 +85,13 @@ def per_run_loop(name, task, R, steps, cfg, tests, device):
                         _ = total / tz.shape[1]
 
 
-def engine_runs(name, task, R, steps, cfg, tests, device, **switches):
+def engine_runs(name, task, R, steps, cfg, tests, device, bf16: bool = False, **switches):
     model = models.build(name, task.N, task.D, task.d)
     gen = torch.Generator(device=device).manual_seed(0)
     run_cfg = engine.TrainConfig(**{**cfg.__dict__, "max_samples": steps * cfg.batch_size, **switches})
-    engine.train_to_threshold(model.forward, model.init(R, gen, device), task.sample, tests,
-                              [-math.inf] * len(tests), run_cfg, gen)
+    with torch.autocast(device, dtype=torch.bfloat16, enabled=bf16):      # matmuls in bfloat16, weights float32
+        engine.train_to_threshold(model.forward, model.init(R, gen, device), task.sample, tests,
+                                  [-math.inf] * len(tests), run_cfg, gen)
 
 
 def timed(fn, device):
@@ -140,6 +147,8 @@ def main():
     ap.add_argument("--n-test", type=int, default=5000, help="test prompts per test set (default 5,000)")
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of " + ",".join(MODELS))
     ap.add_argument("--switches", action="store_true", help="the engine's GPU switches against its default")
+    ap.add_argument("--bf16", action="store_true", help="also the engine under bfloat16 autocast, and the bfloat16 "
+                    "matmul rate")
     args = ap.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     R, n_test, steps = args.runs, args.n_test, args.steps
@@ -148,10 +157,13 @@ def main():
         return
     names = [m for m in args.models.split(",") if m]
     mm = matmul_gflops(device)
-    print(f"device: {device}, {torch.get_num_threads()} threads; float32 matmul 2048^3: {mm:.0f} GFLOP/s; {R} runs x "
-          f"{steps} steps of 64 prompts (panel (b): at least 100), {n_test:,} test prompts per set")
+    mm16 = matmul_gflops(device, dtype=torch.bfloat16) if args.bf16 else None
+    print(f"device: {device}, {torch.get_num_threads()} threads; float32 matmul 2048^3: {mm:.0f} GFLOP/s"
+          + (f"; bfloat16: {mm16:.0f} GFLOP/s ({mm16 / mm:.1f}x)" if mm16 else "")
+          + f"; {R} runs x {steps} steps of 64 prompts (panel (b): at least 100), {n_test:,} test prompts per set")
     head = f"{'panel':<6}{'model':<13}{'authors samples/s':>18}{'engine samples/s':>18}{'ratio':>7}" \
-           f"{'authors GFLOP/s':>17}{'engine GFLOP/s':>16}{'of matmul':>17}"
+           f"{'authors GFLOP/s':>17}{'engine GFLOP/s':>16}{'of matmul':>17}" \
+           + (f"{'bf16 samples/s':>16}{'vs f32':>8}{'bf16 GFLOP/s':>14}{'of bf16 mm':>12}" if mm16 else "")
     print(head)
     for panel in PROTOCOLS:
         for name in names:
@@ -165,9 +177,16 @@ def main():
             t_eng = timed(partial(engine_runs, name, task, R, steps, cfg, tests, device), device)
             samples = R * steps * cfg.batch_size
             g_ref, g_eng = flops / t_ref / 1e9, flops / t_eng / 1e9
-            print(f"{panel:<6}{name:<13}{samples / t_ref:>18,.0f}{samples / t_eng:>18,.0f}{t_ref / t_eng:>6.2f}x"
-                  f"{g_ref:>17.1f}{g_eng:>16.1f}{g_ref / mm:>8.0%} / {g_eng / mm:>4.0%}", flush=True)
-    print(f"matmul again at the end: {matmul_gflops(device):.0f} GFLOP/s (a drift means the machine was not quiet)")
+            line = (f"{panel:<6}{name:<13}{samples / t_ref:>18,.0f}{samples / t_eng:>18,.0f}{t_ref / t_eng:>6.2f}x"
+                    f"{g_ref:>17.1f}{g_eng:>16.1f}{g_ref / mm:>8.0%} / {g_eng / mm:>4.0%}")
+            if mm16:
+                engine_runs(name, task, R, cfg.check_every, cfg, tests, device, bf16=True)    # warm-up
+                t16 = timed(partial(engine_runs, name, task, R, steps, cfg, tests, device, bf16=True), device)
+                line += (f"{samples / t16:>16,.0f}{t_eng / t16:>7.2f}x{flops / t16 / 1e9:>14.1f}"
+                         f"{flops / t16 / 1e9 / mm16:>12.0%}")
+            print(line, flush=True)
+    print(f"matmul again at the end: {matmul_gflops(device):.0f} GFLOP/s (a drift means the machine was not quiet)"
+          + (f"; bfloat16 {matmul_gflops(device, dtype=torch.bfloat16):.0f}" if args.bf16 else ""))
 
 
 if __name__ == "__main__":
