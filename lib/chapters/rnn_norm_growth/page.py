@@ -1,8 +1,8 @@
-"""What the rnn_norm_growth page shows from the points of lib.chapters.rnn_norm_growth.compute: the phase, packing,
-crossover and unreached-cell tables and the findings, read through results.py and the claim rows of claims/; the
-figures are in figures.py beside it. The notebook calls this module, figures and claims.power; the few reader and rule
-names it quotes are re-exported here (`__all__`). Nothing here computes a stored number, so editing it leaves the
-chapter's stored results current (no computation imports it).
+"""What the rnn_norm_growth notebook calls, besides `compute`'s parameters and the figures (figures.py) and the
+power of the rules (claims/power.py): the readers and tables of the stored points (results.py), the claim rows and the
+thresholds its prose quotes from their rules (claims/), the phase table and the findings in words (claims/findings.py).
+Nothing here computes a stored number, so editing it leaves the chapter's stored results current (no computation
+imports it).
 
     >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
@@ -12,213 +12,20 @@ chapter's stored results current (no computation imports it).
 """
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
-from lib.chapters.rnn_norm_growth.claims import (
-    CONTRAST_Z,
-    ROWS,
-    RULE_EFFECTIVE_DIM,
-    RULE_WIDTH,
-    _dstar_text,
-    _norm,
-    _norm_lower,
-    _signed,
-    claims,
-    contrast_numbers,
-)
+from lib.chapters.rnn_norm_growth.claims import CONTRAST_Z, ROWS, RULE_WIDTH, claims
+from lib.chapters.rnn_norm_growth.claims.findings import findings_markdown, phase_markdown
 from lib.chapters.rnn_norm_growth.results import (
-    LABELS,
     budget_summary,
+    crossover_markdown,
     crossover_table,
     memoriser_fit,
     norm_table,
-    norm_unknown,
-    packing_table,
-    phase_table,
+    packing_markdown,
+    unreached_cells,
+    unreached_markdown,
 )
-from lib.core.claims import unsettled
-from lib.core.store import result_array
-from lib.core.tables import markdown_table
 
-# what the notebook quotes from the readers and the rows, besides this module's own tables
+# what the notebook (and tests/test_rnn_norm_growth.py) call through `page.`
 __all__ = ["CONTRAST_Z", "ROWS", "RULE_WIDTH", "budget_summary", "claims", "crossover_markdown", "crossover_table",
            "findings_markdown", "memoriser_fit", "norm_table", "packing_markdown", "phase_markdown", "unreached_cells",
            "unreached_markdown"]
-
-
-def phase_markdown(P: dict, results: dict) -> str:
-    """The critical width d_h*(N) of every architecture and task ("≤" at the floor or below an undecided width,
-    ">" where no width reaches), the runs censored at the cap, the fitted slope and its censoring-aware range."""
-    table = phase_table(P, results)
-    Ns = table[(P["archs"][0], "1str")]["N"]
-    fmt = lambda v: "∞" if v == math.inf else ("−∞" if v == -math.inf else f"{v:.2f}")
-    return markdown_table(["architecture", "task", *(f"$d_h^*$ ($N$ = {N})" for N in Ns), "runs censored", "slope",
-                           "slope range (censoring)"],
-                          [[arch, LABELS[task], *_dstar_text(e).split(", "), e["censored"], f"{e['slope']:.2f}",
-                            f"[{fmt(e['slope_min'])}, {fmt(e['slope_max'])}]"] for (arch, task), e in table.items()])
-
-
-def packing_markdown(P: dict, results: dict) -> str:
-    """Per N: the participation ratios, the distances of Phi and of the labels, Phi's MSE and the best test MSE."""
-    pk = packing_table(P, results)
-    e = pk["1str"]
-    return markdown_table(["$N$", "PR, 1STR", "PR, simple-1STR", r"median distance of $\Phi$", "of the labels",
-                           r"MSE of $\Phi$ against $\mathbf g$", "best test MSE (1STR)"],
-                          [[N, f"{e['pr'][i]:.1f}", f"{pk['simple']['pr'][i]:.1f}", f"{e['dist_median'][i]:.2f}",
-                            f"{e['g_dist_median'][i]:.2f}", f"{e['phi_mse'][i]:.2f}", f"{e['best'][i]:.2f}"]
-                           for i, N in enumerate(e["N"])])
-
-
-def crossover_markdown(cx: dict) -> str:
-    """The crossover table of `crossover_table`: per N, the generalising runs' norms and the memoriser's n*."""
-    fmt = lambda v, f: format(v, f) if np.isfinite(v) else "no run"
-    return markdown_table(["$N$", "runs at the threshold", r"lower bound $2\mathfrak L\lVert U\rVert_{op} r_h$",
-                           r"measured $\lVert\mathrm{vec}\,\Theta\rVert^2$", "$n^*$ (bound)", "$n^*$ (measured)"],
-                          [[N, cx["runs"][i], fmt(cx["bound"][i], ".0f"), fmt(cx["theta_sq"][i], ".0f"),
-                            fmt(cx["n_bound"][i], ".1f"), fmt(cx["n_theta"][i], ".1f")] for i, N in enumerate(cx["N"])])
-
-
-def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
-    """One bullet per claim row of this run that did not pass, saying from the tables what it found and what that
-    means for the theorem (an empty string when every claim passed)."""
-    bad, table = unsettled(rows), phase_table(P, results)
-    out = [b for arch in P["archs"] for b in _width_findings(P, results, table, arch, bad)]
-    out += _norm_findings(P, results, bad) + _packing_findings(packing_table(P, results), bad)
-    return "\n".join(f"- {b}" for b in out)
-
-
-def unreached_cells(P: dict, results: dict) -> list[dict]:
-    """The (architecture, task, N) of the phase diagram at which no run of any width reached the threshold: there the
-    diagram of that architecture and task stops at the N below. Each with its runs, how many were cut off by the
-    cap, the best test MSE any of them reached and at which width, and the point's wall time."""
-    out, S = [], P["n_seeds"]
-    for arch in P["archs"]:
-        for task in ("1str", "simple"):
-            for N in sorted(P["phase_N"]):
-                rec = results["phase"][(arch, task, N)]
-                status, best = result_array(rec, "status"), result_array(rec, "best_mse")
-                if (status == 0).any():
-                    continue
-                k = int(np.argmin(best))
-                out.append({"arch": arch, "task": task, "N": N, "runs": int(status.size), "cut": int((status == 2).sum()),
-                            "best": float(best[k]), "width": int(P["widths"][k // S]),
-                            "wall_s": float(rec["result"].get("wall_s", np.nan)),
-                            "below": [n for n in sorted(P["phase_N"]) if n < N]})
-                break                                       # the diagram stops at the first such N
-    return out
-
-
-def unreached_markdown(P: dict, results: dict) -> str:
-    """A sentence per cell of `unreached_cells`: where the diagram of an architecture and task stops, and why."""
-    return "\n".join(
-        f"The {LABELS[c['arch']].split(',')[0]} on {LABELS[c['task']]} stops at $N$ = "
-        f"{max(c['below'], default='none')} in this run: at $N$ = {c['N']} none of its {c['runs']} runs reached the "
-        f"threshold {P['threshold']} ("
-        + (f"all cut off by the cap of {P['max_samples']:,} samples" if c["cut"] == c["runs"] else
-           f"{c['cut']} cut off by the cap of {P['max_samples']:,} samples, the others plateaued above it")
-        + "); the best test MSE any of them reached was "
-        f"{c['best']:.2f} (width {c['width']}). The cap is part of every point of the diagram, so a larger one "
-        f"recomputes all of them, and this point alone, which took {c['wall_s']:,.0f} s, grows with the cap."
-        for c in unreached_cells(P, results))
-
-
-def _width_findings(P: dict, results: dict, table: dict, arch: str, bad: dict) -> list[str]:
-    """Claim 10a of one architecture: widths never reached (censored), and a contrast that failed or was left open."""
-    one, out = table[(arch, "1str")], []
-    unreached = [N for N, hi in zip(one["N"], one["hi"]) if not np.isfinite(hi)]
-    if f"10a-width-1str-{arch}" in bad and unreached:
-        out.append(f"`10a-width-1str-{arch}` ({LABELS[arch]}), censored: at $N$ = {unreached} no width up to "
-                   f"{max(P['widths'])} reached the threshold within the cap of {P['max_samples']:,} samples "
-                   f"({one['censored']} runs cut off there), so this architecture's 1STR diagram stops at "
-                   f"$N$ = {max([N for N in one['N'] if N < min(unreached)], default='none')}. Growth faster than the "
-                   "bound would look like this, and so would a training budget too small for $N$; only a larger cap "
-                   "decides which.")
-    if f"10a-contrast-{arch}" in bad:
-        out.append(_contrast_finding(contrast_numbers(P, results, arch), arch))
-    return out
-
-
-def _interval(e: dict) -> str:
-    return f"[{_signed(e['slope_min'])}, {_signed(e['slope_max'])}]"
-
-
-def _contrast_finding(c: dict, arch: str) -> str:
-    """Claim 10a's contrast: where it failed, the two tasks' widths side by side (their levels differ, their growth
-    does not, beyond noise); where censoring left it open, which d* are censored and why."""
-    one, simple = c["1str"], c["simple"]
-    if c["decision"] == "fail":
-        both = [(a, b) for a, b, lo in zip(one["dstar"], simple["dstar"], simple["lo"]) if lo > 0 and np.isfinite(a)]
-        level = (f" The tasks differ in level instead: where both are estimated, $d_h^*$ on 1STR is "
-                 f"{min(a / b for a, b in both):.1f} to {max(a / b for a, b in both):.1f} times simple-1STR's." if both else "")
-        return (f"`10a-contrast-{arch}` ({LABELS[arch]}): on simple-1STR the critical width grows as it does on 1STR, "
-                f"$d_h^*$ = {_dstar_text(simple)} against {_dstar_text(one)} at $N$ = {one['N']} (slopes "
-                f"{simple['slope']:.2f} and {one['slope']:.2f}). The censoring allows simple-1STR's slope only in "
-                f"{_interval(simple)} and 1STR's in {_interval(one)}, so the largest difference any censored value "
-                f"allows is {_signed(c['hi'])}, {c['hi'] / c['se']:+.1f} bootstrap SE: short of the {CONTRAST_Z} SE "
-                "that the seeds' noise alone gives. A $d_h^*$ at the floor of the grid is a bound that no grid can "
-                "refine ($d_h$ = 1 is the narrowest recurrent network); at this scale the trained network's width "
-                "grows with $N$ on both tasks alike." + level)
-    why = [f"1STR at $N$ = {[N for N, h in zip(one['N'], one['hi']) if not np.isfinite(h)]} has no $d_h^*$ "
-           "(no width reached the threshold within the cap)"] if not np.all(np.isfinite(one["hi"])) else []
-    for name, e in (("1STR", one), ("simple-1STR", simple)):
-        floor = [N for N, lo, h in zip(e["N"], e["lo"], e["hi"]) if lo == 0 and np.isfinite(h)]
-        if floor:
-            why.append(f"{name} at $N$ = {floor} reaches the threshold at the floor $d_h$ = 1, below which there is "
-                       "no recurrent network, so its $d_h^*$ there is only a bound")
-    return (f"`10a-contrast-{arch}` ({LABELS[arch]}), censored: the slope differences the censoring allows run from "
-            f"{_signed(c['lo'])} to {_signed(c['hi'])} (1STR {_interval(one)}, simple-1STR {_interval(simple)}): "
-            + "; ".join(why) + ".")
-
-
-def _norm_findings(P: dict, results: dict, bad: dict) -> list[str]:
-    """Claim 10b: the slope of (Lip * rad)^2 at the widest width against the bound's; where N without a value at the
-    threshold leave it censored, what the same rules read over the N that have one."""
-    ids = [k for k in ("10b-norm-lower", "10b-norm") if k in bad]
-    if not ids:
-        return []
-    nt, unknown = norm_table(P, results)["1str"], norm_unknown(P, results)
-    known = sorted(set(nt["N"].astype(int).tolist()))
-    slope = f"{nt.get('lipr_slope', float('nan')):.2f}"
-    if any(bad[k].get("censored") for k in ids):
-        cut = [N for N in P["phase_N"] if N in unknown["none"] + unknown["cut"]]
-        over = ""
-        if len(known) >= 2:
-            sub = {**P, "phase_N": known}
-            reads = ", ".join(f"`{k}` {_read(f(sub, results))}"
-                              for k, f in (("10b-norm-lower", _norm_lower), ("10b-norm", _norm)))
-            over = (f" Over $N$ = {known} alone the slope is {slope} ± {nt['lipr_se']:.2f} (SE), and the same rules "
-                    f"read {reads}: the profile's rows decide only with a value at $N$ = {cut}.")
-        return [f"{' and '.join(f'`{k}`' for k in ids)}, censored: at $N$ = {cut} the widest runs (width "
-                f"{max(P['widths'])}) have no $(\\mathrm{{Lip}}\\cdot\\mathrm{{rad}})^2$ at the threshold (none reached "
-                "it within the cap, or some were cut off by it), so the slope over the profile's $N$ could take any "
-                "value." + over]
-    return [f"{' and '.join(f'`{k}`' for k in ids)}: at width {max(P['widths'])} the runs' "
-            r"$(\mathrm{Lip}\cdot\mathrm{rad})^2$ grows with slope "
-            f"{slope} over $N$ = {known}, slower than the bound at equality. The proposition bounds the product only "
-            r"below an unknown constant and $\log(1+d_h)$, so this refutes the book's reading of it as a slope at the "
-            "threshold at this width, not the proposition; its width rows are the direct test."]
-
-
-def _read(v) -> str:
-    return "pass" if v.passed else "censored" if v.censored else "FAIL"
-
-
-def _packing_findings(pk: dict, bad: dict) -> list[str]:
-    """Claim 10c: the participation ratios that do not separate the tasks, and widest runs that never learnt."""
-    out = []
-    if "10c-effective-dim" in bad:
-        pr = lambda task: (f"from {pk[task]['pr'][0]:.1f} to {pk[task]['pr'][-1]:.1f} (slope {pk[task]['slope']:.2f}) "
-                           f"over $N$ = {pk[task]['N']}")
-        grows, flat = RULE_EFFECTIVE_DIM.parts          # the row's own rule says which part failed
-        parts = ([f"on simple-1STR, where one token suffices, it grows {pr('simple')}"] if not flat.holds(pk["simple"]["slope"])
-                 else []) + ([f"on 1STR it grows only {pr('1str')}"] if not grows.holds(pk["1str"]["slope"]) else [])
-        out.append("`10c-effective-dim`: the participation ratio of the trained states does not separate the tasks "
-                   "as this book's hypothesis said: " + "; ".join(parts) + ". The hypothesis reads Proposition 35's "
-                   "packing as a dimension, which the proposition does not state.")
-    if "10c-separation" in bad and pk["1str"]["unlearned"]:
-        out.append(f"`10c-separation`, censored: at $N$ = {pk['1str']['unlearned']} the widest runs never reached "
-                   "the threshold, so their replayed outputs are those of networks that did not learn 1STR; the "
-                   "proof's event is about networks that did.")
-    return out

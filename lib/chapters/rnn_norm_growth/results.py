@@ -3,13 +3,17 @@ rows (claims/) and the figures use. The phase diagram: per (architecture, task, 
 each run's end (experiments.phase.STATUS), the critical width d_h* with the interval censoring leaves of it, the slope
 of d_h*(N) and its censoring-aware range and seed bootstrap, the count of runs by how they ended. Beyond it: the norm
 table with its fits, the packing geometry, the A.2 fit, the memoriser's fit and its crossover with the trained runs.
-Page-side: no computation imports this module.
+Last, the page's tables of these numbers that need no claim row (packing, crossover) and the cells where a phase
+diagram stops (`unreached_cells`, `unreached_markdown`); the phase table writes d_h* as the rows do, so it lives with
+the findings in claims/findings.py. Page-side: no computation imports this module.
 
     >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
     >>> e = phase_table(P, results)[("gru", "1str")]; e["dstar"].round(1), round(e["slope_min"], 2)   # d_h*(N = 4, 8, 16)
     (array([ 3.9,  8. , 16. ]), 1.02)
     >>> nt = norm_table(P, results)["1str"]; round(nt["lipr_slope"], 2), round(nt["lipr_se"], 2)
     (0.56, 0.16)
+    >>> [(c["arch"], c["task"], c["N"]) for c in unreached_cells(P, results)]   # where a diagram stops
+    [('elman', '1str', 16)]
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import numpy as np
 
 from lib.chapters.rnn_norm_growth.compute import TASKS
 from lib.core.store import result_array
+from lib.core.tables import markdown_table
 from lib.science.stats import BELOW_GRID, log_crossing, loglog_slope
 
 LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout $U$",
@@ -269,3 +274,59 @@ def crossover_table(P: dict, results: dict, fit: dict | None = None) -> dict:
         out["n_theta"].append(n_at(out["theta_sq"][-1]))
     out = {k: np.array(v) for k, v in out.items()}
     return out | {"bound_slope": loglog_slope(out["N"], out["bound"]), "n_bound_slope": loglog_slope(out["N"], out["n_bound"])}
+
+
+# ================================================================================== the page's tables of stored numbers
+def packing_markdown(P: dict, results: dict) -> str:
+    """Per N: the participation ratios, the distances of Phi and of the labels, Phi's MSE and the best test MSE."""
+    pk = packing_table(P, results)
+    e = pk["1str"]
+    return markdown_table(["$N$", "PR, 1STR", "PR, simple-1STR", r"median distance of $\Phi$", "of the labels",
+                           r"MSE of $\Phi$ against $\mathbf g$", "best test MSE (1STR)"],
+                          [[N, f"{e['pr'][i]:.1f}", f"{pk['simple']['pr'][i]:.1f}", f"{e['dist_median'][i]:.2f}",
+                            f"{e['g_dist_median'][i]:.2f}", f"{e['phi_mse'][i]:.2f}", f"{e['best'][i]:.2f}"]
+                           for i, N in enumerate(e["N"])])
+
+
+def crossover_markdown(cx: dict) -> str:
+    """The crossover table of `crossover_table`: per N, the generalising runs' norms and the memoriser's n*."""
+    fmt = lambda v, f: format(v, f) if np.isfinite(v) else "no run"
+    return markdown_table(["$N$", "runs at the threshold", r"lower bound $2\mathfrak L\lVert U\rVert_{op} r_h$",
+                           r"measured $\lVert\mathrm{vec}\,\Theta\rVert^2$", "$n^*$ (bound)", "$n^*$ (measured)"],
+                          [[N, cx["runs"][i], fmt(cx["bound"][i], ".0f"), fmt(cx["theta_sq"][i], ".0f"),
+                            fmt(cx["n_bound"][i], ".1f"), fmt(cx["n_theta"][i], ".1f")] for i, N in enumerate(cx["N"])])
+
+
+def unreached_cells(P: dict, results: dict) -> list[dict]:
+    """The (architecture, task, N) of the phase diagram at which no run of any width reached the threshold: there the
+    diagram of that architecture and task stops at the N below. Each with its runs, how many were cut off by the
+    cap, the best test MSE any of them reached and at which width, and the point's wall time."""
+    out, S = [], P["n_seeds"]
+    for arch in P["archs"]:
+        for task in ("1str", "simple"):
+            for N in sorted(P["phase_N"]):
+                rec = results["phase"][(arch, task, N)]
+                status, best = result_array(rec, "status"), result_array(rec, "best_mse")
+                if (status == 0).any():
+                    continue
+                k = int(np.argmin(best))
+                out.append({"arch": arch, "task": task, "N": N, "runs": int(status.size), "cut": int((status == 2).sum()),
+                            "best": float(best[k]), "width": int(P["widths"][k // S]),
+                            "wall_s": float(rec["result"].get("wall_s", np.nan)),
+                            "below": [n for n in sorted(P["phase_N"]) if n < N]})
+                break                                       # the diagram stops at the first such N
+    return out
+
+
+def unreached_markdown(P: dict, results: dict) -> str:
+    """A sentence per cell of `unreached_cells`: where the diagram of an architecture and task stops, and why."""
+    return "\n".join(
+        f"The {LABELS[c['arch']].split(',')[0]} on {LABELS[c['task']]} stops at $N$ = "
+        f"{max(c['below'], default='none')} in this run: at $N$ = {c['N']} none of its {c['runs']} runs reached the "
+        f"threshold {P['threshold']} ("
+        + (f"all cut off by the cap of {P['max_samples']:,} samples" if c["cut"] == c["runs"] else
+           f"{c['cut']} cut off by the cap of {P['max_samples']:,} samples, the others plateaued above it")
+        + "); the best test MSE any of them reached was "
+        f"{c['best']:.2f} (width {c['width']}). The cap is part of every point of the diagram, so a larger one "
+        f"recomputes all of them, and this point alone, which took {c['wall_s']:,.0f} s, grows with the cap."
+        for c in unreached_cells(P, results))
