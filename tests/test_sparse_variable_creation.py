@@ -8,7 +8,7 @@ import torch
 
 from lib.chapters.sparse_variable_creation import compute, page
 from lib.chapters.sparse_variable_creation import results as rs
-from lib.chapters.sparse_variable_creation.claims import ROWS, power
+from lib.chapters.sparse_variable_creation.claims import ROWS, findings, power
 from lib.core.claims import evaluate
 from lib.core.store import key_of, spec_dict
 from lib.science import batched_transformer as bt
@@ -406,6 +406,6 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     monkeypatch.setattr(rows, "RULE_A13A", dataclasses.replace(rows.RULE_A13A, bound=1.01))
     assert not rows._rises(P, res).passed and "≥ 1.01 at every $T$" in rows.RULE_A13A.text
     steep = _fake_and({100: 10, 200: 30, 800: 90}, 50, tuple(range(10, 201, 10)), s=8)
-    assert "above the 0.5 the row allows" in page._growth_finding(P, steep, rs.fits(steep))
-    monkeypatch.setattr(page, "RULE_A11B", dataclasses.replace(rows.RULE_A11B, bound=0.25))
-    assert "above the 0.25 the row allows" in page._growth_finding(P, steep, rs.fits(steep))
+    assert "above the 0.5 the row allows" in findings._growth_finding(P, steep, rs.fits(steep))
+    monkeypatch.setattr(findings, "RULE_A11B", dataclasses.replace(rows.RULE_A11B, bound=0.25))
+    assert "above the 0.25 the row allows" in findings._growth_finding(P, steep, rs.fits(steep))

@@ -9,6 +9,8 @@ computation imports this module.
   function of m - m*(T): logit p = (m - a - b g(T)) / s, a logistic regression of the cells on (1, m, g(T)). Three
   laws, each with three parameters, so that their likelihoods compare directly: log, g = ln T (the paper's log T
   capacity, Sec. 5); power, g = T^(1/2) (the largest exponent A11b's calibration calls sublinear); linear, g = T.
+- The page's tables of the stored numbers: the exact construction's errors and norms (`b2_table`), the planted
+  AND by T (`and_summary`) and the weight norms (`norm_summary`).
 
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
     >>> bounds(results)  # {T: (lo, hi)}: m* where the grid has one, else (largest m, inf)
@@ -24,6 +26,7 @@ import numpy as np
 from scipy.stats import chi2
 
 from lib.core.interval_rules import clopper_pearson
+from lib.core.tables import markdown_table
 from lib.science.stats import loglog_slope
 
 EXACT_TOL = 1e-9
@@ -290,3 +293,37 @@ def shift_test(c: dict) -> dict:
     b = full["b"]
     side = 0 if not np.isfinite(b) or p >= SHIFT_LEVEL else (1 if b > 0 else -1)
     return {"b": b, "stat": stat, "p": p, "side": side, "fit": full}
+
+
+def and_summary(results: dict) -> str:
+    rows, crit = [], criticals(results)          # the bootstraps once, not once per T
+    for T, t in and_table(results).items():
+        mstar, se = crit[T]
+        r = results["and"][T]["result"]
+        pa, s = np.array(r["planted_attention"]), np.array(r["success"], bool)
+        rows.append([T, " · ".join(f"{f:.2f}" for f in t["success"].mean(1)),
+                     "none" if not np.isfinite(mstar) else f"{mstar:.0f} ± {se:.1f}", f"{floor_bits(T):.1f}",
+                     f"{pa[s].mean():.2f}" if s.any() else "–", f"{3 / (T + 1):.2f}"])
+    ms = next(iter(and_table(results).values()))["m"]
+    return markdown_table(["$T$", f"success fraction at $m$ = {', '.join(map(str, ms))}", "$m^*$ ± bootstrap SE",
+                           r"$\log_2\binom{T}{3}$", "[CLS] attention on $\\mathcal I$ (successes)", "uniform $3/(T+1)$"], rows)
+
+
+def norm_summary(results: dict) -> str:
+    nt = norm_table(results)
+    if not nt:
+        return "These stored points predate the weight norms: recompute with `--force`."
+    f = lambda v: "–" if not np.isfinite(v) else f"{v:.3g}"
+    rows = [[T, *(f"{f(v[k][0])} / {f(v[k][1])}" for k in NORMS)] for T, v in nt.items() if T != "slope"]
+    rows.append(["log-log slope in $T$ (successes)", *(f"{nt['slope'][k]:.2f}" for k in NORMS)])
+    return markdown_table(["$T$", "capacity factor of Cor. 4.4 (success / failure)", r"$\max_h B_{QK}^{\infty}$",
+                           r"$\max_h \lVert W_V^h\rVert_2$", r"$B_P = \lVert P^\top\rVert_{2,\infty}$"], rows)
+
+
+def b2_table(results: dict) -> str:
+    e = results["exact"]["result"]
+    return markdown_table(["$T$", "$s$", "max error (every count pattern)", "max error (2,000 random $b$)",
+                           r"$\lVert W_Q\rVert_F$", r"$\log 8T$", r"$\lVert W_K\rVert_F$", r"$\lVert W_V\rVert_F$",
+                           r"$\lVert W_C\rVert_F$"],
+                          [[r["T"], r["s"], f"{r['err']:.4f}", f"{r['err_random']:.4f}", f"{r['Wq']:.3f}", f"{r['R']:.3f}",
+                            f"{r['Wk']:.3f}", f"{r['Wv']:.3f}", f"{r['Wc']:.3f}"] for r in e["b2"]])
