@@ -33,6 +33,18 @@ new NAME` writes a skeleton that meets it):
 """
 
 
+def points_of(chapter: str, P: dict) -> list:
+    """A chapter's sweep points for parameters P, its compute module imported by name: how a page reads another
+    chapter's stored results (no chapter imports another's modules; its READS declares the dependency).
+
+    >>> from lib.core import params; len(points_of("ffn_span", params.resolve("ffn_span", "paper")))
+    12
+    """
+    import importlib
+
+    return importlib.import_module(f"lib.chapters.{chapter}.compute").points(P)
+
+
 def stored(chapter: str, profile: str = "paper") -> tuple[dict, dict]:
     """(P, results): a profile's parameters and its committed results, loaded and never computed (a missing point
     raises lib.core.store.MissingResult). The chapter modules' examples read the paper results this way.
@@ -40,13 +52,10 @@ def stored(chapter: str, profile: str = "paper") -> tuple[dict, dict]:
     >>> P, results = stored("ffn_span"); P["profile"], list(results)
     ('paper', ['span', 'visibility', 'readout', 'ffn', 'transformer'])
     """
-    import importlib
-
     from lib.core import params
     from lib.core.store import ROOT, Store
     from lib.core.sweep import collect
 
     P = params.resolve(chapter, profile)
-    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
     store = Store(chapter, profile, root=ROOT / "results", stored_only=True)
-    return P, collect(compute.points(P), store, "cpu", log=None)
+    return P, collect(points_of(chapter, P), store, "cpu", log=None)

@@ -11,8 +11,7 @@ this module, so editing it leaves the stored points current.
 """
 from __future__ import annotations
 
-import importlib
-
+from lib.chapters import points_of
 from lib.core.store import MissingResult, Store, result_array
 from lib.core.sweep import collect
 from lib.science.sample_counts import summarize
@@ -51,13 +50,6 @@ def ffn_table(P: dict, results: dict) -> dict:
 
 
 # ------------------------------------------------------------------------------- the AdamW FFN of Figure 1
-def _points(chapter: str, P: dict) -> list:
-    """Another chapter's sweep points for its parameters P, its compute module imported by name, as
-    lib.chapters.stored does: no chapter imports another's modules, and READS declares the dependency."""
-    return importlib.import_module(f"lib.chapters.{chapter}.compute").points(P)
-
-
-# ------------------------------------------------------------------------------- the AdamW FFN of Figure 1
 def adamw_reference(profile: str) -> dict:
     """The FFN's samples-to-threshold on simple-1STR from the sample_complexity chapter's stored points (panel b),
     for the parameters of its last run; never computed here. {"available": False, "why": ...} when absent."""
@@ -70,7 +62,7 @@ def adamw_reference(profile: str) -> dict:
     if "ffn" not in sp.get("models", []):
         return {"available": False, "why": "the stored sample_complexity run trained no FFN"}
     try:   # panel (b)'s FFN points only: the page needs no other
-        recs = collect([p for p in _points("sample_complexity", sp) if p.label[0][:2] == ("b", "ffn")], store, "cpu",
+        recs = collect([p for p in points_of("sample_complexity", sp) if p.label[0][:2] == ("b", "ffn")], store, "cpu",
                        log=None)
     except MissingResult:
         recs = {}
