@@ -39,11 +39,13 @@ def book_in_background(request, tmp_path_factory):
     if not any("book" in _fixtures(i) for i in request.session.items):
         yield None
         return
-    stop = threading.Event()
+    stop, running = threading.Event(), set()
     with ThreadPoolExecutor(1) as background:
-        future = background.submit(_build, tmp_path_factory.mktemp("book"), stop)
+        future = background.submit(_build, tmp_path_factory.mktemp("book"), stop, running)
         yield future
         stop.set()                      # nothing left to wait for once every test has run: stop what still runs
+        for proc in list(running):
+            proc.terminate()
 
 
 @pytest.fixture(scope="session")
@@ -52,36 +54,39 @@ def book(book_in_background):
     return book_in_background.result()
 
 
-def _build(root, stop: threading.Event) -> dict:
+def _build(root, stop: threading.Event, running: set) -> dict:
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(ROOT / name, root / name)
     shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed"))   # sources: downloads
     (root / "lib").symlink_to(ROOT / "lib")          # the pages show code from lib (literalinclude)
     results = root / "results"
-    notebooks = run_quick(runner.toc_chapters(), results, root / "book" / "executed", stop)
+    notebooks = run_quick(runner.toc_chapters(), results, root / "book" / "executed", stop, running)
     index = runner.build_book(root, log=lambda *a: None)
     return {"root": root, "results": results, "notebooks": notebooks, "html": index.parent}
 
 
-def run_quick(chapters: list[str], results, executed, stop: threading.Event | None = None) -> dict:
+def run_quick(chapters: list[str], results, executed, stop: threading.Event | None = None,
+              running: set | None = None) -> dict:
     """Every chapter's quick profile, each once, two at a time in their own `python -m lib run` processes (a chapter
     computes on one torch thread, so a 2-core machine runs two), a chapter after those whose results it reads;
-    {chapter: its executed notebook}. A chapter that fails fails the fixture with its own one-line error; `stop`
-    set ends the runs still going (the session is over)."""
+    {chapter: its executed notebook}. A chapter that fails fails the fixture with its own one-line error. Once `stop`
+    is set no chapter starts; `running` holds the processes still going (the session terminates them)."""
     # one torch (OpenMP) thread per chapter: two chapters at once already fill two cores, and a second thread each
     # spins at every barrier while the other chapter holds its core (head_lower_bound's quick run: 88 s alone, over
     # 20 minutes of CPU beside another chapter with two threads each)
     env = {**os.environ, "BOOK_RESULTS": str(results), "BOOK_EXECUTED": str(executed), "OMP_NUM_THREADS": "1"}
-    stop = stop or threading.Event()
+    stop, running = stop or threading.Event(), set() if running is None else running
 
     def run(c):
         if stop.is_set():
             return subprocess.CompletedProcess([c], -1, "", "the session ended first")
         with subprocess.Popen([sys.executable, "-m", "lib", "run", c, "--profile", "quick"], cwd=ROOT, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
-            watch = threading.Thread(target=lambda: stop.wait() and proc.poll() is None and proc.terminate(), daemon=True)
-            watch.start()
+            running.add(proc)
+            if stop.is_set():         # the session ended while it started
+                proc.terminate()
             out, err = proc.communicate()
+            running.discard(proc)
             return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
     order = runner.in_dependency_order(chapters)
