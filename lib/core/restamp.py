@@ -186,7 +186,8 @@ def signatures(texts: dict[str, str], roots: set[tuple[str, str]]) -> dict[tuple
     through imports to the definition it stands for (a module used whole: all its definitions). Code moved verbatim
     to another module, or re-exported, keeps its signature; a changed constant, operator or callee anywhere it
     reaches changes it. A root absent from `texts` gets None."""
-    parsed = {m: _parse(t, m, set(texts)) for m, t in texts.items()}
+    modules = set(texts)
+    parsed = {m: _parse(t, m, modules) for m, t in texts.items()}
     statements = {m: [v for k, v in _definitions(t).items() if k.startswith(("statement ", "from __future__"))]
                   for m, t in texts.items()}
     memo: dict = {}
@@ -201,7 +202,7 @@ def signatures(texts: dict[str, str], roots: set[tuple[str, str]]) -> dict[tuple
         if name is None:                                         # a module used whole
             text = "module:" + ";".join(sig((mod, d), stack) for d in sorted(defs))
             return memo.setdefault(key, hashlib.sha256(text.encode()).hexdigest())
-        (node, lazy), refs = _lazy(defs[name], set(texts)), {}
+        (node, lazy), refs = _lazy(defs[name], modules), {}
         local = {**links, **lazy}                        # a lazy import binds its names inside its definition
         bases = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
                  and local.get(n.value.id, ("", ""))[1] is None and n.value.id in local}
@@ -223,8 +224,7 @@ def signatures(texts: dict[str, str], roots: set[tuple[str, str]]) -> dict[tuple
 
 
 def _old_root(old: dict[str, str], root: tuple[str, str]) -> tuple[str, str] | None:
-    """The run function `root` (today's module, name) at the old revision: the same place, or else the one module
-    that defined a function of that name there (moved code keeps its name)."""
+    """The run function `root` (module, name) at the old revision: there, or the one module defining it (moved code)."""
     if root[0] in old and root[1] in _parse(old[root[0]], root[0], set(old))[0]:
         return root
     found = [m for m, t in old.items() if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
