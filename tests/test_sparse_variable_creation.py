@@ -200,7 +200,7 @@ def _fake_and(mstar: dict, trials=10, ms=tuple(range(10, 101, 10)), s=None):
 
 
 def test_intervals_decide_only_off_the_boundary():
-    """2 of 4 (the stored T = 400 cells) cannot decide; 2 of 12 and 10 of 12 can, 3 of 12 and 9 of 12 cannot."""
+    """2 of 4 (the T = 400 cells when the paper profile ran 4 trials) cannot decide; 2 of 12 and 10 of 12 can, 3 of 12 and 9 of 12 cannot."""
     assert rs.side_of_half([2, 4, 0], [4, 4, 4]).tolist() == [0, 0, 0]
     assert rs.side_of_half([2, 3, 9, 10, 12], [12] * 5).tolist() == [-1, 0, 0, 1, 1]
     lo, hi = rs.interval(2, 4)
@@ -246,8 +246,8 @@ def test_a_T_without_critical_m_is_censored_not_dropped():
 
 
 def test_anchor_and_grid_read_censored_where_the_interval_holds_one_half():
-    """A11a and A12 on the stored paper counts at T = 400 (1 of 4 at m = 100, 2 of 4 at m = 150 to 200): censored,
-    not FAIL; 12 trials with 1 and 11 successes decide them."""
+    """A11a and A12 on the paper profile's counts at T = 400 when it ran 4 trials (1 of 4 at m = 100, 2 of 4 at m =
+    150 to 200): censored, not FAIL; 12 trials with 1 and 11 successes decide them."""
     P = {"and_T": [100, 200, 400], "and_m": [50, 100, 150, 200], "and_iters": 1000}
     res = _fake_and({100: 50, 200: 100, 400: 1000}, trials=4, ms=(50, 100, 150, 200))
     r4 = res["and"][400]["result"]
@@ -266,9 +266,9 @@ def test_anchor_and_grid_read_censored_where_the_interval_holds_one_half():
 
 def test_scaling_rules_have_power_where_the_grid_allows():
     """The rows' own functions on simulated runs (power.rates): on the paper's grid (11 T, 50 trials) A11c decides
-    for a true log law and against a true linear one; on the stored grid (3 T, 4 trials) it reads censored in most
+    for a true log law and against a true linear one; on the stored grid (3 T, 12 trials) it reads censored in most
     runs under each law, and A13b's shift test passes a world whose curves do not move in few runs."""
-    P = {"and_T": [100, 200, 400], "and_m": list(range(50, 201, 25)), "and_trials": 4, "and_iters": 1000}
+    P = {"and_T": [100, 200, 400], "and_m": list(range(50, 201, 25)), "and_trials": 12, "and_iters": 1000}
     paper = {k: rs.PAPER[k] for k in ("and_T", "and_m", "and_trials")}
     law = lambda name, a, b: (name, np.array([-a / 25, 1 / 25, -b / 25]))       # m* = a + b g(T), s = 25
     log, linear = law("log", -300, 80), law("linear", 40, 0.35)

@@ -345,7 +345,7 @@ def rehash(chapter: str, profile: str, rev: str = "HEAD", root: Path | None = No
     carrying today's hash, re-stamped before, stays as it is); anything else refuses, nothing rewritten. Only
     `lib_hash` moves in a file; restamps.json logs the step.
 
-        python -m lib restamp sparse_variable_creation --profile paper-trials12 --from-bytes --rev 64d338a
+        python -m lib restamp sparse_variable_creation --profile paper --from-bytes --rev 64d338a
     """
     store = Store(chapter, profile, root=root)
     files = sorted((store.dir / "points").glob("*.json"))

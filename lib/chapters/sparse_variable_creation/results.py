@@ -14,9 +14,9 @@ computation imports this module.
 
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
     >>> bounds(results)  # {T: (lo, hi)}: m* where the grid has one, else (largest m, inf)
-    {100: (75.0, 75.0), 200: (100.0, 100.0), 400: (200.0, inf)}
+    {100: (100.0, 100.0), 200: (125.0, 125.0), 400: (175.0, 175.0)}
     >>> laws = compare_laws(cells(and_table(results))); round(laws["ratio"], 2), laws["decided"]   # "": undecided
-    (0.72, '')
+    (1.27, '')
 """
 from __future__ import annotations
 

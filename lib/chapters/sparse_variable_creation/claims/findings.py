@@ -6,7 +6,7 @@ this module.
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
     >>> from lib.chapters.sparse_variable_creation.claims import claims
     >>> findings_markdown(P, results, claims(P, results)).splitlines()[0][:40], paper_omissions(P).splitlines()[0][:22]
-    ('- `A11a` and `A12`: with 4 trials per $(', '- `and_T`: [100, 200, ')
+    ('- `A11a` and `A12`: with 12 trials per $', '- `and_T`: [100, 200, ')
 """
 from __future__ import annotations
 
