@@ -106,7 +106,7 @@ def run_calculator(spec: CalculatorPoint, device: str) -> dict:
     test = sample(len(As), n, generator(spec.seed, "calculator", "test", device=device))
     cfg = engine.TrainConfig(lr=spec.lr, weight_decay=0.0, batch_size=256, check_every=spec.steps,
                              max_samples=spec.steps * 256)
-    runs = engine.train_to_threshold(model.forward, model.init(len(As), generator(spec.seed, "calculator", "init"), device),
+    runs = engine.train_to_threshold(model.forward, model.init(len(As), generator(spec.seed, "calculator", "init", device=device), device),
                                      sample, [test], [-math.inf], cfg,
                                      generator(spec.seed, "calculator", "data", device=device))
     params = {k: v.to(device) for k, v in runs.params.items()}
@@ -193,7 +193,7 @@ def run_heads(spec: HeadsPoint, device: str) -> dict:
     var = label_variance(task.link, q)                    # Var(y_i) on the positions i >= N/2
     per_run = [H for H in heads for _ in range(spec.n_seeds)]
     model = models.MergedAttention(D=task.D, H=max(heads), m=spec.mlp_width, qk_mask=mask)
-    params = model.init(len(per_run), generator(spec.seed, spec.setting, "init"), device, heads=per_run)
+    params = model.init(len(per_run), generator(spec.seed, spec.setting, "init", device=device), device, heads=per_run)
     gen = generator(spec.seed, spec.setting, "data", device=device)
     test_small = task.sample(len(per_run), 1000, generator(spec.seed, spec.setting, "check", device=device))
 
@@ -297,7 +297,7 @@ def run_scaling(spec: ScalingPoint, device: str) -> dict:
                          d_e_rule=spec.d_e_rule, task_seed=spec.task_seed, device=device)
         model = models.MergedAttention(D=task.D, H=H, m=spec.mlp_width, qk_mask=block_mask(task.d, task.D) if lower else None)
         tag = ("scaling", "lower" if lower else "qstr")
-        params = model.init(spec.n_seeds, generator(spec.seed, *tag, "init", spec.N), device)
+        params = model.init(spec.n_seeds, generator(spec.seed, *tag, "init", spec.N, device=device), device)
         test = task.sample(spec.n_seeds, 1000, generator(spec.seed, *tag, "check", spec.N, device=device))
         first = spec.N // 2 if lower else 0
 

@@ -54,7 +54,7 @@ def run_figure2(spec: Figure2Point, device: str) -> dict:
     gen = generator(spec.seed, "figure2", "data", device=device)
     X, T = task.draw(1, spec.n_train, gen)                # the fixed training set (tokens and indices only)
     model = models.Transformer(task.D, spec.mlp_width)
-    p = {k: v.requires_grad_() for k, v in model.init(1, generator(spec.seed, "figure2", "init"), device).items()}
+    p = {k: v.requires_grad_() for k, v in model.init(1, generator(spec.seed, "figure2", "init", device=device), device).items()}
     opt = torch.optim.AdamW(list(p.values()), lr=spec.lr, weight_decay=spec.weight_decay)
     losses, B = [], spec.batch_size
     for _ in range(spec.epochs):
