@@ -269,6 +269,9 @@ def main(argv=None) -> int:
                      help="recompute the K cheapest points stored from this kind of device and require them identical")
     res.add_argument("--partial", action="store_true",
                      help="re-stamp the points whose run function reaches nothing that changed; leave the others")
+    res.add_argument("--evidence", metavar="DIR", help="a store of this profile that today's code computed "
+                     "(BOOK_RESULTS=ROOT python -m lib compute ...; DIR: ROOT/<chapter>/<profile>): points whose run "
+                     "function reaches a change are re-stamped where DIR holds them identical")
     res.add_argument("--from-bytes", action="store_true",
                      help="points stamped with the raw-bytes hash used before issue 39, of the code at --rev whose "
                      "parsed code is today's: give them today's hash (the same code)")
@@ -305,7 +308,8 @@ def main(argv=None) -> int:
 
             return diff(args.chapter, args.a, args.b, limit=max(args.limit, 0))
         if args.cmd == "restamp":
-            from lib.core.restamp import RestampRefused, rehash, restamp
+            from lib.core.rehash import rehash
+            from lib.core.restamp import RestampRefused, restamp
 
             params_mod.resolve(args.chapter, args.profile)   # an unknown chapter or profile: one line, exit 2
             if not args.rev and not args.from_bytes:
@@ -315,7 +319,8 @@ def main(argv=None) -> int:
                 if args.from_bytes:
                     rehash(args.chapter, args.profile, args.rev or "HEAD")
                 else:
-                    restamp(args.chapter, args.profile, args.rev, check=max(args.check, 0), partial=args.partial)
+                    restamp(args.chapter, args.profile, args.rev, check=max(args.check, 0), partial=args.partial,
+                            evidence=args.evidence)
             except RestampRefused as err:
                 raise params_mod.ParamError(f"restamp {args.chapter} {args.profile}: refused, nothing rewritten: {err}") from None
             return 0

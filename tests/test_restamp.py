@@ -5,9 +5,11 @@ import json
 
 import pytest
 
+import lib.core.rehash as rehash
 import lib.core.restamp as restamp
 from lib.chapters.sample_complexity import compute as sc
 from lib.core import params
+from lib.core.manifest import write_manifest
 from lib.core.store import Store, environment, lib_hash, lib_modules
 
 OLD = '''"""doc"""
@@ -161,6 +163,37 @@ def test_a_partial_restamp_leaves_the_points_whose_run_function_reaches_a_change
     assert {json.loads(f.read_text())["lib_hash"] for f in (store.dir / "points").glob("*.json")} == {"old000000000"}
 
 
+@pytest.mark.parametrize("case", ["identical", "other numbers", "other code", "missing"])
+def test_evidence_recomputed_by_todays_code_re_stamps_points_that_reach_a_change(tmp_path, monkeypatch, case):
+    """A change every stored point's run function reaches (a fix that changes nothing on this device): the points
+    are re-stamped only where a store computed by today's code holds them identical; anything else refuses and
+    rewrites nothing."""
+    monkeypatch.setattr(restamp, "hash_at", lambda chapter, rev: "old000000000")
+    monkeypatch.setattr(restamp, "code_changes", lambda chapter, rev, roots: (["x"], {r: ["x"] for r in roots}))
+    store = _store_with_points(tmp_path, ["old000000000", "old000000000"])
+    today = lib_hash("sample_complexity")
+    again = _store_with_points(tmp_path / "again", [today if case != "other code" else "new000000000"] * 2)
+    if case == "other numbers":
+        f = sorted((again.dir / "points").glob("*.json"))[1]
+        f.write_text(json.dumps({**json.loads(f.read_text()), "result": {"samples": [[1.5]]}}))
+        write_manifest(again.dir)
+    if case == "missing":
+        sorted((again.dir / "points").glob("*.json"))[0].unlink()
+        write_manifest(again.dir)
+    before = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
+    call = lambda: restamp.restamp("sample_complexity", "quick", "abc", root=tmp_path, log=lambda *_: None,
+                                   evidence=again.dir)
+    if case != "identical":
+        with pytest.raises(restamp.RestampRefused, match={"other numbers": "other numbers", "other code": "not today's",
+                                                          "missing": "holds no such point"}[case]):
+            call()
+        assert {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")} == before
+        return
+    entry = call()
+    assert {json.loads(f.read_text())["lib_hash"] for f in (store.dir / "points").glob("*.json")} == {today}
+    assert entry["proven"] == sorted(before) and entry["points"] == 2 and entry["evidence"] == str(again.dir)
+
+
 def test_the_chapters_changes_since_head_block_nothing():
     """A clean checkout against its own HEAD: no definition differs, so no run function is blocked."""
     changed, blocking = restamp.code_changes("sample_complexity", "HEAD", {("lib.chapters.sample_complexity.compute",
@@ -184,7 +217,7 @@ def _revision_of_prose_edits(monkeypatch, edit=("", "")):
         path = restamp.ROOT / rel
         return path.read_text().replace('"""', '"""Old words. ', 1).replace(*edit) if path.is_file() else None
     monkeypatch.setattr(restamp, "_git_show", show)
-    monkeypatch.setattr(restamp, "_git_bytes", lambda rev, rel: show(rev, rel).encode())
+    monkeypatch.setattr(rehash, "_git_bytes", lambda rev, rel: show(rev, rel).encode())
     monkeypatch.setattr(restamp.subprocess, "run", lambda *a, **k: type("R", (), {"returncode": 0, "stdout": "r\n"}))
 
 
@@ -194,31 +227,31 @@ def test_rehash_gives_points_of_todays_bytes_todays_parsed_hash(tmp_path, monkey
     nothing is left to do."""
     store = _store_with_points(tmp_path, ["x", "x", lib_hash("sample_complexity")])
     _revision_of_prose_edits(monkeypatch)
-    old, new = restamp.bytes_hash("sample_complexity", "r"), lib_hash("sample_complexity")
+    old, new = rehash.bytes_hash("sample_complexity", "r"), lib_hash("sample_complexity")
     assert old != new
     for f in sorted((store.dir / "points").glob("*.json"))[:2]:
         f.write_text(f.read_text().replace('"lib_hash": "x"', f'"lib_hash": "{old}"'))
     before = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
-    entry = restamp.rehash("sample_complexity", "quick", "r", root=tmp_path, log=lambda *_: None)
+    entry = rehash.rehash("sample_complexity", "quick", "r", root=tmp_path, log=lambda *_: None)
     after = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
     assert {n: t.replace(old, new) for n, t in before.items()} == after
     assert entry["points"] == 2 and (entry["from"], entry["to"], entry["rev"]) == (old, new, "r")
     assert "2 of 3 points carried" in entry["check"] and "all matched" in entry["check"]
     assert json.loads((store.dir / "restamps.json").read_text()) == [entry]
     with pytest.raises(restamp.RestampRefused, match="already carries today's"):
-        restamp.rehash("sample_complexity", "quick", "r", root=tmp_path, log=lambda *_: None)
+        rehash.rehash("sample_complexity", "quick", "r", root=tmp_path, log=lambda *_: None)
 
 
 @pytest.mark.parametrize("case", ["other hash", "code changed"])
 def test_rehash_refuses_other_code_and_rewrites_nothing(tmp_path, monkeypatch, case):
     store = _store_with_points(tmp_path, ["x", "x"])
     _revision_of_prose_edits(monkeypatch, ("import math", "import math, os") if case == "code changed" else ("", ""))
-    old = restamp.bytes_hash("sample_complexity", "r")
+    old = rehash.bytes_hash("sample_complexity", "r")
     for i, f in enumerate(sorted((store.dir / "points").glob("*.json"))):
         f.write_text(f.read_text().replace('"x"', f'"{old}"' if i == 0 or case == "code changed" else '"other"'))
     before = {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")}
     with pytest.raises(restamp.RestampRefused, match="neither|computes otherwise"):
-        restamp.rehash("sample_complexity", "quick", "r", root=tmp_path, log=lambda *_: None)
+        rehash.rehash("sample_complexity", "quick", "r", root=tmp_path, log=lambda *_: None)
     assert {f.name: f.read_text() for f in (store.dir / "points").glob("*.json")} == before
     assert not (store.dir / "restamps.json").exists()
 

@@ -200,7 +200,8 @@ def _fake_and(mstar: dict, trials=10, ms=tuple(range(10, 101, 10)), s=None):
 
 
 def test_intervals_decide_only_off_the_boundary():
-    """2 of 4 (the T = 400 cells when the paper profile ran 4 trials) cannot decide; 2 of 12 and 10 of 12 can, 3 of 12 and 9 of 12 cannot."""
+    """2 of 4 (the T = 400 cells when the paper profile ran 4 trials) cannot decide; 2 of 12 and 10 of 12 can, 3 of
+    12 and 9 of 12 cannot."""
     assert rs.side_of_half([2, 4, 0], [4, 4, 4]).tolist() == [0, 0, 0]
     assert rs.side_of_half([2, 3, 9, 10, 12], [12] * 5).tolist() == [-1, 0, 0, 1, 1]
     lo, hi = rs.interval(2, 4)

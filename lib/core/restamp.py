@@ -16,13 +16,21 @@ and only when the evidence holds:
 3. **a rerun** (optional, `check`): the cheapest stored points that were computed on this kind of device,
    recomputed now, give the stored result exactly, number for number (wall times aside).
 
+Where the code a point reaches did change (a fix that changes nothing on this device, say), `evidence` names a
+store of the same profile that today's code computed (`BOOK_RESULTS=DIR python -m lib compute ...`): each such
+point is re-stamped only if that store holds it, stamped with today's hash, computed on the same kind of device and
+identical number for number (wall times aside).
+
+    BOOK_RESULTS=/tmp/again python -m lib compute head_lower_bound --profile paper --jobs 2
+    python -m lib restamp head_lower_bound --profile paper --rev ddd208b~1 --evidence /tmp/again/head_lower_bound/paper
+
 Then each point's `lib_hash` is rewritten (atomically) and `restamps.json` beside the points logs the step: the old
 and new hash, the revision, the definitions that changed and the points rerun.
 
     python -m lib restamp sample_complexity --profile paper --rev 5a87859603 --check 1
 
-`rehash` (`--from-bytes`) renames instead: points stamped with the raw-bytes hash used before issue 39, of the very
-code committed now, get today's parsed-code hash.
+lib/core/rehash.py (`--from-bytes`) renames instead: points stamped with the raw-bytes hash used before issue 39, of
+the very code committed now, get today's parsed-code hash.
 """
 from __future__ import annotations
 
@@ -50,6 +58,21 @@ from lib.core.store import (
 
 class RestampRefused(ValueError):
     """The evidence does not hold: nothing was rewritten."""
+
+
+def _identical_in(evidence: Path, records: dict, new: str) -> list[str]:
+    """The names of `records`' point files, each shown by the store `evidence` (a profile's folder) computed by
+    today's code (lib hash `new`) on the same kind of device, identical number for number; refuses at the first not."""
+    for f, r in records.items():
+        again = read_point(evidence / "points" / f.name) if (evidence / "points" / f.name).is_file() else None
+        why = ("holds no such point" if again is None else
+               f"computed it with lib {again.get('lib_hash')}, not today's {new}" if again.get("lib_hash") != new else
+               f"computed it on {again['device']}, not {r['device']}"
+               if again["device"].split(" (")[0] != r["device"].split(" (")[0] else
+               "computed other numbers" if not _same(r["result"], again["result"]) else "")
+        if why:
+            raise RestampRefused(f"{f.name}: its run function reaches what changed, and the evidence {evidence} {why}")
+    return sorted(f.name for f in records)
 
 
 def _git_show(rev: str, rel: str) -> str | None:
@@ -263,10 +286,11 @@ def code_changes(chapter: str, rev: str, roots: set[tuple[str, str]]) -> tuple[l
 
 
 def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | None = None, log=print,
-            partial: bool = False) -> dict:
+            partial: bool = False, evidence: Path | None = None) -> dict:
     """Re-stamp every stored point of a profile with today's lib hash, if the evidence above holds; returns the log
     entry. Raises RestampRefused (nothing rewritten) when it does not. partial: re-stamp the points whose run function
-    reaches nothing that changed and leave the others as they are (computed by other code: recompute them)."""
+    reaches nothing that changed and leave the others as they are (computed by other code: recompute them).
+    evidence: a store that today's code computed, holding the points whose run function reaches a change."""
     from lib.core import params as params_mod
     from lib.core.sweep import run_point
 
@@ -290,6 +314,8 @@ def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | N
     root_of = lambda p: (p.run.__module__, p.run.__name__)
     changed, blocking = code_changes(chapter, rev, {root_of(points[f.stem]) for f in records})
     left = {f: r for f, r in records.items() if root_of(points[f.stem]) in blocking}
+    proven = _identical_in(Path(evidence), left, new) if left and evidence is not None else []
+    left = {f: r for f, r in left.items() if f.name not in proven}
     if left and not partial:
         raise RestampRefused("the computation changed since " + rev + ": " + "; ".join(
             f"{run} reaches {', '.join(hit)}" for (_, run), hit in sorted(blocking.items())))
@@ -313,72 +339,14 @@ def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | N
     for f, r in records.items():
         write_json(f, {**r, "lib_hash": new})
     entry = {"from": old, "to": new, "rev": rev, "changed": changed, "rerun": rerun, "points": len(records),
-             "left": sorted(f.name for f in left), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+             "left": sorted(f.name for f in left), **({"evidence": str(evidence), "proven": proven} if proven else {}),
+             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     write_json(store.dir / "restamps.json", (store.read("restamps.json") or []) + [entry])
     write_manifest(store.dir)   # the points' new bytes: their sha256 in the manifest (lib.core.manifest)
     log(f"{chapter} {profile}: {len(records)} points re-stamped {old} -> {new} (changed since {rev}: "
-        f"{', '.join(changed) or 'nothing the parse sees'}; rerun: {', '.join(rerun) or 'none'})"
+        f"{', '.join(changed) or 'nothing the parse sees'}; rerun: {', '.join(rerun) or 'none'}"
+        + (f"; {len(proven)} shown identical by {evidence}" if proven else "") + ")"
         + (f"; {len(left)} left as they are (their run functions reach what changed: recompute them)" if left else ""))
-    return entry
-
-
-def _git_bytes(rev: str, rel: str) -> bytes:
-    out = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=ROOT, capture_output=True)
-    if out.returncode:
-        raise RestampRefused(f"git show {rev}:{rel}: {out.stderr.decode(errors='replace').strip()}")
-    return out.stdout
-
-
-def bytes_hash(chapter: str, rev: str) -> str:
-    """The code hash that points were stamped with before issue 39: the raw bytes of the chapter's modules at git
-    revision `rev`, paths included (a docstring edit changed it)."""
-    h = hashlib.sha256()
-    for rel in lib_modules(chapter, read=lambda rel: _git_show(rev, rel)):
-        h.update(rel.encode() + b"\0" + _git_bytes(rev, rel))
-    return h.hexdigest()[:12]
-
-
-def rehash(chapter: str, profile: str, rev: str = "HEAD", root: Path | None = None, log=print) -> dict:
-    """Re-stamp points that carry the raw-bytes hash (`bytes_hash`) of the code at `rev` with today's parsed-code
-    `lib_hash`: the same code under its new name. Done only where that code, parsed, is today's (`hash_at(chapter,
-    rev) == lib_hash(chapter)`: what differs since is prose) and every point carries its bytes hash (a point already
-    carrying today's hash, re-stamped before, stays as it is); anything else refuses, nothing rewritten. Only
-    `lib_hash` moves in a file; restamps.json logs the step.
-
-        python -m lib restamp sparse_variable_creation --profile paper --from-bytes --rev 64d338a
-    """
-    store = Store(chapter, profile, root=root)
-    files = sorted((store.dir / "points").glob("*.json"))
-    if not files:
-        raise RestampRefused(f"{store.dir}: no stored points")
-    commit = subprocess.run(["git", "rev-parse", "--short=10", rev], cwd=ROOT, capture_output=True, text=True)
-    if commit.returncode:
-        raise RestampRefused(f"git knows no revision {rev!r}")
-    rev = commit.stdout.strip()
-    modules = lib_modules(chapter, read=lambda rel: _git_show(rev, rel))
-    if hash_at(chapter, rev) != lib_hash(chapter):
-        raise RestampRefused(f"{chapter}'s code at {rev} computes otherwise than today's (its parsed code differs): "
-                             "its points are not today's to re-stamp")
-    old, new = bytes_hash(chapter, rev), lib_hash(chapter)
-    records = {f: read_point(f) for f in files}   # checked against the manifest
-    wrong = [f.name for f, r in records.items() if r.get("lib_hash") not in (old, new)]
-    if wrong:
-        raise RestampRefused(f"{len(wrong)} of {len(files)} points carry neither {old} (the bytes of {chapter}'s code "
-                             f"at {rev}) nor today's {new}, e.g. {wrong[0]}: they were computed by other code")
-    todo = {f: r for f, r in records.items() if r["lib_hash"] == old}
-    if not todo:
-        raise RestampRefused(f"every stored point already carries today's lib {new}")
-    for f, r in todo.items():
-        write_json(f, {**r, "lib_hash": new})
-    check = (f"{len(todo)} of {len(files)} points carried {old}, the raw-bytes hash of the {len(modules)} files of "
-             f"{chapter}'s code at {rev}, whose parsed code is today's: all matched"
-             + (f"; {len(files) - len(todo)} carried {new} already" if len(todo) < len(files) else ""))
-    entry = {"from": old, "to": new, "rev": rev, "changed": [], "rerun": [], "points": len(todo), "left": [],
-             "check": check, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    write_json(store.dir / "restamps.json", (store.read("restamps.json") or []) + [entry])
-    write_manifest(store.dir)   # the points' new bytes: their sha256 in the manifest (lib.core.manifest)
-    log(f"{chapter} {profile}: {len(todo)} points re-stamped {old} -> {new}, the same code hashed as parsed code "
-        f"({check})")
     return entry
 
 

@@ -106,7 +106,8 @@ def run_calculator(spec: CalculatorPoint, device: str) -> dict:
     test = sample(len(As), n, generator(spec.seed, "calculator", "test", device=device))
     cfg = engine.TrainConfig(lr=spec.lr, weight_decay=0.0, batch_size=256, check_every=spec.steps,
                              max_samples=spec.steps * 256)
-    runs = engine.train_to_threshold(model.forward, model.init(len(As), generator(spec.seed, "calculator", "init", device=device), device),
+    runs = engine.train_to_threshold(model.forward,
+                                     model.init(len(As), generator(spec.seed, "calculator", "init", device=device), device),
                                      sample, [test], [-math.inf], cfg,
                                      generator(spec.seed, "calculator", "data", device=device))
     params = {k: v.to(device) for k, v in runs.params.items()}
