@@ -76,6 +76,19 @@ def test_signatures_see_through_moved_code_but_not_through_a_changed_callee():
     assert restamp.signatures({"lib.c.compute": OLD}, {("lib.c.compute", "nowhere")}) == {("lib.c.compute", "nowhere"): None}
 
 
+def test_annotations_are_not_computation_but_a_class_the_code_uses_is():
+    """A run function annotated with its spec's class keeps its signature when that class gains a field (never
+    evaluated under `from __future__ import annotations`); one that tests `isinstance` with the class does not."""
+    spec = "from __future__ import annotations\n\n\nclass Spec:\n    n: int\n"
+    more = spec + "    precision: str = 'float32'\n"
+    annotated = spec + "\n\ndef run(spec: Spec, device: str) -> dict:\n    return {'n': spec.n}\n"
+    uses = spec + "\n\ndef run(spec: Spec, device: str) -> dict:\n    return {'n': isinstance(spec, Spec)}\n"
+    root = ("lib.c.compute", "run")
+    sig = lambda text: restamp.signatures({"lib.c.compute": text}, {root})[root]
+    assert sig(annotated) == sig(annotated.replace(spec, more))
+    assert sig(uses) != sig(uses.replace(spec, more))
+
+
 def test_a_lazy_import_that_moves_to_the_top_of_its_module_keeps_the_signature():
     """Issue 40: an import made lazy to break a circle (`from lib.c.compute import helper` inside a run function)
     resolves like a module-level one, so the run function moved to an experiments module that imports `helper` at its

@@ -191,10 +191,22 @@ def _target(parsed: dict, mod: str, name: str) -> tuple[str, str | None] | None:
 
 def _lazy(node, modules: set[str]) -> tuple[ast.AST, dict]:
     """A definition less the lib imports inside its body, and the names they bind, linked as `_parse` links a module's:
-    an import made lazy to break an import circle resolves as it will at the top of its module, once the circle is gone."""
+    an import made lazy to break an import circle resolves as it will at the top of its module, once the circle is gone.
+    Its functions' annotations go too: under `from __future__ import annotations` they are never evaluated, so a run
+    function annotated with its spec's class does not compute with that class (a new spec field is in the key)."""
     lazy = {}
 
     class Strip(ast.NodeTransformer):
+        def visit_arg(self, n):
+            n.annotation = None
+            return n
+
+        def visit_FunctionDef(self, n):
+            n.returns = None
+            return self.generic_visit(n)
+
+        visit_AsyncFunctionDef = visit_FunctionDef
+
         def visit_ImportFrom(self, n):
             if not (n.module and n.module.split(".")[0] == "lib"):
                 return n
