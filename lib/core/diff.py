@@ -33,7 +33,6 @@ import numpy as np
 
 from lib.core import params as params_mod
 from lib.core.store import ROOT, MissingResult, Store, read_json, results_root
-from lib.science.precision import unwrap
 
 LIMIT = 10          # changed numbers shown per point; the rest are counted
 REL = 1e-9          # numbers closer than this (relative) are equal: float noise of another machine is no change
@@ -155,7 +154,7 @@ def load(chapter: str, text: str, tmp: Path) -> Side:
                                         f"({type(err).__name__}: {err})") from None
     side.n_points = len(points)
     for p in points:
-        side.seeds[p.name] = {v for k, v in vars(unwrap(p.spec)).items() if k.endswith("seeds") and isinstance(v, int) and v > 1}
+        side.seeds[p.name] = {v for k, v in vars(p.spec).items() if k.endswith("seeds") and isinstance(v, int) and v > 1}
         if (record := store.get(p.spec)) is not None:
             side.records[p.name] = record
     try:

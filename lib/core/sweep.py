@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from lib.core.store import ROOT, MissingResult, Store, clean_temps, environment, key_of, spec_dict
-from lib.science import precision
 
 
 @dataclass(frozen=True)
@@ -75,12 +74,13 @@ def nest(pairs) -> dict:
 def run_point(point: Point, device: str) -> dict:
     """Compute one point (what a worker process runs); adds its wall time when the run does not report one."""
     import torch
+
     before = torch.get_num_threads()
     if point.threads and torch.device(device).type == "cpu":
         torch.set_num_threads(point.threads)
     t0 = time.perf_counter()
     try:
-        result = precision.run(point, device)   # the spec's run; in autocast where the spec names a precision
+        result = point.run(point.spec, device)
     finally:
         torch.set_num_threads(before)
     result.setdefault("wall_s", time.perf_counter() - t0)

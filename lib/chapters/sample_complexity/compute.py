@@ -23,7 +23,6 @@ import torch
 
 from lib.core.sweep import Point
 from lib.science import engine, models, qstr
-from lib.science.precision import with_precision
 from lib.science.seeds import generator
 
 PANELS = {"a": {"simple": False, "tests": ("authors", "task")}, "b": {"simple": True, "tests": ("task",)}}
@@ -167,12 +166,6 @@ def attention_stats(A: torch.Tensor, t: torch.Tensor, E: torch.Tensor) -> dict:
             "by_overlap": (sums / counts).tolist(), "example": A[:, 0].tolist(), "example_t": t[0].tolist()}
 
 
-def in_precision(P: dict, spec):
-    """The spec as stored: itself in float32 (absent from profiles stored before precision was a parameter), else
-    run in autocast (lib.science.precision) under a key of its own."""
-    return with_precision(spec, P.get("precision", "float32"))
-
-
 def points(P: dict) -> list[Point]:
     """Every (panel, model, N) of Figure 1 on the task draw task_seed (results[(panel, model, N)] is its record), and
     the task_draw_models' points on the further draws task_seed + j, j < n_task_draws (results[(panel, model, N, j)]);
@@ -190,9 +183,9 @@ def points(P: dict) -> list[Point]:
         label = (name, model, N) + ((j,) if j else ())
         spec, cost = point_spec(P, panel, model, N, j), _cost(P, panel, model, N)
         if not (model == "rnn" and P.get("split_rnn_seeds", False)):   # absent from results stored before it: off
-            return [Point((label,), in_precision(P, spec), run_point, cost=cost, threads=1)]
-        return [Point(((name, model, N, j, r),), in_precision(P, RunPoint(**vars(spec), run=r)), run_point,
-                      cost=cost / P["n_seeds"], threads=1) for r in range(P["n_seeds"])]
+            return [Point((label,), spec, run_point, cost=cost, threads=1)]
+        return [Point(((name, model, N, j, r),), RunPoint(**vars(spec), run=r), run_point, cost=cost / P["n_seeds"],
+                      threads=1) for r in range(P["n_seeds"])]
 
     main = [p for panel in ("a", "b") for model in P["models"] for N in P[f"N_{panel}"] for p in of(panel, model, N, 0)]
     wide = [p for model in P.get("wide_models", []) if model in P["models"]   # absent before the wide sweep: none
@@ -210,9 +203,8 @@ def attention_points(P: dict) -> list[Point]:
     if not N:
         return []
     spec = point_spec({**P, "n_seeds": P["attention_seeds"]}, "a", "transformer", N)
-    return [Point((("attention", "transformer", N),),
-                  in_precision(P, AttentionPoint(**vars(spec), n_prompts=P["attention_prompts"])), run_attention,
-                  cost=_cost(P, "a", "transformer", N) * P["attention_seeds"] / P["n_seeds"], threads=1)]
+    return [Point((("attention", "transformer", N),), AttentionPoint(**vars(spec), n_prompts=P["attention_prompts"]),
+                  run_attention, cost=_cost(P, "a", "transformer", N) * P["attention_seeds"] / P["n_seeds"], threads=1)]
 
 
 def footprint(P: dict) -> list[tuple[str, float, str]]:
