@@ -315,9 +315,11 @@ def norm_summary(results: dict) -> str:
         return "These stored points predate the weight norms: recompute with `--force`."
     f = lambda v: "–" if not np.isfinite(v) else f"{v:.3g}"
     rows = [[T, *(f"{f(v[k][0])} / {f(v[k][1])}" for k in NORMS)] for T, v in nt.items() if T != "slope"]
-    rows.append(["log-log slope in $T$ (successes)", *(f"{nt['slope'][k]:.2f}" for k in NORMS)])
-    return markdown_table(["$T$", "capacity factor of Cor. 4.4 (success / failure)", r"$\max_h B_{QK}^{\infty}$",
-                           r"$\max_h \lVert W_V^h\rVert_2$", r"$B_P = \lVert P^\top\rVert_{2,\infty}$"], rows)
+    rows.append(["slope", *(f"{nt['slope'][k]:.2f}" for k in NORMS)])
+    return ("Each cell: successes / failures. Capacity: the factor of Cor. 4.4; slope: the successes' log-log slope "
+            "in $T$.\n\n"
+            + markdown_table(["$T$", "capacity", r"$\max_h B_{QK}^{\infty}$", r"$\max_h \lVert W_V^h\rVert_2$",
+                              r"$B_P$"], rows))
 
 
 def b2_table(results: dict) -> str:
