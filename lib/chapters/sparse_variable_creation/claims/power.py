@@ -17,7 +17,7 @@ from lib.chapters.sparse_variable_creation.results import LAWS, and_table, cells
 from lib.core.claims import evaluate
 from lib.core.tables import markdown_table
 
-SCALING_ROWS = ("A11a", "A11c", "A12", "A13b")
+SCALING_ROWS = ("A11a", "A11b", "A11c", "A12", "A13b")
 WORLDS = ("log", "power", "linear", "no shift")
 SIMS = 200
 
@@ -86,7 +86,7 @@ def _cell(r: tuple) -> str:
 
 
 def power_table(P: dict, results: dict, sims: int = SIMS, grid: dict | None = None) -> str:
-    """Markdown: per row (A11a, A11c, A12, A13b) and world (each law fitted to the stored cells, and no shift), the
+    """Markdown: per row (A11a, A11b, A11c, A12, A13b) and world (each law fitted to the stored cells, and no shift), the
     shares of simulated runs that pass / FAIL / read censored, on the profile's grid or `grid`."""
     W = worlds(cells(and_table(results)))
     R = {w: rates(P, W[w], sims=sims, grid=grid) for w in WORLDS}
