@@ -60,6 +60,11 @@ class RestampRefused(ValueError):
     """The evidence does not hold: nothing was rewritten."""
 
 
+def _kind(device: str) -> str:
+    """A device as the points record it, less its thread count: "CPU (x86_64, 2 threads)" -> "CPU"."""
+    return device.split(" (")[0]
+
+
 def _identical_in(evidence: Path, records: dict, new: str) -> list[str]:
     """The names of `records`' point files, each shown by the store `evidence` (a profile's folder) computed by
     today's code (lib hash `new`) on the same kind of device, identical number for number; refuses at the first not."""
@@ -67,8 +72,7 @@ def _identical_in(evidence: Path, records: dict, new: str) -> list[str]:
         again = read_point(evidence / "points" / f.name) if (evidence / "points" / f.name).is_file() else None
         why = ("holds no such point" if again is None else
                f"computed it with lib {again.get('lib_hash')}, not today's {new}" if again.get("lib_hash") != new else
-               f"computed it on {again['device']}, not {r['device']}"
-               if again["device"].split(" (")[0] != r["device"].split(" (")[0] else
+               f"computed it on {again['device']}, not {r['device']}" if _kind(again["device"]) != _kind(r["device"]) else
                "computed other numbers" if not _same(r["result"], again["result"]) else "")
         if why:
             raise RestampRefused(f"{f.name}: its run function reaches what changed, and the evidence {evidence} {why}")
@@ -334,9 +338,9 @@ def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | N
     records = {f: r for f, r in records.items() if f not in left}
     if not records:
         raise RestampRefused(f"every run function of the stored points reaches what changed since {rev}")
-    stored = [points[f.stem] for f in records]
-    device = environment("cpu", chapter)["device"].split(" (")[0]
-    mine = sorted((p for p in stored if records[store.point_path(p.spec)]["device"].startswith(device)),
+    stored = [points[f.stem] for f in records if f.name not in proven]    # (the evidence recomputed those already)
+    device = _kind(environment("cpu", chapter)["device"])
+    mine = sorted((p for p in stored if _kind(records[store.point_path(p.spec)]["device"]) == device),
                   key=lambda p: p.cost)[:check]
     rerun = []
     for p in mine:
