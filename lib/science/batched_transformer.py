@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from lib.science.training import fit
+
 Params = dict[str, torch.Tensor]
 CLS = 2                                    # token ids: 0, 1 for the bits, 2 for [CLS]
 DECAY = ("q_w", "k_w", "v_w", "proj_w", "fc_w", "fc2_w", "head_w")   # minGPT decays Linear weights only
@@ -222,18 +224,22 @@ def train_online(p: Params, sample, cfg: ModelConfig, opt_cfg: OptConfig, iters:
                  gen: torch.Generator) -> dict:
     """Online training: every iteration sample(batch, gen) -> (bits (R, batch, T), y (R, batch)) fresh for every
     trial. Returns the per-trial loss and accuracy on each fresh batch (before its step), every `log_every`."""
-    opt = optimizer(p, opt_cfg)
     losses, accs, logged = [], [], []
-    for it in range(iters):
+
+    def fresh_batch(step):
         bits, y = sample(batch, gen)
         logits, _ = train_logits(p, bits, cfg, gen)
-        loss = per_trial_ce(logits, y)
-        loss.sum().backward()
-        _step(p, opt, opt_cfg.clip)
-        if it % log_every == 0 or it == iters - 1:
+        return per_trial_ce(logits, y), (logits, y)
+
+    def log(step, loss, out):
+        if (step - 1) % log_every == 0 or step == iters:      # iterations counted from 0, as logged
+            logits, y = out
             losses.append(loss.detach())
             accs.append((logits.argmax(-1) == y).float().mean(1).detach())
-            logged.append(it)
+            logged.append(step - 1)
+
+    clip = (lambda: clip_per_trial(p, opt_cfg.clip)) if opt_cfg.clip > 0 else None
+    fit(optimizer(p, opt_cfg), fresh_batch, iters, log, clip)
     return {"loss": torch.stack(losses, 1), "acc": torch.stack(accs, 1), "logged": logged}
 
 

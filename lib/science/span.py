@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from lib.science import models
+from lib.science.training import fit
 
 
 def haar_orthogonal(R: int, k: int, gen: torch.Generator, device="cpu") -> torch.Tensor:
@@ -107,20 +108,14 @@ def train_full_batch(forward, params: models.Params, z, y, n: torch.Tensor, step
     nf = n.to(z.device, z.dtype)
     steps_seen, records = [], []
 
-    def record(step):
-        if watch is not None:
+    def record(step, *_):
+        if watch is not None and (step == 0 or step % every == 0 or step == steps):
             with torch.no_grad():
                 records.append(watch(params).cpu())
             steps_seen.append(step)
 
     record(0)
-    for step in range(1, steps + 1):
-        opt.zero_grad(set_to_none=True)
-        loss = (((forward(params, z) - y).pow(2).mean(-1) * mask).sum(1) / nf).sum()
-        loss.backward()
-        opt.step()
-        if step % every == 0 or step == steps:
-            record(step)
+    fit(opt, lambda step: ((((forward(params, z) - y).pow(2).mean(-1) * mask).sum(1) / nf), None), steps, record)
     return params, steps_seen, (torch.stack(records) if records else None)
 
 

@@ -18,6 +18,7 @@ import torch
 
 from lib.science import models, qstr
 from lib.science.seeds import generator
+from lib.science.training import fit
 
 
 @dataclass(frozen=True)
@@ -56,21 +57,25 @@ def run_figure2(spec: Figure2Point, device: str) -> dict:
     model = models.Transformer(task.D, spec.mlp_width)
     p = {k: v.requires_grad_() for k, v in model.init(1, generator(spec.seed, "figure2", "init", device=device), device).items()}
     opt = torch.optim.AdamW(list(p.values()), lr=spec.lr, weight_decay=spec.weight_decay)
-    losses, B = [], spec.batch_size
-    for _ in range(spec.epochs):
-        order = torch.randperm(spec.n_train, generator=gen, device=device)
-        total = torch.zeros((), device=device)   # summed on the device: no host sync per step
-        for i in range(0, spec.n_train, B):
-            idx = order[i:i + B]
-            xb, tb = X[:, idx], T[:, idx]
-            loss = (model.forward(p, task.encode(xb, tb)) - task.labels(xb, tb)).pow(2).mean()
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            total += loss.detach() * len(idx)
-        losses.append(total.item() / spec.n_train)
-        if losses[-1] < spec.stop_loss:
-            break
+    B, per_epoch = spec.batch_size, -(-spec.n_train // spec.batch_size)
+    losses, epoch = [], {}
+
+    def minibatch(step):                                  # the next minibatch of this epoch's shuffle
+        i = (step - 1) % per_epoch
+        if i == 0:
+            epoch["order"] = torch.randperm(spec.n_train, generator=gen, device=device)
+            epoch["total"] = torch.zeros((), device=device)
+        idx = epoch["order"][i * B:(i + 1) * B]
+        xb, tb = X[:, idx], T[:, idx]
+        return (model.forward(p, task.encode(xb, tb)) - task.labels(xb, tb)).pow(2).mean(), len(idx)
+
+    def end_of_epoch(step, loss, n):                      # the epoch's mean loss, summed on the device (no sync per step)
+        epoch["total"] += loss.detach() * n
+        if step % per_epoch == 0:
+            losses.append(epoch["total"].item() / spec.n_train)
+            return losses[-1] < spec.stop_loss
+
+    fit(opt, minibatch, spec.epochs * per_epoch, end_of_epoch)
     D = task.D
     w = p["attn.in_w"][0].detach()
     M = (w[:D].T @ w[D:2 * D]).cpu().numpy()                 # W_Q^T W_K: rows query features, columns key features
