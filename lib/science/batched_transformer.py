@@ -292,7 +292,8 @@ class Reference(torch.nn.Module):
 
 
 def train_reference(m: Reference, bits, y, cfg: OptConfig, iters: int) -> list[float]:
-    """Full-batch training of one trial (bits (n, T), y (n,)): its training losses."""
+    """Full-batch training of one trial (bits (n, T), y (n,)): its training losses. The tests' oracle for
+    train_full_batch (tests/test_sparse_variable_creation.py); no stored point trains with it."""
     opt, tok, losses = m.optimizer(cfg), tokens_of(bits), []
     for _ in range(iters):
         loss = F.cross_entropy(m(tok), y.long())
