@@ -1,6 +1,7 @@
-"""The training loop every trained model outside Figure 1's engine uses: R runs stacked along a leading axis, one
-optimiser over the stacked tensors, and the gradient of the *sum* of the per-run losses, so that each run gets
-exactly its own gradient (and an elementwise optimiser such as AdamW or SGD is R separate runs).
+"""The training loop of the trained models outside Figure 1's engine (all but the planted-AND arm's
+`batched_transformer.train_full_batch`: ARCHITECTURE.md says why): R runs stacked along a leading axis, one optimiser
+over the stacked tensors, and the gradient of the *sum* of the per-run losses, so that each run gets exactly its own
+gradient (and an elementwise optimiser such as AdamW or SGD is R separate runs).
 
 What a step trains on is the caller's `loss_of(step)`: a fresh batch every step (online), the same fixed set every
 step (full batch), or the next minibatch of a shuffled epoch; `after(step, loss, out)` records what the caller
