@@ -5,13 +5,9 @@ import torch
 from lib.science.training import fit
 
 
-def _runs(R, gen):
-    return torch.randn(R, 5, 3, generator=gen), torch.randn(R, 5, generator=gen)
-
-
 def test_stacked_runs_train_as_separate_runs():
     gen = torch.Generator().manual_seed(0)
-    X, y = _runs(3, gen)
+    X, y = torch.randn(3, 5, 3, generator=gen), torch.randn(3, 5, generator=gen)
     w0 = torch.randn(3, 3, generator=gen)
     w = w0.clone().requires_grad_()
     opt = torch.optim.AdamW([w], lr=0.05, weight_decay=0.1)

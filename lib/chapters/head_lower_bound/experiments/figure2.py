@@ -57,25 +57,23 @@ def run_figure2(spec: Figure2Point, device: str) -> dict:
     model = models.Transformer(task.D, spec.mlp_width)
     p = {k: v.requires_grad_() for k, v in model.init(1, generator(spec.seed, "figure2", "init", device=device), device).items()}
     opt = torch.optim.AdamW(list(p.values()), lr=spec.lr, weight_decay=spec.weight_decay)
-    B, per_epoch = spec.batch_size, -(-spec.n_train // spec.batch_size)
-    losses, epoch = [], {}
+    losses = []
+    for _ in range(spec.epochs):
+        batches = torch.randperm(spec.n_train, generator=gen, device=device).split(spec.batch_size)
+        total = torch.zeros((), device=device)   # the epoch's loss, summed on the device: no host sync per step
 
-    def minibatch(step):                                  # the next minibatch of this epoch's shuffle
-        i = (step - 1) % per_epoch
-        if i == 0:
-            epoch["order"] = torch.randperm(spec.n_train, generator=gen, device=device)
-            epoch["total"] = torch.zeros((), device=device)
-        idx = epoch["order"][i * B:(i + 1) * B]
-        xb, tb = X[:, idx], T[:, idx]
-        return (model.forward(p, task.encode(xb, tb)) - task.labels(xb, tb)).pow(2).mean(), len(idx)
+        def minibatch(step, batches=batches):
+            idx = batches[step - 1]
+            xb, tb = X[:, idx], T[:, idx]
+            return (model.forward(p, task.encode(xb, tb)) - task.labels(xb, tb)).pow(2).mean(), len(idx)
 
-    def end_of_epoch(step, loss, n):                      # the epoch's mean loss, summed on the device (no sync per step)
-        epoch["total"] += loss.detach() * n
-        if step % per_epoch == 0:
-            losses.append(epoch["total"].item() / spec.n_train)
-            return losses[-1] < spec.stop_loss
+        def add(step, loss, n, total=total):
+            total += loss.detach() * n           # in place
 
-    fit(opt, minibatch, spec.epochs * per_epoch, end_of_epoch)
+        fit(opt, minibatch, len(batches), add)
+        losses.append(total.item() / spec.n_train)
+        if losses[-1] < spec.stop_loss:
+            break
     D = task.D
     w = p["attn.in_w"][0].detach()
     M = (w[:D].T @ w[D:2 * D]).cpu().numpy()                 # W_Q^T W_K: rows query features, columns key features
