@@ -142,9 +142,10 @@ def plot_figure2(P: dict, results: dict):
     fig, axes = figure(ncols=2, width=4.0, height=3.6)
     for ax, A, title in ((axes[0, 0], M, r"trained $|W_Q^\top W_K|$"), (axes[0, 1], template, "Eq. A.2 template ($q=h=1$)")):
         im = ax.imshow(A, cmap="viridis", norm=PowerNorm(gamma=2, vmin=A.min(), vmax=A.max()) if A is M else None)
-        ax.axvline(d - 0.5, color="y", ls="--", lw=1)
-        ax.axhline(d + d_e - 0.5, color="r", ls="--", lw=1)
-        ax.axvline(d + d_e - 0.5, color="r", ls="--", lw=1)
+        # Plain hex colours: the theme's "y" and "r" are two oranges, and the caption names yellow and red.
+        ax.axvline(d - 0.5, color="#ffe119", ls="--", lw=1.2)
+        ax.axhline(d + d_e - 0.5, color="#e6194b", ls="--", lw=1.2)
+        ax.axvline(d + d_e - 0.5, color="#e6194b", ls="--", lw=1.2)
         ax.set(title=title, xticks=[], yticks=[], xlabel="key features", ylabel="query features")
         ax.grid(False)
         if A is M:
