@@ -374,13 +374,13 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
                     abandon = True
                     break
                 for future in finished:
-                    group, started = running.pop(future)
+                    group, _ = running.pop(future)
                     try:
                         result = future.result()
                     except Exception as err:
                         import_failure(err, cluster)   # a worker without lib: one line, not Dask's traceback
                         raise
-                    finish(group, result, time.perf_counter() - started)
+                    finish(group, result, result["wall_s"])   # its time in the worker, not the worker's start too
         except BaseException:
             abandon = True
             raise
