@@ -1,10 +1,10 @@
-"""Rules held on bootstrap replicates, beside lib.core.rules' Replicates (a direction's share of replicates): a bound
-held on a replicate quantile (`Quantile`: "the lower 95% bound of FFN/TR ≥ 2"), and a rule held in each of several
-cells at once (`Each`: at each N, for each ratio), whose margin is the weakest cell's or every cell's. A margin is in
-units of the replicates' own spread: (mean - bar) / sd of the replicates, signed to the passing side.
+"""Rules held on bootstrap replicates: a direction (`Replicates`: the share of replicates at or above a bar, at least
+`level`), a bound held on a replicate quantile (`Quantile`: "the lower 95% bound of FFN/TR ≥ 2"), and a rule held in
+each of several cells at once (`Each`: at each N, for each ratio), whose margin is the weakest cell's or every
+cell's. A margin is in units of the replicates' own spread: (mean - bar) / sd of the replicates, signed to the passing side.
 
     >>> reps = {"N=4": np.r_[np.ones(19), -1.0], "N=6": np.linspace(2, 3, 20)}
-    >>> Each(Replicates("TR's lead", strict=True, where="at each $N$")).decide(reps, "TR lowest")
+    >>> Each(Replicates("TR's lead", strict=True, where="at each $N$")).decide(Measured(reps, "TR lowest"))
     Verdict(measured='TR lowest; margin +2.1 sd of the replicates (N=4, the weakest)', passed=True, ...)
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.core.claims import Verdict
-from lib.core.rules import Replicates, Rule, number
+from lib.core.claims import Measured, Verdict, verdict
+from lib.core.rules import Rule, number
 
 
 def z(replicates, at: float = 0.0, sign: int = 1, log: bool = False) -> float:
@@ -29,12 +29,45 @@ def z(replicates, at: float = 0.0, sign: int = 1, log: bool = False) -> float:
 
 
 @dataclass(frozen=True)
-class Quantile(Rule):
-    """A bound held on bootstrap replicates: their lower `level` bound (the 1 - level quantile) at least `bar`, or with
-    `below` their upper `level` bound at most `bar` (`strict`: > or <). The margin is `z` of the replicates against
-    `bar`, on the log scale with `log` (for a ratio).
+class Replicates(Rule):
+    """A direction on a bootstrap: the share of replicates (`value`) of the statistic at or above `bar` (above,
+    `strict`) is at least `level`; the margin is (mean - bar) / sd of the replicates.
 
-    >>> Quantile("FFN/TR", bar=2.0, log=True).decide(6.0 * np.exp(np.linspace(-0.1, 0.1, 101))).measured
+    >>> Replicates("TR's lead", bar=0.0, level=0.95, strict=True).decide(Measured(np.r_[np.ones(99), -1.0])).passed
+    True
+    """
+    bar: float = 0.0
+    level: float = 0.95
+    strict: bool = False
+    spread: str = "sd of the replicates"
+
+    def condition(self) -> str:
+        return f"{self.what} {'>' if self.strict else '≥'} {number(self.bar)} in ≥ {self.level:.0%} of bootstrap replicates"
+
+    def share(self, replicates) -> float:
+        v = np.asarray(replicates, float)
+        return float(np.mean(v > self.bar if self.strict else v >= self.bar))
+
+    def shown(self, m: Measured) -> str:
+        return f"{self.share(m.value):.1%} of {len(np.asarray(m.value))} replicates"
+
+    def margin_text(self, m: Measured) -> str:
+        v = np.asarray(m.value, float)
+        sd = float(v.std())
+        z = (float(v.mean()) - self.bar) / sd if sd > 0 else math.inf * np.sign(v.mean() - self.bar)
+        return f"; margin {z:+.1f} {self.spread}" if np.isfinite(z) else ""
+
+    def outcome(self, m: Measured) -> bool | str:
+        return self.share(m.value) >= self.level
+
+
+@dataclass(frozen=True)
+class Quantile(Rule):
+    """A bound held on bootstrap replicates (Measured.value): their lower `level` bound (the 1 - level quantile) at
+    least `bar`, or with `below` their upper `level` bound at most `bar` (`strict`: > or <). The margin is `z` of the
+    replicates against `bar`, on the log scale with `log` (for a ratio).
+
+    >>> Quantile("FFN/TR", bar=2.0, log=True).decide(Measured(6.0 * np.exp(np.linspace(-0.1, 0.1, 101)))).measured
     'bound 5.484; margin +18.8 sd of the replicates'"""
     bar: float = 0.0
     level: float = 0.95
@@ -61,22 +94,25 @@ class Quantile(Rule):
         """`z` against the bar (the rule's spread is the replicates' own: `spread` is not used)."""
         return z(replicates, float(self.bar), -1 if self.below else 1, self.log)
 
-    def margin_text(self, replicates) -> str:
-        """"; margin +z sd of the replicates" (lib.core.rules.All appends it for a part given as `(replicates,)`)."""
-        return self._margin(self.margin(replicates), None)
+    def margin_text(self, m: Measured) -> str:
+        """"; margin +z sd of the replicates"."""
+        return self._margin(self.margin(m.value), None)
 
-    def decide(self, replicates, measured: str = "", **verdict) -> Verdict:
-        text = measured or f"bound {self.bound(replicates):.4g}"
-        return Verdict(text + self.margin_text(replicates), self.holds(replicates), **verdict)
+    def shown(self, m: Measured) -> str:
+        return f"bound {self.bound(m.value):.4g}"
+
+    def outcome(self, m: Measured) -> bool | str:
+        return self.holds(m.value)
 
 
 @dataclass(frozen=True)
 class Each:
-    """A bootstrap rule (Replicates or Quantile) held in every cell of {label: replicates} (each N, each ratio): it
+    """A bootstrap rule (Replicates or Quantile) held in every cell of {label: replicates} (Measured.value: each N,
+    each ratio): it
     passes where every cell does. The margin is the weakest cell's, named (for Replicates the lowest share, then the
     lowest margin; for a Quantile the lowest margin), or with `each` every cell's.
 
-    >>> Each(Replicates("TR's lead", strict=True)).decide({"N=4": np.ones(10), "N=6": np.r_[np.ones(9), -1.0]}).passed
+    >>> Each(Replicates("TR's lead", strict=True)).decide(Measured({"N=4": np.ones(10), "N=6": np.r_[np.ones(9), -1.0]})).passed
     False"""
     rule: Rule
     each: bool = False
@@ -98,14 +134,23 @@ class Each:
             return share >= r.level, share, z(v, float(r.bar))
         return r.holds(replicates), 0.0, r.margin(replicates)
 
-    def decide(self, cells: dict, measured: str = "", **verdict) -> Verdict:
-        got = {k: self.cell(v) for k, v in cells.items()}
+    def shown(self, m: Measured) -> str:
+        return ", ".join(f"{k}: {self.cell(v)[1]:.1%}" for k, v in m.value.items())
+
+    def expected(self, m: Measured) -> str:
+        return ""
+
+    def margin_text(self, m: Measured) -> str:
+        got = {k: self.cell(v) for k, v in m.value.items()}
         if self.each and len(got) > 1:
-            m = ", ".join(f"{g[2]:+.1f} ({k})" for k, g in got.items() if np.isfinite(g[2]))
-            m = f"; margins {m} {self.rule.spread}" if m else ""
-        else:
-            k = min(got, key=lambda c: got[c][1:])
-            m = (f"; margin {got[k][2]:+.1f} {self.rule.spread} ({k}{', the weakest' if len(got) > 1 else ''})"
-                 if np.isfinite(got[k][2]) else "")
-        text = measured or ", ".join(f"{k}: {g[1]:.1%}" for k, g in got.items())
-        return Verdict(text + m, all(g[0] for g in got.values()), **verdict)
+            t = ", ".join(f"{g[2]:+.1f} ({k})" for k, g in got.items() if np.isfinite(g[2]))
+            return f"; margins {t} {self.rule.spread}" if t else ""
+        k = min(got, key=lambda c: got[c][1:])
+        return (f"; margin {got[k][2]:+.1f} {self.rule.spread} ({k}{', the weakest' if len(got) > 1 else ''})"
+                if np.isfinite(got[k][2]) else "")
+
+    def outcome(self, m: Measured) -> bool | str:
+        return all(self.cell(v)[0] for v in m.value.values())
+
+    def decide(self, m: Measured) -> Verdict:
+        return verdict(m, (m.text or self.shown(m)) + self.margin_text(m), self.outcome(m))

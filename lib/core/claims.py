@@ -1,8 +1,9 @@
 """Claims as declarative rows: what a theorem or the paper predicts, the statistic that measures it, the verdict.
 
-A chapter's page module lists its rows as data. Each `Row` names its kind, its source and the rule it is held
-to, and points at a `measure` function that computes this run's value (and the paper's, where it has one) from
-the page's results. `evaluate` applies every row; nothing in a verdict is typed by hand.
+A chapter's claims module lists its rows as data. Each `Row` names its kind, its source and the rule it is held
+to (a rule object, lib.core.rules), and points at a `measure` function that computes this run's numbers (and the
+paper's, where it has any) from the page's results and returns them as a `Measured`. `evaluate` decides every row
+the same way, `row.rule.decide(row.measure(...))`: the measure measures, the rule decides, nothing else does.
 
 Two kinds, shown as two tables:
 
@@ -10,27 +11,26 @@ Two kinds, shown as two tables:
 - `claim`: an empirical prediction that a run could refute: a theorem's, a number of the paper, or a
   hypothesis of this book (the row's `source` says which).
 
-A row's rule is best given as data (lib.core.rules): `Row(..., RULE, measure)` with a rule object in place of the
-words; the row's `expected` is then the rule's generated text, and `measure` decides through `RULE.decide(...)`, so
-the threshold is typed once.
+A claim whose effect needs more than the run's scale (a quick profile is a scale model) says so: its measure sets
+`scale`, the scale at which the effect should show and why. The verdict stays what was measured; a failure below
+that scale is shown as "✗ below scale" with the note, never hidden or turned into a pass.
 
-A claim whose effect needs more than the run's scale (a quick profile is a scale model) says so: its measure returns a
-`Verdict` with `scale`, the scale at which the effect should show and why. The verdict stays what was measured; a
-failure below that scale is shown as "✗ below scale" with the note, never hidden or turned into a pass.
+A rule leaves a row censored (undecided: "◌ censored", counted apart from passes and failures) only in the ways its
+text states: a measured range [lo, hi] that straddles its bound, its own undecided state (an interval or a test
+that decides neither way), or a `Needs` gate that does not hold. The measure may say in words what is censored
+(`Measured.censored`); it never decides.
 
-A claim whose verdict hangs on a censored point (a run or a grid that never reached its threshold, so only a bound
-on the value is known) and that the bound does not decide returns a `Verdict` with `censored`, what is censored:
-it reads "◌ censored", is counted apart from passes and failures, and its `passed` is False.
-
-    >>> row = Row("1-order", "claim", "Figure 1 (paper)", "FFN > RNN > TR at N=12", "FFN > RNN > TR",
-    ...           lambda table: Verdict("118k > 70k > 16k", True, paper="120k > 71k > 17k"))
+    >>> from lib.core.rules import AtLeast
+    >>> row = Row("1-order", "claim", "Figure 1 (paper)", "FFN over TR at N=12", AtLeast("FFN/TR", 2),
+    ...           lambda table: Measured(7.4, "FFN/TR 7.4", paper="FFN/TR 7.1"))
     >>> print(to_markdown(evaluate([row], {}), "claim").splitlines()[2])
-    | {bdg-success}`✓ pass` | `1-order` FFN > RNN > TR at N=12 | 118k > 70k > 16k |
+    | {bdg-success}`✓ pass` | `1-order` FFN over TR at N=12 | FFN/TR 7.4 |
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from lib.core.tables import markdown_table
 
@@ -38,10 +38,48 @@ KINDS = {"check": "implementation check", "claim": "claim"}
 
 
 @dataclass(frozen=True)
+class Measured:
+    """What a row's measure found on this run: the statistic its rule decides and the words around it. Which
+    fields a rule reads is in its docstring; the usual ones:
+
+    value    the statistic: a number or an array (every value is held to the rule); bootstrap replicates
+             (Replicates, Quantile); {cell: replicates} (Each); {law: score} (Laws); k (Share, ShareInterval);
+             the effect (Significance); a tuple of Measured, one per part (All)
+    text     this run's numbers in words ("": the rule writes them); the rule appends the margin
+    spread   the margin's unit: sd or SE of the value (the SE for TInterval and Beyond); None: no margin
+    n        what the spread is over (runs; the dof of TInterval; the trials of Share and ShareInterval)
+    lo, hi   where censoring leaves the value known only within [lo, hi]: the worst end decides, a range across
+             the bound is censored
+    unsure   a mask of the values (cells) that estimate a censored quantity: where the rule fails on them alone,
+             the row is censored
+    p, want  Significance's one-sided p value; ShareInterval's side per cell (+1 above, -1 below)
+    gate     Needs's gate value (how many points, say)
+    censored what is censored, in words, shown where the rule leaves the row censored
+    paper, where, scale, expected   the verdict's reference value, grid, scale note and rule text with this run's
+             numbers (see Verdict)
+    """
+    value: Any = None
+    text: str = ""
+    spread: Any = None
+    n: Any = None
+    lo: Any = None
+    hi: Any = None
+    unsure: Any = None
+    p: float | None = None
+    want: Any = None
+    gate: Any = None
+    censored: str = ""
+    paper: str = "n/a"
+    where: str = ""
+    scale: str = ""
+    expected: str = ""
+
+
+@dataclass(frozen=True)
 class Verdict:
-    """What a row's statistic measured on this run. `where` says on which part of the run (e.g. the grid of N),
-    and is appended to the statement; `paper` is the same statistic on the paper's numbers, where it has any;
-    `expected`, where given, is the row's rule with this run's numbers in it."""
+    """A row's verdict, as its rule decided it (only lib.core's rule modules make one). `where` says on which part
+    of the run (e.g. the grid of N), and is appended to the statement; `paper` is the same statistic on the paper's
+    numbers, where it has any; `expected`, where given, is the row's rule with this run's numbers in it."""
     measured: str
     passed: bool
     paper: str = "n/a"
@@ -55,35 +93,53 @@ class Verdict:
             raise ValueError("a censored verdict is undecided: passed must be False")
 
 
+def verdict(m: Measured, text: str, outcome: bool | str, expected: str = "") -> Verdict:
+    """The Verdict of a rule's `outcome` on `m` (True: pass, False: FAIL, a string: censored, for that reason, which
+    the measure's own words in `m.censored` replace where it has any)."""
+    cen = (m.censored or outcome) if isinstance(outcome, str) else ""
+    return Verdict(text, outcome is True, paper=m.paper, where=m.where, expected=m.expected or expected,
+                   scale=m.scale, censored=cen)
+
+
 @dataclass(frozen=True)
 class Row:
     id: str
     kind: str                                  # "check" or "claim" (see KINDS)
     source: str                                # the theorem, the paper's figure or number, or "hypothesis (this book)"
     statement: str
-    expected: str                              # the rule, in words, or a rule object (lib.core.rules) that writes them
-    measure: Callable[..., Verdict | None]     # the statistic; None: this run has nothing to measure it on
-    rule: object = None                        # the rule object, where `expected` was given as one
+    rule: Any                                  # the rule object (lib.core.rules): it decides, and writes `expected`
+    measure: Callable[..., Measured | None]    # the statistic; None: this run has nothing to measure it on
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
-        if not isinstance(self.expected, str):     # a rule: its text is the row's rule; `expected` keeps the words
-            if not isinstance(getattr(self.expected, "text", None), str):
-                raise ValueError(f"claim {self.id}: expected must be the rule's words or a rule with .text, "
-                                 f"got {self.expected!r}")
-            object.__setattr__(self, "rule", self.expected)
-            object.__setattr__(self, "expected", self.expected.text)
+        if not (isinstance(getattr(self.rule, "text", None), str) and callable(getattr(self.rule, "decide", None))):
+            raise ValueError(f"claim {self.id}: rule must be a rule object (lib.core.rules) with .text and .decide, "
+                             f"got {self.rule!r}")
+
+    @property
+    def expected(self) -> str:
+        """The rule, in words."""
+        return self.rule.text
+
+    def decide(self, *data) -> Verdict | None:
+        """The row's verdict on the page's data: its rule applied to what its measure found (None: not measured)."""
+        m = self.measure(*data)
+        if m is None:
+            return None
+        if not isinstance(m, Measured):
+            raise TypeError(f"claim {self.id}: a measure returns a Measured (or None), got {type(m).__name__}")
+        return self.rule.decide(m)
 
 
 def evaluate(rows: list[Row], *data) -> list[dict]:
-    """Apply each row's statistic to the page's data; rows this run cannot measure are left out."""
+    """Decide each row on the page's data; rows this run cannot measure are left out."""
     ids = [r.id for r in rows]
     if len(set(ids)) != len(ids):
         raise ValueError(f"claim ids repeat: {sorted(i for i in ids if ids.count(i) > 1)}")
     out = []
     for row in rows:
-        v = row.measure(*data)
+        v = row.decide(*data)
         if v is None:
             continue
         out.append({"id": row.id, "kind": row.kind, "source": row.source,
@@ -102,7 +158,7 @@ def to_markdown(rows: list[dict], kind: str | None = None) -> str:
     if not rows:
         return f"This run has no {KINDS.get(kind, 'claim')} rows."
     main = markdown_table(["result", "claim" if kind != "check" else "check", "measured (this run)"],
-                          [[verdict(c["passed"], c.get("scale", ""), c.get("censored", "")),
+                          [[badge(c["passed"], c.get("scale", ""), c.get("censored", "")),
                             f"`{c['id']}` {c['statement']}", c["measured"]] for c in rows])
     detail = markdown_table(["id", "rule", "reference value (the paper, or the authors' code re-run)", "source", "note"],
                             [[f"`{c['id']}`", c["expected"], c["paper"], c["source"], _note(c)] for c in rows])
@@ -120,7 +176,7 @@ def _note(row: dict) -> str:
     return ""
 
 
-def verdict(passed: bool, scale: str = "", censored: str = "") -> str:
+def badge(passed: bool, scale: str = "", censored: str = "") -> str:
     """The verdict cell: first in its row (in view on a phone), a symbol and a word, green, grey (undecided: censored
     points), amber (a failure below the scale its effect needs, which the row's note names) or red (sphinx-design's
     badges)."""

@@ -21,8 +21,8 @@ import numpy as np
 from scipy.stats import beta, norm
 from scipy.stats import t as student_t
 
-from lib.core.claims import Verdict
-from lib.core.rules import Rule, number, shown
+from lib.core.claims import Measured
+from lib.core.rules import Rule, number
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Near(Rule):
     """A value (every value of an array) equal to `target` to within `tol`: |value - target| < tol (≤ where not
     `strict`), for a number a proof or a table fixes.
 
-    >>> Near("root", 1.0101, tol=1e-4).decide(1.01008).passed
+    >>> Near("root", 1.0101, tol=1e-4).decide(Measured(1.01008)).passed
     True
     """
     target: float = 0.0
@@ -44,18 +44,18 @@ class Near(Rule):
         d = np.abs(np.asarray(v, float) - float(self.target))
         return bool(np.all(d < self.tol) if self.strict else np.all(d <= self.tol))
 
-    def decide(self, value, measured: str = "", **verdict) -> Verdict:
-        return Verdict(measured or shown(value), self.holds(value), **verdict)
+    def outcome(self, m: Measured) -> bool | str:
+        return self.holds(m.value)
 
 
 @dataclass(frozen=True)
 class Beyond(Rule):
-    """A difference beyond noise, where censoring leaves it known only within [lo, hi]: above `z` times its spread
-    (the SE of the difference) for every value in [lo, hi] passes; not even hi above it fails (with no finite
-    spread nothing passes, and only hi ≤ 0 fails); else censored. `tol` forgives float rounding (in the difference's
-    units). The margin is lo / SE - z, where finite.
+    """A difference beyond noise, where censoring leaves it known only within [lo, hi] (Measured.lo, .hi): above
+    `z` times its spread (Measured.spread, the SE of the difference) for every value in [lo, hi] passes; not even hi
+    above it fails (with no finite spread nothing passes, and only hi ≤ 0 fails); else censored. `tol` forgives
+    float rounding (in the difference's units). The margin is lo / SE - z, where finite.
 
-    >>> Beyond("slope difference", z=1.645).decide(0.5, 0.9, 0.2).passed
+    >>> Beyond("slope difference", z=1.645).decide(Measured(lo=0.5, hi=0.9, spread=0.2)).passed
     True
     """
     z: float = 1.645
@@ -75,24 +75,27 @@ class Beyond(Rule):
             return "fail"
         return "censored"
 
-    def decide(self, lo: float, hi: float, se: float, measured: str = "", censored: str = "", **verdict) -> Verdict:
-        s = self.side(lo, hi, se)
-        m = lo / se - self.z if np.isfinite(se) and se > 0 else math.nan
-        text = (measured or f"{lo:.3g} to {hi:.3g}") + self._margin(m, None)
-        if s == "censored":
-            return Verdict(text, False, censored=censored or f"the allowed values straddle {number(self.z)} {self.spread}",
-                           **verdict)
-        return Verdict(text, s == "pass", **verdict)
+    def shown(self, m: Measured) -> str:
+        return f"{m.lo:.3g} to {m.hi:.3g}"
+
+    def margin_text(self, m: Measured) -> str:
+        se = m.spread
+        return self._margin(m.lo / se - self.z if np.isfinite(se) and se > 0 else math.nan, None)
+
+    def outcome(self, m: Measured) -> bool | str:
+        s = self.side(m.lo, m.hi, m.spread)
+        return f"the allowed values straddle {number(self.z)} {self.spread}" if s == "censored" else s == "pass"
 
 
 @dataclass(frozen=True)
 class TInterval(Rule):
-    """A fitted value (with its SE and degrees of freedom) against `value` within its Student-t margin at `level`:
+    """A fitted value (Measured.value, with its SE in .spread and its degrees of freedom in .n) against `value`
+    within its Student-t margin at `level`:
     side +1, at least value - t SE (one-sided); side -1, at most value + t SE (one-sided); side 0, within
     value ± t SE (two-sided). A value or SE that is not finite fails. `quoted` is the rule with this fit's t in it.
     The measured text gives the distance from `value` in SE and the margin, the distance past the bar in SE.
 
-    >>> TInterval("slope", value=1, side=1).decide(0.8, 0.1, 4).passed
+    >>> TInterval("slope", value=1, side=1).decide(Measured(0.8, spread=0.1, n=4)).passed
     True
     """
     value: float = 0.0
@@ -119,20 +122,31 @@ class TInterval(Rule):
         return (f"{bar} ({self.level:.0%} {kind}, {max(dof, 0)} dof){' ' + self.where if self.where else ''} "
                 f"{self.calibration}")
 
-    def decide(self, x: float, se: float, dof: int, measured: str = "", censored: str = "", **verdict) -> Verdict:
-        t, ok = self.t(dof), bool(np.isfinite(x) and np.isfinite(se))
-        z = (x - float(self.value)) / se if ok and se > 0 else math.nan
+    def _z(self, m: Measured) -> float:
+        x, se = m.value, m.spread
+        return (x - float(self.value)) / se if np.isfinite(x) and np.isfinite(se) and se > 0 else math.nan
+
+    def shown(self, m: Measured) -> str:
+        return f"{m.value:.3g} ± {m.spread:.2g}"
+
+    def margin_text(self, m: Measured) -> str:
+        z, t = self._z(m), self.t(m.n)
+        if not np.isfinite(z):
+            return ""
         if self.side == 0:
-            ok = ok and abs(x - float(self.value)) <= t * se      # as written: the verdicts stored stay
-            words, m = f"{abs(z):.1f} {self.spread} from {number(self.value)}", t - abs(z)
-        else:
-            ok = ok and (x >= float(self.value) - t * se if self.side > 0 else x <= float(self.value) + t * se)
-            words, m = f"{z:+.1f} {self.spread} from {number(self.value)}", self.side * z + t
-        text = (measured or f"{x:.3g} ± {se:.2g}") + (f"; {words}{self._margin(m, None)}" if np.isfinite(z) else "")
-        verdict.setdefault("expected", self.quoted(dof))
-        if censored:
-            return Verdict(text, False, censored=censored, **verdict)
-        return Verdict(text, ok, **verdict)
+            return f"; {abs(z):.1f} {self.spread} from {number(self.value)}{self._margin(t - abs(z), None)}"
+        return f"; {z:+.1f} {self.spread} from {number(self.value)}{self._margin(self.side * z + t, None)}"
+
+    def expected(self, m: Measured) -> str:
+        return self.quoted(m.n)
+
+    def outcome(self, m: Measured) -> bool | str:
+        x, se, t = m.value, m.spread, self.t(m.n)
+        if not (np.isfinite(x) and np.isfinite(se)):
+            return False
+        if self.side == 0:
+            return bool(abs(x - float(self.value)) <= t * se)
+        return bool(x >= float(self.value) - t * se if self.side > 0 else x <= float(self.value) + t * se)
 
 
 def clopper_pearson(k, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -147,11 +161,12 @@ def clopper_pearson(k, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndar
 
 @dataclass(frozen=True)
 class ShareInterval(Rule):
-    """Cells of k of n, each wanted above p (want +1) or below (-1): each cell's Clopper-Pearson interval decides
+    """Cells of k (Measured.value) of n (.n), each wanted above p (want +1) or below (-1; with `want` 0, each
+    cell's side is Measured.want): each cell's Clopper-Pearson interval decides
     its side (0 where it contains p). A cell on the wrong side fails the rule; every cell on its side passes it;
     otherwise it is censored.
 
-    >>> ShareInterval("success", p=0.5).decide([9, 1], [10, 10], want=[1, -1]).passed
+    >>> ShareInterval("success", p=0.5, want=0).decide(Measured([9, 1], n=[10, 10], want=[1, -1])).passed
     True
     """
     p: float = 0.5
@@ -168,26 +183,27 @@ class ShareInterval(Rule):
         lo, hi = clopper_pearson(k, n, self.confidence)
         return np.where(lo > self.p, 1, np.where(hi < self.p, -1, 0))
 
-    def decide(self, k, n, want=None, measured: str = "", censored: str = "", **verdict) -> Verdict:
-        want = self.want if want is None else want
-        if not np.all(np.abs(want) == 1):
+    def shown(self, m: Measured) -> str:
+        return ", ".join(f"{int(a)}/{int(b)}" for a, b in np.broadcast(m.value, m.n))
+
+    def outcome(self, m: Measured) -> bool | str:
+        want = self.want if self.want else m.want
+        if want is None or not np.all(np.abs(want) == 1):
             raise ValueError(f"rule {self.what!r}: each cell needs its side, +1 (above) or -1 (below)")
-        s = self.sides(k, n)
+        s = self.sides(m.value, m.n)
         want = np.broadcast_to(np.asarray(want), np.shape(s))
-        text = measured or ", ".join(f"{int(a)}/{int(b)}" for a, b in np.broadcast(k, n))
         if np.any(s == -want) or np.all(s == want):
-            return Verdict(text, bool(np.all(s == want)), **verdict)
-        return Verdict(text, False, censored=censored or f"a {self.confidence:.0%} interval contains {self.p:g}",
-                       **verdict)
+            return bool(np.all(s == want))
+        return f"a {self.confidence:.0%} interval contains {self.p:g}"
 
 
 @dataclass(frozen=True)
 class Significance(Rule):
-    """A one-sided test at `level` in the direction of its effect: significant with the effect positive passes,
-    significant and negative fails, else (or no finite effect) censored. The margin is z - z_crit (z = isf(p),
-    signed by the effect).
+    """A one-sided test (its p value Measured.p) at `level` in the direction of its effect (Measured.value):
+    significant with the effect positive passes, significant and negative fails, else (or no finite effect)
+    censored. The margin is z - z_crit (z = isf(p), signed by the effect).
 
-    >>> Significance("the $T$ term", level=0.05).decide(0.001, 2.0).passed
+    >>> Significance("the $T$ term", level=0.05).decide(Measured(2.0, p=0.001)).passed
     True
     """
     level: float = 0.05
@@ -197,22 +213,26 @@ class Significance(Rule):
         return (f"{self.what} one-sided at {self.level:g} with a positive effect; FAIL with a negative one; "
                 "censored where neither is significant")
 
-    def decide(self, p: float, effect: float, measured: str = "", censored: str = "", **verdict) -> Verdict:
-        side = 0 if not np.isfinite(effect) or p >= self.level else (1 if effect > 0 else -1)
-        z = math.copysign(float(norm.isf(p)), effect) if np.isfinite(effect) else math.nan
-        text = (measured or f"one-sided p = {p:.1e}") + self._margin(z - float(norm.isf(self.level)), None)
-        if side == 0:
-            return Verdict(text, False, censored=censored or f"not significant at {self.level:g}", **verdict)
-        return Verdict(text, side == 1, **verdict)
+    def shown(self, m: Measured) -> str:
+        return f"one-sided p = {m.p:.1e}"
+
+    def margin_text(self, m: Measured) -> str:
+        z = math.copysign(float(norm.isf(m.p)), m.value) if np.isfinite(m.value) else math.nan
+        return self._margin(z - float(norm.isf(self.level)), None)
+
+    def outcome(self, m: Measured) -> bool | str:
+        if not np.isfinite(m.value) or m.p >= self.level:
+            return f"not significant at {self.level:g}"
+        return bool(m.value > 0)
 
 
 @dataclass(frozen=True)
 class Laws(Rule):
-    """Fitted laws compared: `criterion` "likelihood" (scores are log-likelihoods; the favoured law's likelihood
-    ratio to the best other at least `factor` passes, at most 1/factor fails, between censored) or "aic" (scores are
-    AICs; the favoured law lowest by at least `factor` passes, else fails).
+    """Fitted laws compared ({law: score} in Measured.value): `criterion` "likelihood" (scores are log-likelihoods;
+    the favoured law's likelihood ratio to the best other at least `factor` passes, at most 1/factor fails, between
+    censored) or "aic" (scores are AICs; the favoured law lowest by at least `factor` passes, else fails).
 
-    >>> Laws("the log law", favoured="log", factor=8).decide({"log": -10.0, "linear": -13.0}).passed
+    >>> Laws("the log law", favoured="log", factor=8).decide(Measured({"log": -10.0, "linear": -13.0})).passed
     True
     """
     favoured: str = ""
@@ -225,15 +245,26 @@ class Laws(Rule):
         return (f"likelihood ratio of {self.what} to the best other ≥ {number(self.factor)}; FAIL at "
                 f"≤ 1/{number(self.factor)}; censored between")
 
-    def decide(self, scores: dict, measured: str = "", censored: str = "", **verdict) -> Verdict:
+    def lead(self, scores: dict) -> float:
+        """AIC: the best other's AIC minus the favoured law's; likelihood: the ln likelihood ratio to the best other."""
         others = [v for k, v in scores.items() if k != self.favoured]
+        return min(others) - scores[self.favoured] if self.criterion == "aic" else scores[self.favoured] - max(others)
+
+    def shown(self, m: Measured) -> str:
+        lead = self.lead(m.value)
+        return f"AIC lead {lead:.1f}" if self.criterion == "aic" else f"ln likelihood ratio {lead:+.2f}"
+
+    def margin_text(self, m: Measured) -> str:
+        lead = self.lead(m.value)
         if self.criterion == "aic":
-            lead = min(others) - scores[self.favoured]
-            text = (measured or f"AIC lead {lead:.1f}") + f"; margin {lead - self.factor:+.1f} in AIC"
-            return Verdict(text, lead >= self.factor, **verdict)
-        lr, cut = scores[self.favoured] - max(others), math.log(self.factor)
-        text = (measured or f"ln likelihood ratio {lr:+.2f}") + f"; margin {lr - cut:+.2f} in ln likelihood ratio"
-        if not (lr >= cut or lr <= -cut):          # between the bounds, or NaN: undecided
-            return Verdict(text, False, censored=censored or f"the likelihoods lie within a factor {self.factor:g}",
-                           **verdict)
-        return Verdict(text, lr >= cut, **verdict)
+            return f"; margin {lead - self.factor:+.1f} in AIC"
+        return f"; margin {lead - math.log(self.factor):+.2f} in ln likelihood ratio"
+
+    def outcome(self, m: Measured) -> bool | str:
+        lead = self.lead(m.value)
+        if self.criterion == "aic":
+            return bool(lead >= self.factor)
+        cut = math.log(self.factor)
+        if not (lead >= cut or lead <= -cut):          # between the bounds, or NaN: undecided
+            return f"the likelihoods lie within a factor {self.factor:g}"
+        return bool(lead >= cut)

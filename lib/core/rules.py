@@ -3,20 +3,23 @@ units of the statistic's spread, and whose calibration the threshold is. The thr
 the text a reader sees is generated from the same fields, so the words and the decision cannot drift apart.
 
 Every rule has `what` (the statistic, in words), `by` (whose threshold: PAPER, BOOK or EXACT) and `why` (the reason
-or the paper's number). `rule.text` is the rule in words; `rule.decide(...)` returns a lib.core.claims.Verdict whose
-`measured` is the caller's text of the numbers followed by the margin, where a spread is given.
+or the paper's number). `rule.text` is the rule in words; every rule kind has one method that decides,
+`rule.decide(m)`, on what a row's measure found (a lib.core.claims.Measured), and returns a Verdict whose `measured`
+is the measure's text of the numbers followed by the margin, where a spread is given. A rule kind says how it
+decides in `outcome(m)` (True, False, or why it is censored) and its margin in `margin_text(m)`.
 
 - AtLeast / AtMost / Within: a value (or every value of an array) against a bound; `spread` names the margin's unit.
 - Holds: an identity of the construction, true or false.
 - All: several rules at once (their texts joined; the margins of the parts given a spread); FAIL beats censored.
 - Needs: a rule decided only where a gate holds (enough points), censored where it does not.
-- Replicates: a direction held on a bootstrap: the share of replicates at or above a bar, at least `level`.
 - Share: k of n at least (or at most) a share; `binomial` gives the margin in binomial SEs at the bar.
 
 Rules decided by an interval or a test (ShareInterval, Significance, Laws, Near, Beyond, TInterval) are in
-lib.core.interval_rules, on the same base.
+lib.core.interval_rules, those held on bootstrap replicates (Replicates, Quantile, Each) in lib.core.bootstrap_rules,
+on the same base.
 
-    >>> AtMost("fitted $p$", 3, why="a low degree", spread="sd over {n} directions").decide(2.1, "p = 2.10", 0.3, 6)
+    >>> AtMost("fitted $p$", 3, why="a low degree", spread="sd over {n} directions").decide(
+    ...     Measured(2.1, "p = 2.10", spread=0.3, n=6))
     Verdict(measured='p = 2.10; margin +3.0 sd over 6 directions', passed=True, ...)
 """
 from __future__ import annotations
@@ -27,7 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from lib.core.claims import Verdict
+from lib.core.claims import Measured, Verdict, verdict
 
 PAPER, BOOK, EXACT = "paper", "book", "exact"
 _BY = {PAPER: "paper", BOOK: "book's calibration", EXACT: "exact"}
@@ -54,13 +57,16 @@ def shown(value) -> str:
 @dataclass(frozen=True)
 class Rule:
     """What every rule shares: the statistic's name, whose threshold it is and why, text after the bound (`where`,
-    e.g. "at every $T$"), and the margin's unit (`spread`, formatted with n, e.g. "sd over {n} directions")."""
+    e.g. "at every $T$"), and the margin's unit (`spread`, formatted with n, e.g. "sd over {n} directions").
+    `unsure`: where a value is marked unsure (Measured.unsure), the words that say why ("where no run learned");
+    the rule's text then says that a failure on those values alone leaves the row censored."""
     what: str
     _: KW_ONLY            # after `what`, a subclass's own fields come positionally (AtMost("errors", 0))
     by: str = BOOK
     why: str = ""
     where: str = ""
     spread: str = "sd"
+    unsure: str = ""
 
     def __post_init__(self):
         if self.by not in _BY:
@@ -73,21 +79,55 @@ class Rule:
 
     @property
     def text(self) -> str:
-        return f"{self.condition()}{' ' + self.where if self.where else ''} {self.calibration}"
+        unsure = f"; censored where it fails only {self.unsure}" if self.unsure else ""
+        return f"{self.condition()}{' ' + self.where if self.where else ''}{unsure} {self.calibration}"
 
     def condition(self) -> str:
         raise NotImplementedError
+
+    def outcome(self, m: Measured) -> bool | str:
+        """True (pass), False (FAIL) or, where the rule leaves the row undecided, why (censored)."""
+        raise NotImplementedError
+
+    def shown(self, m: Measured) -> str:
+        """The numbers in words where the measure gives none."""
+        return shown(m.value)
+
+    def margin_text(self, m: Measured) -> str:
+        """"; margin +x UNIT" where the measure gives a spread and the margin is finite, else ""."""
+        return ""
+
+    def expected(self, m: Measured) -> str:
+        """The rule with this run's numbers in it, where it quotes one ("": the rule's text)."""
+        return ""
+
+    def decide(self, m: Measured) -> Verdict:
+        """The verdict on what the measure found (see outcome, margin_text)."""
+        if not isinstance(m, Measured):
+            raise TypeError(f"rule {self.what!r}: decide takes a Measured, got {type(m).__name__}")
+        return verdict(m, (m.text or self.shown(m)) + self.margin_text(m), self.outcome(m), self.expected(m))
 
     def _margin(self, m: float, n) -> str:
         if "{n}" in self.spread and n is None:
             raise ValueError(f"rule {self.what!r}: its spread {self.spread!r} needs n, the number it is over")
         return f"; margin {m:+.1f} {self.spread.replace('{n}', str(n))}" if np.isfinite(m) else ""
 
+    def _cells(self, m: Measured, ok) -> bool | str:
+        """The outcome from every cell's pass (`ok`, an array): where the failing cells are all unsure, censored."""
+        ok = np.atleast_1d(np.asarray(ok, bool))
+        if ok.all():
+            return True
+        if m.unsure is None or not self.unsure:
+            return False
+        unsure = np.broadcast_to(np.asarray(m.unsure, bool), ok.shape)
+        return f"fails only {self.unsure}" if unsure[~ok].all() else False
+
 
 @dataclass(frozen=True)
 class _Bound(Rule):
     """A value against one bound; `strict` for < or >; `tol` forgives float noise at the bound; `log` takes the
-    margin in decades (log10 of value and bound)."""
+    margin in decades (log10 of value and bound). Where censoring leaves the value known only within
+    [Measured.lo, Measured.hi], the worst end decides and a range across the bound is censored."""
     bound: float = 0.0
     strict: bool = False
     tol: float = 0.0
@@ -100,12 +140,16 @@ class _Bound(Rule):
         op = {(1, False): "≥", (1, True): ">", (-1, False): "≤", (-1, True): "<"}[(self.sign, self.strict)]
         return f"{self.what} {op} {number(self.bound)}" + (f" (to {number(self.tol)})" if self.tol else "")
 
-    def holds(self, v) -> bool:
-        """Whether the value, or every value of an array, is on the passing side (NaN never is)."""
+    def passes(self, v) -> np.ndarray:
+        """Per value: whether it is on the passing side (NaN never is)."""
         b, v = float(self.bound), np.asarray(v, float)
         if self.sign > 0:
-            return bool(np.all(v > b + self.tol) if self.strict else np.all(v >= b - self.tol))
-        return bool(np.all(v < b - self.tol) if self.strict else np.all(v <= b + self.tol))
+            return v > b + self.tol if self.strict else v >= b - self.tol
+        return v < b - self.tol if self.strict else v <= b + self.tol
+
+    def holds(self, v) -> bool:
+        """Whether the value, or every value of an array, is on the passing side (NaN never is)."""
+        return bool(np.all(self.passes(v)))
 
     def margin(self, v, spread: float) -> float:
         """The worst value's distance from the bound on the passing side, in units of `spread` (NaN without one)."""
@@ -116,24 +160,23 @@ class _Bound(Rule):
             worst, b = math.log10(worst), math.log10(b)
         return self.sign * (worst - b) / spread if spread and np.isfinite(spread) and spread > 0 else math.nan
 
-    def decide(self, value, measured: str = "", spread: float | None = None, n=None, lo=None, hi=None,
-               censored: str = "", **verdict) -> Verdict:
-        """The verdict on `value` (an array: every value). Where censoring leaves the value known only within
-        [lo, hi], the worst end decides, and a range across the bound is `censored` (the caller's why)."""
-        text = (measured or shown(value)) + (self._margin(self.margin(value, spread), n) if spread is not None else "")
-        if lo is not None:
-            worst, best = (lo, hi) if self.sign > 0 else (hi, lo)
-            if censored and self.holds(best) and not self.holds(worst):
-                return Verdict(text, False, censored=censored, **verdict)
-            return Verdict(text, self.holds(worst), **verdict)
-        return Verdict(text, self.holds(value), **verdict)
+    def margin_text(self, m: Measured) -> str:
+        return self._margin(self.margin(m.value, m.spread), m.n) if m.spread is not None else ""
+
+    def outcome(self, m: Measured) -> bool | str:
+        if m.lo is None:
+            return self._cells(m, self.passes(m.value))
+        worst, best = (m.lo, m.hi) if self.sign > 0 else (m.hi, m.lo)
+        if self.holds(best) and not self.holds(worst):
+            return f"its censoring-aware range straddles {number(self.bound)}"
+        return self.holds(worst)
 
 
 @dataclass(frozen=True)
 class AtLeast(_Bound):
     """value ≥ bound (> where strict).
 
-    >>> AtLeast("$t^*$", Fraction(1, 3), by=PAPER, where="at every $T$").decide([0.37, 0.4]).passed
+    >>> AtLeast("$t^*$", Fraction(1, 3), by=PAPER, where="at every $T$").decide(Measured([0.37, 0.4])).passed
     True
     """
     sign = 1
@@ -153,7 +196,7 @@ class AtMost(_Bound):
 class Within(Rule):
     """lo ≤ value ≤ hi (open: lo < value < hi); the margin is the distance to the nearer end.
 
-    >>> Within("slope", lo=0.9, hi=1.1).decide(1.03, spread=0.02).passed
+    >>> Within("slope", lo=0.9, hi=1.1).decide(Measured(1.03, spread=0.02)).passed
     True
     """
     lo: float = 0.0
@@ -164,21 +207,28 @@ class Within(Rule):
         a, b = ("(", ")") if self.open else ("[", "]")
         return f"{self.what} in {a}{number(self.lo)}, {number(self.hi)}{b}"
 
-    def holds(self, v) -> bool:
+    def passes(self, v) -> np.ndarray:
         v, lo, hi = np.asarray(v, float), float(self.lo), float(self.hi)
-        return bool(np.all((lo < v) & (v < hi)) if self.open else np.all((lo <= v) & (v <= hi)))
+        return ((lo < v) & (v < hi)) if self.open else ((lo <= v) & (v <= hi))
 
-    def decide(self, value, measured: str = "", spread: float | None = None, n=None, **verdict) -> Verdict:
-        v = np.asarray(value, float)
-        m = float(np.min(np.minimum(v - float(self.lo), float(self.hi) - v))) / spread if spread else math.nan
-        return Verdict((measured or shown(value)) + self._margin(m, n), self.holds(value), **verdict)
+    def holds(self, v) -> bool:
+        return bool(np.all(self.passes(v)))
+
+    def margin_text(self, m: Measured) -> str:
+        if not m.spread:
+            return ""
+        v = np.asarray(m.value, float)
+        return self._margin(float(np.min(np.minimum(v - float(self.lo), float(self.hi) - v))) / m.spread, m.n)
+
+    def outcome(self, m: Measured) -> bool | str:
+        return self._cells(m, self.passes(m.value))
 
 
 @dataclass(frozen=True)
 class Holds(Rule):
     """An identity: true or false, no threshold.
 
-    >>> Holds("formula exact", by=EXACT).decide(True).passed
+    >>> Holds("formula exact", by=EXACT).decide(Measured(True)).passed
     True
     """
     by: str = EXACT
@@ -186,16 +236,21 @@ class Holds(Rule):
     def condition(self) -> str:
         return self.what
 
-    def decide(self, ok: bool, measured: str = "", **verdict) -> Verdict:
-        return Verdict(measured or str(bool(ok)), bool(ok), **verdict)
+    def shown(self, m: Measured) -> str:
+        return str(bool(m.value))
+
+    def outcome(self, m: Measured) -> bool | str:
+        return bool(m.value)
 
 
 @dataclass(frozen=True)
 class All:
-    """Several rules, all to pass: a part that fails decides FAIL, else a censored part leaves the row censored.
+    """Several rules, all to pass, each decided on its own Measured (`m.value`, one per part): a part that fails
+    decides FAIL, else a censored part leaves the row censored. The text is `m.text` and the parts' margins.
     Consecutive parts with the same calibration share one note.
 
-    >>> All((AtMost("errors", 0, by=EXACT), Holds("bit-equal"))).decide((0, True), "0; True").passed
+    >>> both = All((AtMost("errors", 0, by=EXACT), Holds("bit-equal")))
+    >>> both.decide(Measured((Measured(0), Measured(True)), "0; True")).passed
     True
     """
     parts: tuple
@@ -211,17 +266,29 @@ class All:
                 groups.append([p])
         return "; ".join("; ".join(_bare(p) for p in g) + " " + max((p.calibration for p in g), key=len) for g in groups)
 
-    def decide(self, values: tuple, measured: str, spread: tuple | None = None, n=None, **verdict) -> Verdict:
-        """`values` one per part (a tuple for a part whose decide takes several); `spread` one per part (None where
-        a part has none): the margins of those that have one are appended."""
-        spread = spread or (None,) * len(self.parts)
-        vs = [p.decide(*v) if isinstance(v, tuple) else p.decide(v) for p, v in zip(self.parts, values)]
-        margins = "".join(p.margin_text(*v) if hasattr(p, "margin_text") else p._margin(p.margin(v, s), n)
-                          for p, v, s in zip(self.parts, values, spread)
-                          if hasattr(p, "margin_text") or (s is not None and hasattr(p, "margin")))
-        if any(not v.passed and not v.censored for v in vs) or all(v.passed for v in vs):
-            return Verdict(measured + margins, all(v.passed for v in vs), **verdict)
-        return Verdict(measured + margins, False, censored="; ".join(v.censored for v in vs if v.censored), **verdict)
+    def _parts(self, m: Measured) -> list[Measured]:
+        if not (isinstance(m.value, tuple) and len(m.value) == len(self.parts)
+                and all(isinstance(x, Measured) for x in m.value)):
+            raise ValueError(f"rule {self.text!r}: its Measured's value must be a tuple of {len(self.parts)} Measured")
+        return list(m.value)
+
+    def outcome(self, m: Measured) -> bool | str:
+        vs = [p.outcome(x) for p, x in zip(self.parts, self._parts(m))]
+        if any(v is False for v in vs) or all(v is True for v in vs):
+            return all(v is True for v in vs)
+        return "; ".join(x.censored or v for v, x in zip(vs, m.value) if isinstance(v, str))
+
+    def margin_text(self, m: Measured) -> str:
+        return "".join(p.margin_text(x) for p, x in zip(self.parts, self._parts(m)))
+
+    def shown(self, m: Measured) -> str:
+        return ""
+
+    def expected(self, m: Measured) -> str:
+        return ""
+
+    def decide(self, m: Measured) -> Verdict:
+        return verdict(m, m.text + self.margin_text(m), self.outcome(m))
 
 
 def _bare(rule) -> str:
@@ -231,67 +298,53 @@ def _bare(rule) -> str:
 
 @dataclass(frozen=True)
 class Needs:
-    """A rule that a run can decide only where `gate` holds (enough measured points, say): where it does not, the
-    row is censored, not failed.
+    """A rule that a run can decide only where `gate` holds on `Measured.gate` (enough measured points, say):
+    where it does not, the row is censored, not failed (with `on_fail`, only where the rule would fail: a pass
+    stands).
 
-    >>> Needs(AtLeast("measured radii", 5), AtMost("slope", 0.0, strict=True)).decide(3, -0.4).censored
+    >>> rule = Needs(AtLeast("measured radii", 5), AtMost("slope", 0.0, strict=True))
+    >>> rule.decide(Measured(-0.4, gate=3)).censored
     '3 measured radii, fewer than 5'
     """
     gate: _Bound
     rule: Rule
+    on_fail: bool = False
 
     @property
     def calibration(self) -> str:
         return self.rule.calibration
 
     @property
+    def what(self) -> str:
+        return self.rule.what
+
+    @property
     def text(self) -> str:
         g = self.gate
-        return (f"{self.rule.text}; censored with {'fewer' if g.sign > 0 else 'more'} than {number(g.bound)} {g.what} "
-                f"{g.calibration}")
+        return (f"{self.rule.text}; censored{', where it fails,' if self.on_fail else ''} with "
+                f"{'fewer' if g.sign > 0 else 'more'} than {number(g.bound)} {g.what} {g.calibration}")
 
-    def decide(self, gate_value, *args, **kw) -> Verdict:
-        if self.gate.holds(gate_value):
-            return self.rule.decide(*args, **kw)
+    def outcome(self, m: Measured) -> bool | str:
+        inner = self.rule.outcome(m)
+        if self.gate.holds(m.gate) or (self.on_fail and inner is True):
+            return inner
         g = self.gate
-        kw.pop("censored", None)
-        v = self.rule.decide(*args, **kw)
-        return Verdict(v.measured, False, paper=v.paper, where=v.where, expected=v.expected, scale=v.scale,
-                       censored=f"{shown(gate_value)} {g.what}, {'fewer' if g.sign > 0 else 'more'} than {number(g.bound)}")
+        return f"{shown(m.gate)} {g.what}, {'fewer' if g.sign > 0 else 'more'} than {number(g.bound)}"
 
+    def margin_text(self, m: Measured) -> str:
+        return self.rule.margin_text(m)
 
-@dataclass(frozen=True)
-class Replicates(Rule):
-    """A direction on a bootstrap: the share of replicates of the statistic at or above `bar` (above, `strict`) is
-    at least `level`; the margin is (mean - bar) / sd of the replicates.
-
-    >>> Replicates("TR's lead", bar=0.0, level=0.95, strict=True).decide(np.r_[np.ones(99), -1.0]).passed
-    True
-    """
-    bar: float = 0.0
-    level: float = 0.95
-    strict: bool = False
-    spread: str = "sd of the replicates"
-
-    def condition(self) -> str:
-        return f"{self.what} {'>' if self.strict else '≥'} {number(self.bar)} in ≥ {self.level:.0%} of bootstrap replicates"
-
-    def decide(self, replicates, measured: str = "", **verdict) -> Verdict:
-        v = np.asarray(replicates, float)
-        share = float(np.mean(v > self.bar if self.strict else v >= self.bar))
-        sd = float(v.std())
-        z = (float(v.mean()) - self.bar) / sd if sd > 0 else math.inf * np.sign(v.mean() - self.bar)
-        text = measured or f"{share:.1%} of {len(v)} replicates"
-        return Verdict(text + (f"; margin {z:+.1f} {self.spread}" if np.isfinite(z) else ""), share >= self.level,
-                       **verdict)
+    def decide(self, m: Measured) -> Verdict:
+        return verdict(m, (m.text or self.rule.shown(m)) + self.rule.margin_text(m), self.outcome(m),
+                       self.rule.expected(m))
 
 
 @dataclass(frozen=True)
 class Share(Rule):
-    """k of n at least `at_least` (or at most `at_most`), every element where k and n are arrays. `binomial`:
-    the margin in binomial SEs at the bar, sqrt(bar (1 - bar) / n), of the worst element.
+    """k (`value`) of n (`n`) at least `at_least` (or at most `at_most`), every element where k and n are arrays.
+    `binomial`: the margin in binomial SEs at the bar, sqrt(bar (1 - bar) / n), of the worst element.
 
-    >>> Share("runs that fit", at_least=0.95, binomial=True).decide(19, 20).measured
+    >>> Share("runs that fit", at_least=0.95, binomial=True).decide(Measured(19, n=20)).measured
     '19/20; margin +0.0 SE (binomial, at the bar)'
     """
     at_least: float | None = None
@@ -305,17 +358,18 @@ class Share(Rule):
         op, bar = ("≥", self.at_least) if self.at_least is not None else ("≤", self.at_most)
         return f"{self.what} {op} {bar:.0%}"
 
-    def decide(self, k, n, measured: str = "", **verdict) -> Verdict:
-        f = np.asarray(k, float) / np.asarray(n, float)
-        ok = bool(np.all(f >= self.at_least)) if self.at_least is not None else bool(np.all(f <= self.at_most))
-        text = measured or ", ".join(f"{int(a)}/{int(b)}" for a, b in np.broadcast(k, n))
-        return Verdict(text + self.margin_text(k, n), ok, **verdict)
+    def shown(self, m: Measured) -> str:
+        return ", ".join(f"{int(a)}/{int(b)}" for a, b in np.broadcast(m.value, m.n))
 
-    def margin_text(self, k, n) -> str:
+    def outcome(self, m: Measured) -> bool | str:
+        f = np.asarray(m.value, float) / np.asarray(m.n, float)
+        return bool(np.all(f >= self.at_least)) if self.at_least is not None else bool(np.all(f <= self.at_most))
+
+    def margin_text(self, m: Measured) -> str:
         """With `binomial`, the worst element's distance from the bar in binomial SEs at the bar; else ""."""
         bar = self.at_least if self.at_least is not None else self.at_most
         if not self.binomial or bar in (0, 1):
             return ""
-        f = np.asarray(k, float) / np.asarray(n, float)
-        se = np.sqrt(bar * (1 - bar) / np.asarray(n, float))
+        f = np.asarray(m.value, float) / np.asarray(m.n, float)
+        se = np.sqrt(bar * (1 - bar) / np.asarray(m.n, float))
         return self._margin(float(np.min((f - bar) / se if self.at_least is not None else (bar - f) / se)), None)

@@ -24,9 +24,9 @@ from lib.chapters.sample_complexity.results.authors import (
     paper_means,
 )
 from lib.chapters.sample_complexity.results.bootstrap import LEVEL, boot, slope
-from lib.core.bootstrap_rules import Each, Quantile
+from lib.core.bootstrap_rules import Each, Quantile, Replicates
 from lib.core.claims import Row, Verdict
-from lib.core.rules import All, AtMost, Replicates, number
+from lib.core.rules import All, AtMost, number
 from lib.science.stats import loglog_slope
 
 GAP_FROM = 27                     # 4-ffn-gap: N = 25 is where the FFN's count passes the others, draw by draw

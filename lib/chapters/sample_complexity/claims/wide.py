@@ -16,7 +16,7 @@ from lib.chapters.sample_complexity.claims.scale import protocol_scale
 from lib.chapters.sample_complexity.results import wide
 from lib.chapters.sample_complexity.results.bootstrap import LEVEL
 from lib.core.claims import Row, Verdict
-from lib.core.rules import Replicates
+from lib.core.bootstrap_rules import Replicates
 
 MIN_DECADES = 1.5           # a law comparison needs N over at least this many decades (the paper profile: 1.5)
 # 1-tr-logN's rule: the log law fits best of the three (its ΔAIC lead over the better other law at least 0; a tie goes
