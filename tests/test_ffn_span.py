@@ -16,6 +16,7 @@ from lib.chapters.ffn_span import results as fr
 from lib.chapters.ffn_span.experiments import ffn as fx
 from lib.chapters.ffn_span.experiments import readout
 from lib.chapters.rnn_norm_growth.results import critical_width
+from lib.core.claims import Measured
 from lib.core.store import Store, key_of, spec_dict
 from lib.core.sweep import collect
 from lib.science import models, span
@@ -213,16 +214,31 @@ def _floor_results(nstar_curve):
     return {"ffn": {(2, False): rec}}
 
 
+def _floor(P, results, rule=None):
+    """8c-floor's verdict: its rule (RULE_FLOOR unless given) on what its measure found."""
+    return (rule or fc.RULE_FLOOR).decide(fc._floor(P, results))
+
+
 def test_floor_reads_bounds_and_fails_below_it():
     P = {"N_grid": [2], "d": 2, "threshold": 0.5}                      # floor (1 - 0.5) * 4 = 2
-    assert fc._floor(P, _floor_results([1.0, 0.9, 0.8, 0.7])).passed                       # > 8: above the grid
-    assert fc._floor(P, _floor_results([1.0, 0.9, 0.8, 0.4])).passed                       # between 4 and 8
-    assert not fc._floor(P, _floor_results([1.0, 0.4, 0.3, 0.2])).passed                   # between 1 and 2 < floor
-    below = fc._floor(P, _floor_results([0.4, 0.3, 0.2, 0.1]))                             # <= 1 < floor: broken
+    assert _floor(P, _floor_results([1.0, 0.9, 0.8, 0.7])).passed                       # > 8: above the grid
+    assert _floor(P, _floor_results([1.0, 0.9, 0.8, 0.4])).passed                       # between 4 and 8
+    assert not _floor(P, _floor_results([1.0, 0.4, 0.3, 0.2])).passed                   # between 1 and 2 < floor
+    below = _floor(P, _floor_results([0.4, 0.3, 0.2, 0.1]))                             # <= 1 < floor: broken
     assert not below.passed and "censored" not in below.measured and not below.censored
     P3 = {"N_grid": [2], "d": 2, "threshold": 0.9}                     # floor 0.4 < n[0] = 1: undecided
-    undecided = fc._floor(P3, _floor_results([0.4, 0.3, 0.2, 0.1]))
-    assert "censored" in undecided.measured and undecided.censored and not undecided.passed
+    undecided = _floor(P3, _floor_results([0.4, 0.3, 0.2, 0.1]))
+    assert "censored" in undecided.measured and not undecided.passed
+    assert undecided.censored == "$n^*$ below the grid at N=[2]"       # the rule censors; the measure's words say where
+
+
+def test_floor_measure_only_measures():
+    """8c-floor's measure returns the range of n*/floor per N, and its row decides through RULE_FLOOR."""
+    P = {"N_grid": [2], "d": 2, "threshold": 0.9}
+    m = fc._floor(P, _floor_results([0.4, 0.3, 0.2, 0.1]))
+    assert isinstance(m, Measured) and m.lo.tolist() == [0.0] and m.hi.tolist() == pytest.approx([2.5])
+    row = next(r for r in fc.ROWS if r.id == "8c-floor")
+    assert row.rule is fc.RULE_FLOOR and row.decide(P, _floor_results([0.4, 0.3, 0.2, 0.1])) == fc.RULE_FLOOR.decide(m)
 
 
 def test_min_norm_readout_learns_u_and_sits_on_the_line():
@@ -311,7 +327,7 @@ def test_adamw_line_claim_fails_when_adamw_beats_the_line(tiny):
     assert verdict["8b-adamw-line"] is False
 
 
-def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
+def test_every_row_decides_and_words_its_rule_from_one_object():
     """Each row holds a rule object (lib.core.rules) whose fields both decide the verdict and write the rule's text:
     raising 8c-floor's bar from 1 to 5 floors fails a crossing at 2 to 4 floors, and its words say 5."""
     import dataclasses
@@ -320,7 +336,6 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     assert all(any(w in r.expected for w in ("(book's calibration", "(paper", "(exact")) for r in fc.ROWS)
     P = {"N_grid": [2], "d": 2, "threshold": 0.5}                      # floor (1 - 0.5) * 4 = 2
     between = _floor_results([1.0, 0.9, 0.8, 0.4])                     # n* between 4 and 8: 2 to 4 floors
-    assert fc._floor(P, between).passed and "≥ 1 at every $N$" in fc.RULE_FLOOR.text
+    assert _floor(P, between).passed and "≥ 1 at every $N$" in fc.RULE_FLOOR.text
     strict = dataclasses.replace(fc.RULE_FLOOR, bound=5)
-    monkeypatch.setattr(fc, "RULE_FLOOR", strict)
-    assert not fc._floor(P, between).passed and "≥ 5 at every $N$" in strict.text
+    assert not _floor(P, between, strict).passed and "≥ 5 at every $N$" in strict.text
