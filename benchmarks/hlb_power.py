@@ -59,8 +59,8 @@ def reach_fraction_power(P: dict, results: dict, sims: int, seed: int = 0) -> di
             pick = [reached[rng.integers(len(reached))] if h else stalled[rng.integers(len(stalled))] for h in hit]
         else:
             pick = [pool[rng.integers(len(pool))] for _ in range(n)]
-        return heads_claims.reach_fraction(P, _with_runs(results, "prop21", heads, [x[1] for x in pick],
-                                                  [x[2] for x in pick])).passed
+        return heads_claims.RULE_REACH_FRACTION.decide(heads_claims.reach_fraction(
+            P, _with_runs(results, "prop21", heads, [x[1] for x in pick], [x[2] for x in pick]))).passed
 
     faithful = np.mean([one(rng.beta(k + 1, n - k + 1)) for _ in range(sims)])
     at_estimate = np.mean([one(k / n) for _ in range(sims)])
@@ -94,7 +94,7 @@ def below_floor_prop3_power(P: dict, results: dict, sims: int, seed: int = 0) ->
         rr.update(heads=[H for H, _, _ in keep] + [H for H, _, _ in runs], fvu=[f for _, f, _ in keep] + [x[1] for x in pick],
                   fvu_se=[s for _, _, s in keep] + [x[2] for x in pick])
         out["prop3"] = {**results["prop3"], "result": rr}
-        return heads_claims.below_floor_prop3(P, out).passed
+        return heads_claims.RULE_BELOW_FLOOR_PROP3.decide(heads_claims.below_floor_prop3(P, out)).passed
 
     return {"row": "7-below-floor-prop3", "sims": sims, "runs": n, "stored": f"{k} of {n}",
             "faithful_posterior": float(np.mean([one(rng.beta(k + 1, n - k + 1)) for _ in range(sims)])),
@@ -124,7 +124,7 @@ def scaling_power(P: dict, results: dict, sims: int, seed: int = 0) -> dict:
             samples[[j for j, h in enumerate(heads) if h == q]] = s
             r["samples"] = samples
             out["scaling"][n] = {**results["scaling"][n], "result": r}
-        return scaling_claims.scaling_claim(P, out).passed
+        return scaling_claims.RULE_SCALING.decide(scaling_claims.scaling_claim(P, out)).passed
 
     return {"row": "4-scaling", "sims": sims, "fit": f"p = {p:.2f}, residual sd {sd:.2f} (log samples)",
             "faithful": float(np.mean([one(p) for _ in range(sims)])),

@@ -10,12 +10,16 @@ from lib.chapters.head_lower_bound import claims as hc
 from lib.chapters.head_lower_bound import compute as hl
 from lib.chapters.head_lower_bound import page
 from lib.chapters.head_lower_bound import results as hr
-from lib.chapters.head_lower_bound.claims import figure2 as fig2_claims
 from lib.chapters.head_lower_bound.claims import heads as heads_claims
 from lib.chapters.head_lower_bound.claims import scaling as scaling_claims
 from lib.core import params
 from lib.core.store import key_of, spec_dict
 from lib.science import a2, engine, models, qstr
+
+
+def _decide(row_id: str, P: dict, results: dict):
+    """A row's verdict: its rule applied to what its measure found (None: not measured)."""
+    return next(r for r in hc.ROWS if r.id == row_id).decide(P, results)
 
 
 def test_lower_bound_data_generator():
@@ -179,7 +183,7 @@ def test_fig2_outside_asks_what_the_authors_run_gives():
         M = np.full((d + 2 * d_e, d + 2 * d_e), 10.0 / ratio)
         M[d + d_e:, d:d + d_e] += 10 * np.eye(d_e) - np.eye(d_e) * 10.0 / ratio
         results = {"figure2": {"result": {"M": M, "d_e": d_e, "epoch_loss": [0.1], "test_mse": 0.1}}}
-        assert fig2_claims.fig2_outside({"fig2_d": d, "fig2_train": 640}, results).passed is passed
+        assert _decide("fig2-outside", {"fig2_d": d, "fig2_train": 640}, results).passed is passed
 
 
 def test_head_mask_gives_exactly_the_smaller_model():
@@ -315,8 +319,8 @@ def _calc(bayes_rank_q: float) -> dict:
 
 def test_calc_bayes_holds_rank_q_to_exactness():
     """At rank q the old rule compared a raw MSE with 3 (standard errors of 1e-12): a risk of 0.5 passed."""
-    assert heads_claims.calc_bayes({}, _calc(1e-12)).passed
-    assert not heads_claims.calc_bayes({}, _calc(0.5)).passed
+    assert _decide("calc-bayes", {}, _calc(1e-12)).passed
+    assert not _decide("calc-bayes", {}, _calc(0.5)).passed
 
 
 def test_relative_rank_does_not_count_an_untrained_spectrum():
@@ -337,10 +341,10 @@ def test_reach_fraction_and_rank_used():
     P = {"p21_q": 2, "n_seeds": 4}
     good, stalled = [1.0, 0.9], [1.0, 0.01]
     res = _prop21([0.01, 0.02, 0.36, 0.4], [good, good, stalled, stalled])
-    assert heads_claims.reach_fraction(P, res).passed                                      # 2 of 4
-    assert not heads_claims.reach_fraction(P, _prop21([0.01, 0.36, 0.4, 0.5], [good] + [stalled] * 3)).passed
-    assert heads_claims.rank_used(P, res).passed
-    assert not heads_claims.rank_used(P, _prop21([0.01], [stalled])).passed                # zero error on one direction
+    assert _decide("5-reach-fraction", P, res).passed                                      # 2 of 4
+    assert not _decide("5-reach-fraction", P, _prop21([0.01, 0.36, 0.4, 0.5], [good] + [stalled] * 3)).passed
+    assert _decide("6-rank-used", P, res).passed
+    assert not _decide("6-rank-used", P, _prop21([0.01], [stalled])).passed                # zero error on one direction
     assert heads_claims.rank_used(P, _prop21([0.5], [stalled])) is None                    # nothing reached: nothing to check
 
 
@@ -358,12 +362,15 @@ def _scaling_results(samples_of_N, seeds=5, noise=0.05):
 
 def test_scaling_tells_polylog_from_a_power():
     """'slope < 1' accepted N^0.9; the rule p + 2 se < 1/2 over N = 16..256 does not."""
-    assert scaling_claims.scaling_claim(*_scaling_results(lambda N: 2000 * np.log(N))).passed
-    assert not scaling_claims.scaling_claim(*_scaling_results(lambda N: 300 * N ** 0.9)).passed
+    assert _decide("4-scaling", *_scaling_results(lambda N: 2000 * np.log(N))).passed
+    assert not _decide("4-scaling", *_scaling_results(lambda N: 300 * N ** 0.9)).passed
     P, res = _scaling_results(lambda N: 2000 * np.log(N))
     res["scaling"][256]["result"]["samples"][0] = np.nan                            # one censored run
-    v = scaling_claims.scaling_claim(P, res)
-    assert not v.passed and v.measured.startswith("censored") and v.censored
+    m = scaling_claims.scaling_claim(P, res)
+    assert m.gate == 1                                                              # the gate's count, RULE_SCALING decides
+    v = scaling_claims.RULE_SCALING.decide(m)
+    assert not v.passed and v.measured.startswith("censored") and v.censored == "1 $H=q$ runs that never cross the " \
+        "threshold, more than 0"
 
 
 # ------------------------------------------------------------------------------------- issue 36: rules and power
@@ -387,7 +394,7 @@ def test_reach_fraction_rule_has_power():
             return _prop21([0.02 if h else 0.28 for h in hit], [good if h else stalled for h in hit])
         return draw
 
-    rule = lambda res: heads_claims.reach_fraction(P, res)
+    rule = lambda res: _decide("5-reach-fraction", P, res)
     assert _pass_rate(rule, world(lambda rng: rng.beta(5, 3))) >= 0.9
     assert _pass_rate(rule, world(lambda rng: 0.1)) <= 0.2
     assert _pass_rate(rule, world(lambda rng: 0.0)) == 0.0
@@ -408,10 +415,10 @@ def test_below_floor_prop3_tells_a_learning_arm_from_one_that_learns_nothing():
     P = {"p3_q": 2, "p3_d": 8, "n_seeds": 3}
     heads = [1, 1, 1, 2, 2, 2, 3, 3, 3]
     dead = _prop3([0.88, 0.9, 0.87, 0.86, 0.89, 0.91, 0.88, 0.87, 0.86], heads)
-    assert not heads_claims.below_floor_prop3(P, dead).passed
+    assert not _decide("7-below-floor-prop3", P, dead).passed
     assert "cannot bite" in page.prop3_note(P, dead) and "0.860 to 0.910" in page.prop3_note(P, dead)
     alive = _prop3([0.52, 0.57, 0.52, 0.034, 0.032, 0.032, 0.036, 0.034, 0.033], heads)
-    v = heads_claims.below_floor_prop3(P, alive)
+    v = _decide("7-below-floor-prop3", P, alive)
     assert v.passed and "6 of 6" in v.measured and "against 0.375" in v.measured
     assert "can bite" in page.prop3_note(P, alive)
 
@@ -422,7 +429,7 @@ def test_below_floor_prop3_tells_a_learning_arm_from_one_that_learns_nothing():
             return _prop3([0.52, 0.57, 0.52] + up, heads)
         return draw
 
-    rule = lambda res: heads_claims.below_floor_prop3(P, res)
+    rule = lambda res: _decide("7-below-floor-prop3", P, res)
     assert _pass_rate(rule, world(lambda rng: rng.beta(7, 1))) >= 0.95
     assert _pass_rate(rule, world(lambda rng: 0.0)) == 0.0
 
@@ -491,13 +498,14 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     P = {"p21_q": 2, "n_seeds": 4}
     good, stalled = [1.0, 0.9], [1.0, 0.01]
     res = _prop21([0.01, 0.02, 0.36, 0.4], [good, good, stalled, stalled])
-    v = heads_claims.reach_fraction(P, res)
     row = next(r for r in hc.ROWS if r.id == "5-reach-fraction")
+    v = row.decide(P, res)
     assert v.passed and v.measured.endswith(f"margin {(0.5 - 1 / 3) / 0.25:+.1f} SE") and "≥ 1/3 (" in row.expected
     strict = dataclasses.replace(heads_claims.RULE_REACH_FRACTION, bound=Fraction(3, 4))
     monkeypatch.setattr(heads_claims, "RULE_REACH_FRACTION", strict)
     monkeypatch.setattr(heads_claims, "REACH_SHARE", strict.bound)
-    assert not heads_claims.reach_fraction(P, res).passed and "≥ 3/4 (" in strict.text
+    assert not heads_claims.RULE_REACH_FRACTION.decide(heads_claims.reach_fraction(P, res)).passed
+    assert "≥ 3/4 (" in strict.text
     row = {"id": "5-reach-fraction", "kind": "claim", "passed": False}
     res = {**res, "prop21": {"result": {**res["prop21"]["result"], "heads": [2, 2, 2, 2]}}}
     assert "fewer than 3/4 of them" in hc.findings_markdown({**P, "p3_q": 2}, res, [row])

@@ -1,9 +1,11 @@
 """The head_lower_bound rows on the A.2 construction (Lemma 11): its position codes satisfy Assumption 3
 (11-assumption3), the worst target's alpha* lies inside the bounds of Lemma 11's proof (11-alpha-bounds), and
-alpha*(N) follows a + b ln N better than the powers of N (11-alpha-logN).
+alpha*(N) follows a + b ln N better than the powers of N (11-alpha-logN). Each row's function measures (it returns a
+lib.core.claims.Measured); its rule decides.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
-    >>> [row(P, results).passed for row in (assumption3, alpha_bounds, alpha_log_n)]
+    >>> [rule.decide(row(P, results)).passed for rule, row in
+    ...  ((RULE_ASSUMPTION3, assumption3), (RULE_ALPHA_BOUNDS, alpha_bounds), (RULE_ALPHA_LOGN, alpha_log_n))]
     [True, True, True]
 """
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.chapters.head_lower_bound.results import result_of
+from lib.core.claims import Measured
 from lib.core.interval_rules import Laws
 from lib.core.rules import EXACT, AtLeast, AtMost
 from lib.science import a2
@@ -28,25 +31,24 @@ def _a2_where(P, con) -> str:
 
 def assumption3(P, results):
     con = result_of(results, "construction")
-    return RULE_ASSUMPTION3.decide(sum(not ok for ok in con["assumption3"]),
-                                   f"{sum(con['assumption3'])} of {len(con['N'])} lengths, {P['a2_draws']} draws each",
-                                   paper=r"Assumption 3: $|\langle\omega_i,\omega_j\rangle| \le 1/2$")
+    return Measured(sum(not ok for ok in con["assumption3"]),
+                    f"{sum(con['assumption3'])} of {len(con['N'])} lengths, {P['a2_draws']} draws each",
+                    paper=r"Assumption 3: $|\langle\omega_i,\omega_j\rangle| \le 1/2$")
 
 
 def alpha_bounds(P, results):
     con = result_of(results, "construction")
     inside = [min(a - lo, hi - a) for draws, lo, hi in zip(con["alpha_draws"], con["low"], con["high"]) for a in draws]
-    return RULE_ALPHA_BOUNDS.decide(np.array(inside), ", ".join(
+    return Measured(np.array(inside), ", ".join(
         f"$N$={N}: {a:.1f} ∈ [{lo:.1f}, {hi:.1f}], norm {n:.0f}" for N, a, lo, hi, n in
         zip(con["N"], con["alpha_star"], con["low"], con["high"], con["norm"])),
-                   paper=r"Lemma 11: $\lVert\mathbf W_{QK}^\top\rVert_{2,1} \le \frac{2d_eq}{d}\log(\dots N\dots)$",
-                   where=_a2_where(P, con))
+                    paper=r"Lemma 11: $\lVert\mathbf W_{QK}^\top\rVert_{2,1} \le \frac{2d_eq}{d}\log(\dots N\dots)$",
+                    where=_a2_where(P, con))
 
 
 def alpha_log_n(P, results):
     con = result_of(results, "construction")
     cmp = con["compare"]
     aic = ", ".join(f"{k}: {cmp['fits'][k]['aic']:.1f}" for k in a2.GROWTHS)     # a fixed order: a reload sorts keys
-    return RULE_ALPHA_LOGN.decide({k: cmp["fits"][k]["aic"] for k in a2.GROWTHS},
-                                  f"best {cmp['best']}, AIC {aic} (lead {cmp['margin']:.1f})",
-                                  paper=r"$\alpha = O(\log N)$ (Lemma 11)", where=_a2_where(P, con))
+    return Measured({k: cmp["fits"][k]["aic"] for k in a2.GROWTHS}, f"best {cmp['best']}, AIC {aic} (lead {cmp['margin']:.1f})",
+                    paper=r"$\alpha = O(\log N)$ (Lemma 11)", where=_a2_where(P, con))

@@ -1,9 +1,10 @@
 """The head_lower_bound rows on Figure 2 (fig2-diagonal, fig2-outside, fig2-top, fig2-sign): the statistics of
 |W_Q^T W_K| against the A.2 block (results.figure2_stats) held to the paper's values read from its figure and to the
-authors' script re-run, with the numbers the Figure 2 section quotes.
+authors' script re-run, with the numbers the Figure 2 section quotes. Each row's function measures (it returns a
+lib.core.claims.Measured); its rule decides.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
-    >>> figure2_numbers(P, results)["f2_top"], fig2_top(P, results).passed
+    >>> figure2_numbers(P, results)["f2_top"], RULE_TOP.decide(fig2_top(P, results)).passed
     (23, True)
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 from lib.chapters.head_lower_bound.results import figure2_stats
+from lib.core.claims import Measured
 from lib.core.rules import AtLeast
 
 # Figure 2 of the paper, read from its pixels for this book: the reference the page compares to.
@@ -41,28 +43,27 @@ def _figure2(P, results):
 def fig2_diagonal(P, results):
     _, st = _figure2(P, results)
     ratio = st["diag_mean"] / max(st["off_median"], 1e-12)
-    return RULE_DIAGONAL.decide(ratio, f"{st['diag_mean']:.1f} vs {st['off_median']:.2f} ({ratio:.1f}×)",
-                                paper=f"{PAPER_FIG2['diag_mean']:.0f} vs {PAPER_FIG2['off_median']:.0f} ({PAPER_FIG2['ratio']})")
+    return Measured(ratio, f"{st['diag_mean']:.1f} vs {st['off_median']:.2f} ({ratio:.1f}×)",
+                    paper=f"{PAPER_FIG2['diag_mean']:.0f} vs {PAPER_FIG2['off_median']:.0f} ({PAPER_FIG2['ratio']})")
 
 
 def fig2_outside(P, results):
     f2, st = _figure2(P, results)
     ratio = st["diag_mean"] / max(st["outside_median"], 1e-12)
     steps = len(f2["epoch_loss"]) * math.ceil(P["fig2_train"] / 64)
-    return RULE_OUTSIDE.decide(ratio, f"{st['diag_mean']:.1f} vs {st['outside_median']:.3f} ({ratio:.0f}×) after {steps} "
-                               "steps", paper=f"about {FIG2_OUTSIDE}× (the authors' script, {AUTHORS_RERUN['steps']:,} steps)")
+    return Measured(ratio, f"{st['diag_mean']:.1f} vs {st['outside_median']:.3f} ({ratio:.0f}×) after {steps} steps",
+                    paper=f"about {FIG2_OUTSIDE}× (the authors' script, {AUTHORS_RERUN['steps']:,} steps)")
 
 
 def fig2_top(P, results):
     f2, st = _figure2(P, results)
-    return RULE_TOP.decide(st["top_on_diag"] / f2["d_e"], f"{st['top_on_diag']} of {f2['d_e']}",
-                           paper=PAPER_FIG2["top_on_diag"], where=f"$d_e={f2['d_e']}$")
+    return Measured(st["top_on_diag"] / f2["d_e"], f"{st['top_on_diag']} of {f2['d_e']}", paper=PAPER_FIG2["top_on_diag"],
+                    where=f"$d_e={f2['d_e']}$")
 
 
 def fig2_sign(P, results):
     _, st = _figure2(P, results)
-    return RULE_SIGN.decide(st["positive"], f"{100 * st['positive']:.0f}% positive",
-                            paper="not visible (absolute values plotted)")
+    return Measured(st["positive"], f"{100 * st['positive']:.0f}% positive", paper="not visible (absolute values plotted)")
 
 
 def figure2_numbers(P: dict, results: dict) -> dict:

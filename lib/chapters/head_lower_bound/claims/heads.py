@@ -1,10 +1,11 @@
 """The head_lower_bound rows on the H sweeps: the Bayes-risk calculator behind Prop. 21's floor (calc-bayes,
 calc-mlp), the floors of Prop. 21 and Prop. 3 (5-floor-prop21, 7-floor-prop3), what H >= q heads reach
 (5-reach-prop21, 5-reach-fraction, 6-rank-used, 7-below-floor-prop3) and the one-head control; with the numbers and
-sentences the page quotes about them.
+sentences the page quotes about them. Each row's function measures (it returns a lib.core.claims.Measured); its rule
+decides.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
-    >>> reach_numbers(P, results)["reach_n"], floor_prop21(P, results).passed
+    >>> reach_numbers(P, results)["reach_n"], RULE_FLOOR_PROP21.decide(floor_prop21(P, results)).passed
     (6, True)
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from lib.chapters.head_lower_bound.compute import lower_bound
 from lib.chapters.head_lower_bound.results import RANK_TOL, REACH, heads_runs, relative_rank, result_of
+from lib.core.claims import Measured
 from lib.core.rules import EXACT, All, AtLeast, AtMost, number
 
 # The rules, one object per row (lib.core.rules): each decides its row and writes the rule's text, so a threshold is
@@ -64,31 +66,29 @@ def calc_bayes(P, results):
     c = result_of(results, "calculator")
     z = [abs(b - f) / max(se, 1e-12) for b, f, se in zip(c["bayes"], c["formula"], c["bayes_se"]) if f > 0]
     exact = [b for b, f in zip(c["bayes"], c["formula"]) if f == 0]
-    return RULE_CALC_BAYES.decide((np.array(z), max(exact)), ", ".join(f"{b:.3f}±{s:.3f}" for b, s in
-                                                                         zip(c["bayes"], c["bayes_se"]))
-                                  + f"; ranks < q: max |z| = {max(z):.1f}; rank q: {max(exact):.1e}", spread=(1.0, None),
-                                  paper=_formula(c))
+    return Measured((Measured(np.array(z), spread=1.0), Measured(max(exact))),
+                    ", ".join(f"{b:.3f}±{s:.3f}" for b, s in zip(c["bayes"], c["bayes_se"]))
+                    + f"; ranks < q: max |z| = {max(z):.1f}; rank q: {max(exact):.1e}", paper=_formula(c))
 
 
 def calc_mlp(P, results):
     c = result_of(results, "calculator")
-    return RULE_CALC_MLP.decide(_z(c["mlp"], c["formula"], c["mlp_se"]), ", ".join(f"{m:.3f}" for m in c["mlp"]),
-                                spread=1.0, paper=_formula(c))
+    return Measured(_z(c["mlp"], c["formula"], c["mlp_se"]), ", ".join(f"{m:.3f}" for m in c["mlp"]), spread=1.0,
+                    paper=_formula(c))
 
 
 # --------------------------------------------------------------------------------------------- Prop. 21's data
 def floor_prop21(P, results):
     q = P["p21_q"]
     below = [(H, b, f, s) for H, b, f, s, _ in heads_runs(result_of(results, "prop21")) if H < q]
-    return RULE_FLOOR_PROP21.decide(_z(*zip(*[(f, b, s) for _, b, f, s in below])),
-                                    " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in below), spread=1.0,
-                                    paper=" / ".join(f"{max(0, 1 - H / q):.2f}" for H in range(1, q)),
-                                    where=f"$d={P['p21_d']}$, $q={q}$")
+    return Measured(_z(*zip(*[(f, b, s) for _, b, f, s in below])),
+                    " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in below), spread=1.0,
+                    paper=" / ".join(f"{max(0, 1 - H / q):.2f}" for H in range(1, q)), where=f"$d={P['p21_d']}$, $q={q}$")
 
 
 def reach_prop21(P, results):
     best_q, se = min((f, s) for H, _, f, s, _ in heads_runs(result_of(results, "prop21"), P["p21_q"]))
-    return RULE_REACH.decide(best_q, f"{best_q:.3f} ± {se:.3f}", spread=max(se, 1e-12), paper="0 (Thm 4: $H=q$ suffices)")
+    return Measured(best_q, f"{best_q:.3f} ± {se:.3f}", spread=max(se, 1e-12), paper="0 (Thm 4: $H=q$ suffices)")
 
 
 def rank_used(P, results):
@@ -97,9 +97,8 @@ def rank_used(P, results):
     done = [(H, f, relative_rank(sv)) for H, _, f, _, sv in heads_runs(result_of(results, "prop21")) if f <= REACH]
     if not done:
         return None
-    return RULE_RANK_USED.decide(sum(r != q for _, _, r in done), "; ".join(f"H={H}: FVU {f:.3f}, rank {r}"
-                                                                          for H, f, r in done),
-                                 paper=f"rank {q} wherever the error is 0", where=f"{len(done)} runs at FVU ≤ {REACH}")
+    return Measured(sum(r != q for _, _, r in done), "; ".join(f"H={H}: FVU {f:.3f}, rank {r}" for H, f, r in done),
+                    paper=f"rank {q} wherever the error is 0", where=f"{len(done)} runs at FVU ≤ {REACH}")
 
 
 def reach_share(fvus, level: float = REACH) -> dict:
@@ -119,9 +118,9 @@ def reach_fraction(P, results):
     runs = [(H, f, relative_rank(sv)) for H, _, f, _, sv in heads_runs(result_of(results, "prop21")) if H >= q]
     r = reach_share([f for _, f, _ in runs])
     stalled = "; ".join(f"H={H}: {f:.2f} (rank {rk})" for H, f, rk in runs if f > REACH) or "none"
-    return RULE_REACH_FRACTION.decide(r["p"], f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}); stalled: {stalled}",
-                                      spread=r["se"], paper="Thm 4: $H=q$ suffices (for the constrained ERM, not for "
-                                      "training)", where=rf"$H={q},\dots,{max(x[0] for x in runs)}$, {P['n_seeds']} seeds each")
+    return Measured(r["p"], f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}); stalled: {stalled}", spread=r["se"],
+                    paper="Thm 4: $H=q$ suffices (for the constrained ERM, not for training)",
+                    where=rf"$H={q},\dots,{max(x[0] for x in runs)}$, {P['n_seeds']} seeds each")
 
 
 def reach_numbers(P: dict, results: dict) -> dict:
@@ -148,11 +147,10 @@ def reach_finding(P: dict, results: dict) -> str:
 def floor_prop3(P, results):
     rows = [(H, b, f, s) for H, b, f, s, _ in heads_runs(result_of(results, "prop3")) if b > 0]
     z = _z(*zip(*[(f, b, s) for _, b, f, s in rows])) if rows else np.array([np.nan])
-    return RULE_FLOOR_PROP3.decide((len(rows), z), " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in rows) or "-",
-                                   spread=(None, 1.0),
-                                   paper=" / ".join(f"H={H}: {b:.2f}" for H, b in sorted({(H, b) for H, b, _, _ in rows}))
-                                   or "vacuous",
-                                   where=f"$d={P['p3_d']}$, $q={P['p3_q']}$")
+    return Measured((Measured(len(rows)), Measured(z, spread=1.0)),
+                    " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in rows) or "-",
+                    paper=" / ".join(f"H={H}: {b:.2f}" for H, b in sorted({(H, b) for H, b, _, _ in rows})) or "vacuous",
+                    where=f"$d={P['p3_d']}$, $q={P['p3_q']}$")
 
 
 def prop3_reach(P: dict, results: dict) -> dict:
@@ -174,10 +172,10 @@ def prop3_reach(P: dict, results: dict) -> dict:
 def below_floor_prop3(P, results):
     r = prop3_reach(P, results)
     q = P["p3_q"]
-    return RULE_BELOW_FLOOR_PROP3.decide(r["p"], f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}); FVU "
-                   f"{r['best']:.3f} to {r['worst']:.3f} (median {r['median']:.3f}) against {r['floor']:.3f}",
-                   spread=r["se"], paper=f"Thm 4: $H=q$ suffices; Prop. 3 floor at $H={q - 1}$: {r['floor']:.3f}",
-                   where=rf"$d={P['p3_d']}$, $q={q}$, $H={q},\dots,{r['Hmax']}$, {P['n_seeds']} seeds each")
+    return Measured(r["p"], f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}); FVU {r['best']:.3f} to "
+                    f"{r['worst']:.3f} (median {r['median']:.3f}) against {r['floor']:.3f}", spread=r["se"],
+                    paper=f"Thm 4: $H=q$ suffices; Prop. 3 floor at $H={q - 1}$: {r['floor']:.3f}",
+                    where=rf"$d={P['p3_d']}$, $q={q}$, $H={q},\dots,{r['Hmax']}$, {P['n_seeds']} seeds each")
 
 
 def prop3_note(P: dict, results: dict) -> str:
@@ -198,5 +196,5 @@ def control_one_head(P, results):
     q = P["p21_q"]
     ctl, se = min((f, s) for H, _, f, s, _ in heads_runs(result_of(results, "control"), 1))
     sq1 = min(f for H, _, f, _, _ in heads_runs(result_of(results, "prop21"), 1))
-    return RULE_CONTROL.decide(ctl, f"{ctl:.3f} ± {se:.3f} (square link: {sq1:.3f})", spread=max(se, 1e-12),
-                               paper=f"about 0 (square link: ≥ {1 - 1 / q:.2f})")
+    return Measured(ctl, f"{ctl:.3f} ± {se:.3f} (square link: {sq1:.3f})", spread=max(se, 1e-12),
+                    paper=f"about 0 (square link: ≥ {1 - 1 / q:.2f})")

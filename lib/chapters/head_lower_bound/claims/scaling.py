@@ -1,6 +1,7 @@
 """The head_lower_bound rows on samples-to-threshold against N: the H = 1 runs held by Prop. 21 (4-floor-h1), and
 the power fit and the AIC comparison of growth laws that 4-scaling decides on (results.py reads the counts per N and
-fits the power), with the sentences the page quotes about them.
+fits the power), with the sentences the page quotes about them. Each row's function measures (it returns a
+lib.core.claims.Measured); its rule decides.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
     >>> round(scaling_numbers(P, results)["p"], 2)
@@ -14,10 +15,12 @@ from fractions import Fraction
 import numpy as np
 
 from lib.chapters.head_lower_bound.results import SAMPLE_GROWTHS, power_fit, scaling_table
+from lib.core.claims import Measured
 from lib.core.rules import EXACT, PAPER, AtMost, Needs, number
 from lib.science import a2
 
-# The rules of 4-floor-h1 and 4-scaling (lib.core.rules): each decides its row and writes the rule's text.
+# The rules of 4-floor-h1 and 4-scaling (lib.core.rules): each decides its row and writes the rule's text. 4-scaling's
+# gate is the count of H = q runs that never crossed (Measured.gate): with any, the row is censored.
 RULE_FLOOR_H1 = AtMost("$H=1$ runs that cross the threshold", 0, by=PAPER,
                        why="Prop. 21 holds an $H=1$ run's FVU at $1-1/q$ or above, over the threshold")
 # 4-scaling: a power N^p with p >= MAX_POWER is ruled out when p + SCALING_SE se < MAX_POWER (the book's calibration)
@@ -35,10 +38,10 @@ def floor_h1(P, results):
     h1 = scaling_table(P, results)[1]
     best = min(min(f for h, f in zip(results["scaling"][N]["result"]["heads"], results["scaling"][N]["result"]["best_fvu"])
                    if h == 1) for N in P["scale_N"])
-    return RULE_FLOOR_H1.decide(int((~np.isnan(h1["samples"])).sum()), f"censored {int(np.isnan(h1['samples']).sum())} of "
-                                f"{h1['samples'].size}; lowest FVU on the 1,000 check prompts {best:.3f} (the best of every "
-                                "check: a noisy minimum)", paper=f"FVU ≥ 1 − 1/q = {floor:.2f}",
-                                where=f"$q={P['scale_q']}$, threshold {P['scale_threshold']}")
+    return Measured(int((~np.isnan(h1["samples"])).sum()), f"censored {int(np.isnan(h1['samples']).sum())} of "
+                    f"{h1['samples'].size}; lowest FVU on the 1,000 check prompts {best:.3f} (the best of every check: a "
+                    "noisy minimum)", paper=f"FVU ≥ 1 − 1/q = {floor:.2f}",
+                    where=f"$q={P['scale_q']}$, threshold {P['scale_threshold']}")
 
 
 def scaling_numbers(P: dict, results: dict) -> dict | None:
@@ -93,7 +96,8 @@ def scaling_claim(P, results):
     """Slower than sqrt N, which Theorem 4's polylog cost implies: the slope p of ln n* on ln N, per run, is below 1/2
     by two of its standard errors (a polylog has local slope 1/ln N: 0.36 at N = 16, 0.18 at 256). The AIC of
     a + b f(N) is shown beside it: where it does not prefer ln N, the row's verdict is "slower than sqrt N" only.
-    A censored run (never crossed, n* above the cap) is a bound, not a value: the claim then reads "censored"."""
+    A censored run (never crossed, n* above the cap) is a bound, not a value: their count is RULE_SCALING's gate,
+    which leaves the row censored where it is not 0."""
     hq = scaling_table(P, results)[P["scale_q"]]
     S = hq["samples"]
     where = rf"$q={P['scale_q']}$, threshold {P['scale_threshold']}, $N = {min(P['scale_N'])},\dots,{max(P['scale_N'])}$"
@@ -103,16 +107,16 @@ def scaling_claim(P, results):
     paper = r"polylog $N$ (Thm 4); $\Omega(N)$ for an FFN (Thm 6)"
     never = int(np.isnan(S).sum())
     if never:               # the gate censors: runs above the cap bound the slope from below only
-        return RULE_SCALING.decide(never, math.nan, f"censored: {never} of {S.size} runs never "
-                                   f"crossed (n* > {P['scale_max_samples']:,}), so the slope is only bounded below",
-                                   paper=paper, where=where, scale=scale)
+        return Measured(math.nan, f"censored: {never} of {S.size} runs never crossed (n* > "
+                        f"{P['scale_max_samples']:,}), so the slope is only bounded below", gate=never, paper=paper,
+                        where=where, scale=scale)
     s = scaling_numbers(P, results)
     aic = ", ".join(f"{k}: {s['aic'][k]:.1f}" for k in SAMPLE_GROWTHS)
     shape = "slower than √N, consistent with ln N" if s["log_best"] else f"slower than √N; lowest AIC: {s['order'][0]}, not ln N"
-    return RULE_SCALING.decide(never, s["p"] + SCALING_SE * s["se"], f"p = {s['p']:.2f} ± {s['se']:.2f} over "
-                               f"{s['runs']} runs ({s['margin']:.1f} SE below {number(MAX_POWER)}); AIC of "
-                               rf"$a+b\,f(N)$: {aic}" + (f" ({shape})" if s["passed"] else ""), spread=s["se"],
-                               paper=paper, where=where, scale=scale)
+    return Measured(s["p"] + SCALING_SE * s["se"], f"p = {s['p']:.2f} ± {s['se']:.2f} over {s['runs']} runs "
+                    f"({s['margin']:.1f} SE below {number(MAX_POWER)}); AIC of " rf"$a+b\,f(N)$: {aic}"
+                    + (f" ({shape})" if s["passed"] else ""), spread=s["se"], gate=never, paper=paper, where=where,
+                    scale=scale)
 
 
 def scaling_finding(P: dict, results: dict, measured: str) -> str:
