@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lib.core.claims import Row, Verdict, below_scale, censored, evaluate, tally, to_markdown
+from lib.core.claims import Measured, Row, Verdict, below_scale, censored, evaluate, tally, to_markdown
+from lib.core.rules import AtLeast, Holds, Needs
 
 
 # ---------------------------------------------------------------------------------------------- rendering
@@ -17,7 +18,7 @@ def result_cell(line: str) -> str:
 
 
 def row(i, passed, kind="claim", measured="3"):
-    return Row(i, kind, "Theorem 1", "a | b", "x > y", lambda data: Verdict(measured, passed, paper="1 | 2"))
+    return Row(i, kind, "Theorem 1", "a | b", Holds("x > y"), lambda data: Measured(passed, measured, paper="1 | 2"))
 
 
 def test_to_markdown_marks_escapes_and_splits_kinds():
@@ -33,7 +34,7 @@ def test_to_markdown_marks_escapes_and_splits_kinds():
     # Escaping keeps every row at the header's four column separators.
     assert all(line.replace("\\|", "").count("|") == 4 for line in lines)
     assert fold.startswith(":::{dropdown} How these 2 claims are decided") and fold.endswith(":::")
-    assert "| `c1` | x > y | 1 \\| 2 | Theorem 1 |" in fold                      # rule, reference value, source
+    assert "| `c1` | x > y (exact) | 1 \\| 2 | Theorem 1 |" in fold                      # rule, reference value, source
     check = to_markdown(rows, "check").split("\n\n")[0]
     assert [line.split(" | ")[1] for line in check.splitlines()[2:]] == ["`k1` a \\| b"]
     assert "{bdg-success}`✓ pass`" in md and "{bdg-danger}`✗ FAIL`" in md     # colour, symbol and word
@@ -41,13 +42,14 @@ def test_to_markdown_marks_escapes_and_splits_kinds():
 
 
 def test_evaluate_rows():
-    rows = evaluate([row("a", True), Row("b", "claim", "s", "t", "e", lambda data: None),
-                     Row("c", "check", "s", "t", "e", lambda data: Verdict(f"{data}", data == 2, where="N=[2]"))], 2)
+    rule = Holds("e", by="book")
+    rows = evaluate([row("a", True), Row("b", "claim", "s", "t", rule, lambda data: None),
+                     Row("c", "check", "s", "t", rule, lambda data: Measured(data == 2, f"{data}", where="N=[2]"))], 2)
     assert [r["id"] for r in rows] == ["a", "c"]                     # a row with nothing to measure is left out
-    assert rows[1] == {"id": "c", "kind": "check", "source": "s", "statement": "t (N=[2])", "expected": "e",
+    assert rows[1] == {"id": "c", "kind": "check", "source": "s", "statement": "t (N=[2])", "expected": "e (book's calibration)",
                        "paper": "n/a", "measured": "2", "passed": True, "scale": ""}
     with pytest.raises(ValueError, match="kind must be one of check, claim"):
-        Row("x", "identity", "s", "t", "e", lambda: None)
+        Row("x", "identity", "s", "t", rule, lambda: None)
     with pytest.raises(ValueError, match="repeat"):
         evaluate([row("a", True), row("a", False)], None)
 
@@ -61,9 +63,10 @@ def test_tally():
 
 
 def test_a_failure_below_scale_is_shown_as_such_and_still_counts_as_failed():
-    rows = evaluate([Row("a", "claim", "s", "t", "e", lambda: Verdict("0.3", False, scale="N >= 25 (the paper's grid)")),
-                     Row("b", "claim", "s", "t", "e", lambda: Verdict("0.9", False)),
-                     Row("c", "claim", "s", "t", "e", lambda: Verdict("2.0", True, scale="N >= 25"))])
+    rule = AtLeast("x", 1)
+    rows = evaluate([Row("a", "claim", "s", "t", rule, lambda: Measured(0.3, "0.3", scale="N >= 25 (the paper's grid)")),
+                     Row("b", "claim", "s", "t", rule, lambda: Measured(0.9, "0.9")),
+                     Row("c", "claim", "s", "t", rule, lambda: Measured(2.0, "2.0", scale="N >= 25"))])
     assert tally(rows, "claim") == (1, 2) and below_scale(rows) == 1       # a pass with a note is not "below scale"
     table = to_markdown(rows, "claim")
     assert "`✗ below scale`" in table and "*below scale: N >= 25 (the paper's grid)*" in table
@@ -71,8 +74,9 @@ def test_a_failure_below_scale_is_shown_as_such_and_still_counts_as_failed():
 
 
 def test_a_censored_verdict_is_neither_pass_nor_fail():
-    rows = evaluate([Row("c", "claim", "s", "x", "e", lambda: Verdict("m > 5 (bound)", False, censored="T = 800: no m*")),
-                     Row("p", "claim", "s", "x", "e", lambda: Verdict("1", True))])
+    rule = Needs(AtLeast("measured T", 3), AtLeast("m", 5))
+    rows = evaluate([Row("c", "claim", "s", "x", rule, lambda: Measured(6, "m > 5 (bound)", gate=2, censored="T = 800: no m*")),
+                     Row("p", "claim", "s", "x", rule, lambda: Measured(6, "1", gate=3))])
     assert rows[0]["censored"] and tally(rows, "claim") == (1, 0) and below_scale(rows) == 0
     assert censored(rows) == 1 and "◌ censored" in to_markdown(rows) and "*censored: T = 800: no m*" in to_markdown(rows)
     with pytest.raises(ValueError, match="censored"):

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from lib.core import claims, params, runner
+from lib.core.rules import Holds
 from lib.core.store import ROOT, key_of, lib_modules, spec_dict
 from lib.core.sweep import Point
 
@@ -157,9 +158,30 @@ def test_the_paper_profile_says_what_it_reproduces(chapter):
     assert kind in SCALE_KINDS and paper_scale(chapter).startswith(SCALE_KINDS[kind]), chapter
 
 
+RULE_MODULES = {"lib/core/claims.py", "lib/core/rules.py", "lib/core/interval_rules.py", "lib/core/bootstrap_rules.py"}
+
+
+def test_only_the_rule_modules_make_or_edit_a_verdict():
+    """The measure measures, the rule decides: outside lib/core's claim and rule modules no code names a Verdict,
+    builds one, or rewrites a verdict's passed/censored with dataclasses.replace."""
+    bad = []
+    for path in sorted((ROOT / "lib").rglob("*.py")):
+        rel = str(path.relative_to(ROOT))
+        if rel in RULE_MODULES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Name) and node.id == "Verdict" or \
+                    isinstance(node, ast.alias) and node.name == "Verdict":
+                bad.append(f"{rel}:{getattr(node, 'lineno', '?')}: Verdict")
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "replace" \
+                    and {k.arg for k in node.keywords} & {"passed", "censored"}:
+                bad.append(f"{rel}:{node.lineno}: replace(..., passed/censored=)")
+    assert not bad, bad
+
+
 def test_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="kind"):
-        claims.Row("x", "identity", "s", "t", "e", lambda: None)
+        claims.Row("x", "identity", "s", "t", Holds("e"), lambda: None)
 
 
 # ------------------------------------------------------------------------------ a chapter's shape and its imports
@@ -372,7 +394,7 @@ def test_new_chapter_rows_hold_rule_objects(tmp_path):
         for name in [m for m in sys.modules if m.startswith("lib.chapters.demo_rules")]:
             del sys.modules[name]
     fake = {"mean": {n: {"result": {"mse": 1 / n, "weights_sq": 1 / n}} for n in (10, 100, 1000, 10000)}}
-    rows = {r["id"]: r for r in page.claims(fake)}
+    rows = {r["id"]: r for r in page.claims({}, fake)}
     assert all(r.rule is not None and rows[r.id]["expected"] == r.rule.text for r in page.ROWS)
     assert rows["slope"]["passed"] and "in [-1.1, -0.9]" in rows["slope"]["expected"]
     assert "≤ $10^{-12}$ (exact: float64 rounding of an identity)" in rows["weights"]["expected"]
