@@ -310,7 +310,10 @@ def test_parity_median_counts_seeds_that_never_learn():
     assert row["passed"] and "T=20: > 200" in row["measured"]
     res[10]["result"]["acc"] = never["acc"] * 3                         # both medians beyond the run: undecided
     row = evaluate([r for r in ROWS if r.id == "A14b"], {"parity_iters": 200}, {"parity": res})[0]
-    assert row["censored"] and not row["passed"]
+    assert row["censored"] and not row["passed"] and "two consecutive $T$" in row["censored"]
+    res[30] = {"result": {**learnt(100), "acc": learnt(100)["acc"] * 3}}   # a finite median after them: earlier
+    row = evaluate([r for r in ROWS if r.id == "A14b"], {"parity_iters": 200}, {"parity": res})[0]
+    assert not row["passed"] and "censored" not in row
 
 
 def test_weight_norms_are_the_corollary_norms():
@@ -403,9 +406,9 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     assert all(r.rule is not None and r.expected == r.rule.text for r in ROWS)
     P = {"and_T": [100, 200, 800], "and_m": list(range(10, 201, 10)), "and_iters": 1000, "and_trials": 50}
     res = _fake_and({T: 40 + 20 * math.log(T / 100) / math.log(2) for T in (100, 200, 800)}, 50, tuple(range(10, 201, 10)), s=8)
-    assert rows._rises(P, res).passed and "≥ 0.5 at every $T$" in rows.RULE_A13A.text
+    assert rows.RULE_A13A.decide(rows._rises(P, res)).passed and "≥ 0.5 at every $T$" in rows.RULE_A13A.text
     monkeypatch.setattr(rows, "RULE_A13A", dataclasses.replace(rows.RULE_A13A, bound=1.01))
-    assert not rows._rises(P, res).passed and "≥ 1.01 at every $T$" in rows.RULE_A13A.text
+    assert not rows.RULE_A13A.decide(rows._rises(P, res)).passed and "≥ 1.01 at every $T$" in rows.RULE_A13A.text
     steep = _fake_and({100: 10, 200: 30, 800: 90}, 50, tuple(range(10, 201, 10)), s=8)
     assert "above the 0.5 the row allows" in findings._growth_finding(P, steep, rs.fits(steep))
     monkeypatch.setattr(findings, "RULE_A11B", dataclasses.replace(rows.RULE_A11B, bound=0.25))

@@ -37,7 +37,7 @@ from lib.chapters.sparse_variable_creation.results import (
     side_of_half,
     transition,
 )
-from lib.core.claims import Row, Verdict, evaluate
+from lib.core.claims import Measured, Row, evaluate
 from lib.core.interval_rules import Laws, ShareInterval, Significance
 from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Share, Within, number
 
@@ -85,8 +85,8 @@ RULE_A13A = AtLeast("rise of the success fraction from the smallest to the large
 RULE_A13B = Significance(r"the log law's $T$ term against one curve for every $T$ (likelihood-ratio test)", level=SHIFT_LEVEL)
 RULE_A14A = Share(f"seeds that reach test accuracy {PARITY_ACC}", at_least=0.5, where=rf"at every $T \le {PARITY_SMALL_T}$")
 RULE_A14B = AtLeast(rf"change of the median transition iteration from each $T \le {PARITY_SMALL_T}$ to the next", 0.0,
-                    why=f"a seed that never reaches {PARITY_ACC} enters as later than the run; censored where "
-                    "two consecutive medians are")
+                    why=f"a seed that never reaches {PARITY_ACC} enters as later than the run",
+                    unsure=f"between two consecutive $T$ whose median seed never reached {PARITY_ACC}")
 RULE_A15 = Share(f"seed reaches test accuracy {PARITY_ACC}", at_most=0, where=f"at $T > {PARITY_SMALL_T}$", by=PAPER)
 RULE_A16 = All((AtLeast(r"[CLS] attention mass on $\mathcal I$ summed over the heads", 0.5, where=r"at every $T \ge 11$",
                         spread="SE over trials", why="half of one head's, which Prop. 4.7 needs"),
@@ -99,17 +99,22 @@ def _ex(results):
     return results["exact"]["result"]
 
 
+def _all(text: str, *values, **kw) -> Measured:
+    """An All row's Measured: one part per value, with no spread of its own."""
+    return Measured(tuple(Measured(v) for v in values), text, **kw)
+
+
 def _lipschitz(P, results):
     r = _ex(results)["lipschitz"]
-    return RULE_A1.decide((r["max_ratio"], max(r["jacobian_formula_err"], r["uniform_err"]), r["jacobian_max"]),
-                          f"max ratio {r['max_ratio']:.4f} over {r['pairs']:,} pairs; $\\lVert J\\rVert _{{1,1}}$ formula "
-                          f"error {r['jacobian_formula_err']:.1e}, uniform {r['uniform_err']:.1e}")
+    return _all(f"max ratio {r['max_ratio']:.4f} over {r['pairs']:,} pairs; $\\lVert J\\rVert _{{1,1}}$ formula error "
+                f"{r['jacobian_formula_err']:.1e}, uniform {r['uniform_err']:.1e}",
+                r["max_ratio"], max(r["jacobian_formula_err"], r["uniform_err"]), r["jacobian_max"])
 
 
 def _truncation(P, results):
     r = _ex(results)["truncation"]
-    return RULE_A2.decide(r["max_ratio_to_bound"], f"largest measured / bound {r['max_ratio_to_bound']:.4f} "
-                          f"({r['instances']} instances)")
+    return Measured(r["max_ratio_to_bound"], f"largest measured / bound {r['max_ratio_to_bound']:.4f} "
+                    f"({r['instances']} instances)")
 
 
 def _b2(P, results):
@@ -117,38 +122,36 @@ def _b2(P, results):
     err = max(r["err"] for r in rows)
     norm = max(max(abs(r["Wq"] - r["R"]), abs(r["Wk"] - math.sqrt(r["s"])), abs(r["Wv"] - math.sqrt(2)), abs(r["Wc"] - 1))
                for r in rows)
-    return RULE_A3.decide((err, norm), f"max error {err:.4f}; norms off by {norm:.1e}",
-                          where=f"T = {sorted({r['T'] for r in rows})}, s = {sorted({r['s'] for r in rows})}")
+    return _all(f"max error {err:.4f}; norms off by {norm:.1e}", err, norm,
+                where=f"T = {sorted({r['T'] for r in rows})}, s = {sorted({r['s'] for r in rows})}")
 
 
 def _minR_bound(P, results):
     rows = _ex(results)["minimal_R"]
     gap = min(r["R_lemma"] - r["R_min"] for r in rows)
-    return RULE_A4A.decide(gap, f"min over T of $\\log 8T - R_{{\\min}}$ = {gap:.3f}")
+    return Measured(gap, f"min over T of $\\log 8T - R_{{\\min}}$ = {gap:.3f}")
 
 
 def _minR_slope(P, results):
     f = minimal_R_fit(results)
     T = [r["T"] for r in _ex(results)["minimal_R"]]
-    return RULE_A4B.decide((f["slope"], f["r2"]), f"slope {f['slope']:.3f}, $R^2$ = {f['r2']:.4f}",
-                           where=f"T = {T[0]} to {T[-1]}")
+    return _all(f"slope {f['slope']:.3f}, $R^2$ = {f['r2']:.4f}", f["slope"], f["r2"], where=f"T = {T[0]} to {T[-1]}")
 
 
 def _b3(P, results):
     rows = _ex(results)["b3"]
     over = np.array([r["err"] - r["bound"] for r in rows])
     off = max(max(abs(r["P_21"] - 3), abs(r["Wk"] - 1)) for r in rows)
-    return RULE_A5.decide((over, off), f"max error {max(r['err'] for r in rows):.4f} "
-                          f"(bound {max(r['bound'] for r in rows):.2f}); "
-                          f"$\\lVert P^\\top\\rVert _{{2,1}}$ = {rows[0]['P_21']:.0f}")
+    return _all(f"max error {max(r['err'] for r in rows):.4f} (bound {max(r['bound'] for r in rows):.2f}); "
+                f"$\\lVert P^\\top\\rVert _{{2,1}}$ = {rows[0]['P_21']:.0f}", over, off)
 
 
 def _b4(P, results):
     rows = _ex(results)["b4"]
     errs = np.array([max(r["err"], r["att_err"]) / r["gamma"] for r in rows])
     norms = [np.array([r[k] for r in rows]) for k in ("Wk", "Wv", "Wc")]
-    return RULE_A6.decide((errs, *norms), f"max error {max(r['err'] for r in rows):.4f}, attention off 1/(r+1) by "
-                          f"{max(r['att_err'] for r in rows):.4f} (allowed $\\gamma/4$ = {rows[0]['gamma'] / 4})")
+    return _all(f"max error {max(r['err'] for r in rows):.4f}, attention off 1/(r+1) by "
+                f"{max(r['att_err'] for r in rows):.4f} (allowed $\\gamma/4$ = {rows[0]['gamma'] / 4})", errs, *norms)
 
 
 def _symmetric(P, results):
@@ -156,16 +159,16 @@ def _symmetric(P, results):
     err = max(r["err"] for r in rows)
     widths = all(r["widths"] == [4 * (r["s"] + 1), 2 * (r["s"] + 1)] for r in rows)
     n = sum(r["inputs"] for r in rows)
-    return RULE_A7.decide((err, widths), f"max error {err:.1e} on {n:,} evaluations; widths $(4(s+1), 2(s+1))$: {widths}",
-                          where=f"AND, OR, MAJ, PARITY, s = 1 to {P['symmetric_s_max']}")
+    return _all(f"max error {err:.1e} on {n:,} evaluations; widths $(4(s+1), 2(s+1))$: {widths}", err, widths,
+                where=f"AND, OR, MAJ, PARITY, s = 1 to {P['symmetric_s_max']}")
 
 
 def _general(P, results):
     rows = _ex(results)["general"]
     err = max(r["err"] for r in rows)
     widths = all(r["widths"] == [4 * r["s"] * 2 ** r["s"], 2 ** (r["s"] + 1)] for r in rows)
-    return RULE_A8.decide((err, widths), f"max error {err:.1e}; widths $(4s2^s, 2^{{s+1}})$: {widths}",
-                          where=f"random truth tables, s = 1 to {P['general_s_max']}")
+    return _all(f"max error {err:.1e}; widths $(4s2^s, 2^{{s+1}})$: {widths}", err, widths,
+                where=f"random truth tables, s = 1 to {P['general_s_max']}")
 
 
 def _floor(P, results):
@@ -173,8 +176,8 @@ def _floor(P, results):
     if not b:
         return None
     above = np.array([lo - floor_bits(T) for T, (lo, hi) in b.items()])   # a censored m* exceeds its bound lo
-    return RULE_A9.decide(above, ", ".join(f"T={T}: {'' if np.isfinite(hi) else '> '}{lo:.0f} vs {floor_bits(T):.1f}"
-                                           for T, (lo, hi) in b.items()) + f" (the grid's smallest $m$: {P['and_m'][0]})")
+    return Measured(above, ", ".join(f"T={T}: {'' if np.isfinite(hi) else '> '}{lo:.0f} vs {floor_bits(T):.1f}"
+                                     for T, (lo, hi) in b.items()) + f" (the grid's smallest $m$: {P['and_m'][0]})")
 
 
 def _margin(value: float, threshold: float, se: float) -> str:
@@ -189,9 +192,9 @@ def _fits_train(P, results):
     loss = np.concatenate([x["min_train_loss"] for x in r])
     k_acc, k_loss = int((acc == 1).sum()), int((loss < FIT_LOSS).sum())
     scale = "" if P["and_iters"] >= 1000 else "the paper's 1000 iterations (paper profile): this run trains for fewer"
-    return RULE_A10.decide(((k_acc, len(acc)), (k_loss, len(loss))),
-                           f"train accuracy 100% in {k_acc / len(acc):.0%}, loss < {number(FIT_LOSS)} in "
-                           f"{k_loss / len(loss):.0%} of {len(acc)} runs", paper="100% of runs", scale=scale)
+    return Measured((Measured(k_acc, n=len(acc)), Measured(k_loss, n=len(loss))),
+                    f"train accuracy 100% in {k_acc / len(acc):.0%}, loss < {number(FIT_LOSS)} in "
+                    f"{k_loss / len(loss):.0%} of {len(acc)} runs", paper="100% of runs", scale=scale)
 
 
 def count_text(k: int, n: int, m) -> str:
@@ -219,8 +222,8 @@ def _in_grid(P, results):
                      for T, (s, m, k, n) in g.items())
     where = f"m from {P['and_m'][0]} to {P['and_m'][-1]}"
     undecided = [T for T, (s, *_) in g.items() if s == 0]
-    return RULE_A11A.decide([k for _, _, k, _ in g.values()], [n for *_, n in g.values()], want=1, measured=text,
-                            where=where, censored=f"T = {undecided} (the best count's {CONFIDENCE:.0%} interval contains 1/2)")
+    return Measured([k for _, _, k, _ in g.values()], text, n=[n for *_, n in g.values()], where=where,
+                    censored=f"T = {undecided} (the best count's {CONFIDENCE:.0%} interval contains 1/2)")
 
 
 def scale_note(P):
@@ -235,9 +238,9 @@ def _exponent(P, results):
     text = (f"exponent {f['exponent']:.3f}" + (" (censored T at their bound: a lower bound)" if cen else "")
             + f", bootstrap SE {f['exp_se']:.3f}; censoring-aware range [{f['exp_min']:.2f}, {f['exp_max']:.2f}]; "
             f"$m^*({f['T'][1]}) / m^*({f['T'][0]})$ = {f['ratio']:.2f} (linear: {f['T'][1] / f['T'][0]:.1f})")
-    # the worst end of the range decides (0.5 itself is not below 0.5); a range across 0.5 from censoring is censored
-    return RULE_A11B.decide(f["exponent"], text, spread=f["exp_se"], lo=f["exp_min"], hi=f["exp_max"], censored=cen,
-                            scale=scale_note(P))
+    # the worst end of the range decides (0.5 itself is not below 0.5); a range across 0.5 the rule leaves censored
+    return Measured(f["exponent"], text, spread=f["exp_se"], lo=f["exp_min"], hi=f["exp_max"], censored=cen,
+                    scale=scale_note(P))
 
 
 def laws_text(cmp: dict, T) -> str:
@@ -258,8 +261,8 @@ def _laws(P, results):
         return None
     cmp = compare_laws(cells(t))
     text = "log-likelihood (relative likelihood): " + laws_text(cmp, list(t))
-    return RULE_A11C.decide({law: v["loglik"] for law, v in cmp["fits"].items()}, text, scale=scale_note(P),
-                            censored=f"undecided: the laws' likelihoods lie within a factor {DECIDES:.0f} on this grid")
+    return Measured({law: v["loglik"] for law, v in cmp["fits"].items()}, text, scale=scale_note(P),
+                    censored=f"undecided: the laws' likelihoods lie within a factor {DECIDES:.0f} on this grid")
 
 
 def _anchor(P, results):
@@ -270,15 +273,15 @@ def _anchor(P, results):
     cell = {m: (int(s.sum()), len(s)) for m, s in zip(t["m"], t["success"])}
     (k1, n1), (k2, n2) = cell[100], cell[200]
     s1, s2 = RULE_A12.sides([k1, k2], [n1, n2])
-    return RULE_A12.decide([k1, k2], [n1, n2], want=[-1, 1], measured=f"{count_text(k1, n1, 100)}, {count_text(k2, n2, 200)}",
-                           censored=f"the {CONFIDENCE:.0%} interval at m = "
-                           + " and ".join(str(m) for m, s in ((100, s1), (200, s2)) if s == 0) + " contains 1/2")
+    return Measured([k1, k2], f"{count_text(k1, n1, 100)}, {count_text(k2, n2, 200)}", n=[n1, n2], want=[-1, 1],
+                    censored=f"the {CONFIDENCE:.0%} interval at m = "
+                    + " and ".join(str(m) for m, s in ((100, s1), (200, s2)) if s == 0) + " contains 1/2")
 
 
 def _rises(P, results):
     t = and_table(results)
     rise = {T: float(v["success"].mean(1)[-1] - v["success"].mean(1)[0]) for T, v in t.items()}
-    return RULE_A13A.decide(list(rise.values()), ", ".join(f"T={T}: +{r:.2f}" for T, r in rise.items()))
+    return Measured(list(rise.values()), ", ".join(f"T={T}: +{r:.2f}" for T, r in rise.items()))
 
 
 def _shift(P, results):
@@ -291,8 +294,7 @@ def _shift(P, results):
     m = mstar_of(st["fit"], [list(t)[0], list(t)[-1]])
     text = (f"log law: $m^*$ {m[0]:.0f} at T = {list(t)[0]} → {m[1]:.0f} at T = {list(t)[-1]} (b = {st['b']:.1f}); "
             f"against one curve for every T: $\\chi^2_1$ = {st['stat']:.1f}, one-sided p = {st['p']:.1e}")
-    return RULE_A13B.decide(st["p"], st["b"], text,
-                            censored=f"the grid cannot tell a shift from none (p ≥ {RULE_A13B.level})")
+    return Measured(st["b"], text, p=st["p"], censored=f"the grid cannot tell a shift from none (p ≥ {RULE_A13B.level})")
 
 
 def _attention(P, results):
@@ -308,10 +310,9 @@ def _attention(P, results):
     need = {T: max(RULE_A16.parts[0].bound, H * 3 / (T + 1)) for T in att}
     summed = np.array([H * v for v, _, _ in att.values()])
     excess = np.array([v - 3 / (T + 1) for T, (v, _, _) in att.items()])
-    return RULE_A16.decide((summed, excess, top),
-                           ", ".join(f"T={T}: {H * v:.2f} ({_margin(H * v, need[T], H * se)}; uniform {H * 3 / (T + 1):.2f}; "
-                                     f"one head's share in [{v:.2f}, {min(1.0, H * v):.2f}])" for T, (v, se, _) in att.items())
-                           + f"; top 3 = planted in {top:.0%}")
+    return _all(", ".join(f"T={T}: {H * v:.2f} ({_margin(H * v, need[T], H * se)}; uniform {H * 3 / (T + 1):.2f}; "
+                          f"one head's share in [{v:.2f}, {min(1.0, H * v):.2f}])" for T, (v, se, _) in att.items())
+                + f"; top 3 = planted in {top:.0%}", summed, excess, top)
 
 
 def _parity(P, results):
@@ -320,8 +321,8 @@ def _parity(P, results):
     small = {T: np.array(r["result"]["test_acc"]) >= PARITY_ACC for T, r in results["parity"].items() if T <= PARITY_SMALL_T}
     if not small:
         return None
-    return RULE_A14A.decide([int(a.sum()) for a in small.values()], [len(a) for a in small.values()],
-                            ", ".join(f"T={T}: {a.mean():.0%}" for T, a in small.items()))
+    k, n = [int(a.sum()) for a in small.values()], [len(a) for a in small.values()]
+    return Measured(k, ", ".join(f"T={T}: {a.mean():.0%}" for T, a in small.items()), n=n)
 
 
 def _parity_later(P, results):
@@ -337,9 +338,7 @@ def _parity_later(P, results):
                      for T, m in med.items())
     with np.errstate(invalid="ignore"):
         steps = np.diff(v)               # -inf: a finite median after a censored one; NaN: two censored in a row
-    if np.isnan(steps).any() and not (steps < 0).any():
-        return Verdict(text, False, censored=f"the median seed never reached {PARITY_ACC} at two consecutive T")
-    return RULE_A14B.decide(steps, text)
+    return Measured(steps, text, unsure=np.isnan(steps))      # a NaN step alone failing leaves the row censored
 
 
 def _parity_large(P, results):
@@ -347,8 +346,8 @@ def _parity_large(P, results):
              if T > PARITY_SMALL_T}
     if not large:
         return None
-    return RULE_A15.decide([int(a.sum()) for a in large.values()], [len(a) for a in large.values()],
-                           ", ".join(f"T={T}: {a.mean():.0%} learned" for T, a in large.items()))
+    k, n = [int(a.sum()) for a in large.values()], [len(a) for a in large.values()]
+    return Measured(k, ", ".join(f"T={T}: {a.mean():.0%} learned" for T, a in large.items()), n=n)
 
 
 ROWS = [
