@@ -335,6 +335,11 @@ def _fits(P, kernels, errs_by_H):
     return {"fit": out, "train": {}}
 
 
+def _row(row_id):
+    """The claim row of that id: `row.decide(P, results)` is its rule on what its measure found."""
+    return next(r for r in claims.ROWS if r.id == row_id)
+
+
 def test_claim_11_is_stated_at_rel_bump_H_and_never_read_at_another_H():
     P = params_mod.resolve("rpe_decay", "quick", {"H_grid": [1, 2, 4, 8, 16], "rel_bump_H": 24})
     rel = [Kernel("bump", T=T, w=T * P["rel_bump_frac"]) for T in P["rel_bump_T"]]
@@ -343,7 +348,7 @@ def test_claim_11_is_stated_at_rel_bump_H_and_never_read_at_another_H():
     assert not any(24 in s.H for s in specs.values() if s.kernel not in rel)
     # H = 16 would fail the band (lin 0.1), H = 24 passes it: the row reads 24 (the old code read the largest H <= 24)
     good = _fits(P, rel, {"lin": {16: 0.1, 24: 0.01}, "log": {16: 0.5, 24: 0.4}})
-    v = fit_claims._relative_bump(P, good)
+    v = _row("11-relative-bump").decide(P, good)
     assert v.passed and "$H$ = 24" in v.where
     # without a fit at 24 the row is not measured at all
     assert fit_claims._relative_bump(P, _fits(P, rel, {"lin": {16: 0.01}, "log": {16: 0.5}})) is None
@@ -390,13 +395,13 @@ def test_train_floor_compares_every_run_and_says_when_seeds_are_identical(monkey
     # every run is compared (none dropped for a small optimum): the collapsed log runs fail, 1e4 x the floor
     collapsed = lambda f, H, s: {"lin": 1e-8, "log": 1.27e-4}[f]
     monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(collapsed))
-    v = train_claims._train_floor(P, {})
+    v = _row("14b-train-floor").decide(P, {})
     assert not v.passed and "worst median ratio 12700.0" in v.measured
     assert "1 of 2 groups and 3 of 6 runs within 10×" in v.measured
     assert "seeds identical" in v.measured and " sd over" not in v.measured
     monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-8 * (1 + s),
                                                                                           "log": 3e-8 * (1 + s)}[f]))
-    v = train_claims._train_floor(P, {})
+    v = _row("14b-train-floor").decide(P, {})
     assert v.passed and "sd over its 3 seeds" in v.measured
 
 
@@ -404,16 +409,16 @@ def test_train_order_is_below_scale_only_where_both_families_sit_at_the_floor_be
     P = params_mod.resolve("rpe_decay", "quick", {})
     at_floor = lambda f, H, s: {"lin": [1e-8, 2e-8, 4e-8][s], "log": [3e-8, 4e-8, 5e-8][s]}[f]
     monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(at_floor))
-    v = train_claims._train_order(P, {})
+    v = _row("14a-train-order").decide(P, {})
     assert not v.passed and "training floor" in v.scale and "the optimiser's precision, not the RPE" in v.measured
     monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(at_floor, S=1024))   # at the stated S: a failure
     assert train_claims._train_order(P, {}).scale == ""
     collapsed = lambda f, H, s: {"lin": 1e-8, "log": 1e-4}[f]                      # log far above what it can reach
     monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(collapsed))
-    v = train_claims._train_order(P, {})
+    v = _row("14a-train-order").decide(P, {})
     assert not v.passed and v.scale == "" and "log stops at" in v.measured
     monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-6, "log": 1e-8}[f]))
-    assert train_claims._train_order(P, {}).passed
+    assert _row("14a-train-order").decide(P, {}).passed
 
 
 # ------------------------------------------------------------------------------------------- Appendix H
@@ -468,7 +473,7 @@ def test_apph_claims_margin_and_rules():
                          ("none", "sexp", "lin", 1): 1e-9, ("free", "sexp", "log", 64): 5.3e-4,
                          ("free", "sexp", "lin", 1): 1e-8})
     P = params_mod.resolve("rpe_decay", "quick", {"apph_S": 1000, "apph_steps": 10000, "apph_H": [1, 64]})
-    got = {r.id: r.measure(P, res) for r in claims.ROWS if r.id.startswith("H4")}
+    got = {r.id: r.decide(P, res) for r in claims.ROWS if r.id.startswith("H4")}
     assert got["H4a-log"].passed and got["H4b-lin"].passed and got["H4b-log"].passed
     assert "heads only" in got["H4b-lin"].where and "with w0" in got["H4b-log"].where
     assert "copy-the-current-token baseline 4.5e-05" in got["H4b-lin"].measured
@@ -478,7 +483,7 @@ def test_apph_claims_margin_and_rules():
     assert got["H4a-lin"].paper == "0.19 (up to 64 heads)"
     # the log heads learn the tail beyond the current token (with w0): H4b-log fails
     res = _apph_results({("free", "sexp", "log", 64): 1e-7})
-    assert not apph_claims._4b_log(P, res).passed
+    assert not _row("H4b-log").decide(P, res).passed
     # a row whose arm was not run is not measured
     del res["apph"]["none"]
     assert apph_claims._4a_log(P, res) is None and apph_claims._4b_log(P, res) is not None
@@ -555,7 +560,7 @@ def test_paper_findings_quote_the_stored_numbers():
     assert stray == set(), f"numbers in the findings that no stored result gives: {stray}"
 
 
-def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
+def test_every_row_decides_and_words_its_rule_from_one_object():
     """Issue 38: each row holds a rule object (lib.core.rules) whose fields both decide the verdict and write the
     rule's text: moving 11-relative-bump's band on E_lin moves the verdict on the same fits and the words together;
     14b's band is the one the page quotes."""
@@ -567,8 +572,9 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     P = params_mod.resolve("rpe_decay", "quick", {"H_grid": [1, 2, 4, 8, 16], "rel_bump_H": 24})
     rel = [Kernel("bump", T=T, w=T * P["rel_bump_frac"]) for T in P["rel_bump_T"]]
     good = _fits(P, rel, {"lin": {16: 0.1, 24: 0.01}, "log": {16: 0.5, 24: 0.4}})
-    assert fit_claims._relative_bump(P, good).passed and "≤ 0.05 at every $T$" in fit_claims.RULE_RELATIVE_BUMP.text
-    lin, *rest = fit_claims.RULE_RELATIVE_BUMP.parts
-    strict = dataclasses.replace(fit_claims.RULE_RELATIVE_BUMP, parts=(dataclasses.replace(lin, bound=0.005), *rest))
-    monkeypatch.setattr(fit_claims, "RULE_RELATIVE_BUMP", strict)
-    assert not fit_claims._relative_bump(P, good).passed and "≤ 0.005 at every $T$" in strict.text
+    row = _row("11-relative-bump")
+    assert row.rule is fit_claims.RULE_RELATIVE_BUMP
+    assert row.decide(P, good).passed and "≤ 0.05 at every $T$" in row.expected
+    lin, *rest = row.rule.parts
+    strict = dataclasses.replace(row.rule, parts=(dataclasses.replace(lin, bound=0.005), *rest))
+    assert not strict.decide(row.measure(P, good)).passed and "≤ 0.005 at every $T$" in strict.text

@@ -12,8 +12,8 @@ measures: the paper's four numbers against each convention (`apph_numbers`) and 
 from the stored runs (`explain`, `apph_findings`). Page-side: no computation imports it.
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
-    >>> [(rid, m(P, results).passed) for rid, m in (("H4a-log", _4a_log), ("H4a-lin", _4a_lin), ("H4b-lin", _4b_lin),
-    ...                                             ("H4b-log", _4b_log))]
+    >>> [(rid, RULES[rid].decide(m(P, results)).passed) for rid, m in (("H4a-log", _4a_log), ("H4a-lin", _4a_lin),
+    ...                                                                ("H4b-lin", _4b_lin), ("H4b-log", _4b_log))]
     [('H4a-log', True), ('H4a-lin', False), ('H4b-lin', True), ('H4b-log', False)]
     >>> print(apph_numbers(P, results).splitlines()[0][:45])      # a Markdown table, one row per number
     | row | paper | heads only (the paper's model
@@ -26,6 +26,7 @@ import numpy as np
 
 from lib.chapters.rpe_decay.results import fmt, times
 from lib.chapters.rpe_decay.results.apph import apph_table, arms, copy_baseline, exponents, opt_text, select, targets_of
+from lib.core.claims import Measured
 from lib.core.rules import PAPER as BY_PAPER
 from lib.core.rules import AtLeast, AtMost
 from lib.core.tables import markdown_table
@@ -108,8 +109,8 @@ def _below_rule(P, results, rid, kind, family):
     measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds); fitter's optimum {opt_text(row)}{base}; "
                 + margin(mse, RULES[rid].bound, True) + beside)
     ok = RULES[rid].holds(mse)
-    return RULES[rid].decide(mse, measured, paper=f"< {num(PAPER[rid])} (one head)", where=_where(P, H, ARM[rid]),
-                             scale="" if ok else _scale(P, H, "min"))
+    return Measured(mse, measured, paper=f"< {num(PAPER[rid])} (one head)", where=_where(P, H, ARM[rid]),
+                    scale="" if ok else _scale(P, H, "min"))
 
 
 def _4a_log(P, results):
@@ -148,8 +149,8 @@ def _4a_lin(P, results):
     measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds), median {times(float(np.median(mse)) / PAPER[rid])}× the "
                 f"paper's {num(PAPER[rid])}; fitter's optimum {opt_text(row)}; " + margin(mse, rule.bound, False, "median")
                 + reading)
-    return rule.decide(float(np.median(mse)), measured, paper=f"{num(PAPER[rid])} (up to 64 heads)",
-                       where=_where(P, H, ARM[rid]), scale="" if ok else _scale(P, H, "max"))
+    return Measured(float(np.median(mse)), measured, paper=f"{num(PAPER[rid])} (up to 64 heads)",
+                    where=_where(P, H, ARM[rid]), scale="" if ok else _scale(P, H, "max"))
 
 
 def _4b_log(P, results):
@@ -171,11 +172,11 @@ def _4b_log(P, results):
                 f"baseline {fmt(copy)}{vs_lin}; fitter's optimum {opt_text(row)}; "
                 + margin(mse, rule.bound * copy, False, "median") + beside)
     paper_ratio = PAPER[rid] / copy
-    return rule.decide(med / copy, measured, where=_where(P, H, ARM[rid]), scale="" if ok else _scale(P, H, "max"),
-                       paper=f"{num(PAPER[rid])} (64 heads) = {paper_ratio:.1f}× the copy baseline, > "
-                             f"{PAPER[rid] / PAPER['H4b-lin']:.0f}× the lin head's < {num(PAPER['H4b-lin'])}",
-                       expected=f"{rule.text}: {fmt(copy)} here, and the paper's {num(PAPER[rid])} is "
-                                f"{paper_ratio:.1f}× it")
+    return Measured(med / copy, measured, where=_where(P, H, ARM[rid]), scale="" if ok else _scale(P, H, "max"),
+                    paper=f"{num(PAPER[rid])} (64 heads) = {paper_ratio:.1f}× the copy baseline, > "
+                          f"{PAPER[rid] / PAPER['H4b-lin']:.0f}× the lin head's < {num(PAPER['H4b-lin'])}",
+                    expected=f"{rule.text}: {fmt(copy)} here, and the paper's {num(PAPER[rid])} is "
+                             f"{paper_ratio:.1f}× it")
 
 
 # The paper's four numbers: (kernel kind, family, fewest or most heads, "below": every seed under the number, or

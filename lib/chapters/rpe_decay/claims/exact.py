@@ -3,7 +3,7 @@ the `exact` point (lib.chapters.rpe_decay.experiments.exact.checks) decided by i
 lib.core.interval_rules), which writes the rule's text: Table 1's T5 buckets, Theorem 4.1's head allocation and bound
 factors, Prop. B.1, Prop. 5.2(B) and the folding of heads into a kernel. Page-side: no computation imports it.
 
-    >>> RULE_CROSSOVER.decide((1.0101, 654.94, True), "roots").passed     # a row's rule decides its numbers
+    >>> RULE_CROSSOVER.decide(Measured(parts(1.0101, 654.94, True), "roots")).passed   # a row's rule decides its numbers
     True
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from lib.chapters.rpe_decay.experiments.exact import TABLE1
+from lib.core.claims import Measured
 from lib.core.interval_rules import Near
 from lib.core.rules import BOOK, EXACT, PAPER, All, AtMost, Holds, number
 
@@ -36,41 +37,44 @@ RULE_PROP_52B = All((Near("LP optimum", 1, tol=1e-9, by=EXACT, why="at least the
 RULE_FOLDING = AtMost("relative error of lin and log", 1e-12, by=BOOK, why="float64 rounding")
 
 
+def parts(*values) -> tuple[Measured, ...]:
+    """One Measured per part of an All rule, each holding only its value (the row's text is the All's)."""
+    return tuple(map(Measured, values))
+
+
 def _t5(P, results):
     ex = results["exact"]["result"]
-    return RULE_T5.decide((ex["t5"] == TABLE1, ex["t5_saturation"] == T5_SATURATION),
-                          f"{' '.join(map(str, ex['t5']))}; 15 from $n$ = {ex['t5_saturation']}",
-                          paper="Table 1: " + " ".join(map(str, TABLE1)))
+    return Measured(parts(ex["t5"] == TABLE1, ex["t5_saturation"] == T5_SATURATION),
+                    f"{' '.join(map(str, ex['t5']))}; 15 from $n$ = {ex['t5_saturation']}",
+                    paper="Table 1: " + " ".join(map(str, TABLE1)))
 
 
 def _allocation(P, results):
     alloc = results["exact"]["result"]["allocation"]
     rel = max(a["rel"] for a in alloc)
-    return RULE_ALLOCATION.decide(rel, f"max relative error {rel:.1e}", paper="proof of Thm 4.1",
-                                  where=f"{len(alloc)} random cases")
+    return Measured(rel, f"max relative error {rel:.1e}", paper="proof of Thm 4.1", where=f"{len(alloc)} random cases")
 
 
 def _crossover(P, results):
     ex = results["exact"]["result"]
     (lo, hi), (Tlo, Thi) = ex["crossover"], ex["lin_smaller_T"]
-    return RULE_CROSSOVER.decide((lo, hi, (Tlo, Thi) == LIN_SMALLER), f"$T$ = {lo:.4f} and {hi:.2f}; lin smaller for "
-                                 f"{Tlo} ≤ $T$ ≤ {Thi}", paper="none (derived here from Thm 4.1's bound factors)")
+    return Measured(parts(lo, hi, (Tlo, Thi) == LIN_SMALLER), f"$T$ = {lo:.4f} and {hi:.2f}; lin smaller for "
+                    f"{Tlo} ≤ $T$ ≤ {Thi}", paper="none (derived here from Thm 4.1's bound factors)")
 
 
 def _prop_b1(P, results):
     ex = results["exact"]["result"]
-    return RULE_PROP_B1.decide((ex["b1_log_ratio"], ex["b1_lin"]), f"max {ex['b1_log_ratio']:.4f} and {ex['b1_lin']:.4f}",
-                               paper="Prop. B.1")
+    return Measured(parts(ex["b1_log_ratio"], ex["b1_lin"]), f"max {ex['b1_log_ratio']:.4f} and {ex['b1_lin']:.4f}",
+                    paper="Prop. B.1")
 
 
 def _prop_52b(P, results):
     lp = results["exact"]["result"]["lp"]
-    return RULE_PROP_52B.decide((lp["lp_opt"], lp["l2_sup"], bool(np.allclose(lp["l2_v"], [float(v) for v in L2_V]))),
-                                f"LP {lp['lp_opt']:.4f}; $\\ell^2$-optimal ({', '.join(f'{v:.3f}' for v in lp['l2_v'])}), "
-                                f"sup {lp['l2_sup']:.4f}", paper="Prop. 5.2(B): ≥ 2/3")
+    return Measured(parts(lp["lp_opt"], lp["l2_sup"], bool(np.allclose(lp["l2_v"], [float(v) for v in L2_V]))),
+                    f"LP {lp['lp_opt']:.4f}; $\\ell^2$-optimal ({', '.join(f'{v:.3f}' for v in lp['l2_v'])}), "
+                    f"sup {lp['l2_sup']:.4f}", paper="Prop. 5.2(B): ≥ 2/3")
 
 
 def _folding(P, results):
     fo = results["exact"]["result"]["folding"]
-    return RULE_FOLDING.decide([fo["lin"], fo["log"]], f"lin {fo['lin']:.1e}, log {fo['log']:.1e}",
-                               paper="proofs of Thms 4.1, 6.1")
+    return Measured([fo["lin"], fo["log"]], f"lin {fo['lin']:.1e}, log {fo['log']:.1e}", paper="proofs of Thms 4.1, 6.1")

@@ -4,7 +4,7 @@ this book's calibrated claims about the best fit found (7-12) and the fitter's g
 fit found fails (`fitter_explain`). Page-side: no computation imports it.
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
-    >>> _slope_power(P, results).passed, RULE_SLOPE_POWER.bound       # row 10a: log heads' rate on beta = 3
+    >>> RULE_SLOPE_POWER.decide(_slope_power(P, results)).passed, RULE_SLOPE_POWER.bound   # row 10a: log heads' rate
     (True, 1)
 """
 from __future__ import annotations
@@ -13,11 +13,13 @@ import math
 
 import numpy as np
 
+from lib.chapters.rpe_decay.claims.exact import parts
 from lib.chapters.rpe_decay.compute import window_of
 from lib.chapters.rpe_decay.experiments.fit import FLOOR, GROWTH, Kernel, grows_with_H
 from lib.chapters.rpe_decay.experiments.train import FAMILIES
 from lib.chapters.rpe_decay.results import errors, fmt
 from lib.chapters.rpe_decay.results.fits import largest_value
+from lib.core.claims import Measured
 from lib.core.rules import BOOK as CALIBRATED
 from lib.core.rules import PAPER, All, AtLeast, AtMost, Holds, number
 from lib.science.stats import loglog_slope
@@ -69,18 +71,16 @@ def band_margin(e: float, band: float) -> str:
 
 def _heavy_tail_log(P, results):
     e = _heavy_tail(P, results)
-    return e and RULE_HEAVY_TAIL_LOG.decide(e[1], f"$E_{{\\log}}(8)$ {fmt(e[1])} "
-                                            f"({band_margin(e[1], RULE_HEAVY_TAIL_LOG.bound)})",
-                                            paper=NO_RATE,
-                                            where=f"window $S$ = {float(P['window']):.0e}")
+    return e and Measured(e[1], f"$E_{{\\log}}(8)$ {fmt(e[1])} ({band_margin(e[1], RULE_HEAVY_TAIL_LOG.bound)})",
+                          paper=NO_RATE, where=f"window $S$ = {float(P['window']):.0e}")
 
 
 def _heavy_tail_lin(P, results):
     e = _heavy_tail(P, results)
     ratio = e[0] / max(e[1], 1e-300) if e else None
-    return e and RULE_HEAVY_TAIL_LIN.decide((e[0], ratio), f"best $E_{{\\rm lin}}(8)$ found {fmt(e[0])}, {ratio:.0f}× "
-                                            "$E_{\\log}(8)$", paper="none: the paper proves upper bounds only",
-                                            where=f"window $S$ = {float(P['window']):.0e}")
+    return e and Measured(parts(e[0], ratio), f"best $E_{{\\rm lin}}(8)$ found {fmt(e[0])}, {ratio:.0f}× $E_{{\\log}}(8)$",
+                          paper="none: the paper proves upper bounds only",
+                          where=f"window $S$ = {float(P['window']):.0e}")
 
 
 def _context_errors(P, results):
@@ -97,10 +97,9 @@ def _context_log(P, results):
     if c is None:
         return None
     H0, Ss, _, Eg = c
-    return RULE_CONTEXT_LOG.decide(np.array(Eg), r"$E_{\log}$ " + ", ".join(map(fmt, Eg))
-                                   + f" ({band_margin(max(Eg), RULE_CONTEXT_LOG.bound)})",
-                                   paper=NO_RATE,
-                                   where=f"$H$ = {H0}, $S$ = " + ", ".join(f"{S:g}" for S in Ss))
+    return Measured(np.array(Eg), r"$E_{\log}$ " + ", ".join(map(fmt, Eg))
+                    + f" ({band_margin(max(Eg), RULE_CONTEXT_LOG.bound)})",
+                    paper=NO_RATE, where=f"$H$ = {H0}, $S$ = " + ", ".join(f"{S:g}" for S in Ss))
 
 
 def _context_lin(P, results):
@@ -111,10 +110,9 @@ def _context_lin(P, results):
     mono = all(b > a for a, b in zip(El, El[1:]))
     growth = El[Ss.index(CONTEXT_S[1])] / El[Ss.index(CONTEXT_S[0])]
     ends = " to ".join(f"{S:g}".replace("e+0", "e") for S in CONTEXT_S)          # "512 to 1e6"
-    return RULE_CONTEXT_LIN.decide((mono, growth), r"best $E_{\rm lin}$ found " + ", ".join(map(fmt, El))
-                                   + f" (×{growth:.0f} from {ends})",
-                                   paper="none: the paper proves upper bounds only",
-                                   where=f"$H$ = {H0}, $S$ = " + ", ".join(f"{S:g}" for S in Ss))
+    return Measured(parts(mono, growth), r"best $E_{\rm lin}$ found " + ", ".join(map(fmt, El))
+                    + f" (×{growth:.0f} from {ends})", paper="none: the paper proves upper bounds only",
+                    where=f"$H$ = {H0}, $S$ = " + ", ".join(f"{S:g}" for S in Ss))
 
 
 def _exp(results, P):
@@ -126,8 +124,8 @@ def _exp_kernel_lin(P, results):
     if not (8 in ex_lin and 16 in ex_lin):       # the rule is stated at H = 8 and 16: no other H stands in
         return None
     l8, l16 = ex_lin[8]["l1"], ex_lin[16]["l1"]
-    return RULE_EXP_KERNEL_LIN.decide((l8, l16), f"$E_{{\\rm lin}}(8)$ {fmt(l8)}, $E_{{\\rm lin}}(16)$ {fmt(l16)}",
-                                      paper=r"Thm 6.1(A): lin, $O(H^{-n})$, $n \le 9$")
+    return Measured(parts(l8, l16), f"$E_{{\\rm lin}}(8)$ {fmt(l8)}, $E_{{\\rm lin}}(16)$ {fmt(l16)}",
+                    paper=r"Thm 6.1(A): lin, $O(H^{-n})$, $n \le 9$")
 
 
 def _exp_kernel_log(P, results):
@@ -136,8 +134,8 @@ def _exp_kernel_log(P, results):
         return None
     l16, g16 = ex_lin[16]["l1"], ex_log[16]["l1"]
     ratio = g16 / max(l16, 1e-300)
-    return RULE_EXP_KERNEL_LOG.decide(ratio, f"best $E_{{\\log}}(16)$ found {fmt(g16)}, ×{ratio:.0e} $E_{{\\rm lin}}(16)$",
-                                      paper="none: the paper proves upper bounds only")
+    return Measured(ratio, f"best $E_{{\\log}}(16)$ found {fmt(g16)}, ×{ratio:.0e} $E_{{\\rm lin}}(16)$",
+                    paper="none: the paper proves upper bounds only")
 
 
 def _slope_power(P, results):
@@ -146,8 +144,8 @@ def _slope_power(P, results):
         return None
     Hs = [H for H in sorted(b3) if H <= 8]
     slope = -loglog_slope(Hs, [b3[H]["l1"] for H in Hs])
-    return RULE_SLOPE_POWER.decide(slope, f"slope {slope:.2f}", paper=r"Thm 6.1(B): $n \le \lfloor 0.99\beta\rfloor - 1 = 1$",
-                                   where=f"$H$ in {Hs}")
+    return Measured(slope, f"slope {slope:.2f}", paper=r"Thm 6.1(B): $n \le \lfloor 0.99\beta\rfloor - 1 = 1$",
+                    where=f"$H$ in {Hs}")
 
 
 def _slope_exp(P, results):
@@ -155,8 +153,8 @@ def _slope_exp(P, results):
     if not (ex_lin and 2 in ex_lin and 16 in ex_lin):
         return None
     drop = ex_lin[2]["l1"] / ex_lin[16]["l1"]
-    return RULE_SLOPE_EXP.decide(drop, f"{fmt(ex_lin[2]['l1'])} → {fmt(ex_lin[16]['l1'])} (×{drop:.0e})",
-                                 paper=r"Thm 6.1(A): $O(H^{-n})$, $n \le 9$")
+    return Measured(drop, f"{fmt(ex_lin[2]['l1'])} → {fmt(ex_lin[16]['l1'])} (×{drop:.0e})",
+                    paper=r"Thm 6.1(A): $O(H^{-n})$, $n \le 9$")
 
 
 def _relative_bump(P, results):
@@ -167,11 +165,11 @@ def _relative_bump(P, results):
         return None
     lins, logs = [el[H]["l1"] for el, _ in rb.values()], [eg[H]["l1"] for _, eg in rb.values()]
     spread = max(lins) / min(lins)
-    return RULE_RELATIVE_BUMP.decide((np.array(lins), spread, np.array(logs) - np.array(lins)),
-                                     r"$E_{\rm lin}$ " + ", ".join(map(fmt, lins)) + f" (spread {spread:.2f}×); best "
-                                     + r"$E_{\log}$ found " + ", ".join(map(fmt, logs)),
-                                     paper="none; this book's calibration fits: lin about 2e-2 at every $T$, log 0.19–0.64",
-                                     where=f"width $T$/{1 / P['rel_bump_frac']:g}, $T$ in {P['rel_bump_T']}, $H$ = {H}")
+    return Measured(parts(np.array(lins), spread, np.array(logs) - np.array(lins)),
+                    r"$E_{\rm lin}$ " + ", ".join(map(fmt, lins)) + f" (spread {spread:.2f}×); best "
+                    + r"$E_{\log}$ found " + ", ".join(map(fmt, logs)),
+                    paper="none; this book's calibration fits: lin about 2e-2 at every $T$, log 0.19–0.64",
+                    where=f"width $T$/{1 / P['rel_bump_frac']:g}, $T$ in {P['rel_bump_T']}, $H$ = {H}")
 
 
 def _deltas(P, results):
@@ -184,9 +182,8 @@ def _sharp_memory_near(P, results):
     if 2 not in d or 4 not in d[2]["lin"] or 2 not in d[2]["log"]:
         return None
     l4, g2 = d[2]["lin"][4]["l1"], d[2]["log"][2]["l1"]
-    return RULE_SHARP_NEAR.decide((l4, g2), f"lin(4) {fmt(l4)}, log(2) {fmt(g2)}",
-                                  paper=r"Thm 4.1: $O(H^{-n})$ with an $e^{0.01T}$ or $T^{1.01}$ factor",
-                                  where="delta at $T = 2$")
+    return Measured(parts(l4, g2), f"lin(4) {fmt(l4)}, log(2) {fmt(g2)}",
+                    paper=r"Thm 4.1: $O(H^{-n})$ with an $e^{0.01T}$ or $T^{1.01}$ factor", where="delta at $T = 2$")
 
 
 def _sharp_memory_far(P, results):
@@ -194,9 +191,9 @@ def _sharp_memory_far(P, results):
     if 8 not in d:
         return None
     best = {f: min((e["l1"], H) for H, e in d[8][f].items() if H <= 16) for f in FAMILIES}
-    return RULE_SHARP_FAR.decide([v[0] for v in best.values()], ", ".join(f"best {f} found {v[0]:.2f} (H = {v[1]})"
-                                                                          for f, v in best.items()),
-                                 paper="none: the paper proves upper bounds only", where="delta at $T = 8$, $H \\le 16$")
+    return Measured([v[0] for v in best.values()], ", ".join(f"best {f} found {v[0]:.2f} (H = {v[1]})"
+                                                             for f, v in best.items()),
+                    paper="none: the paper proves upper bounds only", where="delta at $T = 8$, $H \\le 16$")
 
 
 def _monotone(P, results):
@@ -209,9 +206,9 @@ def _monotone(P, results):
             ratio = grows_with_H(np.min(e[:i]), e[i])
             if ratio > worst:
                 worst, where = ratio, f"{name}, {f}, S={S:g}, H={Hs[i]}"
-    return RULE_MONOTONE.decide(worst, f"largest ratio {worst:.2f}" + (f" ({where})" if where else "")
-                                + f"; {refitted} fit(s) refitted", paper="none (a guard on this book's fitter)",
-                                where=f"{len(results['fit'])} kernel × family × window points")
+    return Measured(worst, f"largest ratio {worst:.2f}" + (f" ({where})" if where else "")
+                    + f"; {refitted} fit(s) refitted", paper="none (a guard on this book's fitter)",
+                    where=f"{len(results['fit'])} kernel × family × window points")
 
 
 def fitter_explain(P: dict, results: dict, bad: dict) -> dict[str, str]:

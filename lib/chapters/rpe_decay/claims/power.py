@@ -26,6 +26,11 @@ MIN_SD = 0.1            # decades: the least spread a simulated group is drawn w
 COPY_4B = float(np.sum(np.exp(-10.0 * np.arange(1, 1000))))   # 4b's copy-the-current-token baseline at S = 1000
 
 
+def _row(row_id: str):
+    """The claim row of that id (its measure and its rule: `row.decide(P, results)` is its verdict)."""
+    return next(r for r in ROWS if r.id == row_id)
+
+
 # ------------------------------------------------------------------------------------------- Part C (14a, 14b)
 def part_c_rows(rng, groups: dict, seeds: int = 3, S: int = 1024) -> list[dict]:
     """Fake train_table rows: groups[(kind, family, H)] = (log10 centre, sd, optimum); kind "power" or "exp"."""
@@ -45,12 +50,12 @@ def part_c_world(groups: dict, seeds: int = 3) -> Callable:
 
 def part_c_shares(world: Callable, row_id: str, P: dict, sims: int = 200, seed: int = 0) -> dict:
     """Shares of pass / FAIL / below scale of row 14a or 14b over `sims` draws of world(rng) -> train_table rows."""
-    measure = {"14a-train-order": training._train_order, "14b-train-floor": training._train_floor}[row_id]
+    row = _row(row_id)        # 14a or 14b: their measures read training.train_table, patched to each draw
     rng, out = np.random.default_rng(seed), {"pass": 0, "fail": 0, "below scale": 0}
     for _ in range(sims):
         drawn = world(rng)
         with mock.patch.object(training, "train_table", lambda results, drawn=drawn: drawn):
-            v = measure(P, {})
+            v = row.decide(P, {})
         out["pass" if v.passed else "below scale" if v.scale else "fail"] += 1
     return {k: n / sims for k, n in out.items()}
 
@@ -116,9 +121,9 @@ def apph_world(groups: dict, seeds: int = 3) -> Callable:
 
 def apph_shares(world: Callable, row_id: str, P: dict, sims: int = 200, seed: int = 0) -> dict:
     """Shares of pass / FAIL of one Appendix H row over `sims` draws of world(rng) -> results."""
-    measure = next(r.measure for r in ROWS if r.id == row_id)
+    row = _row(row_id)
     rng = np.random.default_rng(seed)
-    passed = sum(bool(measure(P, world(rng)).passed) for _ in range(sims))
+    passed = sum(bool(row.decide(P, world(rng)).passed) for _ in range(sims))
     return {"pass": passed / sims, "fail": 1 - passed / sims}
 
 

@@ -26,6 +26,7 @@ from lib.chapters.rpe_decay.results.training import (
     train_table,
     training_floor,
 )
+from lib.core.claims import Measured
 from lib.core.rules import AtLeast, AtMost
 
 RULE_TRAIN_ORDER = AtLeast("share of seeds in which the matched RPE has the lower test MSE", Fraction(2, 3),
@@ -83,8 +84,7 @@ def _train_order(P, results):
     # floor there; at S >= 1024 any failure is a finding about the hypothesis, shown as a failure
     scale = ("both RPEs at the training floor at $S$ < 1024; the hypothesis is stated at $S$ = 1024 (the paper profile)"
              if at_floor and all(S < 1024 for S in at_floor) else "")
-    return RULE_TRAIN_ORDER.decide(np.array(shares), "; ".join(parts), paper="none (designed here)", scale=scale,
-                                   where=f"$H$ = {Hc}")
+    return Measured(np.array(shares), "; ".join(parts), paper="none (designed here)", scale=scale, where=f"$H$ = {Hc}")
 
 
 def floor_ratios(rows: list[dict], floor: float) -> np.ndarray:
@@ -117,11 +117,11 @@ def _train_floor(P, results):
     ratio, groups = floor_ratios(rows, floor), group_ratios(rows, floor)
     med = {k: float(np.median(v)) for k, v in groups.items()}
     w = max(med, key=med.get)
-    return RULE_TRAIN_FLOOR.decide(med[w], f"floor {fmt(floor)} (median of the {n} lin runs ≥ {PRECISION_MARGIN}× above "
-                                   f"their optimum); the worst median ratio {med[w]:.1f} ({w[0]}, {w[2]}, H={w[3]}); "
-                                   f"{sum(v <= BAND for v in med.values())} of {len(med)} groups and "
-                                   f"{int((ratio <= BAND).sum())} of {len(ratio)} runs within {BAND}×; "
-                                   f"{seed_margin(groups[w], BAND)}", paper="none (designed here)")
+    return Measured(med[w], f"floor {fmt(floor)} (median of the {n} lin runs ≥ {PRECISION_MARGIN}× above "
+                    f"their optimum); the worst median ratio {med[w]:.1f} ({w[0]}, {w[2]}, H={w[3]}); "
+                    f"{sum(v <= BAND for v in med.values())} of {len(med)} groups and "
+                    f"{int((ratio <= BAND).sum())} of {len(ratio)} runs within {BAND}×; "
+                    f"{seed_margin(groups[w], BAND)}", paper="none (designed here)")
 
 
 def seed_margin(ratios: list[float], bound: float) -> str:
