@@ -23,10 +23,19 @@ from lib.core.tables import markdown_table
 
 
 class ClaimCheck(NamedTuple):
-    """What `Chapter.finish` returns: the two claim tables and the provenance line, each displayable."""
+    """What `Chapter.finish` returns: the two claim tables and the provenance line, each displayable, and the power
+    of the rules (lib.core.power: the table's rows; [] where the chapter declares none)."""
     checks: object
     claims: object
     provenance: object
+    power: list = []
+
+    def power_table(self, ids: list[str] | None = None):
+        """The power table of the rows `ids` (all rows: None), displayable."""
+        from IPython.display import Markdown
+
+        from lib.core.power import to_markdown as power_markdown
+        return Markdown(power_markdown(self.power, ids))
 
 
 def plain(value):
@@ -53,6 +62,7 @@ class Chapter:
         computed = self.store.read("compute.json")
         self.computed = computed if computed and computed.get("params") == self.params else None
         self.stored = self.store.read("provenance.json") if self.store.stored_only else None
+        self.used: list[dict] = []   # what the last `collect` loaded or computed
 
     def collect(self, points: list[Point]) -> dict:
         """Every sweep point of this page, through the one sweep runner (lib.core.sweep.collect)."""
@@ -60,10 +70,13 @@ class Chapter:
         # kernel's own output would land on the page.
         path = os.environ.get("BOOK_PROGRESS")
         if not path:
-            return collect(points, self.store, self.device, force=self.force, log=None, env=self.env)
-        with open(path, "a", buffering=1) as stream:
-            return collect(points, self.store, self.device, force=self.force, env=self.env,
-                           log=lambda line: print(line, file=stream))
+            results = collect(points, self.store, self.device, force=self.force, log=None, env=self.env)
+        else:
+            with open(path, "a", buffering=1) as stream:
+                results = collect(points, self.store, self.device, force=self.force, env=self.env,
+                                  log=lambda line: print(line, file=stream))
+        self.used = results.used   # the records of the last collect: the page's compute time, machines and commits
+        return results
 
     def glue(self, **values) -> None:
         """Name numbers for the prose: `{glue:text}`name:,.0f`` in the chapter's markdown shows the value this run
@@ -113,11 +126,11 @@ class Chapter:
         return f" {done[0]} of its {done[1]} points are computed so far; this page shows them once all are."
 
     def run_summary(self, noun: str = "stored points", work: str = "computation", detail: str = ""):
-        """One line: the points this page loaded or computed (the store's `used`), their compute time, and the
+        """One line: the points this page loaded or computed (`used`), their compute time, and the
         machines and commits that made them; then `detail`, a sentence about them."""
         from IPython.display import Markdown
 
-        return Markdown(" ".join(filter(None, [summary_line(self.store.used, noun, work), detail])))
+        return Markdown(" ".join(filter(None, [summary_line(self.used, noun, work), detail])))
 
     def parameters_table(self):
         """A readable table of the parameters this run used (papermill's injected cell is hidden)."""
@@ -127,19 +140,22 @@ class Chapter:
         return Markdown(markdown_table(["parameter", "value", "meaning"],
                                        [[f"`{k}`", f"`{v}`", schema[k].help] for k, v in self.params.items()]))
 
-    def finish(self, rows: list[dict], extra: dict | None = None) -> ClaimCheck:
+    def finish(self, rows: list[dict], extra: dict | None = None, power=None) -> ClaimCheck:
         """Write claims.json and provenance.json for this run (a stored-only render writes nothing); return the
         implementation-check table, the claim table and the provenance line, with a warning when results made by
-        other lib code were loaded. rows: lib.core.claims.evaluate(...)."""
+        other lib code were loaded. rows: lib.core.claims.evaluate(...). power: a function that computes the power
+        table of the rules (lib.core.power.power_table): called once, when the claims are computed, and stored as
+        power.json; a stored-only render reads power.json (and computes it, without storing, where there is none)."""
         from IPython.display import Markdown
 
         wall = time.perf_counter() - self.t0
         checks_ok, checks_bad = tally(rows, "check")
         passed, failed = tally(rows, "claim")
         low, open_ = below_scale(rows), censored(rows)
-        used = self.store.used
+        used = self.used
         if self.stored is not None:  # the claims are recomputed from the stored results; the store is not touched
             prov = self.stored
+            table = (self.store.read("power.json") or power()) if power else []
         else:
             prov = {"chapter": self.name, "profile": self.profile, "wall_s": round(wall, 2),
                     "seeds": {k: v for k, v in self.params.items() if "seed" in k}, "params": self.params, **self.env,
@@ -154,7 +170,10 @@ class Chapter:
                 prov["device"] = ", ".join(f"{d} ({n} points)" for (d, _), n in machines.most_common())
                 prov["torch"] = ", ".join(sorted({t for _, t in machines}))
             prov["point_commits"] = len({r["commit"] for r in used})
+            table = power() if power else []
             self.store.write("claims.json", rows)
+            if power:
+                self.store.write("power.json", table)
             self.store.write("provenance.json", prov)
             write_manifest(self.store.dir)   # every point was loaded (checked) or computed: the profile is complete
         rendered = self.stored is not None or "compute_wall_s" in prov
@@ -178,7 +197,8 @@ class Chapter:
                     f"other `lib` code than this build's (points {', '.join(key_of(r['spec']) for r in stale[:6])}"
                     f"{', ...' if len(stale) > 6 else ''}). Rerun with `--force` to recompute them.\n```\n\n" + line)
         self.glue_verdict(rows)
-        return ClaimCheck(Markdown(to_markdown(rows, "check")), Markdown(to_markdown(rows, "claim")), Markdown(line))
+        return ClaimCheck(Markdown(to_markdown(rows, "check")), Markdown(to_markdown(rows, "claim")), Markdown(line),
+                          table)
 
     def glue_verdict(self, rows: list[dict]) -> None:
         """Glue `verdict`, the page's verdict in one line, for the first screen of the chapter ({glue:md}`verdict`):

@@ -1,8 +1,8 @@
 """The manifest of a result set, and the checks every load of a stored point passes.
 
 `results/<chapter>/<profile>/manifest.json` holds the sha256 of every file that is the result set's evidence: each
-point file, claims.json and provenance.json. `compute` and `run` write it when a profile completes (after the last
-point, and after claims.json and provenance.json), `restamp` after it rewrites points; it is committed with them.
+point file, claims.json, power.json and provenance.json. `compute` and `run` write it when a profile completes (after the last
+point, and after claims.json, power.json and provenance.json), `restamp` after it rewrites points; it is committed with them.
 Its format (JSON, keys sorted):
 
     {"format": 1, "algorithm": "sha256",
@@ -30,7 +30,7 @@ from lib.core.files import write_json
 
 MANIFEST = "manifest.json"
 FORMAT = 1
-TOPS = ("claims.json", "provenance.json")   # the result set's files beside its points that the manifest covers
+TOPS = ("claims.json", "power.json", "provenance.json")   # the files beside its points that the manifest covers
 
 
 class DamagedResult(RuntimeError):
@@ -44,7 +44,7 @@ def sha256(data: bytes) -> str:
 
 def evidence(folder: Path) -> list[str]:
     """The files of a result set the manifest covers, as paths relative to it: points/*.json, claims.json,
-    provenance.json (those that exist)."""
+    power.json, provenance.json (those that exist)."""
     folder = Path(folder)
     points = sorted(f"points/{p.name}" for p in (folder / "points").glob("*.json")) if (folder / "points").is_dir() else []
     return points + [name for name in TOPS if (folder / name).is_file()]

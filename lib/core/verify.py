@@ -73,9 +73,27 @@ def problems(chapter: str, profile: str, root: Path | None = None) -> list[str]:
         return out + [f"a point the claims read is not stored: {e}"]
     except DamagedResult as e:
         return out + [f"the claims cannot be recomputed: {e}"]
+    out += power_problems(chapter, store, {r["id"] for r in stored})
     a = {r["id"]: r for r in stored}                                       # read from JSON already
     b = {r["id"]: json.loads(json.dumps(_jsonable(r))) for r in again}     # as it would be stored
     out += [_claim_difference(i, a.get(i), b.get(i)) for i in sorted(set(a) | set(b)) if a.get(i) != b.get(i)]
+    return out
+
+
+def power_problems(chapter: str, store: Store, ids: set) -> list[str]:
+    """What is wrong with a result set's power table: missing where the chapter's page computes one (page.power),
+    a row it does not have, a world without its shares, or shares that do not add up."""
+    page = importlib.import_module(f"lib.chapters.{chapter}.page")
+    table = store.read("power.json")
+    if table is None:
+        return [f"{store.dir}: no power.json (the page computes the power of its rules)"] if hasattr(page, "power") else []
+    out = []
+    for t in table:
+        if t.get("row") not in ids:
+            out.append(f"power.json: row {t.get('row')!r} is not a claim row of this result set")
+        elif not all(isinstance(t.get(k), (int, float)) for k in ("pass", "fail", "censored", "se", "draws")) or \
+                abs(t["pass"] + t["fail"] + t["censored"] + t.get("unmeasured", 0) - 1) > 1e-6:
+            out.append(f"power.json: row {t['row']} in {t.get('world')!r}: shares missing or not adding up to 1")
     return out
 
 

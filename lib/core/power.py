@@ -1,0 +1,164 @@
+"""The power of a claim's rule, measured the one way: the row's own measure, decided by its own rule, on simulated
+results drawn from worlds the row declares as data, and the shares of pass, FAIL and censored with their Monte
+Carlo error.
+
+A chapter declares, in its claims/power.py, `WORLDS = {row id: (World, ...)}`: for each row at least one world with
+the theorem's mechanism (`mechanism=True`, the faithful world) and at least one without it. A faithful world is
+made by resampling the stored runs, never from the rule's own assumptions: `resample_seeds` draws, independently in
+each stored point (each N, each grid cell), its seeds with replacement, and every per-seed number of the point
+follows its seed, so the spread of each cell is its own. A world without the mechanism relabels or transforms the
+stored runs (`World.draw` is any function of (P, results, rng) that returns results shaped like the stored ones).
+
+`power_table` runs every declared row in every one of its worlds; the chapter computes it once, when it computes
+its claims (Chapter.finish stores it as power.json beside claims.json, under the manifest), and a page renders the
+stored table (`to_markdown`).
+
+    >>> import numpy as np
+    >>> from lib.core.claims import Measured, Row
+    >>> from lib.core.rules import AtLeast
+    >>> results = {"x": {"spec": {"seeds": 4}, "result": {"gain": [1.0, 1.2, 0.9, 1.1]}}}
+    >>> row = Row("gain", "claim", "s", "the gain is positive", AtLeast("mean gain", 0.5),
+    ...           lambda P, r: Measured(float(np.mean(r["x"]["result"]["gain"]))))
+    >>> flat = World("no gain: every run's gain minus the mean", False,
+    ...              lambda P, r, rng: shifted(resample_seeds(P, r, rng), "gain", -1.05))
+    >>> [(t["world"][:8], t["pass"]) for t in power_table([row], {"gain": (faithful(), flat)}, {}, results, draws=50)]
+    [('faithful', 1.0), ('no gain:', 0.0)]
+"""
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from lib.core.tables import markdown_table
+
+OUTCOMES = ("pass", "fail", "censored")
+DRAWS = 200          # simulated results per world: a share's Monte Carlo SE at most 0.035
+
+
+@dataclass(frozen=True)
+class World:
+    """A world a row's rule is run in: its name in words (how it is made), whether the theorem's mechanism is in
+    it, and `draw(P, results, rng)`, one simulated result set shaped like the stored one."""
+    name: str
+    mechanism: bool
+    draw: Callable
+
+
+def faithful(name: str = "faithful: the stored runs, resampled by seed within each point") -> World:
+    """The faithful world: the stored runs resampled by seed, point by point (`resample_seeds`)."""
+    return World(name, True, resample_seeds)
+
+
+def seed_count(spec: dict) -> int | None:
+    """A stored point's number of seeds: its spec's field named *seeds (n_seeds, seeds, tr_seeds...), if one is > 1."""
+    counts = {v for k, v in spec.items() if k.endswith("seeds") and isinstance(v, int) and not isinstance(v, bool)
+              and v > 1}
+    return max(counts) if counts else None
+
+
+def _records(node):
+    """Every stored record in a nested results dict (a dict with "spec" and "result"), as (parent, key) pairs."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if isinstance(v, dict) and "spec" in v and "result" in v:
+                yield node, k
+            else:
+                yield from _records(v)
+
+
+def _take(value, k: int, idx: np.ndarray):
+    """`value` with its seed axis (the first axis of length k) indexed by idx; a value without one as it is."""
+    if isinstance(value, dict):
+        return {key: _take(v, k, idx) for key, v in value.items()}
+    if not isinstance(value, list):
+        return value
+    try:
+        a = np.asarray(value, dtype=float)          # JSON's null (a NaN stored) reads as NaN
+    except (ValueError, TypeError):
+        return value
+    axis = next((i for i, n in enumerate(a.shape) if n == k), None)
+    return value if axis is None else np.take(a, idx, axis=axis).tolist()
+
+
+def resample_seeds(P: dict, results: dict, rng: np.random.Generator) -> dict:
+    """A copy of `results` in which each stored point's seeds are drawn with replacement, independently point by
+    point: every number with a seed axis (the first axis as long as the spec's seed count) is re-indexed by the same
+    draw, so that a seed's numbers stay together. Points with one seed are left as they are."""
+    out = copy.deepcopy(results)
+    for parent, key in _records(out):
+        rec = parent[key]
+        k = seed_count(rec["spec"])
+        if k:
+            idx = rng.integers(0, k, size=k)
+            parent[key] = {**rec, "result": _take(rec["result"], k, idx)}
+    return out
+
+
+def shifted(results: dict, field: str, by: float) -> dict:
+    """`results` with `by` added to every stored number named `field` (a world whose effect is moved by `by`)."""
+    out = copy.deepcopy(results)
+    for parent, key in _records(out):
+        r = parent[key]["result"]
+        if field in r:
+            r[field] = (np.asarray(r[field], float) + by).tolist()
+    return out
+
+
+def outcome(row, *data) -> str | None:
+    """"pass", "fail" or "censored": the row's own measure decided by its own rule (None: not measured)."""
+    v = row.decide(*data)
+    return None if v is None else "censored" if v.censored else "pass" if v.passed else "fail"
+
+
+def rates(row, world: World, P: dict, results: dict, draws: int = DRAWS, seed: int = 0,
+          data: Callable | None = None) -> dict:
+    """One row in one world: the share of `draws` simulated result sets on which it passes, FAILs, is censored (or
+    is not measured), and the Monte Carlo SE of the largest share. data(P, results): the row's arguments, where a
+    chapter's measures take others than (P, results)."""
+    rng = np.random.default_rng(seed)
+    counts = dict.fromkeys(OUTCOMES + ("unmeasured",), 0)
+    for _ in range(draws):
+        sim = world.draw(P, results, rng)
+        got = outcome(row, *(data(P, sim) if data else (P, sim)))
+        counts[got or "unmeasured"] += 1
+    shares = {k: counts[k] / draws for k in counts}
+    worst = max(shares[k] * (1 - shares[k]) for k in OUTCOMES)
+    return {"row": row.id, "world": world.name, "mechanism": world.mechanism, "draws": draws,
+            **{k: shares[k] for k in OUTCOMES}, **({"unmeasured": shares["unmeasured"]} if counts["unmeasured"] else {}),
+            "se": round(math.sqrt(worst / draws), 4)}
+
+
+def power_table(rows: list, worlds: dict, P: dict, results: dict, draws: int = DRAWS, seed: int = 0,
+                data: Callable | None = None) -> list[dict]:
+    """Every row that declares worlds, in each of them (rows in their order, worlds in theirs). A row must declare
+    a world with the mechanism and one without it."""
+    by_id = {r.id: r for r in rows}
+    unknown = set(worlds) - set(by_id)
+    if unknown:
+        raise ValueError(f"worlds declared for rows that do not exist: {sorted(unknown)}")
+    out = []
+    for i, row in enumerate(rows):
+        ws = worlds.get(row.id, ())
+        if not ws:
+            continue
+        if not any(w.mechanism for w in ws) or all(w.mechanism for w in ws):
+            raise ValueError(f"row {row.id}: its worlds need one with the theorem's mechanism and one without it")
+        out += [rates(row, w, P, results, draws, seed + 1000 * i + j, data) for j, w in enumerate(ws)]
+    return out
+
+
+def to_markdown(table: list[dict], ids: list[str] | None = None) -> str:
+    """The power table a page shows: per row and world, the shares of pass, FAIL and censored (± their Monte Carlo
+    SE), in the order the rows and their worlds are declared."""
+    rows = [t for t in table if ids is None or t["row"] in ids]
+    if not rows:
+        return "No row of this run declares its power."
+    pct = lambda x: f"{x:.0%}"
+    return markdown_table(["row", "world", "mechanism", "pass", "FAIL", "censored"],
+                          [[f"`{t['row']}`", t["world"], "yes" if t["mechanism"] else "no",
+                            f"{pct(t['pass'])} ± {t['se']:.0%}", pct(t["fail"]), pct(t["censored"])]
+                           for t in rows])
