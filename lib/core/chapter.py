@@ -17,6 +17,7 @@ from typing import NamedTuple
 from lib.core import params as params_mod
 from lib.core.claims import below_scale, censored, tally, to_markdown
 from lib.core.manifest import write_manifest
+from lib.core.power import draws_for
 from lib.core.store import Store, environment, is_stale, key_of, summary_line
 from lib.core.sweep import Point, collect
 from lib.core.tables import markdown_table
@@ -143,9 +144,10 @@ class Chapter:
     def finish(self, rows: list[dict], extra: dict | None = None, power=None) -> ClaimCheck:
         """Write claims.json and provenance.json for this run (a stored-only render writes nothing); return the
         implementation-check table, the claim table and the provenance line, with a warning when results made by
-        other lib code were loaded. rows: lib.core.claims.evaluate(...). power: a function that computes the power
-        table of the rules (lib.core.power.power_table): called once, when the claims are computed, and stored as
-        power.json; a stored-only render reads power.json (and computes it, without storing, where there is none)."""
+        other lib code were loaded. rows: lib.core.claims.evaluate(...). power: power(draws), the power table of the
+        rules (lib.core.power.power_table) with `draws` simulated results per world (lib.core.power.draws_for the
+        profile): called once, when the claims are computed, and stored as power.json; a stored-only render reads
+        power.json (and computes it, without storing, where there is none)."""
         from IPython.display import Markdown
 
         wall = time.perf_counter() - self.t0
@@ -155,7 +157,7 @@ class Chapter:
         used = self.used
         if self.stored is not None:  # the claims are recomputed from the stored results; the store is not touched
             prov = self.stored
-            table = (self.store.read("power.json") or power()) if power else []
+            table = (self.store.read("power.json") or power(draws_for(self.profile))) if power else []
         else:
             prov = {"chapter": self.name, "profile": self.profile, "wall_s": round(wall, 2),
                     "seeds": {k: v for k, v in self.params.items() if "seed" in k}, "params": self.params, **self.env,
@@ -170,7 +172,7 @@ class Chapter:
                 prov["device"] = ", ".join(f"{d} ({n} points)" for (d, _), n in machines.most_common())
                 prov["torch"] = ", ".join(sorted({t for _, t in machines}))
             prov["point_commits"] = len({r["commit"] for r in used})
-            table = power() if power else []
+            table = power(draws_for(self.profile)) if power else []
             self.store.write("claims.json", rows)
             if power:
                 self.store.write("power.json", table)

@@ -36,7 +36,13 @@ import numpy as np
 from lib.core.tables import markdown_table
 
 OUTCOMES = ("pass", "fail", "censored")
-DRAWS = 200          # simulated results per world: a share's Monte Carlo SE at most 0.035
+DRAWS = 200          # simulated results per world at the paper's scale: a share's Monte Carlo SE at most 0.035
+QUICK_DRAWS = 40     # per world for any other profile (a scale model, on 2 CPU cores): SE at most 0.08
+
+
+def draws_for(profile: str) -> int:
+    """How many simulated results per world a profile's power table draws."""
+    return DRAWS if profile == "paper" else QUICK_DRAWS
 
 
 @dataclass(frozen=True)
