@@ -303,7 +303,7 @@ def test_polylog_row_tests_the_theorems_bound_not_flatness(monkeypatch):
     T = np.array([16, 32, 64, 128])
     for radii, ok in (([2.0, 2.03, 1.88, 1.44], True), (2.0 * np.exp(-0.1 * (T - 16)), False)):
         monkeypatch.setattr(claims, "robust_arrays", lambda results, corr, r=radii: {"T": T, "r": np.array(r)[:, None]})
-        assert claims._polylog_random({"n_directions": 1}, {}).passed is ok
+        assert claims.RULE_POLYLOG.decide(claims._polylog_random({"n_directions": 1}, {})).passed is ok
 
 
 # The quick profile's robustness radii (counter machine, 3 random directions), with and without correction.
@@ -336,16 +336,16 @@ def test_robustness_claims_fail_when_the_mechanism_is_absent():
     of 7-polylog-random's radius, is a check and fails with it."""
     P = {"n_directions": 3}
     ids = ("7-polylog-random", "12-bound", "7-collapse", "7-random-nocorr")
-    measure = {r.id: r.measure for r in claims.ROWS}
+    decide = {r.id: r.decide for r in claims.ROWS}
     faithful, absent = _robust_results(False), _robust_results(True)
     for i in ids:
-        assert measure[i](P, faithful).passed, i
-        assert not measure[i](P, absent).passed, i
+        assert decide[i](P, faithful).passed, i
+        assert not decide[i](P, absent).passed, i
         assert next(r for r in claims.ROWS if r.id == i).kind == ("check" if i == "12-bound" else "claim")
-    collapse = measure["7-collapse"](P, faithful).measured
+    collapse = decide["7-collapse"](P, faithful).measured
     assert "$T$ = 128: ≤ 1e-15 (censored)" in collapse and "over 5 measured radii" in collapse
-    assert "sd over 3 directions" in measure["7-polylog-random"](P, faithful).measured
-    assert "sd over 3 directions" in measure["12-bound"](P, faithful).measured
+    assert "sd over 3 directions" in decide["7-polylog-random"](P, faithful).measured
+    assert "sd over 3 directions" in decide["12-bound"](P, faithful).measured
 
 
 def test_collapse_needs_five_measured_radii():
@@ -353,11 +353,13 @@ def test_collapse_needs_five_measured_radii():
     radii with no trend in about one run in five, so the row reads censored, not pass; a censored radius before a
     measured one fails whatever their number."""
     row = next(r for r in claims.ROWS if r.id == "7-collapse")
-    three = row.measure({}, _robust_results(False, T=(16, 32, 64, 128)))
-    assert not three.passed and "fewer than 5" in three.censored
+    m = row.measure({}, _robust_results(False, T=(16, 32, 64, 128)))
+    assert m.gate == 3                                                  # the measure counts; RULE_COLLAPSE's gate censors
+    three = row.rule.decide(m)
+    assert not three.passed and three.censored == "3 measured radii, fewer than 5"
     early = _robust_results(False, T=(16, 32, 64, 128))
     early["robust"][(16, False)]["result"]["t_struct"] = 1e-17
-    v = row.measure({}, early)
+    v = row.decide({}, early)
     assert not v.passed and not v.censored
 
 
@@ -368,9 +370,9 @@ def test_random_nocorr_reads_the_smallest_radius_so_directions_only_tighten_it()
     row = next(r for r in claims.ROWS if r.id == "7-random-nocorr")
     res = _robust_results(False)
     res["robust"][(16, False)]["result"]["r_random"] = [4.34e-6, 1.02e-2, 7.77e-3]   # the old rule failed this
-    assert row.measure({}, res).passed
+    assert row.decide({}, res).passed
     res["robust"][(16, False)]["result"]["r_random"] = [1.02e-2, 7.77e-3, 2e-4]      # no direction below 1e-4
-    assert not row.measure({}, res).passed
+    assert not row.decide({}, res).passed
     rates = {D: power.nocorr_rates({}, _robust_results(False), sims=60, directions=D)["faithful"] for D in (1, 3, 12)}
     assert rates[1] <= rates[3] <= rates[12] and rates[3] >= 0.9
 
@@ -389,14 +391,14 @@ def test_every_threshold_says_whose_it_is():
         assert any(w in r.expected for w in ("paper", "book", "exact", "no threshold", "known values")), r.id
 
 
-def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
+def test_every_row_decides_and_words_its_rule_from_one_object():
     """Each row holds a rule object (lib.core.rules) whose fields both decide the verdict and write the rule's text:
     moving 7-polylog-random's bound moves its verdict and its words together."""
     import dataclasses
 
     assert all(r.rule is not None and r.expected == r.rule.text for r in claims.ROWS)
     P, faithful = {"n_directions": 3}, _robust_results(False)
-    assert claims._polylog_random(P, faithful).passed and "≤ 3 (book's calibration" in claims.RULE_POLYLOG.text
+    m = claims._polylog_random(P, faithful)                             # what the row measured: its rule decides
+    assert claims.RULE_POLYLOG.decide(m).passed and "≤ 3 (book's calibration" in claims.RULE_POLYLOG.text
     strict = dataclasses.replace(claims.RULE_POLYLOG, bound=0.1)
-    monkeypatch.setattr(claims, "RULE_POLYLOG", strict)
-    assert not claims._polylog_random(P, faithful).passed and "≤ 0.1 (book's calibration" in strict.text
+    assert not strict.decide(m).passed and "≤ 0.1 (book's calibration" in strict.text

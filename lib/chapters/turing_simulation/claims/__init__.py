@@ -1,6 +1,6 @@
 """The turing_simulation claim check (`ROWS`): what Theorem 4.1, Theorem D.6 and Claim 3.5 of Wei, Chen, Ma imply
-for the explicit construction, every number from this run's points (results.py). Each measure(P, results) returns its
-row's Verdict.
+for the explicit construction, every number from this run's points (results.py). Each measure(P, results) returns what
+it measured (a Measured), which its row's rule decides.
 
 Kinds. A `check` holds by construction: the weights are integers, the activations bits and the scores integers, so
 the exact traces, the lookups, the score gap, the sizes and norms, the correction's radius 1/3 along the structured
@@ -32,7 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from lib.chapters.turing_simulation.results import bound, exact_rows, robust_arrays, size_rows, softmax_arrays
-from lib.core.claims import Row, evaluate
+from lib.core.claims import Measured, Row, evaluate
 from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Needs, Within, number
 from lib.science import turing as tu
 from lib.science.stats import loglog_slope
@@ -94,7 +94,7 @@ def _fit(x, y):
 
 def _spread(per_seed) -> dict:
     """The spread of a statistic's per-direction values (sample sd over the finite ones) and their number, as a
-    rule's decide takes them; {} (no margin) with fewer than two."""
+    Measured takes them; {} (no margin) with fewer than two."""
     v = np.asarray(per_seed, float)
     v = v[np.isfinite(v)]
     if len(v) < 2 or not np.std(v, ddof=1) > 0:
@@ -110,32 +110,34 @@ def _exact(P, results):
     n_rand = max((r["runs"] for r in rows if r["name"] == "random"), default=0)
     Ts = sorted({r["T"] for r in rows})
     bit = all(r["tf_bit_exact"] and r["ro_bit_exact"] for r in rows)
-    return RULE_EXACT.decide((tf + ro, bit), f"{tf} teacher-forced and {ro} rollout mismatches over "
-                             f"{sum(r['steps'] for r in rows):,} steps of {n_runs} runs; bit-equal: {bit}", paper=f"0 ({CAL})",
-                   where=f"{len(P['machines'])} catalogue machines and {n_rand} random machines, $T$ = {Ts[0]} to {Ts[-1]}")
+    return Measured((Measured(tf + ro), Measured(bit)), f"{tf} teacher-forced and {ro} rollout mismatches over "
+                    f"{sum(r['steps'] for r in rows):,} steps of {n_runs} runs; bit-equal: {bit}", paper=f"0 ({CAL})",
+                    where=f"{len(P['machines'])} catalogue machines and {n_rand} random machines, $T$ = {Ts[0]} to {Ts[-1]}")
 
 
 def _lookup(P, results):
     rows = exact_rows(results)
     lk, ow = sum(r["lookup_bad"] for r in rows), max(r["max_overwrites"] for r in rows)
-    return RULE_LOOKUP.decide((lk, ow), f"{lk} errors; most overwritten cell: {ow} writes", paper="exact (Claims C.4-C.5)")
+    return Measured((Measured(lk), Measured(ow)), f"{lk} errors; most overwritten cell: {ow} writes",
+                    paper="exact (Claims C.4-C.5)")
 
 
 def _binary(P, results):
     nb = sum(r["nonbinary"] for r in exact_rows(results))
-    return RULE_BINARY.decide(nb, f"{nb} non-binary values", paper="all in {0, 1}")
+    return Measured(nb, f"{nb} non-binary values", paper="all in {0, 1}")
 
 
 def _gap(P, results):
     rows = exact_rows(results)
     gap, spread = min(r["gap"] for r in rows), max(r["tie_spread"] for r in rows)
-    return RULE_GAP.decide((gap, spread), f"min gap {gap:.6g}, max spread {spread:.1e}", paper="gap 1 (integer scores)")
+    return Measured((Measured(gap), Measured(spread)), f"min gap {gap:.6g}, max spread {spread:.1e}",
+                    paper="gap 1 (integer scores)")
 
 
 def _cls(P, results):
     rows = exact_rows(results)
     halted, cb = sum(r["halted"] for r in rows), sum(r["cls_bad"] for r in rows)
-    return RULE_CLS.decide((cb, halted), f"{cb} errors over {halted} halting runs", paper="±1 on accept/reject")
+    return Measured((Measured(cb), Measured(halted)), f"{cb} errors over {halted} halting runs", paper="±1 on accept/reject")
 
 
 def _busy_beaver(P, results):
@@ -145,9 +147,9 @@ def _busy_beaver(P, results):
             m = rec["result"]["machines"][name]
             bb[name] = (m["steps_interp"][0], m["ones_interp"][0], m["steps_tf"][0], m["ones_tf"][0])
     ok = bool(bb) and all(v[:2] == tu.BB_KNOWN[n] and v[2:] == tu.BB_KNOWN[n] for n, v in bb.items())
-    return RULE_BUSY_BEAVER.decide(ok, "; ".join(f"{n}: {v[0]}/{v[1]} and {v[2]}/{v[3]}" for n, v in sorted(bb.items()))
-                                   or "no T above the halting step",
-                                   paper=", ".join(f"{n}: {s}/{o}" for n, (s, o) in tu.BB_KNOWN.items()))
+    return Measured(ok, "; ".join(f"{n}: {v[0]}/{v[1]} and {v[2]}/{v[3]}" for n, v in sorted(bb.items()))
+                    or "no T above the halting step",
+                    paper=", ".join(f"{n}: {s}/{o}" for n, (s, o) in tu.BB_KNOWN.items()))
 
 
 # ------------------------------------------------------------------------------------- sizes (checks)
@@ -155,17 +157,17 @@ def _depth_width(P, results):
     sr = size_rows(results)
     k, A = results["sizes"]["result"]["k"], results["sizes"]["result"]["A"]
     ok = all(r["d"] == r["P"] + 4 and r["w"] == (k + 1) + 4 * A + 4 * r["P"] + 5 for r in sr)
-    return RULE_DEPTH_WIDTH.decide(ok, f"$d$ {sr[0]['d']} → {sr[-1]['d']}, $w$ {sr[0]['w']} → {sr[-1]['w']}; formulas "
-                                   f"hold: {ok}", paper=r"$d \sim \log T$, $w \gtrsim k\lvert A\rvert + \log T$",
-                                   where=f"{P['size_machine']}, $T = 2^{{{int(math.log2(sr[0]['T']))}}}$ to "
-                         f"$2^{{{int(math.log2(sr[-1]['T']))}}}$")
+    return Measured(ok, f"$d$ {sr[0]['d']} → {sr[-1]['d']}, $w$ {sr[0]['w']} → {sr[-1]['w']}; formulas "
+                    f"hold: {ok}", paper=r"$d \sim \log T$, $w \gtrsim k\lvert A\rvert + \log T$",
+                    where=f"{P['size_machine']}, $T = 2^{{{int(math.log2(sr[0]['T']))}}}$ to "
+                          f"$2^{{{int(math.log2(sr[-1]['T']))}}}$")
 
 
 def _params(P, results):
     sr = size_rows(results)
     ratio = sr[-1]["p"] / sr[0]["p"]
-    return RULE_PARAMS.decide(ratio, f"$p$ {sr[0]['p']:,} → {sr[-1]['p']:,} (×{ratio:.1f}; $T_{{max}}/T_{{min}}$ = "
-                              f"{sr[-1]['T'] // sr[0]['T']:,})", paper=f"$p = O(dw^2)$; about 20× ({CAL})")
+    return Measured(ratio, f"$p$ {sr[0]['p']:,} → {sr[-1]['p']:,} (×{ratio:.1f}; $T_{{max}}/T_{{min}}$ = "
+                    f"{sr[-1]['T'] // sr[0]['T']:,})", paper=f"$p = O(dw^2)$; about 20× ({CAL})")
 
 
 def _norms(P, results):
@@ -174,16 +176,17 @@ def _norms(P, results):
     c2 = np.polyfit(Pb, l1, 2)
     r2 = 1 - float(((l1 - np.polyval(c2, Pb)) ** 2).sum()) / float(((l1 - l1.mean()) ** 2).sum())
     linf_ok = all(r["linf"] == 2 * r["P"] - 1 for r in sr)
-    return RULE_NORMS.decide((r2, c2[0], linf_ok), f"$\\lVert\\theta\\rVert_1$ = {c2[0]:.1f} $P^2$ + {c2[1]:.0f} $P$ + "
-                             f"{c2[2]:.0f} ($R^2$ = {r2:.4f}); $\\lVert\\theta\\rVert_\\infty = 2P - 1$: {linf_ok}",
-                             paper=r"$\alpha = O(k\lvert A\rvert + \log T\,(k + \lvert A\rvert + \log T))$")
+    return Measured((Measured(r2), Measured(c2[0]), Measured(linf_ok)),
+                    f"$\\lVert\\theta\\rVert_1$ = {c2[0]:.1f} $P^2$ + {c2[1]:.0f} $P$ + "
+                    f"{c2[2]:.0f} ($R^2$ = {r2:.4f}); $\\lVert\\theta\\rVert_\\infty = 2P - 1$: {linf_ok}",
+                    paper=r"$\alpha = O(k\lvert A\rvert + \log T\,(k + \lvert A\rvert + \log T))$")
 
 
 # ------------------------------------------------------------------------------------------- robustness
 def _flat_structured(P, results):
     a = robust_arrays(results, True)
-    return RULE_FLAT_STRUCTURED.decide(a["t"], ", ".join(f"$T$ = {T}: {t:.3f}" for T, t in zip(a["T"], a["t"])),
-                                       paper=f"about 0.37 ({CAL})")
+    return Measured(a["t"], ", ".join(f"$T$ = {T}: {t:.3f}" for T, t in zip(a["T"], a["t"])),
+                    paper=f"about 0.37 ({CAL})")
 
 
 def _polylog_p(T, r) -> float:
@@ -205,8 +208,8 @@ def _polylog_random(P, results):
     text = (f"{', '.join(f'{m:.3g}' for m in med)} (max/min {float(med[fin].max() / med[fin].min()):.2f}); fitted $p$ = "
             f"{p:.2f}" if fin.sum() >= 2 else "fewer than two horizons with a finite median radius")
     text += f"; {cens} radii censored above (nothing up to 10 corrupts)" if cens else ""
-    return RULE_POLYLOG.decide(p, text, **_spread(per), paper=f"1.7 to 2.5 at every $T$ ({CAL})",
-                               where=f"{P['n_directions']} directions")
+    return Measured(p, text, **_spread(per), paper=f"1.7 to 2.5 at every $T$ ({CAL})",
+                    where=f"{P['n_directions']} directions")
 
 
 def _collapse(P, results):
@@ -226,8 +229,8 @@ def _collapse(P, results):
                      for T, t in zip(a["T"], a["t"]))
     text += f"; slope {slope:.3f}, $R^2$ {r2:.3f} over {int(ok.sum())} measured radii"
     # a censored radius before a measured one fails whatever their number: the gate counts only where that part holds
-    return RULE_COLLAPSE.decide(int(ok.sum()) if after else math.inf, (after, slope, r2), text,
-                                paper=f"slope about -0.35 per step ({CAL})")
+    return Measured((Measured(after), Measured(slope), Measured(r2)), text,
+                    gate=int(ok.sum()) if after else math.inf, paper=f"slope about -0.35 per step ({CAL})")
 
 
 def _random_nocorr(P, results):
@@ -244,8 +247,8 @@ def _random_nocorr(P, results):
     text = ", ".join(f"$T$ = {T}: {r:.1e}" if r > FLOOR else f"$T$ = {T}: ≤ {FLOOR:.0e} (censored)" for T, r in zip(a["T"], r0))
     spread = _spread(logs)
     text += f"; worst at $T$ = {a['T'][worst]}" if spread else ""
-    return RULE_RANDOM_NOCORR.decide(np.maximum(r0, FLOOR), text, **spread,
-                                     paper=f"< {number(RULE_RANDOM_NOCORR.bound)} ({CAL})")
+    return Measured(np.maximum(r0, FLOOR), text, **spread,
+                    paper=f"< {number(RULE_RANDOM_NOCORR.bound)} ({CAL})")
 
 
 # ------------------------------------------------------------------------------------------------ softmax
@@ -254,33 +257,34 @@ def _beta(P, results):
     fin = np.isfinite(b)
     slope = np.polyfit(np.log(T[fin]), b[fin], 1)[0] if fin.sum() >= 2 else float("nan")
     room = float(np.min(np.log(3 * (T + 1)) - b))
-    return RULE_BETA.decide((np.log(3 * (T + 1)) - b, slope), ", ".join(f"$T$ = {t}: {v:.2f}" for t, v in zip(T, b))
-                            + f"; slope {slope:.2f}; smallest room below $\\ln(3(T+1))$: {room:.2f}",
-                            paper=r"$\beta^* \approx \ln T - 0.7$" + f" ({CAL})")
+    return Measured((Measured(np.log(3 * (T + 1)) - b), Measured(slope)),
+                    ", ".join(f"$T$ = {t}: {v:.2f}" for t, v in zip(T, b))
+                    + f"; slope {slope:.2f}; smallest room below $\\ln(3(T+1))$: {room:.2f}",
+                    paper=r"$\beta^* \approx \ln T - 0.7$" + f" ({CAL})")
 
 
 def _beta_nocorr(P, results):
     (_, bc), (Tn, bn) = softmax_arrays(results, True), softmax_arrays(results, False)
-    return RULE_BETA_NOCORR.decide(bn - bc, ", ".join(f"$T$ = {T}: {'none' if not np.isfinite(b) else f'{b:.1f}'}"
-                                                      for T, b in zip(Tn, bn)),
-                                   paper=f"15, 26, 39 at $T$ = 32, 64, 128; none ≤ 60 from 256 ({CAL})")
+    return Measured(bn - bc, ", ".join(f"$T$ = {T}: {'none' if not np.isfinite(b) else f'{b:.1f}'}"
+                                       for T, b in zip(Tn, bn)),
+                    paper=f"15, 26, 39 at $T$ = 32, 64, 128; none ≤ 60 from 256 ({CAL})")
 
 
 # -------------------------------------------------------------------------------------------- precision
 def _low_precision(P, results):
     runs = results["precision"]["result"]["runs"]
     bad = [k for k, v in runs.items() if not (v["bit_exact"] and v["mismatch"] == 0)]
-    return RULE_LOW_PRECISION.decide(len(bad), f"{len(runs) - len(bad)} of {len(runs)} runs bit-exact",
-                                     paper=f"exact ({CAL}: float16 at $T$ = 512)", where=f"$T$ = {P['precision_T']}")
+    return Measured(len(bad), f"{len(runs) - len(bad)} of {len(runs)} runs bit-exact",
+                    paper=f"exact ({CAL}: float16 at $T$ = 512)", where=f"$T$ = {P['precision_T']}")
 
 
 def _scalar_codes(P, results):
     bf = results["precision"]["result"]["collisions"]["bfloat16"]
     first = lambda key: next((r["T"] for r in bf if r[key] < r["T"]), None)
     t_iT, t_inv = first("i/T"), first("1/i")
-    return RULE_SCALAR_CODES.decide(math.inf if t_iT is None else t_iT,
-                                    f"$i/T$: first collision at $T$ = {t_iT}; $1/i$: at $T$ = {t_inv}",
-                                    paper=f"384 of 512 distinct at $T$ = 512 ({CAL})")
+    return Measured(math.inf if t_iT is None else t_iT,
+                    f"$i/T$: first collision at $T$ = {t_iT}; $1/i$: at $T$ = {t_inv}",
+                    paper=f"384 of 512 distinct at $T$ = 512 ({CAL})")
 
 
 # -------------------------------------------------------------------------------------------------- toy
@@ -293,15 +297,16 @@ def _toy_product(P, results):
     err = float(np.max(np.abs(t["numeric"] / t["formula"] - 1)))
     big = t["depths"] >= 4
     slope = loglog_slope(t["depths"][big], t["numeric"][big])
-    return RULE_TOY_PRODUCT.decide((err, slope), f"max relative error {err:.1e}; slope {slope:.3f} ($d$ ≥ 4)",
-                                   paper=r"$\rho \le 3/\sqrt d$ (paper)")
+    return Measured((Measured(err), Measured(slope)), f"max relative error {err:.1e}; slope {slope:.3f} ($d$ ≥ 4)",
+                    paper=r"$\rho \le 3/\sqrt d$ (paper)")
 
 
 def _toy_rounded(P, results):
     t = _toy(P, results)
     rnd = t["rounded"]
-    return RULE_TOY_ROUNDED.decide((rnd, rnd[-1] - rnd[0]), f"$\\rho(1)$ = {rnd[0]:.4f}, min over $d$ {rnd.min():.4f}, "
-                                   f"$\\rho({int(t['depths'][-1])})$ = {rnd[-1]:.4f}", paper=r"$\rho \ge 1/3$ (paper)")
+    return Measured((Measured(rnd), Measured(rnd[-1] - rnd[0])),
+                    f"$\\rho(1)$ = {rnd[0]:.4f}, min over $d$ {rnd.min():.4f}, "
+                    f"$\\rho({int(t['depths'][-1])})$ = {rnd[-1]:.4f}", paper=r"$\rho \ge 1/3$ (paper)")
 
 
 # ------------------------------------------------------------------------------------------------ bound
@@ -315,9 +320,9 @@ def _bound(P, results):
     per = [loglog_slope(np.log2(a["T"]), a["alpha"] ** 2 * np.log(a["p"]) / np.fmin(a["l2"], a["r"][:, j]) ** 2)
            for j in range(a["r"].shape[1])]
     vc = loglog_slope(b["T"], b["vc"])
-    return RULE_BOUND.decide(slope, f"$\\hat n$ {b['n_hat'][0]:.2e} → {b['n_hat'][-1]:.2e}, slope {slope:.2f} in "
-                             f"$\\log\\log T$ (VC proxy $wT$: slope {vc:.2f} in $\\log T$, not tested)", **_spread(per),
-                             paper=r"$\mathrm{poly}(k, \lvert A\rvert, \log T)$")
+    return Measured(slope, f"$\\hat n$ {b['n_hat'][0]:.2e} → {b['n_hat'][-1]:.2e}, slope {slope:.2f} in "
+                    f"$\\log\\log T$ (VC proxy $wT$: slope {vc:.2f} in $\\log T$, not tested)", **_spread(per),
+                    paper=r"$\mathrm{poly}(k, \lvert A\rvert, \log T)$")
 
 
 ROWS = [

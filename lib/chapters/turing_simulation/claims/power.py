@@ -1,4 +1,4 @@
-"""The power of the two uncorrected robustness rows (issue 37): each row's own function (the rows of claims/) run on runs
+"""The power of the two uncorrected robustness rows: each row's own function (the rows of claims/) run on runs
 simulated from the stored points, in a world like this run (the effect at its measured size and spread) and in a
 world without the mechanism, so that a reader sees how often each rule passes in both. Page-side: no computation
 imports this module.
@@ -29,8 +29,8 @@ def _robust_copy(results: dict) -> dict:
 
 
 def _passed(row_id: str, P: dict, fake: dict) -> bool:
-    v = next(r for r in R.ROWS if r.id == row_id).measure(P, fake)
-    return bool(v.passed)
+    """Whether the row passes on the simulated run (its rule on what its measure finds; a censored row does not)."""
+    return bool(next(r for r in R.ROWS if r.id == row_id).decide(P, fake).passed)
 
 
 def nocorr_rates(P: dict, results: dict, sims: int = SIMS, seed: int = 0, directions: int | None = None) -> dict:
