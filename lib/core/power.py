@@ -30,6 +30,7 @@ import copy
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -54,15 +55,18 @@ class World:
     draw: Callable
 
 
-def faithful(name: str = "faithful: the stored runs, resampled by seed within each point") -> World:
-    """The faithful world: the stored runs resampled by seed, point by point (`resample_seeds`)."""
-    return World(name, True, resample_seeds)
+def faithful(name: str = "faithful: the stored runs, resampled by seed within each point",
+             fields: tuple = ()) -> World:
+    """The faithful world: the stored runs resampled by seed, point by point (`resample_seeds`; `fields`: the spec
+    fields that count a point's runs, where they are not named *seeds)."""
+    return World(name, True, partial(resample_seeds, fields=fields) if fields else resample_seeds)
 
 
-def seed_count(spec: dict) -> int | None:
-    """A stored point's number of seeds: its spec's field named *seeds (n_seeds, seeds, tr_seeds...), if one is > 1."""
-    counts = {v for k, v in spec.items() if k.endswith("seeds") and isinstance(v, int) and not isinstance(v, bool)
-              and v > 1}
+def seed_count(spec: dict, fields: tuple = ()) -> int | None:
+    """A stored point's number of runs: its spec's field named *seeds (n_seeds, seeds, tr_seeds...) or one of
+    `fields` (trials, say), if one is > 1."""
+    counts = {v for k, v in spec.items() if (k in fields or k.endswith("seeds")) and isinstance(v, int)
+              and not isinstance(v, bool) and v > 1}
     return max(counts) if counts else None
 
 
@@ -90,14 +94,14 @@ def _take(value, k: int, idx: np.ndarray):
     return value if axis is None else np.take(a, idx, axis=axis).tolist()
 
 
-def resample_seeds(P: dict, results: dict, rng: np.random.Generator) -> dict:
+def resample_seeds(P: dict, results: dict, rng: np.random.Generator, fields: tuple = ()) -> dict:
     """A copy of `results` in which each stored point's seeds are drawn with replacement, independently point by
-    point: every number with a seed axis (the first axis as long as the spec's seed count) is re-indexed by the same
-    draw, so that a seed's numbers stay together. Points with one seed are left as they are."""
+    point: every number with a seed axis (the first axis as long as the spec's seed count, `seed_count`) is
+    re-indexed by the same draw, so that a seed's numbers stay together. Points with one seed are left as they are."""
     out = copy.deepcopy(results)
     for parent, key in _records(out):
         rec = parent[key]
-        k = seed_count(rec["spec"])
+        k = seed_count(rec["spec"], fields)
         if k:
             idx = rng.integers(0, k, size=k)
             parent[key] = {**rec, "result": _take(rec["result"], k, idx)}
