@@ -372,7 +372,7 @@ def _phase_results(P, med_1str, med_simple, status=1):
 def test_width_claims_test_a_lower_bound_and_a_fixed_width():
     P = {"archs": ["gru"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 2, "threshold": 0.3, "d": 4}
     rows = {r.id: r for r in ch_claims.ROWS}
-    ok = lambda rid, res: rows[rid].measure(P, res).passed
+    ok = lambda rid, res: rows[rid].decide(P, res).passed
     flat = [[0.1] * 6] * 3
     steep = [[.9, .2, .1, .1, .1, .1], [.9, .9, .9, .2, .1, .1], [.9, .9, .9, .9, .9, .2]]      # d* ~ N^2: slope 2
     assert ok("10a-width-1str-gru", _phase_results(P, steep, flat))          # the old band [0.6, 1.2] failed it
@@ -401,7 +401,7 @@ def test_a_width_of_mixed_outcomes_is_decided_and_the_cap_leaves_a_verdict_open(
     e = ch_results.phase_table(P, res)[("elman", "simple")]
     assert e["lo"][-1] == 2 and e["hi"][-1] == e["dstar"][-1]                      # d* may lie down to width 2
     never = _phase_results(P, [[0.1] * 6, [0.1] * 6, [0.9] * 6], flat, status=2)  # N = 16: every run censored
-    v = rows["10a-width-1str-elman"].measure(P, never)
+    v = rows["10a-width-1str-elman"].decide(P, never)
     assert not v.passed and "straddles" in v.censored
 
 
@@ -420,10 +420,10 @@ def test_norm_rows_test_the_predicted_slope_on_the_states():
                                                     "pack_lipr_sq": lipr}}
             out[("elman", "simple", N)] = {"result": {"product_sq": v, "samples": [np.nan] * 4}}
         return {"phase": out}
-    assert not rows["10b-norm"].measure(P, res(3.9)).passed
-    assert rows["10b-norm-lower"].measure(P, res(3.9)).passed
-    assert rows["10b-norm"].measure(P, res(1.0)).passed                      # the product's 3.9 no longer decides
-    assert not rows["10b-norm-lower"].measure(P, res(0.2)).passed
+    assert not rows["10b-norm"].decide(P, res(3.9)).passed
+    assert rows["10b-norm-lower"].decide(P, res(3.9)).passed
+    assert rows["10b-norm"].decide(P, res(1.0)).passed                       # the product's 3.9 no longer decides
+    assert not rows["10b-norm-lower"].decide(P, res(0.2)).passed
     assert "hypothesis" in rows["10b-norm-lower"].source and "hypothesis" in rows["10a-width-1str-gru"].source
     old = {"phase": {k: {"result": {x: y for x, y in v["result"].items() if x != "pack_lipr_sq"}}
                      for k, v in res(1.0)["phase"].items()}}
@@ -431,8 +431,43 @@ def test_norm_rows_test_the_predicted_slope_on_the_states():
     unreached = res(1.0)
     unreached["phase"][("elman", "1str", 8)]["result"] |= {"samples": [np.nan] * 4, "status": [1, 1, 2, 2]}
     for rid in ("10b-norm", "10b-norm-lower"):                        # no value at N = 8: the slope over 4, 6, 8 is open
-        v = rows[rid].measure(P, unreached)
+        v = rows[rid].decide(P, unreached)
         assert not v.passed and "$N$ = [8]" in v.censored
+        assert "censored with more than 0 $N$ whose value at the threshold is unknown" in rows[rid].expected
+        shown = rows[rid].decide(P, res(1.0)).expected                          # the rule with its t, and its gate
+        assert "4 dof)" in shown and shown.endswith(rows[rid].expected.split("(book's calibration)")[1])
+
+
+def test_packing_rows_are_censored_only_where_they_fail_on_unlearned_N():
+    """10c-separation and 10c-effective-dim measure networks that learned the task: a failure only at N where no
+    widest run reached the threshold leaves the row censored, as the rule's text says; one at a learned N fails."""
+    P = {"archs": ["elman"], "phase_N": [4, 8, 16], "widths": [32], "n_seeds": 2, "threshold": 0.3}
+    rows = {r.id: r for r in ch_claims.ROWS}
+
+    def res(dist, pr_1str, pr_simple, unlearned=()):
+        out = {}
+        for N, d, a, b in zip(P["phase_N"], dist, pr_1str, pr_simple):
+            samples = [np.nan] * 2 if N in unlearned else [1.0] * 2
+            out[("elman", "1str", N)] = {"result": {"best_mse": [0.2] * 2, "samples": samples, "pack_pr": [a] * 2,
+                                                    "pack_dist_median": [d] * 2, "pack_g_dist_median": [1.0] * 2,
+                                                    "pack_phi_mse": [0.1] * 2}}
+            out[("elman", "simple", N)] = {"result": {"best_mse": [0.2] * 2, "samples": [1.0] * 2, "pack_pr": [b] * 2}}
+        return {"phase": out}
+    grows, flat = [2.0, 4.0, 8.0], [3.0, 3.0, 3.0]
+    sep = rows["10c-separation"]
+    assert "censored where it fails only at $N$ where no widest run reached the threshold" in sep.expected
+    assert sep.decide(P, res([0.8, 0.8, 0.8], grows, flat)).passed
+    v = sep.decide(P, res([0.8, 0.8, 0.3], grows, flat, unlearned=(16,)))
+    assert not v.passed and v.censored == "outside the band only at $N$ = [16], where no widest run reached the threshold"
+    v = sep.decide(P, res([0.3, 0.8, 0.3], grows, flat, unlearned=(16,)))      # out of the band at a learned N too
+    assert not v.passed and not v.censored
+    dim = rows["10c-effective-dim"]
+    assert dim.expected.count("censored where it fails only on a task with $N$") == 2
+    assert dim.decide(P, res([0.8] * 3, grows, flat)).passed
+    v = dim.decide(P, res([0.8] * 3, flat, flat, unlearned=(16,)))             # 1STR's part fails, 1STR unlearned
+    assert not v.passed and "no widest run reached the threshold" in v.censored
+    v = dim.decide(P, res([0.8] * 3, grows, grows, unlearned=(16,)))           # simple's part fails; simple learned
+    assert not v.passed and not v.censored
 
 
 def test_lipschitz_on_states_is_the_largest_ratio_and_scale_free():
@@ -453,11 +488,11 @@ def test_the_contrast_row_compares_the_two_slopes():
     row = {r.id: r for r in ch_claims.ROWS}["10a-contrast-gru"]
     flat = [[.9, .2, .1, .1, .1, .1]] * 3                                  # d* between 1 and 2 at every N
     steep = [[.9, .2, .1, .1, .1, .1], [.9, .9, .9, .2, .1, .1], [.9, .9, .9, .9, .9, .2]]
-    assert row.measure(P, _phase_results(P, steep, flat)).passed
-    both = row.measure(P, _phase_results(P, steep, steep))                 # simple-1STR doubling as 1STR does
+    assert row.decide(P, _phase_results(P, steep, flat)).passed
+    both = row.decide(P, _phase_results(P, steep, steep))                 # simple-1STR doubling as 1STR does
     assert not both.passed and not both.censored
     floor = [[0.1] * 6] * 3                                                # simple at the floor: d* <= 1, slope unknown
-    cen = row.measure(P, _phase_results(P, steep, floor))
+    cen = row.decide(P, _phase_results(P, steep, floor))
     assert cen.censored and not cen.passed
     # the stored GRU (issue 36): simple-1STR at the floor at N = 4, then doubling as 1STR does. The floor can only
     # raise simple-1STR's slope, so no censored value gives the contrast: FAIL, not censored
@@ -465,7 +500,7 @@ def test_the_contrast_row_compares_the_two_slopes():
     double = [[.9, .9, .3, .1, .1, .1], [.9, .9, .9, .3, .1, .1], [.9, .9, .9, .9, .3, .1]]     # 4, 8, 16
     c = ch_claims.contrast_numbers(P, _phase_results(P, double, late), "gru")
     assert c["hi"] == pytest.approx(0.0) and c["lo"] == -math.inf and c["decision"] == "fail"
-    v = row.measure(P, _phase_results(P, double, late))
+    v = row.decide(P, _phase_results(P, double, late))
     assert not v.passed and not v.censored and "SE" in v.measured
 
 
@@ -542,7 +577,7 @@ def test_paper_findings_quote_the_stored_numbers():
     assert stray == set(), f"numbers in the findings that no stored result gives: {stray}"
 
 
-def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
+def test_every_row_decides_and_words_its_rule_from_one_object():
     """Issue 38: each row holds a rule object (lib.core.rules) whose fields both decide the verdict and write the
     rule's text: moving 10a-width's bound moves the verdict on the same diagram and the words together, and the
     contrast's z is the one the page quotes."""
@@ -552,8 +587,7 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     P = {"archs": ["gru"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 2, "threshold": 0.3, "d": 4}
     steep = [[.9, .2, .1, .1, .1, .1], [.9, .9, .9, .2, .1, .1], [.9, .9, .9, .9, .9, .2]]   # d* about 2, 8, 32
     res = _phase_results(P, steep, steep)
-    measure = {r.id: r.measure for r in ch_claims.ROWS}["10a-width-1str-gru"]
-    assert measure(P, res).passed and "≥ 0.5 for every $d_h^*$" in ch_claims.RULE_WIDTH.text
-    strict = dataclasses.replace(ch_claims.RULE_WIDTH, bound=2.5)
-    monkeypatch.setattr(ch_claims, "RULE_WIDTH", strict)
-    assert not measure(P, res).passed and "≥ 2.5 for every $d_h^*$" in strict.text
+    row = {r.id: r for r in ch_claims.ROWS}["10a-width-1str-gru"]
+    assert row.decide(P, res).passed and "≥ 0.5 for every $d_h^*$" in row.expected
+    strict = dataclasses.replace(row, rule=dataclasses.replace(ch_claims.RULE_WIDTH, bound=2.5))
+    assert not strict.decide(P, res).passed and "≥ 2.5 for every $d_h^*$" in strict.expected

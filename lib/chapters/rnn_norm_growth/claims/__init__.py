@@ -26,9 +26,9 @@ from lib.chapters.rnn_norm_growth.results import (
     phase_table,
     slope_bootstrap,
 )
-from lib.core.claims import Row, evaluate
+from lib.core.claims import Measured, Row, evaluate
 from lib.core.interval_rules import Beyond, Laws, TInterval
-from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Within, number
+from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Needs, Within, number
 from lib.science import a2
 from lib.science.stats import loglog_slope
 
@@ -37,7 +37,8 @@ ROUND_ULPS = 64     # 9-rectified: the bound is attained, so met only to float64
 BOOT_SE = f"bootstrap SE ({BOOT_DRAWS:,} seed resamples)"   # the margin's unit of the width rows
 
 # The rules, one per row: each threshold typed once, its text generated from it, whose number it is and why beside it.
-# Each measure(P, results) below returns its row's Verdict, or None where this run has nothing to measure it on.
+# Each measure(P, results) below returns what it measured (a Measured), or None where this run has nothing to measure
+# it on; the row's rule decides the verdict.
 RULE_EXACT = All((AtMost("max MSE", 1e-6, strict=True, where="at every $N$", why="float64 rounding of an exact construction"),
                   Holds(r"every token coordinate within the gadget's range, $\lvert x\rvert \le B$", by=PAPER,
                         why="Prop. 26-28")))
@@ -51,11 +52,20 @@ RULE_WIDTH = AtLeast("log-log slope of $d_h^*$ against $N$", 0.5, where="for eve
 # the contrast's tol: two equal slopes fitted to different points differ by float rounding, not by a contrast
 RULE_CONTRAST = Beyond("the log-log slope of $d_h^*$ on 1STR minus simple-1STR's", z=1.645, tol=1e-12,
                        spread="bootstrap SE", why="one-sided 95% normal quantile: beyond the seeds' noise")
-RULE_NORM_LOWER = TInterval("log-log slope", value=1, side=1, level=0.95, where="over every $N$ of the profile")
-RULE_NORM = TInterval("log-log slope", value=1, side=0, level=0.95, where="over every $N$ of the profile")
-RULE_EFFECTIVE_DIM = All((AtLeast("slope of the participation ratio on 1STR", 0.5), AtMost("on simple-1STR", 0.3)))
+# the norm rows' slope runs over every N of the profile: an N whose value at the threshold is unknown lets it take any
+# value, so the row is decided only where there is none
+NORM_GATE = AtMost("$N$ whose value at the threshold is unknown", 0, by=EXACT,
+                   why="no widest run reached it there, or some were cut off by the cap: the slope could take any value")
+RULE_NORM_LOWER = Needs(NORM_GATE, TInterval("log-log slope", value=1, side=1, level=0.95,
+                                             where="over every $N$ of the profile"))
+RULE_NORM = Needs(NORM_GATE, TInterval("log-log slope", value=1, side=0, level=0.95, where="over every $N$ of the profile"))
+# the packing rows measure networks that learned the task: a failure only where no widest run did is undecided
+RULE_EFFECTIVE_DIM = All((
+    AtLeast("slope of the participation ratio on 1STR", 0.5, unsure="on a task with $N$ where no widest run reached "
+            "the threshold"),
+    AtMost("on simple-1STR", 0.3, unsure="on a task with $N$ where no widest run reached the threshold")))
 RULE_SEPARATION = Within(r"median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$", 0.6, 1.2, where="at every $N$",
-                         why="labels $g$: 1")
+                         why="labels $g$: 1", unsure="at $N$ where no widest run reached the threshold")
 RULE_TRANSFORMER = Laws(r"$\ln N$", favoured="ln N", factor=2, criterion="aic", why="the usual AIC margin")
 RULE_MEMORISER_EXACT = All((
     AtMost(r"every training error over its rounding bound $\sqrt{n+D}\,u R_i$", 1, by=EXACT,
@@ -72,19 +82,19 @@ RULE_LEMMA37 = AtLeast("share of first draws that meet the event", Fraction(1, 3
 def _exact(P, results):
     c = results["construction"]["result"]
     Ns, mse, max_x = c["N"], np.array(c["mse_simple"], float), max(c["max_abs_x"])
-    return RULE_EXACT.decide((mse, max_x <= P["gadget_B"]), f"max MSE {mse.max():.1e} over $N$ = {Ns}; max "
-                             f"$\\lvert x \\rvert$ = {max_x:.2f}, $B$ = {P['gadget_B']}",
-                             paper="Thm 7 / Prop. 26-28: exact construction", where=f"$d_h = qd$ = {P['q'] * P['d']} "
-                             f"per direction, $q$ = {P['q']}, $N$ from {min(Ns)} to {max(Ns)}")
+    return Measured((Measured(mse), Measured(max_x <= P["gadget_B"])), f"max MSE {mse.max():.1e} over $N$ = {Ns}; max "
+                    f"$\\lvert x \\rvert$ = {max_x:.2f}, $B$ = {P['gadget_B']}",
+                    paper="Thm 7 / Prop. 26-28: exact construction", where=f"$d_h = qd$ = {P['q'] * P['d']} "
+                    f"per direction, $q$ = {P['q']}, $N$ from {min(Ns)} to {max(Ns)}")
 
 
 def _drift(P, results):
     c = results["construction"]["result"]
     Ns, plain = c["N"], np.array(c["err_plain"], float)
     slope = loglog_slope(Ns, plain)
-    return RULE_DRIFT.decide(slope, f"slope {slope:.3f}; error {plain[0]:.2g} at $N$ = {Ns[0]}, {plain[-1]:.2g} at "
-                             f"$N$ = {Ns[-1]}", paper="App. C.1: error $O(N\\varepsilon)$",
-                   where=f"$\\varepsilon/2$ = {P['eps'] / 2:g}")
+    return Measured(slope, f"slope {slope:.3f}; error {plain[0]:.2g} at $N$ = {Ns[0]}, {plain[-1]:.2g} at "
+                    f"$N$ = {Ns[-1]}", paper="App. C.1: error $O(N\\varepsilon)$",
+                    where=f"$\\varepsilon/2$ = {P['eps'] / 2:g}")
 
 
 def _rectified(P, results):
@@ -93,15 +103,15 @@ def _rectified(P, results):
     # The runs attain the bound (the same error at every N, to the last digits), so the error, a difference of
     # float64 states of size up to max|x| sqrt(qd), meets it only to their rounding: that far above it is equality.
     tol = ROUND_ULPS * np.finfo(float).eps * max(c["max_abs_x"]) * math.sqrt(P["q"] * P["d"])
-    return RULE_RECTIFIED.decide((rect.max() - bound) / tol, f"max {rect.max():.3g} ($N$ = {c['N'][int(np.argmax(rect))]}), "
-                                 f"$\\sqrt q\\,\\varepsilon$ = {bound:.3g}; max − bound = {rect.max() - bound:.1e} "
-                                 f"(float64 rounding: ±{tol:.0e})", paper="App. C.2 / Prop. 26: exact zero off target")
+    return Measured((rect.max() - bound) / tol, f"max {rect.max():.3g} ($N$ = {c['N'][int(np.argmax(rect))]}), "
+                    f"$\\sqrt q\\,\\varepsilon$ = {bound:.3g}; max − bound = {rect.max() - bound:.1e} "
+                    f"(float64 rounding: ±{tol:.0e})", paper="App. C.2 / Prop. 26: exact zero off target")
 
 
 def _fails_qstr(P, results):
     full = np.array(results["construction"]["result"]["mse_full"], float)
-    return RULE_FAILS_QSTR.decide(full, f"MSE from {full.min():.2f} to {full.max():.2f}",
-                                  paper="Prop. 8: the state would have to hold all $N$ tokens", where=f"$q$ = {P['q']}")
+    return Measured(full, f"MSE from {full.min():.2f} to {full.max():.2f}",
+                    paper="Prop. 8: the state would have to hold all $N$ tokens", where=f"$q$ = {P['q']}")
 
 
 def _dstar_text(e) -> str:
@@ -174,7 +184,7 @@ def _contrast(arch):
                   f"no bootstrap SE (most of {BOOT_DRAWS:,} seed resamples lack a $d_h^*$ at some $N$)")
         text = (f"1STR {fmt(a)}, simple-1STR {fmt(b)}; difference from {_signed(c['lo'])} to {_signed(c['hi'])} "
                 f"over the slopes the censoring allows, {spread}")
-        return RULE_CONTRAST.decide(c["lo"], c["hi"], se, text, where=f"$N$ = {a['N']}", censored=(
+        return Measured(text=text, lo=c["lo"], hi=c["hi"], spread=se, where=f"$N$ = {a['N']}", censored=(
             f"the allowed differences straddle {number(RULE_CONTRAST.z)} SE ({_runs(a['censored'] + b['censored'])} "
             "censored at the cap, or a $d_h^*$ at an end of the grid)"))
     return measure
@@ -198,22 +208,26 @@ def _width_1str(arch):
         e = phase_table(P, results)[(arch, "1str")]
         low = (f"slope at least {e['slope_min']:.2f}" if np.isfinite(e["slope_min"]) else
                "slope unbounded below (a length without $d_h^*$ allows any)")
-        # failing only through its censored widths (the largest slope they allow would pass): neither verdict
-        return RULE_WIDTH.decide(e["slope_min"], f"{low} (censoring-aware; {e['slope']:.2f} through the estimates); "
-                                 f"$d_h^*$ = {_dstar_text(e)}; {_runs(e['censored'])} censored at the cap",
-                                 spread=_boot_se(slope_bootstrap(P, results, arch, "1str", seed=1)),
-                                 lo=e["slope_min"], hi=e["slope_max"], paper=KAPPA_BOUND + " (a lower bound)",
-                                 where=f"threshold {P['threshold']}, $N$ = {e['N']}",
-                                 censored=f"the censoring-aware range [{_bound(e['slope_min'])}, "
-                                          f"{_bound(e['slope_max'])}] straddles {number(RULE_WIDTH.bound)}")
+        # failing only through its censored widths (the largest slope they allow would pass): the range straddles
+        return Measured(e["slope_min"], f"{low} (censoring-aware; {e['slope']:.2f} through the estimates); "
+                        f"$d_h^*$ = {_dstar_text(e)}; {_runs(e['censored'])} censored at the cap",
+                        spread=_boot_se(slope_bootstrap(P, results, arch, "1str", seed=1)),
+                        lo=e["slope_min"], hi=e["slope_max"], paper=KAPPA_BOUND + " (a lower bound)",
+                        where=f"threshold {P['threshold']}, $N$ = {e['N']}",
+                        censored=f"the censoring-aware range [{_bound(e['slope_min'])}, "
+                                 f"{_bound(e['slope_max'])}] straddles {number(RULE_WIDTH.bound)}")
     return measure
 
 
-def _norm_fit(P, results):
+def _norm_fit(P, results, rule, **verdict) -> Measured | None:
+    """What rows 10b-norm-lower and 10b-norm measure (held to `rule`, a Needs around a TInterval): the slope of
+    (Lip rad)^2 with its SE and dof, and as the gate the number of N whose value at the threshold is unknown."""
+    if "elman" not in P["archs"]:
+        return None
     nt = norm_table(P, results)["1str"]
     if "lipr" not in nt:
         return None
-    slope, se = nt["lipr_slope"], nt["lipr_se"]
+    slope, se, dof = nt["lipr_slope"], nt["lipr_se"], len(nt["lipr"]) - 2
     unknown = norm_unknown(P, results)
     text = (f"slope {slope:.2f}" + (f" ± {se:.2f} (SE)" if np.isfinite(se) else "")
             + f" over {len(nt['lipr'])} runs at $N$ = {sorted(set(nt['N'].astype(int).tolist()))}"
@@ -224,25 +238,20 @@ def _norm_fit(P, results):
              else []) + ([f"at $N$ = {unknown['cut']} some widest runs were cut off by the cap"] if unknown["cut"] else [])
     censored = ("; ".join(parts) + f": the value there is unknown, so the slope over $N$ = {sorted(P['phase_N'])} "
                 "could take any value" if parts else "")
-    return {"slope": slope, "se": se, "dof": len(nt["lipr"]) - 2}, text, censored
+    # the rule's text with this fit's t in it, and the gate that censors it
+    expected = rule.text.replace(rule.rule.text, rule.rule.quoted(dof), 1)
+    return Measured(slope, text, spread=se, n=dof, gate=len(unknown["none"]) + len(unknown["cut"]), censored=censored,
+                    expected=expected, **verdict)
 
 
 def _norm_lower(P, results):
-    if "elman" not in P["archs"] or _norm_fit(P, results) is None:
-        return None
-    nt, text, censored = _norm_fit(P, results)
-    return RULE_NORM_LOWER.decide(nt["slope"], nt["se"], nt["dof"], text, censored=censored,
-                                  paper=r"Prop. 8: $\kappa r_h^2 \gtrsim N/\log(1+d_h)$, " + KAPPA + ", below an "
-                                  "unknown constant", where=f"width {max(P['widths'])}, threshold {P['threshold']}")
+    return _norm_fit(P, results, RULE_NORM_LOWER, paper=r"Prop. 8: $\kappa r_h^2 \gtrsim N/\log(1+d_h)$, " + KAPPA
+                     + ", below an unknown constant", where=f"width {max(P['widths'])}, threshold {P['threshold']}")
 
 
 def _norm(P, results):
-    if "elman" not in P["archs"] or _norm_fit(P, results) is None:
-        return None
-    nt, text, censored = _norm_fit(P, results)
-    return RULE_NORM.decide(nt["slope"], nt["se"], nt["dof"], text, censored=censored,
-                            paper="Prop. 8 at equality: $N/\\log(1+d_h)$, slope 1 at a fixed width",
-                            where=f"width {max(P['widths'])}")
+    return _norm_fit(P, results, RULE_NORM, paper="Prop. 8 at equality: $N/\\log(1+d_h)$, slope 1 at a fixed width",
+                     where=f"width {max(P['widths'])}")
 
 
 def _effective_dim(P, results):
@@ -251,14 +260,11 @@ def _effective_dim(P, results):
     pk = packing_table(P, results)
     p1, ps = pk["1str"], pk["simple"]
     pr = lambda e: ", ".join(f"{v:.1f}" for v in e["pr"])
-    # a part that fails on a task with unlearned N measures networks that never learned: undecided, not failed
-    fails = [e for e, part in zip((p1, ps), RULE_EFFECTIVE_DIM.parts) if not part.holds(e["slope"])]
-    v = RULE_EFFECTIVE_DIM.decide((p1["slope"], ps["slope"]), f"1STR slope {p1['slope']:.2f} (PR {pr(p1)}); simple "
-                                  f"slope {ps['slope']:.2f} (PR {pr(ps)})" + _unlearned_text(pk),
-                                  paper="Prop. 35: the state is a packing of $e^{cN}$ points; simple-1STR needs one token")
-    if fails and all(e["unlearned"] for e in fails):
-        return dataclasses.replace(v, censored="the failing part includes $N$ at which no widest run reached the threshold")
-    return v
+    # a part that fails on a task with unlearned N measures networks that never learned: unsure (the rule: censored)
+    return Measured(tuple(Measured(e["slope"], unsure=bool(e["unlearned"])) for e in (p1, ps)),
+                    f"1STR slope {p1['slope']:.2f} (PR {pr(p1)}); simple slope {ps['slope']:.2f} (PR {pr(ps)})"
+                    + _unlearned_text(pk), censored="the failing part includes $N$ at which no widest run reached the "
+                    "threshold", paper="Prop. 35: the state is a packing of $e^{cN}$ points; simple-1STR needs one token")
 
 
 def _unlearned_text(pk, tasks=("1str", "simple")) -> str:
@@ -272,26 +278,23 @@ def _separation(P, results):
     pk = packing_table(P, results)
     p1 = pk["1str"]
     bad = [N for N, v in zip(p1["N"], p1["dist_median"]) if not RULE_SEPARATION.holds(v)]
-    v = RULE_SEPARATION.decide(p1["dist_median"], ", ".join(f"$N$ = {N}: {v:.2f}" for N, v in zip(p1["N"], p1["dist_median"]))
-                               + " (labels: " + ", ".join(f"{v:.2f}" for v in p1["g_dist_median"]) + ")"
-                               + _unlearned_text(pk, ("1str",)),
-                               paper=r"Prop. 35, event $E_1$: pairwise ≥ $\varepsilon_g\sqrt{N-1}$")
-    # outside the band only where no widest run learned the task: the proof's event is about networks that did
-    if bad and not set(bad) - set(p1["unlearned"]):
-        return dataclasses.replace(v, censored=f"outside the band only at $N$ = {bad}, where no widest run reached "
-                                               "the threshold")
-    return v
+    # the proof's event is about networks that learned: an N where no widest run did is unsure (the rule: censored)
+    return Measured(p1["dist_median"], ", ".join(f"$N$ = {N}: {v:.2f}" for N, v in zip(p1["N"], p1["dist_median"]))
+                    + " (labels: " + ", ".join(f"{v:.2f}" for v in p1["g_dist_median"]) + ")"
+                    + _unlearned_text(pk, ("1str",)), unsure=[N in p1["unlearned"] for N in p1["N"]],
+                    censored=f"outside the band only at $N$ = {bad}, where no widest run reached the threshold",
+                    paper=r"Prop. 35, event $E_1$: pairwise ≥ $\varepsilon_g\sqrt{N-1}$")
 
 
 def _transformer(P, results):
     fit, cmp = a2_fit(results), results["a2"]["result"]["compare"]
     aic = ", ".join(f"{k}: {cmp['fits'][k]['aic']:.1f}" for k in a2.GROWTHS)     # a fixed order: a reload sorts keys
-    return RULE_TRANSFORMER.decide({k: cmp["fits"][k]["aic"] for k in a2.GROWTHS},
-                                   f"best {cmp['best']} (AIC {aic}); {fit['slope']:.2f} per unit of $\\ln N$, "
-                                   f"$\\alpha^*$ from {fit['alpha'][0]:.1f} to {fit['alpha'][-1]:.1f}",
-                                   paper=r"Lemma 11: $\lVert W_{QK}\rVert \lesssim (2 d_e q/d)\log(N\dots)$",
-                                   where=f"worst target's off-target mass {P['off_target']}, codes under Assumption 3, "
-                                   f"$N$ from {int(fit['N'][0])} to {int(fit['N'][-1])}")
+    return Measured({k: cmp["fits"][k]["aic"] for k in a2.GROWTHS},
+                    f"best {cmp['best']} (AIC {aic}); {fit['slope']:.2f} per unit of $\\ln N$, "
+                    f"$\\alpha^*$ from {fit['alpha'][0]:.1f} to {fit['alpha'][-1]:.1f}",
+                    paper=r"Lemma 11: $\lVert W_{QK}\rVert \lesssim (2 d_e q/d)\log(N\dots)$",
+                    where=f"worst target's off-target mass {P['off_target']}, codes under Assumption 3, "
+                    f"$N$ from {int(fit['N'][0])} to {int(fit['N'][-1])}")
 
 
 def _memoriser_exact(P, results):
@@ -301,8 +304,8 @@ def _memoriser_exact(P, results):
     fwd = np.array(r["forward_gap"], float) / (2.0 ** -53 * np.array(r["term_scale"], float))
     err, test, zero = (np.array(r[k], float) for k in ("train_err", "test_mse", "zero_mse"))
     worst = np.unravel_index(np.argmax(err), err.shape)
-    return RULE_MEMORISER_EXACT.decide(
-        (np.ravel(fit["rounding"]), np.ravel(fwd / tol), np.ravel(test)),      # every error, draw and position
+    return Measured(
+        tuple(Measured(np.ravel(x)) for x in (fit["rounding"], fwd / tol, test)),      # every error, draw and position
         f"max training error {err.max():.1e} ($n$ = {int(n[worst[0]])}), at most {fit['rounding'].max():.2f} of the "
         f"rounding bound; `BiRNN.forward` at every position (16 prompts per set) equals `forward_at` to "
         f"{np.nanmax(fwd / tol):.2f} of it; test MSE median {np.median(test):.2f}, min {test.min():.2f} (predicting 0: "
@@ -314,10 +317,10 @@ def _memoriser_exact(P, results):
 def _memoriser_slope(P, results):
     fit = memoriser_fit(results)
     n = fit["n"]
-    return RULE_MEMORISER_SLOPE.decide(fit["slope"], f"slope {fit['slope']:.2f}; median {fit['median'][0]:.3g} "
-                                       f"($n$ = {int(n[0])}) to {fit['median'][-1]:.3g} ($n$ = {int(n[-1])}); the same "
-                                       f"interpolant at its norm-minimising rescale: slope {fit['balanced_slope']:.2f}",
-                                       paper=r"Lemma 36: $\lVert\mathrm{vec}\,\Theta\rVert^2 = O(n^3)$")
+    return Measured(fit["slope"], f"slope {fit['slope']:.2f}; median {fit['median'][0]:.3g} "
+                    f"($n$ = {int(n[0])}) to {fit['median'][-1]:.3g} ($n$ = {int(n[-1])}); the same "
+                    f"interpolant at its norm-minimising rescale: slope {fit['balanced_slope']:.2f}",
+                    paper=r"Lemma 36: $\lVert\mathrm{vec}\,\Theta\rVert^2 = O(n^3)$")
 
 
 def _lemma37(P, results):
@@ -325,11 +328,11 @@ def _lemma37(P, results):
     n = np.array(r["n"], float)
     first, gap = np.array(r["tries"]) == 1, np.array(r["gap"], float)
     bar = float(RULE_LEMMA37.bound)
-    return RULE_LEMMA37.decide(first.mean(), f"{int(first.sum())} of {first.size} first draws ({first.mean():.2f}); the "
-                               f"$v$ used met it in {int(np.sum(r['event']))} of {first.size}; median gap × $n^2$ = "
-                               f"{np.median(gap * n[:, None] ** 2):.2f} (the lemma's $\\sqrt\\pi/3$ = "
-                               f"{math.sqrt(math.pi) / 3:.2f})", spread=math.sqrt(bar * (1 - bar) / first.size),
-                               paper=f"Lemma 37: probability ≥ {number(RULE_LEMMA37.bound)}")
+    return Measured(first.mean(), f"{int(first.sum())} of {first.size} first draws ({first.mean():.2f}); the "
+                    f"$v$ used met it in {int(np.sum(r['event']))} of {first.size}; median gap × $n^2$ = "
+                    f"{np.median(gap * n[:, None] ** 2):.2f} (the lemma's $\\sqrt\\pi/3$ = "
+                    f"{math.sqrt(math.pi) / 3:.2f})", spread=math.sqrt(bar * (1 - bar) / first.size),
+                    paper=f"Lemma 37: probability ≥ {number(RULE_LEMMA37.bound)}")
 
 
 CONSTRUCTION_ROWS = [

@@ -19,6 +19,8 @@ import numpy as np
 from lib.chapters.rnn_norm_growth.claims import (
     CONTRAST_Z,
     RULE_EFFECTIVE_DIM,
+    RULE_NORM,
+    RULE_NORM_LOWER,
     _dstar_text,
     _norm,
     _norm_lower,
@@ -113,8 +115,9 @@ def _norm_findings(P: dict, results: dict, bad: dict) -> list[str]:
         over = ""
         if len(known) >= 2:
             sub = {**P, "phase_N": known}
-            reads = ", ".join(f"`{k}` {_read(f(sub, results))}"
-                              for k, f in (("10b-norm-lower", _norm_lower), ("10b-norm", _norm)))
+            reads = ", ".join(f"`{k}` {_read(rule.decide(f(sub, results)))}"
+                              for k, f, rule in (("10b-norm-lower", _norm_lower, RULE_NORM_LOWER),
+                                                 ("10b-norm", _norm, RULE_NORM)))
             over = (f" Over $N$ = {known} alone the slope is {slope} ± {nt['lipr_se']:.2f} (SE), and the same rules "
                     f"read {reads}: the profile's rows decide only with a value at $N$ = {cut}.")
         return [f"{' and '.join(f'`{k}`' for k in ids)}, censored: at $N$ = {cut} the widest runs (width "

@@ -1,5 +1,5 @@
-"""The power of the rules issue 36 restated (rows 10a-contrast-* and 10b-norm*): each row's own measure run on
-simulated results drawn like the stored paper results, from a world with the theorem's mechanism and from one
+"""The power of the rules issue 36 restated (rows 10a-contrast-* and 10b-norm*): each row, its measure decided by its
+rule, run on simulated results drawn like the stored paper results, from a world with the theorem's mechanism and from one
 without it. Page-side: no computation imports this module; benchmarks/rnn_norm_growth_power.py prints the numbers,
 and tests/test_rnn_norm_growth.py runs a smaller version that can fail.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.rnn_norm_growth.claims import _contrast, _norm, _norm_lower, contrast_numbers
+from lib.chapters.rnn_norm_growth.claims import ROWS, contrast_numbers
 
 # the stored paper grid
 PAPER_GRID = {"archs": ["gru", "elman"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 3,
@@ -32,6 +32,13 @@ SIGMA_NORM = 0.14    # log sd of (Lip rad)^2 about its fit: 0.13 (paper) and 0.1
 # <= 1, 2, 3.9 as the stored runs: no contrast)
 DSTAR = {"1str": lambda N: 0.75 * N, "flat": lambda N: 1.5 + 0 * N, "flat-floor": lambda N: 1.0 + 0 * N,
          "null": lambda N: 0.75 * N / 4}
+
+
+_ROW = {row.id: row for row in ROWS}
+
+
+def _read(v) -> str:
+    return "censored" if v.censored else "pass" if v.passed else "fail"
 
 
 def fake_phase(P: dict, dstar: dict, rng: np.random.Generator, sigma: float = SIGMA_RUN) -> dict:
@@ -64,11 +71,10 @@ def contrast_power(arch: str, world: str, sims: int = 200, seed: int = 0, sigma:
     """Shares of `sims` simulated diagrams on which row 10a-contrast-<arch> reads pass, FAIL, censored. world:
     "faithful" (simple-1STR flat at 2.0), "faithful-floor" (flat at 1.4) or "null" (simple-1STR grows like 1STR)."""
     simple = {"faithful": "flat", "faithful-floor": "flat-floor", "null": "null"}[world]
-    rng, P, measure, out = np.random.default_rng(seed), {**PAPER_GRID, "archs": [arch]}, _contrast(arch), []
+    rng, P, row, out = np.random.default_rng(seed), {**PAPER_GRID, "archs": [arch]}, _ROW[f"10a-contrast-{arch}"], []
     for _ in range(sims):
         res = fake_phase(P, {"1str": DSTAR["1str"], "simple": DSTAR[simple]}, rng, sigma)
-        v = measure(P, res)
-        out.append("censored" if v.censored else "pass" if v.passed else "fail")
+        out.append(_read(row.decide(P, res)))
         assert out[-1] == contrast_numbers(P, res, arch)["decision"]
     return {k: out.count(k) / sims for k in ("pass", "fail", "censored")}
 
@@ -94,7 +100,6 @@ def norm_power(slope: float, sims: int = 200, seed: int = 0, unknown_N: tuple = 
     out = {"10b-norm-lower": [], "10b-norm": []}
     for _ in range(sims):
         res = fake_norms(P, slope, rng, unknown_N)
-        for k, f in (("10b-norm-lower", _norm_lower), ("10b-norm", _norm)):
-            v = f(P, res)
-            out[k].append("censored" if v.censored else "pass" if v.passed else "fail")
+        for k in out:
+            out[k].append(_read(_ROW[k].decide(P, res)))
     return {k: {o: v.count(o) / sims for o in ("pass", "fail", "censored")} for k, v in out.items()}
