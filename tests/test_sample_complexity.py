@@ -252,8 +252,13 @@ def test_a_claim_reading_a_censored_mean_says_censored():
     records[("a", "transformer", 6)]["result"]["samples"][0] = [None, None]
     by_id = {c["id"]: c for c in page.claims(P, records)}
     assert by_id["1-tr-fewest"]["passed"] is False and "TR at N=6 (1 of 3)" in by_id["1-tr-fewest"]["censored"]
+    assert "censored with more than 0 means over the grid that count runs censored at the cap" in by_id["1-tr-fewest"]["expected"]
     assert by_id["paper-means"]["censored"] and not by_id["paper-means"]["passed"]
     assert "censored" not in by_id["3-ffn-above-rnn"] and by_id["3-ffn-above-rnn"]["passed"] is True
+    records = paper_like()          # a wide-sweep mean that counts a censored run: 1-tr-logN's gate
+    records[("wide", "transformer", 256)]["result"]["samples"][0] = [None, None]
+    logn = {c["id"]: c for c in page.claims(P, records)}["1-tr-logN"]
+    assert logn["passed"] is False and logn["censored"] == "N=256 (1)" and "means of the wide sweep" in logn["expected"]
 
 
 def test_a_smaller_protocol_than_the_authors_is_named_on_every_row():
@@ -387,17 +392,23 @@ def test_the_doubling_note_says_what_the_gains_per_doubling_show():
 def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     """Each row holds a rule object (lib.core.rules, lib.core.bootstrap_rules) whose fields both decide the verdict
     and write the rule's text, and the calibration note quotes the same field: moving 1-gap-largest-N's factor from
-    2 to 10 (the FFN/TR ratio here is 7) moves its verdict, its words and the note together."""
+    2 to 10 (the FFN/TR ratio here is 7) moves its verdict, its words and the note together. Every Figure 1 row's rule
+    is the module's rule object inside its censoring gate (figure1.capped), whose words are in the rule's text."""
     import dataclasses
 
+    from lib.chapters.sample_complexity import claims as claims_module
     from lib.chapters.sample_complexity.claims import findings
 
     assert all(r.rule is not None and r.expected == r.rule.text for r in ROWS)
-    assert all("(book's calibration" in r.expected for r in ROWS)
+    assert all("(book's calibration" in r.expected and "censored with more than 0 " in r.expected for r in ROWS)
+    assert figure1.BY_ID["1-gap-largest-N"].rule == figure1.capped(figure1.RULE_GAP_LARGEST)
     by_id = lambda: {c["id"]: c for c in page.claims(P, paper_like())}
     assert by_id()["1-gap-largest-N"]["passed"] and "FFN/TR and of RNN/TR ≥ 2 (" in figure1.RULE_GAP_LARGEST.text
     strict = dataclasses.replace(figure1.RULE_GAP_LARGEST, rule=dataclasses.replace(figure1.RULE_GAP_LARGEST.rule, bar=10.0))
     monkeypatch.setattr(figure1, "RULE_GAP_LARGEST", strict)
+    monkeypatch.setattr(claims_module, "ROWS", [dataclasses.replace(r, rule=figure1.capped(strict))
+                                                if r.id == "1-gap-largest-N" else r for r in ROWS])
     row = by_id()["1-gap-largest-N"]
-    assert not row["passed"] and "margins -" in row["measured"]
-    assert "the factor 10 of `1-gap-largest-N`" in findings.calibration_note() and "FFN/TR and of RNN/TR ≥ 10 (" in strict.text
+    assert not row["passed"] and "censored" not in row and "margins -" in row["measured"]
+    assert "FFN/TR and of RNN/TR ≥ 10 (" in row["expected"] and "FFN/TR and of RNN/TR ≥ 10 (" in strict.text
+    assert "the factor 10 of `1-gap-largest-N`" in findings.calibration_note()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.chapters.sample_complexity.results.attention import numbers, result
-from lib.core.claims import Row, Verdict, evaluate
+from lib.core.claims import Measured, Row, evaluate
 from lib.core.rules import Share
 
 # A majority of positions, whatever N: attention blind to the codes peaks at t_i at 1/N of them (1/12 at N = 12).
@@ -27,7 +27,7 @@ RULE_PEAK = Share("positions whose attention peaks at $t_i$", at_least=0.5, bino
                   where="in every run")
 
 
-def _reads_code(records: dict, P: dict) -> Verdict | None:
+def _reads_code(records: dict, P: dict) -> Measured | None:
     res = result(P, records)
     if res is None:
         return None
@@ -37,10 +37,10 @@ def _reads_code(records: dict, P: dict) -> Verdict | None:
             f"(blind to the codes: {x['uniform']:.1%}); attention mass on $t_i$ {x['share_lo']:.3f}–{x['share_hi']:.3f} "
             f"(uniform {x['uniform']:.3f}); $W_Q^\\top W_K$: {x['block_lo']:.0%}–{x['block_hi']:.0%} of its squared "
             "norm in the block of Eq. (A.2)")
-    return RULE_PEAK.decide(k, np.full_like(k, res["peak_n"]), text,
-                            paper="Figure 2: the trained $W_Q^\\top W_K$ has the diagonal block of Eq. (A.2) (at $N = 100$,"
-                                  " on simple-1STR); the paper shows no attention weights",
-                            where=f"$N = {x['N']}$, {x['runs']} runs at the threshold")
+    return Measured(k, text, n=np.full_like(k, res["peak_n"]),
+                    paper="Figure 2: the trained $W_Q^\\top W_K$ has the diagonal block of Eq. (A.2) (at $N = 100$,"
+                          " on simple-1STR); the paper shows no attention weights",
+                    where=f"$N = {x['N']}$, {x['runs']} runs at the threshold")
 
 
 ROW = Row("5-attn-reads-t", "claim", "hypothesis (this book), from Theorem 4's construction (Eq. A.2)",

@@ -1,16 +1,16 @@
 """The claims about Figure 1, as rules and the measures that decide them: the paper's statements about the
 hierarchy on 1STR and simple-1STR, readings of the figure, the test-protocol finding of this book and the comparison
-with the authors' means (`paper-means`). Each measure takes the summary table (results.summarize) and decides through
-its rule; claims/__init__.py lists the rows.
+with the authors' means (`paper-means`). Each measure takes the summary table (results.summarize) and returns what
+it found (a Measured); the row's rule decides it. Every row reads means that may count runs censored at the sample
+cap (lower bounds, which do not tell which way a statistic goes), so every rule here is `capped`: a Needs gate that
+leaves the row censored where such a mean is among those it reads. claims/__init__.py lists the rows.
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
     >>> from lib.chapters.sample_complexity.results import summarize; table = summarize(P, records)
-    >>> _tr_fewest(table, P).passed, _paper_means_row(table, P).passed
+    >>> BY_ID["1-tr-fewest"].decide(table, P).passed, BY_ID["paper-means"].decide(table, P).passed
     (True, True)
 """
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 
@@ -25,8 +25,8 @@ from lib.chapters.sample_complexity.results.authors import (
 )
 from lib.chapters.sample_complexity.results.bootstrap import LEVEL, boot, slope
 from lib.core.bootstrap_rules import Each, Quantile, Replicates
-from lib.core.claims import Row, Verdict
-from lib.core.rules import All, AtMost, number
+from lib.core.claims import Measured, Row
+from lib.core.rules import EXACT, All, AtMost, Needs, number
 from lib.science.stats import loglog_slope
 
 GAP_FROM = 27                     # 4-ffn-gap: N = 25 is where the FFN's count passes the others, draw by draw
@@ -51,6 +51,15 @@ RULE_PROTOCOL = All((Quantile("the FFN's ratio", bar=1.2, level=LEVEL, strict=Tr
                      Quantile("TR's ratio", bar=1.2, level=LEVEL, below=True, strict=True, log=True,
                               spread=LOG_REPS + " (TR)")))
 
+# A mean that counts runs censored at the cap is a lower bound: a row that reads one is censored, whatever its rule
+# would decide (the gate counts those means; the measure names them).
+CAPPED = AtMost("means over the grid that count runs censored at the cap", 0, by=EXACT)
+
+
+def capped(rule, gate=CAPPED) -> Needs:
+    """A row's rule, decided only where none of the means it reads counts a run censored at the cap."""
+    return Needs(gate, rule)
+
 
 def _means(table: dict, panel: str, test: str) -> dict | None:
     """{model: {N: mean samples}} of one panel and test set, or None if a model is missing."""
@@ -73,20 +82,20 @@ def _data(table: dict, P: dict, panel: str, select):
     return M, boot(table, P, panel, test), grid, ref, ref_grid
 
 
-def _censored_in(table: dict, panel: str, tests, grid) -> str:
-    """The means over `grid` that count censored runs at the cap (lower bounds), in words; "" if none. A claim that
-    reads one says "censored" instead of a verdict: the bound alone does not tell which way the statistic goes."""
-    parts = [f"{SHORT[m]} at N={n} ({int(e['censored'][i])} of {e['runs'].shape[1]})"
-             for m in MODELS for t in tests for e in [table[panel][m][t]] for i, n in enumerate(e["N"])
-             if n in grid and e["censored"][i]]
-    return ", ".join(parts)
+def _censored_in(table: dict, panel: str, tests, grid) -> list[str]:
+    """The means over `grid` that count censored runs at the cap (lower bounds), each in words; [] if none. A claim
+    that reads one says "censored" instead of a verdict (its rule's gate, CAPPED): the bound alone does not tell which
+    way the statistic goes."""
+    return [f"{SHORT[m]} at N={n} ({int(e['censored'][i])} of {e['runs'].shape[1]})"
+            for m in MODELS for t in tests for e in [table[panel][m][t]] for i, n in enumerate(e["N"])
+            if n in grid and e["censored"][i]]
 
 
-def _verdict(table, P, panel, grid, v: Verdict, scale="", tests=None) -> Verdict:
-    """A rule's verdict `v`, censored where a mean over `grid` counts censored runs, with the row's scale note."""
+def _cap(table, P, panel, grid, scale="", tests=None) -> dict:
+    """The Measured fields every row here shares: its gate (how many means over `grid` count censored runs), those
+    means in words, and the row's scale note with the protocol's."""
     cen = _censored_in(table, panel, tests or ["authors" if panel == "a" else "task"], grid)
-    scale = "; ".join(x for x in (scale, protocol_scale(P)) if x)
-    return dataclasses.replace(v, passed=bool(v.passed) and not cen, scale=scale, censored=cen)
+    return {"gate": len(cen), "censored": ", ".join(cen), "scale": "; ".join(x for x in (scale, protocol_scale(P)) if x)}
 
 
 RERUN = "authors' code, re-run"
@@ -97,7 +106,7 @@ def _at_least(share: float) -> str:
     return "every replicate" if share >= 1.0 else f"≥ {share:.1%} of replicates"
 
 
-def _tr_fewest(table: dict, P: dict) -> Verdict | None:
+def _tr_fewest(table: dict, P: dict) -> Measured | None:
     d = _data(table, P, "a", lambda Ns: [n for n in Ns if n >= 4])
     if d is None:
         return None
@@ -105,12 +114,11 @@ def _tr_fewest(table: dict, P: dict) -> Verdict | None:
     lead = {f"N={n}": np.log(np.minimum(B["rnn"][n], B["ffn"][n]) / B["transformer"][n]) for n in grid}
     share = min(RULE_TR_FEWEST.cell(v)[1] for v in lead.values())
     lowest = [n for n in rg if ref["transformer"][n] < min(ref["rnn"][n], ref["ffn"][n])]
-    return _verdict(table, P, "a", grid, RULE_TR_FEWEST.decide(lead, f"TR lowest in {_at_least(share)} at every N",
-                                                               paper=f"{RERUN}: lowest at N={lowest} of {rg}",
-                                                               where=f"N={grid}"))
+    return Measured(lead, f"TR lowest in {_at_least(share)} at every N", paper=f"{RERUN}: lowest at N={lowest} of {rg}",
+                    where=f"N={grid}", **_cap(table, P, "a", grid))
 
 
-def _gap_largest(table: dict, P: dict) -> Verdict | None:
+def _gap_largest(table: dict, P: dict) -> Measured | None:
     d = _data(table, P, "a", lambda Ns: [max(Ns)] if max(Ns) >= 8 else None)
     if d is None:
         return None
@@ -119,8 +127,8 @@ def _gap_largest(table: dict, P: dict) -> Verdict | None:
     r = {f"{SHORT[m]}/TR": M[m][n] / M["transformer"][n] for m in ("ffn", "rnn")}
     paper = ", ".join(f"{SHORT[m]}/TR {ref[m][rg[0]] / ref['transformer'][rg[0]]:.1f}×" for m in ("ffn", "rnn"))
     text = ", ".join(f"{k} {r[k]:.1f}× (bound {RULE_GAP_LARGEST.rule.bound(v):.1f}×)" for k, v in ratio.items())
-    return _verdict(table, P, "a", [n], RULE_GAP_LARGEST.decide(ratio, text, paper=f"{RERUN}: {paper} at N={rg[0]}",
-                                                                where=f"N={n}"), gru_scale(P, M, [n]))
+    return Measured(ratio, text, paper=f"{RERUN}: {paper} at N={rg[0]}", where=f"N={n}",
+                    **_cap(table, P, "a", [n], gru_scale(P, M, [n])))
 
 
 def _slopes(table: dict, P: dict, start: int):
@@ -134,33 +142,31 @@ def _slopes(table: dict, P: dict, start: int):
     return point, reps, paper, grid, rg, M
 
 
-def _tr_flattest(table: dict, P: dict) -> Verdict | None:
+def _tr_flattest(table: dict, P: dict) -> Measured | None:
     s = _slopes(table, P, SLOPE_FROM["a"])
     if s is None:
         return None
     point, reps, paper, grid, rg, M = s
     lead = np.minimum(reps["rnn"], reps["ffn"]) - reps["transformer"]
     text = lambda v: ", ".join(f"{SHORT[m]} {v[m]:.2f}" for m in ("ffn", "rnn", "transformer"))
-    return _verdict(table, P, "a", grid, RULE_TR_FLATTEST.decide(
-        lead, f"{text(point)}; TR flattest in {float(np.mean(lead > RULE_TR_FLATTEST.bar)):.1%} of replicates",
-        paper=f"{RERUN}: {text(paper)}", where=f"N={grid}"), gru_scale(P, M, grid))
+    return Measured(lead, f"{text(point)}; TR flattest in {float(np.mean(lead > RULE_TR_FLATTEST.bar)):.1%} of replicates",
+                    paper=f"{RERUN}: {text(paper)}", where=f"N={grid}", **_cap(table, P, "a", grid, gru_scale(P, M, grid)))
 
 
-def _ffn_superlinear(table: dict, P: dict) -> Verdict | None:
+def _ffn_superlinear(table: dict, P: dict) -> Measured | None:
     s = _slopes(table, P, SLOPE_FROM["a"])
     if s is None:
         return None
     point, reps, paper, grid, rg, M = s
     every = _slopes(table, P, 0)            # the whole grid from N = 2: the ordering of the slopes can change
     alt = f"; from N={every[3][0]}: FFN {every[0]['ffn']:.2f}, RNN {every[0]['rnn']:.2f}" if every and every[3] != grid else ""
-    return _verdict(table, P, "a", grid, RULE_FFN_SUPERLINEAR.decide(
-        reps["ffn"], f"FFN {point['ffn']:.2f} (bound {RULE_FFN_SUPERLINEAR.bound(reps['ffn']):.2f}){alt}",
-        paper=f"{RERUN}: FFN {paper['ffn']:.2f}", where=f"N={grid}"))
+    return Measured(reps["ffn"], f"FFN {point['ffn']:.2f} (bound {RULE_FFN_SUPERLINEAR.bound(reps['ffn']):.2f}){alt}",
+                    paper=f"{RERUN}: FFN {paper['ffn']:.2f}", where=f"N={grid}", **_cap(table, P, "a", grid))
 
 
 def _ffn_vs_rnn(sign: int, select):
     """3-ffn-below-rnn (sign -1: its rule on ln(RNN/FFN)) and 3-ffn-above-rnn (+1: on ln(FFN/RNN))."""
-    def measure(table: dict, P: dict) -> Verdict | None:
+    def measure(table: dict, P: dict) -> Measured | None:
         d = _data(table, P, "a", select)
         if d is None:
             return None
@@ -170,8 +176,8 @@ def _ffn_vs_rnn(sign: int, select):
         paper = ", ".join(f"N={n}: {ref['ffn'][n]:,.0f} vs {ref['rnn'][n]:,.0f}" for n in rg)
         text = ", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f} ({rule.cell(lead[f'N={n}'])[1]:.1%})"
                          for n in grid)
-        return _verdict(table, P, "a", grid, rule.decide(lead, text, paper=f"{RERUN}: {paper}", where=f"N={grid}"),
-                        gru_scale(P, M, grid))
+        return Measured(lead, text, paper=f"{RERUN}: {paper}", where=f"N={grid}",
+                        **_cap(table, P, "a", grid, gru_scale(P, M, grid)))
     return measure
 
 
@@ -180,7 +186,7 @@ def _gap_grid(Ns):
     return [n for n in Ns if n >= GAP_FROM] if Ns and max(Ns) >= GAP_FROM else Ns
 
 
-def _ffn_gap(table: dict, P: dict) -> Verdict | None:
+def _ffn_gap(table: dict, P: dict) -> Measured | None:
     d = _data(table, P, "b", _gap_grid)
     if d is None:
         return None
@@ -192,13 +198,12 @@ def _ffn_gap(table: dict, P: dict) -> Verdict | None:
     below = [n for n in table["b"]["ffn"]["task"]["N"] if n < min(grid)]   # shown, not tested: the order per draw
     shown = "; ".join(f"N={n} (not tested), FFN per draw " + " / ".join(f"{x:,.0f}" for x in per_draw(table, "b", "ffn", n))
                       + f" against TR {M['transformer'][n]:,.0f}, RNN {M['rnn'][n]:,.0f}" for n in below)
-    return _verdict(table, P, "b", grid, RULE_FFN_GAP.decide(
-        lead, f"FFN above in {_at_least(share)} at every N; min ratio {min(ratio.values()):.2f}"
-        + (f"; {shown}" if shown else ""), paper=f"{RERUN}: min ratio {paper:.2f}", where=f"N={grid}"),
-        crossing_scale(P, M, grid))
+    return Measured(lead, f"FFN above in {_at_least(share)} at every N; min ratio {min(ratio.values()):.2f}"
+                    + (f"; {shown}" if shown else ""), paper=f"{RERUN}: min ratio {paper:.2f}", where=f"N={grid}",
+                    **_cap(table, P, "b", grid, crossing_scale(P, M, grid)))
 
 
-def _rnn_milder(table: dict, P: dict) -> Verdict | None:
+def _rnn_milder(table: dict, P: dict) -> Measured | None:
     d = _data(table, P, "b", lambda Ns: Ns if len(Ns) >= 2 else None)
     if d is None:
         return None
@@ -208,12 +213,12 @@ def _rnn_milder(table: dict, P: dict) -> Verdict | None:
     lead = {SHORT[m]: np.log(B["ffn"][hi] / B["ffn"][lo] * B[m][lo] / B[m][hi]) for m in ("rnn", "transformer")}
     share = min(RULE_RNN_MILDER.cell(v)[1] for v in lead.values())
     paper = ", ".join(f"{SHORT[m]} {ref[m][rg[-1]] / ref[m][rg[0]]:.2f}×" for m in ("ffn", "rnn", "transformer"))
-    return _verdict(table, P, "b", [lo, hi], RULE_RNN_MILDER.decide(
-        lead, ", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer")) + f"; FFN faster in "
-        f"{_at_least(share)}", paper=f"{RERUN}: {paper}", where=f"N={lo}..{hi}"), panel_b_scale(P, M, grid))
+    return Measured(lead, ", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer"))
+                    + f"; FFN faster in {_at_least(share)}", paper=f"{RERUN}: {paper}", where=f"N={lo}..{hi}",
+                    **_cap(table, P, "b", [lo, hi], panel_b_scale(P, M, grid)))
 
 
-def _test_protocol(table: dict, P: dict) -> Verdict | None:
+def _test_protocol(table: dict, P: dict) -> Measured | None:
     A, T = _means(table, "a", "authors"), _means(table, "a", "task")
     if not (A and T):
         return None
@@ -222,11 +227,11 @@ def _test_protocol(table: dict, P: dict) -> Verdict | None:
     r = {m: T[m][N] / A[m][N] for m in ("ffn", "transformer")}
     reps = {m: BT[m][N] / BA[m][N] for m in ("ffn", "transformer")}
     ffn, tr = RULE_PROTOCOL.parts
-    return _verdict(table, P, "a", [N], RULE_PROTOCOL.decide(
-        ((reps["ffn"],), (reps["transformer"],)), f"FFN {r['ffn']:.2f}× (bound {ffn.bound(reps['ffn']):.2f}×), TR "
-        f"{r['transformer']:.2f}× (bound {tr.bound(reps['transformer']):.2f}×)",
-        paper=f"{RERUN}: FFN {PAPER_FFN_TASK_TEST_N12 / paper_means('a')['ffn'][12]:.1f}× at N=12, TR about 1.0×",
-        where=f"N={N}"), tests=["authors", "task"])
+    return Measured((Measured(reps["ffn"]), Measured(reps["transformer"])),
+                    f"FFN {r['ffn']:.2f}× (bound {ffn.bound(reps['ffn']):.2f}×), TR "
+                    f"{r['transformer']:.2f}× (bound {tr.bound(reps['transformer']):.2f}×)",
+                    paper=f"{RERUN}: FFN {PAPER_FFN_TASK_TEST_N12 / paper_means('a')['ffn'][12]:.1f}× at N=12, TR about 1.0×",
+                    where=f"N={N}", **_cap(table, P, "a", [N], tests=["authors", "task"]))
 
 
 # paper-means: 33 means are compared at once, so even a faithful rerun has some |z| above BEYOND now and then (more
@@ -236,29 +241,30 @@ def _test_protocol(table: dict, P: dict) -> Verdict | None:
 RULE_MEANS = AtMost(f"means beyond $\\lvert z\\rvert = {number(BEYOND)}$", 1,
                     why="what a faithful rerun stays within in ≥ 95% of simulated reruns")
 ALLOWED = RULE_MEANS.bound
+# the row's rule: censored where a compared mean counts a censored run (a lower bound)
+RULE_PAPER_MEANS = capped(RULE_MEANS, AtMost("compared means that count runs censored at the cap", 0, by=EXACT))
 
 
-def means_verdict(rows: list[dict], P: dict) -> Verdict | None:
-    """paper-means: at most ALLOWED of the compared means beyond |z| = BEYOND; censored where a mean that counts a
-    censored run (a lower bound) is among them."""
+def means_measured(rows: list[dict], P: dict) -> Measured | None:
+    """paper-means on the comparison's rows (authors.comparison): how many of the compared means lie beyond
+    |z| = BEYOND (RULE_PAPER_MEANS allows ALLOWED of them), and how many count a censored run (its gate)."""
     if not rows:
         return None
     worst = max(rows, key=lambda r: abs(r["z"]))
     beyond = [r for r in rows if abs(r["z"]) > BEYOND]
-    cen = ", ".join(f"{SHORT[r['model']]} at N={r['N']}" for r in rows if r["censored"])
+    cen = [f"{SHORT[r['model']]} at N={r['N']}" for r in rows if r["censored"]]
     one = sorted({SHORT[r["model"]] for r in rows if r["draws"] == 1})
-    v = RULE_MEANS.decide(len(beyond), f"{len(beyond)} of {len(rows)} beyond {BEYOND:g} (allowed {ALLOWED}; "
-                          + (", ".join(f"{SHORT[r['model']]} ({r['panel']}) N={r['N']}: z {r['z']:+.1f}" for r in beyond)
-                             if beyond else f"largest |z| {abs(worst['z']):.1f}, {SHORT[worst['model']]} "
-                             f"({worst['panel']}) N={worst['N']}") + ")"
-                          + (f"; one task draw, seeds only: {', '.join(one)}" if one else ""),
-                          paper="authors' code, re-run: 5 seeds, one H100", where=f"{len(rows)} means",
-                          scale=protocol_scale(P))
-    return dataclasses.replace(v, passed=v.passed and not cen, censored=cen)
+    return Measured(len(beyond), f"{len(beyond)} of {len(rows)} beyond {BEYOND:g} (allowed {ALLOWED}; "
+                    + (", ".join(f"{SHORT[r['model']]} ({r['panel']}) N={r['N']}: z {r['z']:+.1f}" for r in beyond)
+                       if beyond else f"largest |z| {abs(worst['z']):.1f}, {SHORT[worst['model']]} "
+                       f"({worst['panel']}) N={worst['N']}") + ")"
+                    + (f"; one task draw, seeds only: {', '.join(one)}" if one else ""),
+                    paper="authors' code, re-run: 5 seeds, one H100", where=f"{len(rows)} means",
+                    scale=protocol_scale(P), gate=len(cen), censored=", ".join(cen))
 
 
-def _paper_means_row(table: dict, P: dict) -> Verdict | None:
-    return means_verdict(comparison(table, P), P)
+def _paper_means_row(table: dict, P: dict) -> Measured | None:
+    return means_measured(comparison(table, P), P)
 
 
 FIG1 = "Figure 1 (paper)"
@@ -271,33 +277,34 @@ READ = "Figure 1 (a reading of the figure; the book's calibration)"
 ROWS = [
     Row("1-tr-fewest", "claim", FIG1,
         "1STR, authors' test set: the Transformer needs the fewest samples at every $N \\ge 4$",
-        RULE_TR_FEWEST, _tr_fewest),
+        capped(RULE_TR_FEWEST), _tr_fewest),
     Row("1-gap-largest-N", "claim", READ,
         "1STR at the largest $N$ (≥ 8): the FFN and the RNN each need at least twice the Transformer's samples",
-        RULE_GAP_LARGEST, _gap_largest),
+        capped(RULE_GAP_LARGEST), _gap_largest),
     Row("2-tr-flattest", "claim", "Theorem 1 (Thm 4 vs 6, 9); Figure 1(a)",
         "1STR: the Transformer's log-log slope of samples against $N$ ($N \\ge 4$) is the smallest",
-        RULE_TR_FLATTEST, _tr_flattest),
+        capped(RULE_TR_FLATTEST), _tr_flattest),
     Row("2-ffn-superlinear", "claim", READ,
         "1STR: the FFN's samples grow faster than linearly in $N$ (log-log slope from $N = 4$; the slopes from $N = 2$, "
-        "where the GRU's can be the steepest, are shown beside it)", RULE_FFN_SUPERLINEAR, _ffn_superlinear),
+        "where the GRU's can be the steepest, are shown beside it)", capped(RULE_FFN_SUPERLINEAR), _ffn_superlinear),
     Row("3-ffn-below-rnn", "claim", READ, "1STR: the FFN needs fewer samples than the RNN at $4 \\le N \\le 6$",
-        RULE_FFN_BELOW_RNN, _ffn_vs_rnn(-1, lambda Ns: [n for n in Ns if 4 <= n <= 6])),
+        capped(RULE_FFN_BELOW_RNN), _ffn_vs_rnn(-1, lambda Ns: [n for n in Ns if 4 <= n <= 6])),
     Row("3-ffn-above-rnn", "claim", READ,
         "1STR: the FFN needs more samples than the RNN at the largest $N$ (≥ 10; at $N = 10$ the authors' means differ "
         "by 3%, within their seeds, so the crossing itself is not tested)",
-        RULE_FFN_ABOVE_RNN, _ffn_vs_rnn(+1, lambda Ns: [max(Ns)] if max(Ns) >= 10 else None)),
+        capped(RULE_FFN_ABOVE_RNN), _ffn_vs_rnn(+1, lambda Ns: [max(Ns)] if max(Ns) >= 10 else None)),
     Row("4-ffn-gap", "claim", "Theorem 1 (Thm 6 vs 4, 7); Figure 1(b)",
         f"simple-1STR: at every $N \\ge {GAP_FROM}$ the FFN needs more samples than both the RNN and the Transformer "
         f"(below {GAP_FROM}, where the FFN's count passes the others and the order depends on the task draw, its means "
-        "per draw are shown, not tested)", RULE_FFN_GAP, _ffn_gap),
+        "per draw are shown, not tested)", capped(RULE_FFN_GAP), _ffn_gap),
     Row("4-rnn-milder", "claim", "§1 and Figure 1(b) (paper)",
         "simple-1STR: from the smallest to the largest $N$ the RNN's and the Transformer's samples grow less than the "
-        "FFN's (\"a much milder dependence on $N$\")", RULE_RNN_MILDER, _rnn_milder),
+        "FFN's (\"a much milder dependence on $N$\")", capped(RULE_RNN_MILDER), _rnn_milder),
     Row("test-protocol", "claim", "hypothesis (this book), from the authors' code",
         "1STR: scored on 1STR prompts instead of the authors' simple-1STR prompts, the FFN needs more samples and "
-        "the Transformer about the same", RULE_PROTOCOL, _test_protocol),
+        "the Transformer about the same", capped(RULE_PROTOCOL), _test_protocol),
     Row("paper-means", "claim", "the authors' code, re-run (5 seeds, one H100)",
         "the means this run shares with the authors' re-run (same model, threshold and $N$) are within what seeds and "
-        "task draws explain, as a faithful rerun's would be", RULE_MEANS, _paper_means_row),
+        "task draws explain, as a faithful rerun's would be", RULE_PAPER_MEANS, _paper_means_row),
 ]
+BY_ID = {row.id: row for row in ROWS}

@@ -4,7 +4,8 @@ theorem's mechanism. A rule that a faithful rerun often fails, or that the null 
 
 Runs are drawn log-normal around a mean per (model, N): a task-draw offset per draw, then a seed's own. The spreads
 come from the stored results (`measured_spreads`), so the simulation is of this book's experiment at its scale.
-The attention row's power is measured the same way, on simulated attention (`peak_rates`). No computation imports
+The attention row's power is measured the same way, on simulated attention (`peak_rates`). A simulated result passes
+where the row's own rule decides it passes (a row's `decide`: its measure, then its rule). No computation imports
 this module; benchmarks/power_sample_complexity.py prints the table, tests/test_sample_complexity.py checks it.
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
@@ -52,7 +53,8 @@ def measured_spreads(table: dict, P: dict) -> dict:
 
 
 def paper_means_rates(table: dict, P: dict, n_sim: int = 200, seed: int = 0, G: int = 3, R: int = 5) -> dict:
-    """Pass rates of paper-means (authors.comparison + figure1.means_verdict) over simulated reruns: the book's G
+    """Pass rates of paper-means (authors.comparison, figure1.means_measured, decided by figure1.RULE_PAPER_MEANS) over
+    simulated reruns: the book's G
     draws of R seeds and the authors' one draw of R seeds from the same distribution ("faithful"), and with the
     authors' means from a world where the book's models differ from theirs: one model's means 1.3x, or all 1.15x."""
     spreads = measured_spreads(table, P)
@@ -69,14 +71,14 @@ def paper_means_rates(table: dict, P: dict, n_sim: int = 200, seed: int = 0, G: 
                                                                                          seed_sd, draw_sd, G, R), N)}
                 theirs = draw_runs(rng, true, seed_sd, draw_sd, 1, R).mean((1, 2))
                 ref.setdefault(panel, {})[m] = dict(zip(N, theirs))
-            passed += figure1.means_verdict(authors.comparison(sim, P, ref), P).passed
+            passed += figure1.RULE_PAPER_MEANS.decide(figure1.means_measured(authors.comparison(sim, P, ref), P)).passed
         rates[name] = passed / n_sim
     return rates
 
 
 def logn_rates(P: dict, N: list[int], seed_sd: float, n_sim: int = 100, seed: int = 0, R: int = 5,
                laws: dict | None = None) -> dict:
-    """Pass rates of 1-tr-logN (wide_claim.logn_verdict) on simulated wide sweeps whose true means follow each law
+    """Pass rates of 1-tr-logN (its row, wide_claim.ROW) on simulated wide sweeps whose true means follow each law
     (default: a log law, and a power and a linear law through the same counts at the smallest and largest N)."""
     rng = np.random.default_rng(seed)
     if laws is None:
@@ -93,13 +95,13 @@ def logn_rates(P: dict, N: list[int], seed_sd: float, n_sim: int = 100, seed: in
         for _ in range(n_sim):
             runs = draw_runs(rng, true, seed_sd, 0.0, 1, R)
             table = {"wide": {"transformer": {"task": entry(runs, list(N))}}}
-            passed += wide_claim.logn_verdict(table, P).passed
+            passed += wide_claim.ROW.decide(table, P).passed
         rates[name] = passed / n_sim
     return rates
 
 
 def gap_rates(table: dict, P: dict, n_sim: int = 100, seed: int = 0, G: int = 3, R: int = 5) -> dict:
-    """Pass rates of 4-ffn-gap (figure1._ffn_gap) on simulated panel (b) runs with the stored means and spreads
+    """Pass rates of 4-ffn-gap (its row, figure1.BY_ID) on simulated panel (b) runs with the stored means and spreads
     ("faithful"), and with the FFN's mean at the larger of the other two at every N (no gap: Theorem 6's Nd cost
     absent)."""
     e = {m: table["b"][m]["task"] for m in MODELS}
@@ -116,7 +118,7 @@ def gap_rates(table: dict, P: dict, n_sim: int = 100, seed: int = 0, G: int = 3,
                 mean = ffn_mean if m == "ffn" else e[m]["mean"]
                 draw_sd = 0.0 if np.isnan(sd[m][1]) else float(np.sqrt(sd[m][1]))
                 sim["b"][m] = {"task": entry(draw_runs(rng, mean, np.sqrt(sd[m][0]), draw_sd, G, R), N)}
-            passed += figure1._ffn_gap(sim, P).passed
+            passed += figure1.BY_ID["4-ffn-gap"].decide(sim, P).passed
         rates[name] = passed / n_sim
     return rates
 
@@ -140,7 +142,7 @@ WORLDS = {"reads the code": (1.3, 0.4), "reads it weakly": (0.5, 0.4), "blind to
 
 
 def peak_rates(N: int = 12, n_sim: int = 200, runs: int = 5, prompts: int = 40) -> dict:
-    """Pass rates of the row's own function over n_sim simulated attention points per world (WORLDS), each of `runs`
+    """Pass rates of the row (attention.ROW) over n_sim simulated attention points per world (WORLDS), each of `runs`
     runs on `prompts` prompts (the paper run reads 1,000: fewer prompts only widen the simulated spread).
 
         >>> peak_rates(n_sim=20)
@@ -152,8 +154,8 @@ def peak_rates(N: int = 12, n_sim: int = 200, runs: int = 5, prompts: int = 40) 
     torch.set_num_threads(1)    # tensors of a few thousand numbers: on a busy 2-core CPU two threads ran 30x slower
     try:
         for name, (strength, noise) in WORLDS.items():
-            passed = [attention._reads_code({("attention", "transformer", N): {"result": simulated(N, strength, noise, runs,
-                                                                                         prompts, s)}}, P).passed
+            passed = [attention.ROW.decide({("attention", "transformer", N): {"result": simulated(N, strength, noise, runs,
+                                                                                             prompts, s)}}, P).passed
                       for s in range(n_sim)]
             rates[name] = float(np.mean(passed))
     finally:

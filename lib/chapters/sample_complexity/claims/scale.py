@@ -1,5 +1,5 @@
 """The scale at which each effect of Figure 1 should show, for the claim rows that a run below it fails: a computed
-note naming that scale (lib.core.claims.Verdict.scale), never a pass.
+note naming that scale (lib.core.claims.Measured.scale), never a pass.
 
     >>> from lib.core import params     # "" at the paper's 500-unit GRU, else why a narrower one steepens its curve
     >>> gru_scale(params.resolve("sample_complexity", "paper"), None, [4]), gru_scale({"rnn_hidden": 64}, None, [4])[:25]
