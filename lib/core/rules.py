@@ -80,10 +80,14 @@ class Rule:
     @property
     def text(self) -> str:
         unsure = f"; censored where it fails only {self.unsure}" if self.unsure else ""
-        return f"{self.condition()}{' ' + self.where if self.where else ''}{unsure} {self.calibration}"
+        return f"{self.condition()}{' ' + self.where if self.where else ''}{self.censors()}{unsure} {self.calibration}"
 
     def condition(self) -> str:
         raise NotImplementedError
+
+    def censors(self) -> str:
+        """When the rule leaves a row censored, in words, where its condition does not say it ("")."""
+        return ""
 
     def outcome(self, m: Measured) -> bool | str:
         """True (pass), False (FAIL) or, where the rule leaves the row undecided, why (censored)."""
@@ -132,6 +136,7 @@ class _Bound(Rule):
     strict: bool = False
     tol: float = 0.0
     log: bool = False
+    ranged: bool = False   # the value may come as a censoring-aware range [lo, hi]: the text says how it decides
     sign = 1            # +1: at least; -1: at most
 
     def condition(self) -> str:
@@ -139,6 +144,9 @@ class _Bound(Rule):
             return f"{self.what} = 0"            # a count at most 0 (an int bound): none
         op = {(1, False): "≥", (1, True): ">", (-1, False): "≤", (-1, True): "<"}[(self.sign, self.strict)]
         return f"{self.what} {op} {number(self.bound)}" + (f" (to {number(self.tol)})" if self.tol else "")
+
+    def censors(self) -> str:
+        return "; censored where that range lies across the bound" if self.ranged else ""
 
     def passes(self, v) -> np.ndarray:
         """Per value: whether it is on the passing side (NaN never is)."""
@@ -319,10 +327,21 @@ class Needs:
         return self.rule.what
 
     @property
-    def text(self) -> str:
+    def clause(self) -> str:
+        """When the gate censors, in words."""
         g = self.gate
-        return (f"{self.rule.text}; censored{', where it fails,' if self.on_fail else ''} with "
-                f"{'fewer' if g.sign > 0 else 'more'} than {number(g.bound)} {g.what} {g.calibration}")
+        count = (f"any {g.what}" if g.sign < 0 and g.bound == 0 else
+                 f"{'fewer' if g.sign > 0 else 'more'} than {number(g.bound)} {g.what}")
+        return f"; censored{', where it fails,' if self.on_fail else ''} with {count} {g.calibration}"
+
+    @property
+    def text(self) -> str:
+        return self.rule.text + self.clause
+
+    def expected(self, m: Measured) -> str:
+        """The rule with this run's numbers (where it quotes them: TInterval's t), and the gate's clause."""
+        quoted = self.rule.expected(m)
+        return quoted + self.clause if quoted else ""
 
     def outcome(self, m: Measured) -> bool | str:
         inner = self.rule.outcome(m)
@@ -335,8 +354,7 @@ class Needs:
         return self.rule.margin_text(m)
 
     def decide(self, m: Measured) -> Verdict:
-        return verdict(m, (m.text or self.rule.shown(m)) + self.rule.margin_text(m), self.outcome(m),
-                       self.rule.expected(m))
+        return verdict(m, (m.text or self.rule.shown(m)) + self.rule.margin_text(m), self.outcome(m), self.expected(m))
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ RULE_RECTIFIED = AtMost(r"(max error $-$ $\sqrt q\,\varepsilon$) over its float6
                         rf"${ROUND_ULPS}\,u\max\lvert x\rvert\sqrt{{qd}}$", 1, by=EXACT,
                         why="the bound is attained, so it holds to rounding")
 RULE_FAILS_QSTR = AtLeast("MSE", 0.9, where="at every $N$", why="predicting 0 scores 1")
-RULE_WIDTH = AtLeast("log-log slope of $d_h^*$ against $N$", 0.5, where="for every $d_h^*$ its censoring allows",
+RULE_WIDTH = AtLeast("log-log slope of $d_h^*$ against $N$", 0.5, where="for every $d_h^*$ its censoring allows", ranged=True,
                      spread=BOOT_SE, why=r"Prop. 8's local slope $1 - 1/\log(1+\kappa)$ once $\kappa \gtrsim 6$")
 # the contrast's tol: two equal slopes fitted to different points differ by float rounding, not by a contrast
 RULE_CONTRAST = Beyond("the log-log slope of $d_h^*$ on 1STR minus simple-1STR's", z=1.645, tol=1e-12,
@@ -238,10 +238,8 @@ def _norm_fit(P, results, rule, **verdict) -> Measured | None:
              else []) + ([f"at $N$ = {unknown['cut']} some widest runs were cut off by the cap"] if unknown["cut"] else [])
     censored = ("; ".join(parts) + f": the value there is unknown, so the slope over $N$ = {sorted(P['phase_N'])} "
                 "could take any value" if parts else "")
-    # the rule's text with this fit's t in it, and the gate that censors it
-    expected = rule.text.replace(rule.rule.text, rule.rule.quoted(dof), 1)
     return Measured(slope, text, spread=se, n=dof, gate=len(unknown["none"]) + len(unknown["cut"]), censored=censored,
-                    expected=expected, **verdict)
+                    **verdict)
 
 
 def _norm_lower(P, results):

@@ -76,7 +76,7 @@ RULE_A10 = All((Share("runs with train accuracy 100%", at_least=0.95, why="of th
 RULE_A11A = ShareInterval("at every $T$, the best $m$'s success count", p=0.5, confidence=CONFIDENCE,
                           why="some $m$ above 1/2: a critical sample size in the grid")
 RULE_A11B = AtMost("power-law exponent of $m^*$ in $T$", 0.5, strict=True, tol=1e-9, where="for every $m^*$ its censoring "
-                   "allows", spread="bootstrap SE", why=r"the paper states $\log T$")
+                   "allows", ranged=True, spread="bootstrap SE", why=r"the paper states $\log T$")
 RULE_A11C = Laws(r"the log law $a + b\ln T$", favoured="log", factor=DECIDES, why="Royall's fairly strong evidence; "
                  "between, the grid cannot tell the laws apart")
 RULE_A12 = ShareInterval(f"success count at $T = {ANCHOR_T}$: below 1/2 at $m = 100$, above at $m = 200$", p=0.5,
