@@ -1,7 +1,7 @@
 """What the turing_simulation page shows: the exact-simulation and size tables, the low-precision line and the
 robustness note, read from the points of lib.chapters.turing_simulation.compute through results.py; the claim rows
-are in claims/ (their power in claims/power.py) and the figures in figures.py beside it (page.claims and page.ROWS
-are claims'; the notebook calls page, figures and claims.power). Nothing here changes a
+are in claims/ (the worlds of their power in claims/power.py) and the figures in figures.py beside it (page.claims
+and page.ROWS are claims'; page.power is their power table; the notebook calls page and figures). Nothing here changes a
 stored number, so no computation imports it and editing it leaves the chapter's stored results current.
 
     >>> from lib.chapters import stored; P, results = stored("turing_simulation")   # the committed paper results
@@ -17,10 +17,12 @@ import math
 import numpy as np
 
 from lib.chapters.turing_simulation.claims import ROWS, claims
+from lib.chapters.turing_simulation.claims.power import WORLDS
 from lib.chapters.turing_simulation.results import exact_rows, robust_arrays, size_rows
+from lib.core.power import power_table
 from lib.core.tables import markdown_table
 
-__all__ = ["ROWS", "claims", "exact_table", "precision_runs", "robust_note", "size_table"]
+__all__ = ["ROWS", "claims", "exact_table", "power", "precision_runs", "robust_note", "size_table"]
 
 
 def exact_table(results: dict) -> str:
@@ -62,3 +64,9 @@ def robust_note(results: dict, rows: list[dict]) -> str:
             "like $2P - 1$, so a perturbed query moves the null score by an amount that grows with $P$. This chapter has "
             "not isolated the cause. The contrast that the theorem is about is the exponential collapse without "
             "correction (rows `7-collapse`, `7-random-nocorr`).\n```")
+
+
+def power(P: dict, results: dict, draws: int) -> list[dict]:
+    """The power table of the robustness claims: each row's own rule in the worlds of claims/power.py, `draws`
+    simulated results per world."""
+    return power_table(ROWS, WORLDS, P, results, draws)

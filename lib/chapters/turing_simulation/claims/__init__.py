@@ -17,8 +17,9 @@ statements, e.g. the round's 1/3 of Proposition 3.4), "book's calibration" (a ma
 reason) or "exact". Where a row reads the random directions (the seeds of the robustness points), its measured
 text gives its margin in units of the spread over directions.
 
-Power. claims/power.py runs the two uncorrected robustness rows' own functions on simulated runs, in a world like
-this run and in one without the mechanism; it imports this module, which does not import it (no circle).
+Power. claims/power.py declares the worlds in which the three robustness claims' own rules are run (page.power):
+the stored runs resampled, and the stored runs relabelled so that the mechanism is absent; it imports nothing of
+this module, which does not import it.
 
     >>> from lib.chapters import stored; P, results = stored("turing_simulation")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]   # a dict per row
