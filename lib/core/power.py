@@ -167,8 +167,8 @@ def to_markdown(table: list[dict], ids: list[str] | None = None) -> str:
     rows = [t for t in table if ids is None or t["row"] in ids]
     if not rows:
         return "No row of this run declares its power."
-    pct = lambda x: f"{x:.0%}"
+    pct = lambda x: f"{x:.0%}" if x in (0, 1) or round(x, 2) == x else f"{x:.1%}"    # 99.5% is not 100%
     return markdown_table(["row", "world", "mechanism", "pass", "FAIL", "censored"],
                           [[f"`{t['row']}`", t["world"], "yes" if t["mechanism"] else "no",
-                            f"{pct(t['pass'])} ± {t['se']:.0%}", pct(t["fail"]), pct(t["censored"])]
+                            f"{pct(t['pass'])} ± {pct(t['se'])}", pct(t["fail"]), pct(t["censored"])]
                            for t in rows])
