@@ -1,138 +1,171 @@
-"""The power of rpe_decay's restated rules (issue 37): each row's own measure run on simulated results, drawn from a
-world with the mechanism the row tests and from one without it. A world is a log-normal per group of runs: a
-centre (log10 MSE) and a spread over seeds (sd in decades, at least MIN_SD: seeds that agree to three digits would
-make every simulation the same). `stored_groups` (Part C) and `stored_apph` (Appendix H) read centres and
-spreads from stored results, so a faithful world is the stored runs redrawn; the benchmark
-(benchmarks/rpe_decay_power.py) prints the shares, the test runs a few.
+"""The power of rpe_decay's rules (lib.core.power): the worlds each row is run in, as data. Every world is made from
+the stored points. The faithful one resamples what a point holds per seed: Part C's and Appendix H's training points
+have their seeds drawn with replacement, one draw per point, and a drawn seed brings all its runs (every family,
+H and kernel of that point; `resample_runs`). A fit point holds one best fit per kernel, family, window and H (the
+best of its starts, which are not stored), so there is nothing to resample: row 11's faithful world is the stored
+fits as they are, and its rate is its verdict. The worlds without a row's mechanism relabel those runs (the other
+RPE's runs in place of this one's, the families swapped at random seed by seed, the log heads collapsed to one);
+where the stored runs fail a row, one more world with the mechanism moves them to an effect of a stated size (14a:
+the matched RPE a decade lower; 14b: twice what the heads can reach; H4a-lin, H4b-log: the paper's number).
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
-    >>> from lib.chapters.rpe_decay.results.training import train_table
-    >>> groups = stored_groups(train_table(results))      # the stored Part C runs, redrawn 20 times
-    >>> part_c_shares(part_c_world(groups), "14b-train-floor", P, sims=20)   # 14b fails on them, as on the page
-    {'pass': 0.0, 'fail': 1.0, 'below scale': 0.0}
+    >>> from lib.core.power import power_table
+    >>> [(t["world"][:30], t["pass"]) for t in power_table(ROWS, {"H4b-lin": WORLDS["H4b-lin"]}, P, results, 20)]
+    [('faithful: the stored runs, eac', 1.0), ("the other RPE's runs in place ", 0.0)]
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from unittest import mock
-
 import numpy as np
 
-from lib.chapters.rpe_decay.claims import ROWS, training
-from lib.chapters.rpe_decay.experiments.fit import Kernel, kernel_name
-from lib.chapters.rpe_decay.results.apph import apph_table, arms
+from lib.chapters.rpe_decay.claims import ROWS
+from lib.chapters.rpe_decay.claims.apph import PAPER
+from lib.chapters.rpe_decay.results.training import reachable, train_table, training_floor
+from lib.core.power import World
 
-MIN_SD = 0.1            # decades: the least spread a simulated group is drawn with
-COPY_4B = float(np.sum(np.exp(-10.0 * np.arange(1, 1000))))   # 4b's copy-the-current-token baseline at S = 1000
+__all__ = ["ROWS", "WORLDS", "at_paper", "at_reach", "collapsed", "families_swapped", "matched_lower", "moved",
+           "other_rpe", "resample_runs", "swapped"]
+
+FIELDS = {"train": ("family", "H", "seed"), "apph": ("seed", "kernel", "family", "H")}   # a stored run's labels
+PER_RUN = ("mse_exact", "test_mse", "l1", "p", "k0")     # a result's numbers, one per run; "curves": (checks, runs)
+OTHER = {"lin": "log", "log": "lin"}
 
 
-def _row(row_id: str):
-    """The claim row of that id (its measure and its rule: `row.decide(P, results)` is its verdict)."""
-    return next(r for r in ROWS if r.id == row_id)
-
-
-# ------------------------------------------------------------------------------------------- Part C (14a, 14b)
-def part_c_rows(rng, groups: dict, seeds: int = 3, S: int = 1024) -> list[dict]:
-    """Fake train_table rows: groups[(kind, family, H)] = (log10 centre, sd, optimum); kind "power" or "exp"."""
-    out = []
-    for (kind, family, H), (centre, sd, opt) in groups.items():
-        k = Kernel("power", beta=1.2) if kind == "power" else Kernel("exp", tau=10.0)
-        for s in range(seeds):
-            out.append({"kernel": kernel_name(k), "k": k, "S": S, "family": family, "H": H, "seed": s,
-                        "mse": 10 ** rng.normal(centre, max(sd, MIN_SD)), "opt": opt, "p": [1.0] * H,
-                        "opt_alpha": [1.0] * H})
+def remap(results: dict, part: str, per_point) -> dict:
+    """`results` with the runs of each point of `part` ("train", "apph") re-indexed: per_point(key, spec) gives a
+    function of a run's labels (a dict) that returns the labels it changes, and the run takes the numbers of the
+    stored run so labelled (its own labels stay). Other points are shared with `results`, not copied."""
+    out = {**results, part: {}}
+    for key, rec in results.get(part, {}).items():
+        names, r = FIELDS[part], rec["result"]
+        runs = [dict(zip(names, run)) for run in r["runs"]]
+        where = {tuple(run[n] for n in names): i for i, run in enumerate(runs)}
+        take = per_point(key, rec["spec"])
+        order = [where[tuple({**run, **take(run)}[n] for n in names)] for run in runs]
+        new = {**r, **{f: [r[f][j] for j in order] for f in PER_RUN if f in r}}
+        if "curves" in r:
+            new["curves"] = [[c[j] for j in order] for c in r["curves"]]
+        out[part][key] = {**rec, "result": new}
     return out
 
 
-def part_c_world(groups: dict, seeds: int = 3) -> Callable:
-    return lambda rng: part_c_rows(rng, groups, seeds)
+def resample_runs(P: dict, results: dict, rng: np.random.Generator) -> dict:
+    """The faithful world: each training point's seeds (Part C, Appendix H) drawn with replacement, one draw per
+    point, a drawn seed bringing every run it holds (so a seed's lin and log runs stay paired); the fit points, one
+    best fit per H with no seeds, as they are."""
+    def per_point(key, spec):
+        idx = rng.integers(0, spec["seeds"], spec["seeds"])
+        return lambda run: {"seed": int(idx[run["seed"]])}
+    return remap(remap(results, "train", per_point), "apph", per_point)
 
 
-def part_c_shares(world: Callable, row_id: str, P: dict, sims: int = 200, seed: int = 0) -> dict:
-    """Shares of pass / FAIL / below scale of row 14a or 14b over `sims` draws of world(rng) -> train_table rows."""
-    row = _row(row_id)        # 14a or 14b: their measures read training.train_table, patched to each draw
-    rng, out = np.random.default_rng(seed), {"pass": 0, "fail": 0, "below scale": 0}
-    for _ in range(sims):
-        drawn = world(rng)
-        with mock.patch.object(training, "train_table", lambda results, drawn=drawn: drawn):
-            v = row.decide(P, {})
-        out["pass" if v.passed else "below scale" if v.scale else "fail"] += 1
-    return {k: n / sims for k, n in out.items()}
+def swapped(P: dict, results: dict, rng: np.random.Generator) -> dict:
+    """No RPE effect in Part C (14a): the seeds resampled, then each seed's lin and log runs swapped with probability
+    1/2 (all its H together), point by point."""
+    def per_point(key, spec):
+        flip = rng.random(spec["seeds"]) < 0.5
+        return lambda run: {"family": OTHER[run["family"]]} if flip[run["seed"]] else {}
+    return remap(resample_runs(P, results, rng), "train", per_point)
 
 
-def collapsed(groups: dict) -> dict:
-    """The world without 14b's mechanism (training reaching what its heads can): every log run at its kernel's
-    one-head level whatever its H, as the old recipe's runs were (one exponent for all heads)."""
-    one = {kind: groups[(kind, "log", min(H for k, f, H in groups if k == kind and f == "log"))][0]
-           for kind, _, _ in groups}
-    return {key: ((one[key[0]], 0.0, v[2]) if key[1] == "log" else v) for key, v in groups.items()}
+def collapsed(P: dict, results: dict, rng: np.random.Generator) -> dict:
+    """No heads beyond one in Part C's log runs (14b): the seeds resampled, then every log run takes its seed's
+    one-head log run (the fewest heads of its point)."""
+    def per_point(key, spec):
+        return lambda run: {"H": min(spec["H"])} if run["family"] == "log" else {}
+    return remap(resample_runs(P, results, rng), "train", per_point)
 
 
-def unordered(groups: dict) -> dict:
-    """The world without 14a's mechanism (the RPE's decay matters): at every H both families drawn like the lin runs."""
-    return {key: (groups[(key[0], "lin", key[2])][:2] + (v[2],)) for key, v in groups.items()}
+def other_rpe(kinds: tuple):
+    """Appendix H without the RPE that matches the kernel: the seeds resampled, then on the kernels of `kinds` the
+    lin runs take the same seed's log runs and the log runs the lin ones."""
+    def draw(P, results, rng):
+        def per_point(key, spec):
+            hit = [k["kind"] in kinds for k in spec["kernels"]]
+            return lambda run: {"family": OTHER[run["family"]]} if hit[run["kernel"]] else {}
+        return remap(resample_runs(P, results, rng), "apph", per_point)
+    return draw
 
 
-def at_reach(groups: dict, floor: float, factor: float = 2.0) -> dict:
-    """A world with 14b's mechanism: every run at `factor` times what its heads can reach, max(optimum, floor), with
-    its group's spread."""
-    return {key: (float(np.log10(factor * max(v[2], floor))), v[1], v[2]) for key, v in groups.items()}
+def families_swapped(P: dict, results: dict, rng: np.random.Generator) -> dict:
+    """Row 11 without its mechanism: every lin fit in place of the log fit of the same kernel, window and H, and
+    the other way round."""
+    return {**results, "fit": {(name, OTHER[f], S, Hs): rec for (name, f, S, Hs), rec in results["fit"].items()}}
 
 
-def matched_better(groups: dict, decades: float = 1.0) -> dict:
-    """A world with 14a's mechanism: at every H the matched RPE (log on the power law, lin on the exponential) a given
-    number of decades below the other, which keeps its stored level."""
-    good = {"power": "log", "exp": "lin"}
-    return {key: ((groups[(key[0], "lin" if key[1] == "log" else "log", key[2])][0] - decades, v[1], v[2])
-                  if key[1] == good[key[0]] and (key[0], "lin" if key[1] == "log" else "log", key[2]) in groups else v)
-            for key, v in groups.items()}
-
-
-def stored_groups(train_rows: list[dict]) -> dict:
-    """{(kind, family, H): (log10 centre, sd, optimum)} of stored Part C runs at their largest S."""
-    out = {}
-    for key in sorted({(r["k"].kind, r["family"], r["H"]) for r in train_rows}):
-        S = max(r["S"] for r in train_rows if r["k"].kind == key[0])
-        sel = [r for r in train_rows if (r["k"].kind, r["family"], r["H"]) == key and r["S"] == S]
-        lv = np.log10([r["mse"] for r in sel])
-        out[key] = (float(lv.mean()), float(lv.std(ddof=1)) if len(lv) > 1 else 0.0, sel[0]["opt"])
+def moved(P: dict, results: dict, rng: np.random.Generator, factors) -> dict:
+    """The seeds resampled, then each run's MSE multiplied by a factor fixed by the stored runs: factors(results)
+    gives a function (part, key, run labels) -> factor, so every group keeps its spread over seeds."""
+    factor, out = factors(results), resample_runs(P, results, rng)
+    for part in ("train", "apph"):
+        for key, rec in out.get(part, {}).items():
+            r = rec["result"]
+            f = [factor(part, key, dict(zip(FIELDS[part], run))) for run in r["runs"]]
+            out[part][key] = {**rec, "result": {**r, **{m: [x * g for x, g in zip(r[m], f)]
+                                                          for m in ("mse_exact", "test_mse") if m in r}}}
     return out
 
 
-# ------------------------------------------------------------------------------------------------ Appendix H
-def apph_results(rng, groups: dict, seeds: int = 3, Hs=(1, 64)) -> dict:
-    """Fake Appendix H results of both arms: groups[(arm, kind, family, H)] = (log10 centre, sd); others at MSE 1."""
-    k = [{"kind": "spow", "beta": 0.5, "tau": None, "T": None, "w": None},
-         {"kind": "sexp", "beta": 5.0, "tau": None, "T": None, "w": None}]
-    kinds = ("spow", "sexp")
-    runs = [[r, j, f, H] for r in range(seeds) for j in range(2) for f in ("lin", "log") for H in Hs]
-
-    def mse(c, j, f, H):
-        centre, sd = groups.get((c, kinds[j], f, H), (0.0, 0.0))
-        return 10 ** rng.normal(centre, max(sd, MIN_SD)) if (c, kinds[j], f, H) in groups else 1.0
-    return {"fit": {}, "apph": {c: {"spec": {"kernels": k, "S": 1000, "H": list(Hs)}, "result": {
-        "runs": runs, "p": [[1.0] * H for *_, H in runs], "mse_exact": [mse(c, j, f, H) for _, j, f, H in runs]}}
-        for c in ("free", "none")}}
+def matched_lower(stored: dict):
+    """14a with an effect: the matched RPE's runs (log on power laws, lin on exponentials) a decade lower."""
+    good = {key: "log" if rec["spec"]["kernel"]["kind"] == "power" else "lin" for key, rec in stored["train"].items()}
+    return lambda part, key, run: 0.1 if part == "train" and run["family"] == good[key] else 1.0
 
 
-def apph_world(groups: dict, seeds: int = 3) -> Callable:
-    return lambda rng: apph_results(rng, groups, seeds)
+def at_reach(stored: dict, factor: float = 2.0):
+    """14b with its mechanism: each Part C group (kernel, S, family, H) moved so that its median over seeds is
+    `factor` times what its heads can reach, max(optimum, floor), both measured on the stored runs."""
+    rows = train_table(stored)
+    floor, groups = training_floor(rows)[0], {}
+    for r in rows:
+        groups.setdefault((r["kernel"], r["S"], r["family"], r["H"]), []).append(r)
+    move = {g: factor * reachable(rs[0], floor) / float(np.median([r["mse"] for r in rs])) for g, rs in groups.items()}
+    return lambda part, key, run: move[(*key, run["family"], run["H"])] if part == "train" else 1.0
 
 
-def apph_shares(world: Callable, row_id: str, P: dict, sims: int = 200, seed: int = 0) -> dict:
-    """Shares of pass / FAIL of one Appendix H row over `sims` draws of world(rng) -> results."""
-    row = _row(row_id)
-    rng = np.random.default_rng(seed)
-    passed = sum(bool(row.decide(P, world(rng)).passed) for _ in range(sims))
-    return {"pass": passed / sims, "fail": 1 - passed / sims}
+def at_paper(rid: str, arm: str, kind: str, family: str):
+    """An Appendix H row's runs (its arm, kernel and family at the most heads) moved so that their median over
+    seeds is the paper's number."""
+    def factors(stored):
+        if arm not in stored.get("apph", {}):
+            return lambda part, key, run: 1.0
+        spec, r = stored["apph"][arm]["spec"], stored["apph"][arm]["result"]
+        cell = lambda j, f, H: spec["kernels"][j]["kind"] == kind and f == family and H == max(spec["H"])
+        x = PAPER[rid] / float(np.median([m for (_, j, f, H), m in zip(r["runs"], r["mse_exact"]) if cell(j, f, H)]))
+        return lambda part, key, run: x if part == "apph" and key == arm and cell(run["kernel"], run["family"],
+                                                                                   run["H"]) else 1.0
+    return factors
 
 
-def stored_apph(results: dict) -> dict:
-    """{(arm, kind, family, H): (log10 centre, sd)} of stored Appendix H runs."""
-    out = {}
-    for arm in arms(results):
-        table = apph_table({}, results, arm)
-        for key in sorted({(r["k"].kind, r["family"], r["H"]) for r in table}):
-            lv = np.log10([max(r["mse"], 1e-300) for r in table if (r["k"].kind, r["family"], r["H"]) == key])
-            out[(arm, *key)] = (float(lv.mean()), float(lv.std(ddof=1)) if len(lv) > 1 else 0.0)
-    return out
+FAITHFUL = World("faithful: the stored runs, each point's seeds drawn with replacement (a seed's runs together)",
+                 True, resample_runs)
+OTHER_4A, OTHER_4B = (World("the other RPE's runs in place of this one's (same seeds, resampled)", False,
+                            other_rpe(kinds)) for kinds in (("spow",), ("sexp",)))
+WORLDS = {
+    "11-relative-bump": (
+        World("the stored fits as they are (one best fit per kernel, family and H: nothing to resample)", True,
+              lambda P, results, rng: results),
+        World("the lin and log fits swapped (log heads' errors read as lin's)", False, families_swapped)),
+    "14a-train-order": (
+        FAITHFUL,
+        World("the stored runs with the matched RPE's runs ten times lower (seeds resampled)", True,
+              lambda P, r, rng: moved(P, r, rng, matched_lower)),
+        World("no RPE effect: each seed's lin and log runs swapped at random (seeds resampled)", False, swapped)),
+    "14b-train-floor": (
+        FAITHFUL,
+        World("the stored runs moved to twice what their heads can reach, their spread over seeds kept", True,
+              lambda P, r, rng: moved(P, r, rng, at_reach)),
+        World("log heads collapsed: every log run replaced by its seed's one-head log run (seeds resampled)", False,
+              collapsed)),
+    "H4a-log": (FAITHFUL, OTHER_4A),
+    "H4a-lin": (
+        FAITHFUL,
+        World("the stored lin runs with the most heads moved to the paper's 0.19 (median), their spread kept", True,
+              lambda P, r, rng: moved(P, r, rng, at_paper("H4a-lin", "none", "spow", "lin"))),
+        OTHER_4A),
+    "H4b-lin": (FAITHFUL, OTHER_4B),
+    "H4b-log": (
+        FAITHFUL,
+        World("the stored log runs with the most heads moved to the paper's 5.3e-4 (median), their spread kept", True,
+              lambda P, r, rng: moved(P, r, rng, at_paper("H4b-log", "free", "sexp", "log"))),
+        OTHER_4B),
+}
