@@ -1,9 +1,9 @@
 """The claim rows of the sparse_variable_creation page (`ROWS`, `claims`), each measure a function of the profile P and
-the stored points through results.py; their power on simulated grids is in claims/power.py. Page-side: no computation
-imports this package. Each row's rule is an object of lib.core.rules (the RULE_* below): it decides the verdict and
-writes the rule's text, so each threshold is typed once, with whose it is (the paper's, this book's calibration with
-its reason, or exact); the page's findings (findings.py) quote the same objects. Margins are in SE over trials, binomial
-SE at the bar, or the bootstrap SE, where the row has a spread.
+the stored points through results.py; the worlds their power is measured in are in claims/power.py. Page-side: no
+computation imports this package. Each row's rule is an object of lib.core.rules (the RULE_* below): it decides the
+verdict and writes the rule's text, so each threshold is typed once, with whose it is (the paper's, this book's
+calibration with its reason, or exact); the page's findings (findings.py) quote the same objects. Margins are in SE
+over trials, binomial SE at the bar, or the bootstrap SE, where the row has a spread.
 
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]

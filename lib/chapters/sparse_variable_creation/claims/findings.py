@@ -20,8 +20,8 @@ from lib.chapters.sparse_variable_creation.claims import (
     RULE_A16,
     count_text,
     grid_sides,
-    power,
 )
+from lib.chapters.sparse_variable_creation.claims.power import FAITHFUL, LINEAR
 from lib.chapters.sparse_variable_creation.results import (
     ANCHOR_T,
     CONFIDENCE,
@@ -68,12 +68,12 @@ def _decides_at(n: int) -> tuple[int, int]:
     return (int(below[-1]) if len(below) else -1), (int(above[0]) if len(above) else n + 1)
 
 
-def _log_world_rates(P, results, ids) -> dict:
-    """The rows' (pass, FAIL, censored) shares in runs of this grid simulated from the log law fitted to its cells."""
-    return power.rates(P, power.worlds(cells(and_table(results)))["log"], ids=ids)
+def _share(power: list, row: str, world) -> dict | None:
+    """The power table's entry (lib.core.power.rates) of one row in one world (None: the table has none)."""
+    return next((t for t in power if t["row"] == row and t["world"] == world.name), None)
 
 
-def _grid_finding(P, results, bad) -> str:
+def _grid_finding(P, results, bad, power) -> str:
     g = grid_sides(results)
     n = P["and_trials"]
     lo, hi = _decides_at(n)
@@ -89,9 +89,10 @@ def _grid_finding(P, results, bad) -> str:
         t = and_table(results)[ANCHOR_T]
         cell = {m: int(s_.sum()) for m, s_ in zip(t["m"], t["success"])}
         text += f"; at T = {ANCHOR_T}, {count_text(cell[100], n, 100)} and {count_text(cell[200], n, 200)}"
-    r = _log_world_rates(P, results, ("A11a", "A12"))
-    text += (". In runs of this grid simulated from the log law fitted to these cells, "
-             + " and ".join(f"`{i}` decides in {1 - r[i][2]:.0%}" for i in ("A11a", "A12") if i in r) + ".")
+    r = {i: _share(power, i, FAITHFUL) for i in ("A11a", "A12")}
+    said = [f"`{i}` decides in {1 - t['censored']:.0%}" for i, t in r.items() if t]
+    text += (f". In {next(t for t in r.values() if t)['draws']} resamplings of these trials within their cells (the "
+             f"power table), {' and '.join(said)}." if said else ".")
     return text + (" The paper's model also drops out the embeddings, which this profile does not (the list of "
                    "omissions above); in this low-data regime a regulariser may move $m^*$."
                    if PAPER["embd_dropout"] and P.get("embd_dropout") is False else "")
@@ -127,16 +128,17 @@ def _growth_finding(P, results, f) -> str:
     return text
 
 
-def _laws_finding(P, results) -> str:
+def _laws_finding(P, results, power) -> str:
     cmp = compare_laws(cells(and_table(results)))
-    W = power.worlds(cells(and_table(results)))
-    r = {w: power.rates(P, W[w], ids=("A11c",))["A11c"] for w in ("log", "linear")}
     text = (f"`A11c`: over every $(T, m)$ cell the log law's likelihood is {cmp['ratio']:.2f} times the best other's "
-            f"(relative likelihoods: " + ", ".join(f"{law} {w:.2f}" for law, w in cmp["weights"].items())
-            + f"). In {power.SIMS} runs of this grid simulated from each law fitted to these cells, the rule decides "
-            f"for the log law in {r['log'][0]:.0%} of the log law's runs and against it in {r['linear'][1]:.0%} of the "
-            "linear law's (the power table above)")
-    return text + (": this grid cannot tell the laws apart." if r["log"][0] < 0.8 else ".")
+            f"(relative likelihoods: " + ", ".join(f"{law} {w:.2f}" for law, w in cmp["weights"].items()) + ")")
+    same, lin = _share(power, "A11c", FAITHFUL), _share(power, "A11c", LINEAR)
+    if not (same and lin):
+        return text + "."
+    return (text + f". In {same['draws']} resamplings of these trials within their cells, the rule decides for the log "
+            f"law in {same['pass']:.0%}; from the same trials relabelled so that $m^*$ grows in proportion to $T$, it "
+            f"decides against the log law in {lin['fail']:.0%} and for it in {lin['pass']:.0%} (the power table above)"
+            + (": this grid cannot tell the laws apart." if same["pass"] < 0.8 else "."))
 
 
 def _shift_finding(P, results, row) -> str:
@@ -173,16 +175,17 @@ def _parity_finding(P, parity):
                "that Figure 3's transition did not reach in the paper's time."))
 
 
-def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
+def findings_markdown(P: dict, results: dict, rows: list[dict], power: list | None = None) -> str:
     """One bullet per claim row whose badge is FAIL or censored (lib.core.claims.unsettled), saying from the stored
-    points what it found and what that means for the paper's claim; an empty string when there is none. A failure
-    below its scale is left to its note in the claim table, which names the scale it needs."""
-    bad = unsettled(rows)
-    out = [_grid_finding(P, results, bad)] if {"A11a", "A12"} & set(bad) else []
+    points what it found and what that means for the paper's claim, with the rule's power where `power` (the page's
+    power table, ClaimCheck.power) has it; an empty string when there is none. A failure below its scale is left to
+    its note in the claim table, which names the scale it needs."""
+    bad, power = unsettled(rows), power or []
+    out = [_grid_finding(P, results, bad, power)] if {"A11a", "A12"} & set(bad) else []
     if "A11b" in bad:
         out.append(_growth_finding(P, results, fits(results)))
     if "A11c" in bad:
-        out.append(_laws_finding(P, results))
+        out.append(_laws_finding(P, results, power))
     if "A13b" in bad:
         out.append(_shift_finding(P, results, bad["A13b"]))
     att = attention_on_planted(results) if "A16" in bad else None

@@ -1,95 +1,142 @@
-"""The power of the planted-AND rows: each row's own function (claims/__init__.py, through evaluate) run on success tables
-simulated from a law of m*(T) fitted to the stored points, so that a reader sees how often each rule passes, fails
-or reads censored in a world where the log law holds, where a power or a linear law holds, and where the success
-curve does not move with T. A16 is simulated by resampling the stored trials: successes (the variable created) against
-failures (a world without it). Page-side: no computation imports this module.
+"""The power of the planted-AND rows, as worlds (lib.core.power): each row's own measure and rule run on result sets
+drawn from the stored trials. A point holds one T, its trials flattened over the grid of m (every per-trial number a
+list as long as `m`), so the faithful world resamples the trials within each (T, m) cell (`resample_seeds` would find
+no axis as long as the spec's trial count). The worlds without the theorem's mechanism relabel the same trials: every
+T's cells drawn from one stored T (m* does not move with T), the smallest T's trials at m scaled down by the ratio of
+the T (m* in proportion to T), every cell of a T from its smallest m (success does not rise with m), and the
+successes given the failed runs' attention (heads without the variable). Page-side: no computation imports this
+module.
 
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
-    >>> print(power_table(P, results, sims=20).splitlines()[0])   # pass / FAIL / censored shares per row and world
-    | row | log world | power world | linear world | no shift world |
+    >>> from lib.chapters.sparse_variable_creation.claims import ROWS
+    >>> from lib.core.power import power_table
+    >>> [(t["world"][:22], t["pass"]) for t in power_table(ROWS, {"A16": WORLDS["A16"]}, P, results, draws=10)]
+    [('faithful: the stored t', 1.0), ('no variable: each succ', 0.0)]
 """
 from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.sparse_variable_creation.claims import ROWS
-from lib.chapters.sparse_variable_creation.results import LAWS, and_table, cells, fit_law, logistic
-from lib.core.claims import evaluate
-from lib.core.tables import markdown_table
+from lib.core.power import World
 
-SCALING_ROWS = ("A11a", "A11b", "A11c", "A12", "A13b")
-WORLDS = ("log", "power", "linear", "no shift")
-SIMS = 200
+NOT_PER_TRIAL = ("m", "checks")     # "m" labels a trial's cell (it stays); "checks": the validated iterations
 
 
-def worlds(c: dict) -> dict:
-    """{world: (law, coefficients on (1, m, g(T)))}: each law's maximum-likelihood fit to the stored cells, and the
-    no-shift world (one logistic curve in m for every T, fitted to the same cells)."""
-    out = {law: (law, np.array(fit_law(c, law)["coef"])) for law in LAWS}
-    coef, _ = logistic(np.column_stack([np.ones_like(c["m"]), c["m"]]), c["k"], c["n"])
-    out["no shift"] = ("log", np.r_[coef, 0.0])
-    return out
-
-
-def simulate(world: tuple, T_grid, ms, trials: int, rng) -> dict:
-    """One simulated run: {"and": {T: {"result": {"m", "success"}}}} with success ~ Bernoulli(logistic)."""
-    law, coef = world
+def _redraw(results: dict, source) -> dict:
+    """`results` with every AND point's trials redrawn: source(T, m) -> (stored result, index), trial i of point T
+    taking every per-trial number of trial index[i] of that stored result (its own m label stays)."""
     out = {}
-    for T in T_grid:
-        m = np.repeat(np.asarray(ms, float), trials)
-        p = 1 / (1 + np.exp(-(coef[0] + coef[1] * m + coef[2] * LAWS[law](float(T)))))
-        out[T] = {"result": {"m": m.astype(int).tolist(), "success": (rng.random(len(m)) < p).tolist()}}
-    return {"and": out}
+    for T, rec in results["and"].items():
+        src, idx = source(T, np.asarray(rec["result"]["m"]))
+        n = len(src["m"])
+        out[T] = {**rec, "result": {**rec["result"], **{k: np.asarray(v)[idx] for k, v in src.items()
+                                                         if k not in NOT_PER_TRIAL and isinstance(v, list) and len(v) == n}}}
+    return {**results, "and": out}
 
 
-def rates(P: dict, world: tuple, ids=SCALING_ROWS, sims: int = SIMS, seed: int = 0, grid: dict | None = None) -> dict:
-    """{row id: (pass, FAIL, censored) shares} of the rows' own functions over `sims` simulated runs of the grid
-    (default: the profile's T, m and trials; `grid` overrides any of and_T, and_m, and_trials)."""
-    G = {**P, **(grid or {})}
-    rows = [r for r in ROWS if r.id in ids]
-    rng = np.random.default_rng(seed)
-    tally = {}                       # a row this grid cannot measure (A12 without T = 400) is left out
-    for _ in range(sims):
-        for v in evaluate(rows, G, simulate(world, G["and_T"], G["and_m"], G["and_trials"], rng)):
-            tally.setdefault(v["id"], np.zeros(3))[2 if v.get("censored") else 0 if v["passed"] else 1] += 1
-    return {i: tuple((t / sims).tolist()) for i, t in tally.items()}
+def _draw(m: np.ndarray, rng, cells) -> np.ndarray:
+    """Per slot of m, a stored trial drawn with replacement from the mixture cells(slot's m): a list of (the indices
+    of a pool of trials, weight)."""
+    idx = np.empty(len(m), int)
+    for v in np.unique(m):
+        slots, mix = np.flatnonzero(m == v), cells(v)
+        which = rng.choice(len(mix), len(slots), p=[w for _, w in mix])
+        for j, (pool, _) in enumerate(mix):
+            here = slots[which == j]
+            idx[here] = rng.choice(pool, len(here))
+    return idx
 
 
-def attention_rates(P: dict, results: dict, sims: int = SIMS, seed: int = 0) -> dict:
-    """{"faithful" | "null": A16's pass share} over runs whose trials are drawn (with replacement, as many per T as
-    the run's successes) from the stored successes, or from the stored failures (the heads without the variable)."""
-    row = [r for r in ROWS if r.id == "A16"]
-    rng = np.random.default_rng(seed)
-    out = {}
-    for world, want in (("faithful", True), ("null", False)):
-        passed = 0
-        for _ in range(sims):
-            fake = {}
-            for T, rec in results["and"].items():
-                r = rec["result"]
-                s = np.array(r["success"], bool)
-                pool = np.flatnonzero(s == want)
-                if not len(pool) or not s.any():
-                    continue
-                pick = rng.choice(pool, s.sum())
-                fake[T] = {"result": {"m": np.array(r["m"])[pick].tolist(), "success": [True] * len(pick),
-                                      "planted_attention": np.array(r["planted_attention"])[pick].tolist(),
-                                      "top3_is_planted": np.array(r["top3_is_planted"], bool)[pick].tolist()}}
-            v = evaluate(row, P, {"and": fake})
-            passed += bool(v and v[0]["passed"])
-        out[world] = passed / sims
-    return out
+def _cells(r: dict) -> dict:
+    """{m: the indices of a stored point's trials at m}."""
+    m = np.asarray(r["m"])
+    return {v: np.flatnonzero(m == v) for v in np.unique(m).tolist()}
 
 
-def _cell(r: tuple) -> str:
-    return f"{r[0]:.0%} / {r[1]:.0%} / {r[2]:.0%}"
+def resample_trials(P: dict, results: dict, rng) -> dict:
+    """The faithful world: each (T, m) cell's trials drawn with replacement from that cell alone."""
+    def source(T, m):
+        r = results["and"][T]["result"]
+        c = _cells(r)
+        return r, _draw(m, rng, lambda v: [(c[v], 1.0)])
+    return _redraw(results, source)
 
 
-def power_table(P: dict, results: dict, sims: int = SIMS, grid: dict | None = None) -> str:
-    """Markdown: per row (A11a, A11b, A11c, A12, A13b) and world (each law fitted to the stored cells, and no shift), the
-    shares of simulated runs that pass / FAIL / read censored, on the profile's grid or `grid`."""
-    W = worlds(cells(and_table(results)))
-    R = {w: rates(P, W[w], sims=sims, grid=grid) for w in WORLDS}
-    ids = [i for i in SCALING_ROWS if i in R[WORLDS[0]]]
-    return markdown_table(["row", *(f"{w} world" for w in WORLDS)], [[f"`{i}`", *(_cell(R[w][i]) for w in WORLDS)]
-                                                                      for i in ids])
+def one_T(P: dict, results: dict, rng) -> dict:
+    """m* does not move with T: one stored T drawn per run, and every T's cell at m resampled from its cell at m."""
+    r0 = results["and"][list(results["and"])[rng.integers(len(results["and"]))]]["result"]
+    c = _cells(r0)
+    return _redraw(results, lambda T, m: (r0, _draw(m, rng, lambda v: [(c[v], 1.0)])))
+
+
+def _scaled(c: dict, failed: np.ndarray, x: float) -> list[tuple]:
+    """The stored cells {m: indices} at m = x, as a mixture: the success probability interpolated linearly between
+    the two stored m around x, below the smallest between it and no success at m = 0 (its failed trials), above the
+    largest m as at the largest."""
+    grid = sorted(c)
+    if x >= grid[-1]:
+        return [(c[grid[-1]], 1.0)]
+    if x < grid[0]:
+        w = x / grid[0]
+        return [(c[grid[0]], w), (failed, 1.0 - w)] if len(failed) else [(c[grid[0]], 1.0)]
+    hi = int(np.searchsorted(grid, x))
+    if grid[hi] == x:
+        return [(c[x], 1.0)]
+    w = (grid[hi] - x) / (grid[hi] - grid[hi - 1])
+    return [(c[grid[hi - 1]], w), (c[grid[hi]], 1.0 - w)]
+
+
+def proportional(P: dict, results: dict, rng) -> dict:
+    """m* in proportion to T: the cell (T, m) drawn from the smallest T's trials at m x (smallest T) / T."""
+    T0 = min(results["and"])
+    r0 = results["and"][T0]["result"]
+    c = _cells(r0)
+    failed = c[min(c)][~np.asarray(r0["success"], bool)[c[min(c)]]]
+    return _redraw(results, lambda T, m: (r0, _draw(m, rng, lambda v: _scaled(c, failed, v * T0 / T))))
+
+
+def flat_in_m(P: dict, results: dict, rng) -> dict:
+    """Success does not rise with m: every cell of a T drawn from that T's trials at its smallest m."""
+    def source(T, m):
+        r = results["and"][T]["result"]
+        c = _cells(r)
+        return r, _draw(m, rng, lambda v: [(c[min(c)], 1.0)])
+    return _redraw(results, source)
+
+
+def no_variable(P: dict, results: dict, rng) -> dict:
+    """Heads without the variable: the faithful draw, each success then given the [CLS] attention and top 3 of a
+    failed trial of its T drawn at random (of every T's failures, where its T has none)."""
+    sim = resample_trials(P, results, rng)
+    keys = ("planted_attention", "top3_is_planted")
+    failed = {T: {k: np.asarray(rec["result"][k])[~np.asarray(rec["result"]["success"], bool)] for k in keys}
+              for T, rec in results["and"].items()}
+    for T, rec in sim["and"].items():
+        r, s = rec["result"], np.asarray(rec["result"]["success"], bool)
+        pool = failed[T] if len(failed[T][keys[0]]) else {k: np.concatenate([f[k] for f in failed.values()]) for k in keys}
+        if s.any() and len(pool[keys[0]]):
+            pick = rng.integers(0, len(pool[keys[0]]), s.sum())
+            for k in keys:
+                v = np.array(r[k], dtype=pool[k].dtype)
+                v[s] = pool[k][pick]
+                r[k] = v
+    return sim
+
+
+FAITHFUL = World("faithful: the stored trials, resampled within each $(T, m)$ cell", True, resample_trials)
+NO_SHIFT = World("$m^*$ does not move with $T$: every $T$'s cells resampled from one stored $T$'s (drawn per run)", False,
+                 one_T)
+LINEAR = World("$m^*$ in proportion to $T$: the smallest $T$'s trials, at $m$ scaled down by the ratio of the $T$", False,
+               proportional)
+FLAT = World("success does not rise with $m$: every cell drawn from its $T$'s smallest $m$", False, flat_in_m)
+NO_VARIABLE = World("no variable: each success given the attention of a failed run of its $T$", False, no_variable)
+
+WORLDS = {
+    "A11a": (FAITHFUL, FLAT, LINEAR),
+    "A11b": (FAITHFUL, LINEAR, NO_SHIFT),
+    "A11c": (FAITHFUL, LINEAR, NO_SHIFT),
+    "A12": (FAITHFUL, FLAT, LINEAR),
+    "A13a": (FAITHFUL, FLAT),
+    "A13b": (FAITHFUL, NO_SHIFT),
+    "A16": (FAITHFUL, NO_VARIABLE),
+}
