@@ -54,3 +54,9 @@ def test_a_row_needs_a_world_with_and_one_without_its_mechanism():
     assert [t["world"] for t in table] == [faithful().name, "x lowered"]
     assert md.splitlines()[0].startswith("| row | world | mechanism | pass | FAIL | censored |")
     assert "| `big` | x lowered | no | 0% ± 0% | 100% | 0% |" in md
+
+
+def test_a_point_whose_runs_have_no_axis_of_their_count_is_refused_not_left_alone():
+    flat = {"p": {"spec": {"trials": 12}, "result": {"success": [1.0] * 84}}}     # 7 m x 12 trials, flattened
+    with pytest.raises(ValueError, match="no stored number has an axis of 12"):
+        resample_seeds({}, flat, np.random.default_rng(0), fields=("trials",))

@@ -104,8 +104,23 @@ def resample_seeds(P: dict, results: dict, rng: np.random.Generator, fields: tup
         k = seed_count(rec["spec"], fields)
         if k:
             idx = rng.integers(0, k, size=k)
-            parent[key] = {**rec, "result": _take(rec["result"], k, idx)}
+            drawn = _take(rec["result"], k, idx)
+            if drawn == rec["result"] and not _has_axis(rec["result"], k):
+                raise ValueError(f"point {key}: its spec counts {k} runs but no stored number has an axis of {k}: "
+                                 "its runs are stored otherwise (flattened over a grid, say): give the chapter a "
+                                 "resampler of its own")
+            parent[key] = {**rec, "result": drawn}
     return out
+
+
+def _has_axis(value, k: int) -> bool:
+    """Whether any number in a result has an axis of length k."""
+    if isinstance(value, dict):
+        return any(_has_axis(v, k) for v in value.values())
+    try:
+        return isinstance(value, list) and k in np.asarray(value, dtype=float).shape
+    except (ValueError, TypeError):
+        return False
 
 
 def shifted(results: dict, field: str, by: float) -> dict:
@@ -164,7 +179,7 @@ def power_table(rows: list, worlds: dict, P: dict, results: dict, draws: int = D
 def to_markdown(table: list[dict], ids: list[str] | None = None) -> str:
     """The power table a page shows: per row and world, the shares of pass, FAIL and censored (± their Monte Carlo
     SE), in the order the rows and their worlds are declared."""
-    rows = [t for t in table if ids is None or t["row"] in ids]
+    rows = [t for t in table if (ids is None or t["row"] in ids) and t.get("unmeasured", 0) < 1]
     if not rows:
         return "No row of this run declares its power."
     pct = lambda x: f"{x:.0%}" if x in (0, 1) or round(x, 2) == x else f"{x:.1%}"    # 99.5% is not 100%
