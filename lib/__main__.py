@@ -288,7 +288,8 @@ def main(argv=None) -> int:
         run_chapter,
         toc_chapters,
     )
-    from lib.core.sweep import ClusterError, progress
+    from lib.core.executors import ClusterError
+    from lib.core.sweep import progress
 
     try:
         if args.cmd == "list":

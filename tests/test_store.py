@@ -202,7 +202,7 @@ def test_collect_computes_once_then_loads_and_nests(tmp_path):
     assert out["grid"][3]["result"]["x"] == 9 and out["single"]["result"]["x"] == 49
     assert sum("computed" in line for line in lines) == 3 and "[1/3] grid 3" in lines[0]   # costliest first
     again = collect([Point(p.label, p.spec, boom) for p in pts], s, "cpu", log=None)
-    assert again == out and s.used == [out["grid"][2], out["grid"][3], out["single"]]
+    assert again == out and again.used == [out["grid"][2], out["grid"][3], out["single"]]
     forced = collect(pts[:1], s, "cpu", force=True, log=None)
     assert forced["grid"][2]["result"]["x"] == 4
     assert len(list((tmp_path / "ch" / "quick" / "points").iterdir())) == 3

@@ -201,7 +201,7 @@ def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None
     store = Store(chapter, profile, stored_only=False)
     t0 = time.perf_counter()
     if cluster and values.get("device", "auto") == "auto":   # the workers' device, not this machine's
-        from lib.core.sweep import cluster_device
+        from lib.core.executors import cluster_device
 
         device, name = cluster_device(cluster)
         env = {**environment("cpu", chapter), "device": name}

@@ -248,7 +248,6 @@ class Store:
         self.dir = Path(root or results_root()) / chapter / profile
         self.chapter, self.profile = chapter, profile
         self.stored_only = os.environ.get("BOOK_STORED_ONLY") == "1" if stored_only is None else stored_only
-        self.used: list[dict] = []  # the records of the last collect: the page's compute time and stale points
 
     def point_path(self, spec) -> Path:
         return self.dir / "points" / f"{key_of(spec_dict(spec))}.json"
@@ -279,7 +278,7 @@ class Store:
 
 def summary_line(records, noun: str = "stored points", work: str = "computation") -> str:
     """One line for a page: how many points it loaded, their compute time, and the machines and commits that made
-    them (`Store.used`, the records the last collect loaded).
+    them (`collect(...).used`, the records a page's points come from).
 
         >>> summary_line([{"device": "CPU", "commit": "abc", "result": {"wall_s": 2.5}}] * 2)
         '2 stored points, 5 s of computation in all, computed on CPU at commit `abc`.'

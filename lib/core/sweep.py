@@ -1,4 +1,4 @@
-"""Sweep points, and the one runner that loads, computes, schedules and parallelises them.
+"""Sweep points, and `collect`, the one runner that loads, computes and stores them.
 
 A chapter's `compute.py` returns its experiment as data: `points(P) -> list[Point]`. A point is
 
@@ -10,30 +10,29 @@ A chapter's `compute.py` returns its experiment as data: `points(P) -> list[Poin
 - a **cost**: a rough relative time, so that the longest points start first and parallel workers end together.
 
 `collect` is the only code that loads stored points, computes missing ones (in this process, in `jobs` worker
-processes, or on a Dask cluster) and stores each one as soon as it finishes, so an interrupted sweep resumes from
-what finished. With a deadline it starts no point that would not finish before it, and abandons (never stores) one
-still running at it; what is left raises `Unfinished`, and the next call resumes from the stored points.
+processes, or on a Dask cluster: lib.core.executors) and stores each one as soon as it finishes, so an interrupted
+sweep resumes from what finished. With a deadline (lib.core.schedule) it starts no point that would not finish
+before it, and abandons (never stores) one still running at it; what is left raises `Unfinished`, and the next call
+resumes from the stored points.
 
     >>> from lib.chapters.sample_complexity import compute as sc; from lib.core import params; from lib.core.store import ROOT
     >>> P = params.resolve("sample_complexity", "paper")     # its committed points: loaded, none computed
     >>> results = collect(sc.points(P), Store("sample_complexity", "paper", root=ROOT / "results"), "cpu", log=None)
-    >>> len(results) == len(sc.points(P)), sorted(results)[0]    # {label: record}, a label per point
+    >>> len(results) == len(results.used) == len(sc.points(P)), sorted(results)[0]    # {label: record}, a label per point
     (True, ('a', 'ffn', 2))
 """
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import signal
-import statistics
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lib.core.store import ROOT, MissingResult, Store, clean_temps, environment, key_of, spec_dict
+from lib.core.executors import cluster_executor, import_failure, process_pool
+from lib.core.schedule import Alarm, DeadlineHit, Schedule
+from lib.core.store import MissingResult, Store, clean_temps, environment, key_of, spec_dict
 
 
 @dataclass(frozen=True)
@@ -104,27 +103,6 @@ def progress(stream=None) -> Callable[[str], None]:
     return log
 
 
-def _worker_init(threads: int) -> None:
-    import torch
-
-    torch.set_num_threads(threads)
-    _die_with_parent()
-
-
-def _die_with_parent() -> None:
-    """On Linux, have the kernel end this worker when the process that started it dies: a `compute` killed with
-    SIGTERM or SIGKILL runs no cleanup, and its spawned workers would otherwise train on, orphaned, for nobody."""
-    import ctypes
-    import signal
-    import sys
-
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG = 1
-        except (OSError, AttributeError):
-            pass
-
-
 class Unfinished(RuntimeError):
     """collect reached its deadline: `done` of `total` points are stored (a rerun resumes from them)."""
 
@@ -133,123 +111,20 @@ class Unfinished(RuntimeError):
         self.chapter, self.done, self.total, self.abandoned = chapter, done, total, abandoned
 
 
-class _DeadlineHit(BaseException):
-    """Raised by the alarm inside an in-process point at the deadline (a BaseException: no `except Exception` in a
-    run function swallows it)."""
+class Collected(dict):
+    """What collect returns: every point's record nested by label (a dict, see `nest`), and `used`, the records in
+    the order of the points (what a page sums its compute time and names its machines from)."""
 
-
-class _Alarm:
-    """Interrupt the main thread at `deadline` (time.time() seconds) while the block runs; elsewhere, or with no
-    deadline, nothing."""
-
-    def __init__(self, deadline: float | None):
-        self.active = (deadline is not None and hasattr(signal, "setitimer")
-                       and threading.current_thread() is threading.main_thread())
-        self.deadline = deadline
-
-    def _hit(self, signum, frame):
-        raise _DeadlineHit
-
-    def __enter__(self):
-        if self.active:
-            self.before = signal.signal(signal.SIGALRM, self._hit)
-            signal.setitimer(signal.ITIMER_REAL, max(1e-3, self.deadline - time.time()))
-        return self
-
-    def __exit__(self, *exc):
-        if self.active:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.before)
-        return False
-
-
-class ClusterError(RuntimeError):
-    """No Dask here, or no scheduler at the address: one line for the user."""
-
-
-def _client(address: str):
-    try:
-        from distributed import Client
-    except ImportError as err:
-        raise ClusterError(f"--cluster needs Dask distributed (pip install distributed): {err}") from None
-    try:
-        return Client(address)   # waits distributed.comm.timeouts.connect (30 s; $DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT)
-    except Exception as err:   # no scheduler there (OSError), or Dask's configuration cannot reach it (tls:// without one)
-        raise ClusterError(f"--cluster {address}: no Dask scheduler answered ({type(err).__name__}: {err})") from None
-
-
-def import_failure(err: BaseException, address: str | None) -> None:
-    """One line (ClusterError) where the cluster at `address` (None: none) could not import a module a point needs,
-    and how to start it with this checkout on PYTHONPATH (Dask re-raises the remote error as a cause, or in its text)."""
-    while address and err is not None:
-        if m := re.search(r"No module named '([^']+)'", str(err)):
-            raise ClusterError(f"--cluster {address}: the cluster could not import the module {m.group(1)!r} (its "
-                               f"scheduler or workers run without this checkout on their PYTHONPATH): start them with "
-                               f"PYTHONPATH={ROOT} dask scheduler, and PYTHONPATH={ROOT} dask worker {address}") from None
-        err = err.__cause__ or err.__context__
-
-
-def _worker_device() -> tuple[str, str]:
-    """What `device: auto` is on a worker, and its name (runs there)."""
-    import torch
-
-    from lib.core.store import device_name
-
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    return device, device_name(device)
-
-
-def cluster_device(address: str) -> tuple[str, str]:
-    """(device, name) of the cluster's workers for `device: auto`, asked of one of them: `compute` may run on a
-    machine without the workers' GPUs (a login node). The workers are assumed alike."""
-    client = _client(address)
-    try:
-        return tuple(client.submit(_worker_device, pure=False).result())
-    except Exception as err:
-        import_failure(err, address)     # the scheduler or a worker without lib: one line, not Dask's traceback
-        raise
-    finally:
-        client.close()
-
-
-def cluster_executor(address: str):
-    """A concurrent.futures executor on the Dask cluster at `address` (tcp://host:8786), its number of worker
-    threads (a callable: workers may come and go), and a close function. Dask is imported only here: local
-    processes need no extra package or service."""
-    client = _client(address)
-    executor = client.get_executor(pure=False)   # each point computed afresh, never a cached result
-
-    def slots() -> int:
-        return max(1, sum(client.nthreads().values()))
-
-    def close(abandon: bool) -> None:
-        executor.shutdown(wait=not abandon)       # abandon: cancel what is queued or running; its results are dropped
-        client.close()
-
-    return executor, slots, close
-
-
-def _process_pool(jobs: int):
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    threads = max(1, (os.cpu_count() or 1) // jobs)
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
-                               initargs=(threads,))
-
-    def close(abandon: bool) -> None:
-        if abandon:   # points still running at the deadline: stop their workers (nothing of theirs is stored)
-            for proc in list(getattr(pool, "_processes", {}).values()):
-                proc.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
-
-    return pool, (lambda: jobs), close
+    def __init__(self, nested: dict, used: list[dict]):
+        super().__init__(nested)
+        self.used = used
 
 
 def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force: bool = False,
             log: Callable[[str], None] | None = print, env: dict | None = None, cluster: str | None = None,
-            deadline: float | None = None) -> dict:
-    """Every point's record, nested by label: loaded from the store, else computed and stored at once.
+            deadline: float | None = None, clock: Callable[[], float] = time.time) -> Collected:
+    """Every point's record, nested by label (with `.used`, the records in the points' order): loaded from the
+    store, else computed and stored at once.
 
     jobs > 1 computes the missing points in that many worker processes (spawned: CUDA cannot be used in a forked
     child); cluster (a Dask scheduler's address, tcp://host:8786) computes them on that cluster's workers instead.
@@ -257,9 +132,10 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
     (committed paper results) a missing point raises MissingResult instead of being computed. env: the provenance
     stored with each computed point (store.environment; computed here when the caller has none).
 
-    deadline (time.time() seconds): no point starts that its cost, at the seconds per cost unit the finished points
-    took, would not finish before it; a point still running at the deadline is abandoned (never stored). Raises
-    Unfinished when points are left; every finished one is stored, so the next call resumes from them."""
+    deadline (seconds of `clock`, time.time): no point starts that its cost, at the seconds per cost unit the
+    finished points took, would not finish before it; a point still running at the deadline is abandoned (never
+    stored). Raises Unfinished when points are left; every finished one is stored, so the next call resumes from
+    them (lib.core.schedule)."""
     log = log or (lambda line: None)
     labels = [p.label for p in points]
     if len(set(labels)) != len(labels):
@@ -281,120 +157,80 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
     if todo:
         env = env or environment(device, store.chapter)
         clean_temps(store.dir / "points")      # what a killed run left half-written
-    order = sorted(todo.values(), key=lambda group: -group[0].cost)
-    t0, done, cost_left = time.perf_counter(), 0, sum(g[0].cost for g in order)
-    cost_done, rates, left = 0.0, [], []   # rates: seconds per cost unit of finished points; left: not computed
-    # What earlier calls with a deadline learnt: seconds per cost unit, and how long abandoned points ran at least,
-    # so that a point longer than a call's window is not started (and abandoned) again and again.
-    hints = (store.read("deadline.json") or {}) if deadline is not None else {}
-    machine = env["device"] if env else None
-    if hints.get("device", machine) != machine:   # a CPU's seconds per cost would keep a GPU from its long points
-        log(f"{store.chapter}: the deadline hints learnt on {hints['device']} do not apply on {machine}; ignored")
-        hints = {}
-    at_least = dict(hints.get("at_least", {}))
-    floor = hints.get("seconds_per_cost_at_least", 0.0)   # an abandoned point ran at least this long per cost unit
+    order = sorted(todo.items(), key=lambda item: -item[1][0].cost)   # (key, the points of that spec)
+    t0, done, cost_left, cost_done = time.perf_counter(), 0, sum(g[0].cost for _, g in order), 0.0
+    schedule = Schedule(store, deadline, env["device"] if env else None, log, clock)
+    left = []   # the groups not computed
 
-    def finish(group, result, seconds):
+    def finish(key, group, result, seconds):
         nonlocal done, cost_done
         record = store.put(group[0].spec, result, env)
         for p in group:
             records[p.label] = record
         done, cost_done = done + 1, cost_done + group[0].cost
-        rates.append(seconds / max(group[0].cost, 1e-12))
-        at_least.pop(key_of(spec_dict(group[0].spec)), None)
+        schedule.finished(key, group[0].cost, seconds)
         elapsed = time.perf_counter() - t0
         eta = elapsed * (cost_left - cost_done) / cost_done if cost_done else float("nan")   # costs are relative
         log(f"{store.chapter}: [{done}/{len(order)}] {group[0].name} computed in {result['wall_s']:.1f} s "
             f"({elapsed:.0f} s elapsed, about {eta:.0f} s left)")
 
-    def fits(group) -> bool:
-        """Whether the point can start: before the deadline, and expected to end before it."""
-        if deadline is None:
-            return True
-        now = time.time()
-        if now >= deadline:
-            return False
-        # finished points' rate, else the last call's; an abandoned point's lower bound only while none finished
-        rate = statistics.median(rates) if rates else hints.get("seconds_per_cost") or floor
-        expected = max(group[0].cost * rate, at_least.get(key_of(spec_dict(group[0].spec)), 0.0))
-        if now + expected > deadline:
-            skipped.append(group)
-            if len(skipped) <= 3:   # a sweep of thousands of points says so for the first few only
-                log(f"{store.chapter}: {group[0].name} not started: it needs about {expected:.0f} s, "
-                    f"{deadline - now:.0f} s are left before the deadline")
-            return False
-        return True
+    def fits(key, group) -> bool:
+        return schedule.fits(key, group[0].cost, group[0].name)
 
-    n_abandoned, skipped = 0, []
-
-    def abandoned(group, seconds):
-        nonlocal n_abandoned, floor
-        n_abandoned += 1
-        floor = max(floor, seconds / max(group[0].cost, 1e-12))
-        key = key_of(spec_dict(group[0].spec))
-        at_least[key] = max(at_least.get(key, 0.0), seconds)
-        log(f"{store.chapter}: {group[0].name} abandoned at the deadline after {seconds:.0f} s (not stored)")
+    def abandoned(key, group, started):
+        schedule.abandon(key, group[0].cost, clock() - started, group[0].name)
 
     if cluster is None and (jobs <= 1 or len(order) <= 1):
-        for i, group in enumerate(order):
-            if not fits(group):
+        for i, (key, group) in enumerate(order):
+            if not fits(key, group):
                 left.append(group)
                 continue
-            started = time.perf_counter()
+            started = clock()
             try:
-                with _Alarm(deadline):
+                with Alarm(deadline, clock):
                     result = run_point(group[0], device)
-            except _DeadlineHit:
-                abandoned(group, time.perf_counter() - started)
-                left.extend(order[i:])
+            except DeadlineHit:
+                abandoned(key, group, started)
+                left.extend(g for _, g in order[i:])
                 break
-            finish(group, result, time.perf_counter() - started)
+            finish(key, group, result, clock() - started)
     elif order:
         from concurrent.futures import FIRST_COMPLETED, wait
 
-        executor, slots, close = cluster_executor(cluster) if cluster else _process_pool(jobs)
+        executor, slots, close = cluster_executor(cluster) if cluster else process_pool(jobs)
         pending, running, abandon = list(order), {}, False
         try:
             while pending or running:
                 while pending and len(running) < slots():
-                    group = pending.pop(0)
-                    if fits(group):
-                        running[executor.submit(run_point, group[0], device)] = (group, time.perf_counter())
+                    key, group = pending.pop(0)
+                    if fits(key, group):
+                        running[executor.submit(run_point, group[0], device)] = (key, group, clock())
                     else:
                         left.append(group)
                 if not running:
                     break
-                timeout = None if deadline is None else max(0.0, deadline - time.time())
-                finished, _ = wait(running, timeout=timeout, return_when=FIRST_COMPLETED)
+                finished, _ = wait(running, timeout=schedule.seconds_left(), return_when=FIRST_COMPLETED)
                 if not finished:   # the deadline: what still runs is abandoned
-                    for group, started in running.values():
-                        abandoned(group, time.perf_counter() - started)
-                    left.extend(g for g, _ in running.values())
-                    left.extend(pending)
+                    for key, group, started in running.values():
+                        abandoned(key, group, started)
+                    left.extend(g for _, g, _ in running.values())
+                    left.extend(g for _, g in pending)
                     abandon = True
                     break
                 for future in finished:
-                    group, _ = running.pop(future)
+                    key, group, _ = running.pop(future)
                     try:
                         result = future.result()
                     except Exception as err:
                         import_failure(err, cluster)   # a worker without lib: one line, not Dask's traceback
                         raise
-                    finish(group, result, result["wall_s"])   # its time in the worker, not the worker's start too
+                    finish(key, group, result, result["wall_s"])   # its time in the worker, not the worker's start too
         except BaseException:
             abandon = True
             raise
         finally:
             close(abandon)
-    if len(skipped) > 3:
-        log(f"{store.chapter}: {len(skipped) - 3} more points not started: each needs longer than the time left")
-    if not left:           # finished: what earlier deadlines learnt is of no more use
-        (store.dir / "deadline.json").unlink(missing_ok=True)
-    elif deadline is not None and (rates or at_least != hints.get("at_least", {})):
-        rate = statistics.median(rates) if rates else hints.get("seconds_per_cost", 0.0)
-        store.write("deadline.json", {"seconds_per_cost": rate, "seconds_per_cost_at_least": floor, "at_least": at_least,
-                                      "device": machine})
+    schedule.close(left=bool(left))
     if left:
-        raise Unfinished(store.chapter, len(points) - sum(len(g) for g in left), len(points), n_abandoned)
-    store.used = [records[p.label] for p in points]
-    return nest((p.label, records[p.label]) for p in points)
+        raise Unfinished(store.chapter, len(points) - sum(len(g) for g in left), len(points), schedule.abandoned)
+    return Collected(nest((p.label, records[p.label]) for p in points), [records[p.label] for p in points])

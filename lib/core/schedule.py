@@ -1,0 +1,122 @@
+"""A sweep's deadline: which points start before it, what a point still running at it teaches, and the hints one
+call leaves the next in deadline.json. Its time comes from `clock` (time.time() seconds; a test passes a fake clock
+and states exactly where the deadline falls). Points are named by their store key.
+
+No point starts that its cost, at the seconds per cost unit the finished points took (else what an earlier call
+learnt), would not finish before the deadline; a point abandoned at the deadline ran at least so long, so a later
+call with less time does not start it again.
+
+    >>> from pathlib import Path
+    >>> now = [0.0]; s = Schedule(Store("naps", "quick", root=Path("/nowhere")), deadline=10.0, clock=lambda: now[0])
+    >>> s.finished("a", cost=1.0, seconds=4.0)                       # a point of cost 1 took 4 s
+    >>> now[0] = 4.0; s.fits("b", cost=1.0), s.fits("c", cost=2.0)   # at 4 s: 4 s more end by 10 s, 8 s more do not
+    (True, False)
+"""
+from __future__ import annotations
+
+import signal
+import statistics
+import threading
+import time
+from collections.abc import Callable
+
+from lib.core.store import Store
+
+
+class Schedule:
+    """The deadline (time.time() seconds; None: none, every point starts) of one collect call over `store`.
+    machine: the device the points run on (the hints learnt on another are ignored)."""
+
+    def __init__(self, store: Store, deadline: float | None, machine: str | None = None,
+                 log: Callable[[str], None] = lambda line: None, clock: Callable[[], float] = time.time):
+        self.store, self.deadline, self.machine, self.log, self.clock = store, deadline, machine, log, clock
+        hints = (store.read("deadline.json") or {}) if deadline is not None else {}
+        if hints.get("device", machine) != machine:   # a CPU's seconds per cost would keep a GPU from its long points
+            log(f"{store.chapter}: the deadline hints learnt on {hints['device']} do not apply on {machine}; ignored")
+            hints = {}
+        self.hints = hints
+        self.rates: list[float] = []                     # seconds per cost unit of the points finished in this call
+        self.at_least = dict(hints.get("at_least", {}))  # key -> seconds an abandoned point ran at least
+        self.floor = hints.get("seconds_per_cost_at_least", 0.0)   # an abandoned point ran at least this per cost unit
+        self.skipped = self.abandoned = 0
+
+    def seconds_left(self) -> float | None:
+        return None if self.deadline is None else max(0.0, self.deadline - self.clock())
+
+    def fits(self, key: str, cost: float, name: str = "") -> bool:
+        """Whether a point can start: before the deadline, and expected to end before it."""
+        if self.deadline is None:
+            return True
+        now = self.clock()
+        if now >= self.deadline:
+            return False
+        # finished points' rate, else the last call's; an abandoned point's lower bound only while none finished
+        rate = statistics.median(self.rates) if self.rates else self.hints.get("seconds_per_cost") or self.floor
+        expected = max(cost * rate, self.at_least.get(key, 0.0))
+        if now + expected <= self.deadline:
+            return True
+        self.skipped += 1
+        if self.skipped <= 3:   # a sweep of thousands of points says so for the first few only
+            self.log(f"{self.store.chapter}: {name or key} not started: it needs about {expected:.0f} s, "
+                     f"{self.deadline - now:.0f} s are left before the deadline")
+        return False
+
+    def finished(self, key: str, cost: float, seconds: float) -> None:
+        self.rates.append(seconds / max(cost, 1e-12))
+        self.at_least.pop(key, None)
+
+    def abandon(self, key: str, cost: float, seconds: float, name: str = "") -> None:
+        """A point still running at the deadline after `seconds`: never stored, and it needs at least that long."""
+        self.abandoned += 1
+        self.floor = max(self.floor, seconds / max(cost, 1e-12))
+        self.at_least[key] = max(self.at_least.get(key, 0.0), seconds)
+        self.log(f"{self.store.chapter}: {name or key} abandoned at the deadline after {seconds:.0f} s (not stored)")
+
+    def close(self, left: bool) -> None:
+        """Points left: write what this call learnt for the next (deadline.json); none: remove it (of no more use)."""
+        if self.skipped > 3:
+            self.log(f"{self.store.chapter}: {self.skipped - 3} more points not started: each needs longer than the "
+                     f"time left")
+        if not left:
+            (self.store.dir / "deadline.json").unlink(missing_ok=True)
+        elif self.deadline is not None and (self.rates or self.at_least != self.hints.get("at_least", {})):
+            rate = statistics.median(self.rates) if self.rates else self.hints.get("seconds_per_cost", 0.0)
+            self.store.write("deadline.json", {"seconds_per_cost": rate, "seconds_per_cost_at_least": self.floor,
+                                               "at_least": self.at_least, "device": self.machine})
+
+
+class DeadlineHit(BaseException):
+    """Raised by the alarm inside an in-process point at the deadline (a BaseException: no `except Exception` in a
+    run function swallows it)."""
+
+
+class Alarm:
+    """Interrupt the main thread with DeadlineHit once `clock` reads `deadline`, while the block runs; elsewhere (no
+    SIGALRM, not the main thread), or with no deadline, nothing. Its timer counts real seconds: where it fires before
+    the clock reads the deadline (a fake clock), it is set again for what the clock says is left."""
+
+    def __init__(self, deadline: float | None, clock: Callable[[], float] = time.time):
+        self.active = (deadline is not None and hasattr(signal, "setitimer")
+                       and threading.current_thread() is threading.main_thread())
+        self.deadline, self.clock = deadline, clock
+
+    def _arm(self) -> None:
+        signal.setitimer(signal.ITIMER_REAL, max(1e-3, self.deadline - self.clock()))
+
+    def _hit(self, signum, frame):
+        if self.clock() < self.deadline:
+            self._arm()
+            return
+        raise DeadlineHit
+
+    def __enter__(self):
+        if self.active:
+            self.before = signal.signal(signal.SIGALRM, self._hit)
+            self._arm()
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.before)
+        return False
