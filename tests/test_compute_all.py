@@ -27,13 +27,51 @@ class Nap:
     tag: int
 
 
+class FakeClock:
+    """time.time for collect's deadline that moves only when a point below says it took time: a test states exactly
+    where its deadline falls, whatever the machine's load."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+CLOCK = FakeClock()   # the one the points below advance (a point's run is a module-level function, not a closure)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    CLOCK.now = 1000.0
+    return CLOCK
+
+
+def tick(spec: Nap, device: str) -> dict:
+    """A point that takes spec.seconds by the fake clock (and no real time)."""
+    CLOCK.now += spec.seconds
+    return {"slept": spec.seconds, "tag": spec.tag}
+
+
+def stall(spec: Nap, device: str) -> dict:
+    """A point that has run spec.seconds by the fake clock and runs on until the deadline's alarm stops it."""
+    CLOCK.now += spec.seconds
+    time.sleep(600)   # the alarm's exception ends the sleep; 600 s only where no alarm comes (a failure)
+    return {"slept": 600, "tag": spec.tag}
+
+
 def nap(spec: Nap, device: str) -> dict:
+    """A point that takes spec.seconds of real time (in a worker process: the fake clock is this process's)."""
     time.sleep(spec.seconds)
     return {"slept": spec.seconds, "tag": spec.tag}
 
 
-def _points(*seconds):
-    return [Point(("nap", i), Nap(s, i), nap, cost=s) for i, s in enumerate(seconds)]
+def _points(run, *seconds):
+    return [Point(("nap", i), Nap(s, i), run, cost=s) for i, s in enumerate(seconds)]
+
+
+def _stored(tmp_path) -> int:
+    return len(list((tmp_path / "naps" / "quick" / "points").glob("*.json")))
 
 
 def test_deadline_parses_seconds_and_iso_times():
@@ -45,43 +83,44 @@ def test_deadline_parses_seconds_and_iso_times():
             deadline_time(bad)
 
 
-def test_in_process_stops_between_points_and_resumes(tmp_path):
-    store, points = Store("naps", "quick", root=tmp_path), _points(1.0, 0.9, 0.8, 0.7)
-    t0 = time.time()
-    with pytest.raises(Unfinished) as err:   # 1.0 then 0.9 fit in 2.4 s (0.25 s of overhead per point to spare: a
-        collect(points, store, "cpu", log=None, deadline=t0 + 2.4)   # slow machine's is milliseconds); 0.8 would not
-    assert time.time() - t0 < 4 and err.value.done == 2 and err.value.total == 4
-    stored = len(list((tmp_path / "naps" / "quick" / "points").glob("*.json")))
-    assert stored == err.value.done
-    out = collect(points, store, "cpu", log=None, deadline=time.time() + 30)   # resumes: computes only the rest
-    assert [out["nap"][i]["result"]["tag"] for i in range(4)] == [0, 1, 2, 3]
-
-
-def test_a_point_running_at_the_deadline_is_abandoned_and_remembered(tmp_path):
-    store = Store("naps", "quick", root=tmp_path)
-    t0 = time.time()
+def test_in_process_stops_between_points_and_resumes(tmp_path, clock):
+    """Points of 4, 3, 2 and 1 s (1 s per cost unit), the deadline 7.5 s out: the first two end at 7 s, and neither
+    of the others would end by 7.5 s, so neither starts. The next call, with 3 s, computes just those two."""
+    store, points = Store("naps", "quick", root=tmp_path), _points(tick, 4.0, 3.0, 2.0, 1.0)
     with pytest.raises(Unfinished) as err:
-        collect(_points(30.0), store, "cpu", log=None, deadline=t0 + 0.5)
-    assert time.time() - t0 < 15 and err.value.done == 0 and err.value.abandoned == 1   # stopped, not slept 30 s
-    assert not list((tmp_path / "naps" / "quick" / "points").glob("*.json"))   # nothing half-stored
+        collect(points, store, "cpu", log=None, deadline=clock.now + 7.5, clock=clock)
+    assert (err.value.done, err.value.total, err.value.abandoned) == (2, 4, 0) and clock.now == 1007.0
+    assert _stored(tmp_path) == 2
+    out = collect(points, store, "cpu", log=None, deadline=clock.now + 3.0, clock=clock)   # 2 s and 1 s: 3 s exactly
+    assert [out["nap"][i]["result"]["tag"] for i in range(4)] == [0, 1, 2, 3] and clock.now == 1010.0
+    assert not (tmp_path / "naps" / "quick" / "deadline.json").exists()   # finished: the hints are of no more use
+
+
+def test_a_point_running_at_the_deadline_is_abandoned_and_remembered(tmp_path, clock):
+    """A point still running when the clock reads the deadline is interrupted (SIGALRM), never stored, and
+    deadline.json remembers how long it ran by the clock: a later call with less time left does not start it."""
+    store, points = Store("naps", "quick", root=tmp_path), _points(stall, 0.25)
+    with pytest.raises(Unfinished) as err:   # it has run 0.25 s when the clock reads the deadline, and runs on
+        collect(points, store, "cpu", log=None, deadline=clock.now + 0.25, clock=clock)
+    assert (err.value.done, err.value.abandoned) == (0, 1) and _stored(tmp_path) == 0   # nothing half-stored
     hints = json.loads((tmp_path / "naps" / "quick" / "deadline.json").read_text())
-    assert list(hints["at_least"].values())[0] >= 0.4
-    lines = []   # the next call with as little time does not start it again: it ran longer than that
+    assert list(hints["at_least"].values()) == [0.25] and hints["seconds_per_cost_at_least"] == 1.0
+    lines = []
     with pytest.raises(Unfinished) as err:
-        collect(_points(30.0), store, "cpu", log=lines.append, deadline=time.time() + 0.3)
-    assert err.value.abandoned == 0 and any("not started" in line for line in lines)
+        collect(points, store, "cpu", log=lines.append, deadline=clock.now + 0.125, clock=clock)
+    assert err.value.abandoned == 0 and any("nap 0 not started" in line for line in lines)
 
 
-def test_deadline_hints_of_another_machine_are_ignored(tmp_path):
+def test_deadline_hints_of_another_machine_are_ignored(tmp_path, clock):
     """What a CPU learnt (an hour per cost unit) does not keep a GPU, or another CPU, from starting its points; this
     machine's own hints still hold."""
-    points = _points(0.01, 0.01, 0.01, 0.01)
+    points = _points(tick, 1.0, 1.0, 1.0, 1.0)
     for machine, left in (("another machine", 0), (environment("cpu")["device"], 4)):
         store = Store("naps", "quick", root=tmp_path / str(left))
         store.write("deadline.json", {"seconds_per_cost": 3600.0, "at_least": {}, "device": machine})
         lines = []
         try:
-            collect(points, store, "cpu", log=lines.append, deadline=time.time() + 30)
+            collect(points, store, "cpu", log=lines.append, deadline=clock.now + 30, clock=clock)
             done = 4
         except Unfinished as err:
             done = err.done
@@ -89,11 +128,17 @@ def test_deadline_hints_of_another_machine_are_ignored(tmp_path):
 
 
 def test_worker_processes_are_stopped_at_the_deadline(tmp_path):
-    store = Store("naps", "quick", root=tmp_path)
+    """End to end on the real clock: two worker processes, a point that would sleep 600 s and two that take none,
+    the deadline 60 s out (a worker starts in about 3 s on a quiet 2-core machine). The short points are stored; the
+    long one is abandoned at the deadline and its worker stopped, so the call ends soon after the deadline."""
+    store, points = Store("naps", "quick", root=tmp_path), _points(nap, 600.0, 0.0, 0.0)
     t0 = time.time()
-    with pytest.raises(Unfinished) as err:   # two workers: the 0.2 s naps finish, the 60 s one is stopped
-        collect(_points(60.0, 0.2, 0.2), store, "cpu", jobs=2, log=None, deadline=t0 + 20)
-    assert time.time() - t0 < 55 and err.value.done == 2 and err.value.abandoned == 1   # the 60-s nap was stopped
+    with pytest.raises(Unfinished) as err:
+        collect(points, store, "cpu", jobs=2, log=None, deadline=t0 + 60)
+    assert time.time() - t0 < 300   # the 600-s point's worker was stopped, not waited for
+    assert (err.value.done, err.value.abandoned) == (2, 1) and _stored(tmp_path) == 2
+    hints = json.loads((tmp_path / "naps" / "quick" / "deadline.json").read_text())
+    assert list(hints["at_least"].values())[0] >= 30   # it ran from its start to the deadline
 
 
 def _cli(results: Path, *args, block=()):
@@ -144,11 +189,11 @@ def test_compute_with_a_deadline_exits_4_then_3_then_0_and_resumes(tmp_path):
     args = ("compute", "sample_complexity", "--profile", "quick", *TINY, "--set", "N_a=[2, 3, 4]")
     first = _cli(tmp_path, *args, "--deadline", "0")
     assert first.returncode == 4 and "0/8 " in first.stdout and "give a later deadline" in first.stderr
-    # As if an earlier call had abandoned one point after an hour: a call with 5 minutes does not start it
+    # As if an earlier call had abandoned one point after ten hours: a call with an hour does not start it
     points = compute.points(resolve("sample_complexity", "quick", parse_overrides(TINY[1::2] + ["N_a=[2, 3, 4]"])))
     write_json(tmp_path / "sample_complexity" / "quick" / "deadline.json",
-               {"seconds_per_cost": 0.0, "at_least": {key_of(spec_dict(points[0].spec)): 3600.0}})
-    second = _cli(tmp_path, *args, "--deadline", "300")
+               {"seconds_per_cost": 0.0, "at_least": {key_of(spec_dict(points[0].spec)): 36000.0}})
+    second = _cli(tmp_path, *args, "--deadline", "3600")
     assert second.returncode == 3, second.stderr
     assert "7/8 " in second.stdout and "(+7 in this call)" in second.stdout and "not started" in second.stdout
     assert not (tmp_path / "sample_complexity" / "quick" / "compute.json").exists()
