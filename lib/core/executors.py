@@ -75,16 +75,18 @@ def cluster_executor(address: str):
     return executor, slots, close
 
 
-def _worker_init(threads: int) -> None:
+def _worker_init(threads: int, parent: int) -> None:
     import torch
 
     torch.set_num_threads(threads)
-    _die_with_parent()
+    _die_with_parent(parent)
 
 
-def _die_with_parent() -> None:
-    """On Linux, have the kernel end this worker when the process that started it dies: a `compute` killed with
-    SIGTERM or SIGKILL runs no cleanup, and its spawned workers would otherwise train on, orphaned, for nobody."""
+def _die_with_parent(parent: int) -> None:
+    """On Linux, have the kernel end this worker when the process that started it (pid `parent`) dies: a `compute`
+    killed with SIGTERM or SIGKILL runs no cleanup, and its spawned workers would otherwise train on, orphaned, for
+    nobody. A worker whose parent died before this ran (while it started) ends here: the kernel's signal is for the
+    death of the parent it has when asked."""
     import ctypes
     import signal
     import sys
@@ -93,7 +95,9 @@ def _die_with_parent() -> None:
         try:
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG = 1
         except (OSError, AttributeError):
-            pass
+            return
+        if os.getppid() != parent:
+            os._exit(1)
 
 
 def process_pool(jobs: int):
@@ -104,7 +108,7 @@ def process_pool(jobs: int):
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
     pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
-                               initargs=(threads,))
+                               initargs=(threads, os.getpid()))
 
     def close(abandon: bool) -> None:
         if abandon:   # points still running at the deadline: stop their workers (nothing of theirs is stored)
