@@ -106,7 +106,7 @@ class Chapter:
             text = ("This page shows the **quick** profile: the paper's experiment at a scale a 2-core CPU runs in a "
                     "few minutes. The claim check says which claims depend on scale; the `paper` profile runs the "
                     f"paper's scale (`python -m lib compute {self.name} --profile paper`, on a GPU or, niced in the "
-                    f"background over several sessions, on a CPU).{self._paper_state()}")
+                    f"background and resumed in pieces, on a CPU).{self._paper_state()}")
         else:
             text = f"This page ran the `{self.profile}` profile."
         rerun = (f"**Re-run it** from a checkout of the book's repository: `make setup`, then `.venv/bin/python -m lib "
@@ -165,7 +165,7 @@ class Chapter:
             if self.computed:  # the numbers came from `python -m lib compute` (a GPU): name that machine
                 prov.update({k: self.computed[k] for k in ("commit", "lib_hash", "device", "torch", "python")},
                             compute_wall_s=self.computed["wall_s"], rendered_commit=self.env["commit"])
-            # Points computed over several calls (niced on a CPU, then on a lent GPU): name every machine, not the
+            # Points computed over several calls (niced on a CPU, then on a GPU): name every machine, not the
             # last call's alone, and say how many commits the points come from (the run summary lists them).
             machines = Counter((r["device"], r.get("torch", "?")) for r in used)
             if len(machines) > 1:
