@@ -7,7 +7,6 @@ Skipped, with a message, where Chromium or its driver is missing (.ci/run instal
 from __future__ import annotations
 
 import shutil
-import time
 
 import pytest
 
@@ -31,6 +30,7 @@ def browser():
     opts.binary_location = CHROMIUM
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    driver.set_script_timeout(SCRIPT_TIMEOUT)
     yield driver
     driver.quit()
 
@@ -73,16 +73,26 @@ return {
 """
 
 
+# Waited for in the page, not for a number of seconds: a page with mathematics loads MathJax (one without loads none),
+# whose first typesetting resolves MathJax.startup.promise; then math-fit.js fits each formula of the article, and
+# marks it data-fit-base.
+TYPESET = """
+const done = arguments[arguments.length - 1];
+const fitted = () => [...document.querySelectorAll('.bd-article mjx-container')].every(e => 'fitBase' in e.dataset);
+(function wait() {
+  if (!document.querySelector('script[src*="mathjax/"]')) return done();
+  const startup = window.MathJax && MathJax.startup && MathJax.startup.promise;
+  if (!startup) return setTimeout(wait, 50);
+  startup.then(function check() { if (fitted()) done(); else setTimeout(check, 50); });
+})();
+"""
+SCRIPT_TIMEOUT = 300   # s: a page typesets in a second or two; a page that never does fails here, not later
+
+
 def load(driver, page, width):
-    driver.set_window_size(width, 1000)
+    driver.set_window_size(width, SCREEN)
     driver.get(page.as_uri())
-    for _ in range(100):   # MathJax typesets after load
-        if driver.execute_script("return !window.MathJax || !MathJax.startup || MathJax.startup.document.state() >= 10"
-                                 " || document.querySelectorAll('mjx-container').length > 0"):
-            break
-        time.sleep(0.1)
-    driver.execute_script("return window.MathJax && MathJax.startup && MathJax.startup.promise")
-    time.sleep(0.3)
+    driver.execute_async_script(TYPESET)
     return driver.execute_script(PROBE)
 
 

@@ -260,7 +260,7 @@ def test_a_cluster_whose_workers_cannot_import_lib_is_one_line(tmp_path):
     script = tmp_path / "cluster.py"   # a scheduler and a worker started outside the checkout, without its PYTHONPATH
     script.write_text("import time\nfrom distributed import LocalCluster\nif __name__ == '__main__':\n"
                       "    c = LocalCluster(n_workers=1, threads_per_worker=1, host='127.0.0.1', dashboard_address=None,"
-                      " silence_logs=50)\n    print(c.scheduler_address, flush=True)\n    time.sleep(300)\n")
+                      " silence_logs=50)\n    print(c.scheduler_address, flush=True)\n    time.sleep(3600)\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     cluster = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
     try:
@@ -269,10 +269,10 @@ def test_a_cluster_whose_workers_cannot_import_lib_is_one_line(tmp_path):
         t0 = time.time()
         out = subprocess.run([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", "quick",
                               "--cluster", address], cwd=ROOT, env={**os.environ, "BOOK_RESULTS": str(tmp_path / "r")},
-                             capture_output=True, text=True, timeout=300)
+                             capture_output=True, text=True, timeout=600)
     finally:
         cluster.terminate()
-        cluster.wait(30)
+        cluster.wait(60)
     assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr[-2000:]
     assert "the cluster could not import the module 'lib'" in out.stderr and f"PYTHONPATH={ROOT} dask worker" in out.stderr
-    assert time.time() - t0 < 120
+    assert time.time() - t0 < 300   # one failed import, not Dask retrying it (13 s at a load of 10)

@@ -206,7 +206,7 @@ def test_environment_faults_and_bugs_are_told_apart(error, line):
 # --------------------------------------------------------------------------------------------- kill -9 leftovers
 def test_temporary_files_of_a_killed_writer_are_cleaned_and_a_live_one_kept(tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])   # killed below, whatever the load
     try:
         stale = tmp_path / f".abc.json.{int(dead.stdout)}.x1y2.tmp"
         busy = tmp_path / f".def.json.{live.pid}.x1y2.tmp"
