@@ -278,6 +278,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     # runner imports no Jupyter package at module level: `compute` works on a machine with torch, numpy and PyYAML
+    from lib.core.executors import ClusterError
     from lib.core.manifest import DamagedResult
     from lib.core.runner import (
         ChapterFailed,
@@ -288,7 +289,6 @@ def main(argv=None) -> int:
         run_chapter,
         toc_chapters,
     )
-    from lib.core.executors import ClusterError
     from lib.core.sweep import progress
 
     try:
