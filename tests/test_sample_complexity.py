@@ -328,23 +328,63 @@ def test_the_law_fits_recover_each_law_and_the_claim_tells_log_from_power():
     assert {c["id"]: c for c in page.claims(P, records)}["1-tr-logN"]["passed"] is False
 
 
-def test_the_logn_rule_has_power_on_simulated_sweeps():
-    """The row's own function on simulated wide sweeps (5 seeds, 6% seed spread, N = 4..256): a faithful log law passes
-    almost always, a power or a linear law through the same end points almost never."""
+def stored_like(seed: int = 0, draws: int = 3, seeds: int = 5, spread: float = 0.1) -> dict:
+    """Records like the paper profile's: every model on `draws` task draws of `seeds` seeds, log-normal about the
+    authors' means (a draw offset, then a seed's own, each of log sd `spread`), panel (a)'s task test set at
+    PAPER_TASK_FACTOR, and the wide sweep (one draw) on WIDE_LOG."""
+    rng = np.random.default_rng(seed)
+    runs = lambda m, G: m * np.exp(spread * (rng.standard_normal((G, 1)) + rng.standard_normal((G, seeds))))
+    records = {}
+    for panel in ("a", "b"):
+        tests = list(sc.PANELS[panel]["tests"])
+        for model in MODELS:
+            for N, m in zip(authors.PAPER_MEANS[panel]["N"], authors.PAPER_MEANS[panel][model]):
+                for g, draw in enumerate(runs(m, draws)):
+                    f = [1.0 if t == "authors" or panel == "b" else PAPER_TASK_FACTOR[model] for t in tests]
+                    records[(panel, model, N) + ((g,) if g else ())] = {
+                        "result": {"tests": tests, "samples": [[x * k for k in f] for x in draw]}}
+    for N in P["N_wide"]:
+        (draw,) = runs(WIDE_LOG[0] + WIDE_LOG[1] * math.log(N), 1)
+        records[("wide", "transformer", N)] = {"result": {"tests": ["authors", "task"], "samples": [[x, x] for x in draw]}}
+    return records
+
+
+def test_each_rule_passes_its_resampled_runs_more_often_than_runs_without_the_mechanism():
+    """page.power on stored-like runs (3 draws of 5 seeds, 10% spreads, 20 draws per world): each row that declares
+    worlds passes its faithful world (the runs resampled) in most draws and more often than every world without the
+    mechanism, and fails at least one of them in most draws (the FFN's or every model's runs scaled off the authors'
+    means, the FFN's panel (b) runs replaced by the slower other model's, the Transformer's counts moved onto a power
+    of N)."""
+    table = page.power(P, stored_like(), 20)
+    assert {t["row"] for t in table} == {"paper-means", "4-ffn-gap", "1-tr-logN"}
+    for row in ("paper-means", "4-ffn-gap", "1-tr-logN"):
+        faithful = [t["pass"] for t in table if t["row"] == row and t["mechanism"]]
+        absent = [t["pass"] for t in table if t["row"] == row and not t["mechanism"]]
+        assert len(faithful) == 1 and faithful[0] >= 0.6 and min(absent) <= 0.3, (row, faithful, absent)
+        assert faithful[0] > max(absent), (row, faithful, absent)    # every mean x1.15 is a small shift: it passes more
+
+
+def test_the_faithful_world_resamples_draws_then_seeds_within_each_point():
+    """power.resampled draws each point's runs from its own stored runs (never another N's), keeps a point's shape
+    and pairs its test sets; no_gap gives panel (b)'s FFN the slower other model's runs at each N."""
     from lib.chapters.sample_complexity.claims import power
 
-    rates = power.logn_rates(P, [4, 6, 8, 10, 12, 16, 32, 64, 128, 256], 0.06, n_sim=30)
-    assert rates["log"] >= 0.9 and rates["power"] <= 0.1 and rates["linear"] <= 0.1, rates
-
-
-def test_the_means_rule_passes_a_faithful_rerun_and_fails_a_shifted_model():
-    """paper-means on simulated reruns with paper-like spreads: a faithful rerun passes in >= 90% of 100, a world
-    whose FFN needs 1.3x the authors' samples in <= 20%."""
-    from lib.chapters.sample_complexity.claims import power
-
-    table = page.summarize(P, paper_like())
-    rates = power.paper_means_rates(table, P, n_sim=100)
-    assert rates["faithful"] >= 0.9 and rates["one model x1.3 (the FFN)"] <= 0.2, rates
+    table = page.summarize(P, stored_like())
+    sim = power.resampled(P, table, np.random.default_rng(1))
+    for panel, models in table.items():
+        for m, tests in models.items():
+            for test, e in tests.items():
+                s = sim[panel][m][test]
+                assert s["by_draw"].shape == e["by_draw"].shape and s["N"] == e["N"]
+                for i in range(len(e["N"])):
+                    assert set(s["by_draw"][i].ravel()) <= set(e["by_draw"][i].ravel())
+                np.testing.assert_allclose(s["mean"], s["by_draw"].mean((1, 2)))
+    a = sim["a"]["ffn"]
+    np.testing.assert_allclose(a["task"]["by_draw"], PAPER_TASK_FACTOR["ffn"] * a["authors"]["by_draw"])   # paired
+    gap = power.no_gap(P, table, np.random.default_rng(1))["b"]
+    for i in range(len(gap["ffn"]["task"]["N"])):
+        slower = max(("rnn", "transformer"), key=lambda m: table["b"][m]["task"]["mean"][i])
+        assert set(gap["ffn"]["task"]["by_draw"][i].ravel()) <= set(table["b"][slower]["task"]["by_draw"][i].ravel())
 
 
 def test_the_paper_page_quotes_the_stored_numbers():

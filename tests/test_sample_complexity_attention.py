@@ -10,7 +10,21 @@ from lib.chapters.sample_complexity import figures, page
 from lib.chapters.sample_complexity.claims import attention, power
 from lib.chapters.sample_complexity.results.bootstrap import replicates
 from lib.core import params
+from lib.core.power import power_table
 from lib.core.store import key_of, spec_dict
+from lib.science.qstr import embed_dim_rule, rademacher_codes
+
+
+def simulated(N: int, strength: float, noise: float = 0.4, runs: int = 5, prompts: int = 40, seed: int = 0) -> dict:
+    """An attention point's result from simulated attention: scores strength <w_{t_i}, w_j> + noise (N(0, noise^2)
+    per query and key) on fresh codes and prompts, softmax over the keys; strength 0 is attention blind to the codes
+    (at N = 12, strength 1.3 reads the code about as the paper run does: a peak at t_i at about 3/4 of the positions)."""
+    gen = torch.Generator().manual_seed(seed)
+    E = rademacher_codes(N, embed_dim_rule(N, "floor"), gen)
+    t = torch.randint(0, N, (prompts, N), generator=gen)
+    scores = strength * (E[t] @ E.T) + noise * torch.randn(runs, prompts, N, N, generator=gen)
+    return {**sc.attention_stats(torch.softmax(scores, -1), t, E), "qk_block_share": [float("nan")] * runs,
+            "samples": [[float("nan")] * 2] * runs, "d_e": E.shape[1]}
 
 
 def test_the_attention_point_is_figure_1s_transformer_read_after_the_same_training():
@@ -57,14 +71,19 @@ def test_attention_stats_reads_where_the_attention_goes():
     assert np.all(np.diff(c[seen][::-1]) > 0)           # levels run from 1 down: the weight rises with the overlap
 
 
-def test_the_attention_row_has_power_on_simulated_attention():
-    """The row's own function on 200 simulated attention points per world (N = 12, 5 runs): a model that reads the
-    position code about as the paper run does passes in >= 95%; one that reads it weakly (a peak at t_i at about a
-    third of the positions) and one blind to the codes pass in <= 5%."""
-    weak = power.simulated(12, *power.WORLDS["reads it weakly"])
-    assert 0.25 <= np.mean(weak["peak_k"]) / weak["peak_n"] <= 0.45
-    rates = power.peak_rates(n_sim=200)
-    assert rates["reads the code"] >= 0.95 and rates["reads it weakly"] <= 0.05 and rates["blind to the codes"] <= 0.05, rates
+def test_the_attention_row_passes_its_resampled_runs_and_fails_runs_blind_to_the_codes():
+    """The row's worlds (claims/power.py) on a simulated point of 5 runs that reads the code: its runs resampled by
+    seed pass in every draw; the same runs with their peaks drawn as attention blind to the codes places them (at
+    t_i with chance 1/N) pass in none; and a point whose attention ignores the codes fails its own faithful world."""
+    key = ("attention", "transformer", 12)
+    Q = {"attention_N": 12}
+    rec = lambda strength: {key: {"spec": {"n_seeds": 5}, "result": simulated(12, strength)}}
+    table = power_table([attention.ROW], power.ATTENTION_WORLDS, Q, rec(1.3), 20, data=lambda P, r: (r, P))
+    assert [(t["mechanism"], t["pass"]) for t in table] == [(True, 1.0), (False, 0.0)]
+    blind = power_table([attention.ROW], power.ATTENTION_WORLDS, Q, rec(0.0), 20, data=lambda P, r: (r, P))
+    assert blind[0]["pass"] == 0.0
+    drawn = power.blind(Q, rec(1.3), np.random.default_rng(0))[key]["result"]
+    assert len(drawn["peak_k"]) == 5 and max(drawn["peak_k"]) / drawn["peak_n"] < 0.2     # about 1/12
 
 
 def test_the_attention_row_comes_last_and_leaves_the_figure_1_rows_alone():
@@ -74,11 +93,11 @@ def test_the_attention_row_comes_last_and_leaves_the_figure_1_rows_alone():
     rows = page.claims(P, records)
     assert "5-attn-reads-t" not in [r["id"] for r in rows]                       # no attention point: no row
     Q = {**P, "attention_N": 12}
-    records[("attention", "transformer", 12)] = {"result": power.simulated(12, *power.WORLDS["reads the code"])}
+    records[("attention", "transformer", 12)] = {"result": simulated(12, 1.3)}
     with_row = page.claims(Q, records)
     assert with_row[:-1] == rows and with_row[-1]["id"] == "5-attn-reads-t" and with_row[-1]["passed"]
     assert "hypothesis (this book)" in with_row[-1]["source"] and with_row[-1]["expected"] == attention.RULE_PEAK.text
-    records[("attention", "transformer", 12)] = {"result": power.simulated(12, *power.WORLDS["blind to the codes"])}
+    records[("attention", "transformer", 12)] = {"result": simulated(12, 0.0)}
     assert not page.claims(Q, records)[-1]["passed"]
 
 

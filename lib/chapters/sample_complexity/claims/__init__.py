@@ -1,7 +1,8 @@
 """The sample-complexity chapter's claim check: its rows (`ROWS`), evaluated on the summary of the stored points
 (`claims`). Each topic holds its rows with their rules and measures: figure1.py (Figure 1 and the authors' means),
 wide.py (1-tr-logN) and attention.py (5-attn-reads-t, last); scale.py writes the scale a row needs where a run is
-below it, findings.py the words on rows that did not pass, and power.py each rule's power on simulated results.
+below it, findings.py the words on rows that did not pass, and power.py the worlds each rule's power is measured in
+(page.power).
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
     >>> rows = claims(P, records); len(rows), [(row['id'], row['passed']) for row in rows][:2]

@@ -1,7 +1,7 @@
 """The learned mechanism, beyond Figure 1: where a trained Transformer of panel (a) looks. compute.run_attention trains
 Figure 1's Transformer at attention_N to the panel's threshold and summarises its attention on fresh 1STR prompts
-(compute.attention_stats); this module holds its claim row `5-attn-reads-t`, a hypothesis of this book (its power on
-simulated attention is claims/power.py's; the numbers the prose quotes are results/attention.py's, the figures
+(compute.attention_stats); this module holds its claim row `5-attn-reads-t`, a hypothesis of this book (the worlds
+of its power are claims/power.py's; the numbers the prose quotes are results/attention.py's, the figures
 figures.py's). No computation imports it.
 
 The theory's construction (Theorem 4, Eq. A.2) retrieves t_i by attention alone: the score of key j at query i is

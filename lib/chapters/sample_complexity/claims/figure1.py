@@ -236,8 +236,8 @@ def _test_protocol(table: dict, P: dict) -> Measured | None:
 
 # paper-means: 33 means are compared at once, so even a faithful rerun has some |z| above BEYOND now and then (more
 # than the normal tail says, since sigma is estimated, results/authors.py); the rule allows ALLOWED of them, the number
-# a faithful rerun has at most in 95.2% of 1,000 simulated reruns (at most 0 in 73.5%; claims/power.py,
-# benchmarks/power_sample_complexity.py, which also gives the rule's power).
+# a faithful rerun has at most in 95.2% of 1,000 simulated reruns (at most 0 in 73.5%;
+# benchmarks/power_sample_complexity.py; the page's power table gives the rule's power on the stored runs resampled).
 RULE_MEANS = AtMost(f"means beyond $\\lvert z\\rvert = {number(BEYOND)}$", 1,
                     why="what a faithful rerun stays within in ≥ 95% of simulated reruns")
 ALLOWED = RULE_MEANS.bound

@@ -1,163 +1,129 @@
-"""The power of the restated claim rules: each row's own function run on simulated result tables, from a faithful
-reproduction (the effect at its measured size, seeds and task draws spread as measured) and from a world without the
-theorem's mechanism. A rule that a faithful rerun often fails, or that the null world often passes, is not evidence.
+"""The worlds the power of the chapter's rules is measured in (lib.core.power): for each row, its own rule on the
+stored runs resampled (the faithful world) and on the stored runs changed so that the theorem's mechanism is absent.
 
-Runs are drawn log-normal around a mean per (model, N): a task-draw offset per draw, then a seed's own. The spreads
-come from the stored results (`measured_spreads`), so the simulation is of this book's experiment at its scale.
-The attention row's power is measured the same way, on simulated attention (`peak_rates`). A simulated result passes
-where the row's own rule decides it passes (a row's `decide`: its measure, then its rule). No computation imports
-this module; benchmarks/power_sample_complexity.py prints the table, tests/test_sample_complexity.py checks it.
+Figure 1's rows read the summary table (results.summarize), whose points hold per (panel, model, N) the runs of G
+task draws of R seeds each: `resampled` draws each point's task draws with replacement and then the seeds within
+each drawn draw, point by point (`_indices`; a point with one draw: its seeds only), so no spread is pooled across
+N. The mechanism-absent worlds move or swap those runs: a model's runs scaled away from the authors' means
+(paper-means), the FFN's runs replaced by the slower other model's at each N (4-ffn-gap), the Transformer's counts
+moved onto a power of N (1-tr-logN). The attention row reads its stored point: its runs resampled, or their peaks
+drawn as attention blind to the codes places them. page.power runs the table; the page shows it. With a few runs
+per point a resample often repeats one, which narrows the spread a row estimates from them (paper-means' sigma).
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
     >>> from lib.chapters.sample_complexity.results import summarize
-    >>> paper_means_rates(summarize(P, records), P, n_sim=20)     # pass shares of paper-means per world
-    {'faithful': 1.0, 'one model x1.3 (the FFN)': 0.1, 'every mean x1.15': 0.1}
+    >>> from lib.chapters.sample_complexity.claims import ROWS
+    >>> from lib.core.power import power_table
+    >>> t = power_table(ROWS, {"4-ffn-gap": WORLDS["4-ffn-gap"]}, P, summarize(P, records), 10, data=lambda P, t: (t, P))
+    >>> [(x["world"][:12], x["pass"] > 0.5) for x in t]
+    [('faithful: th', True), ('no gap: the ', False)]
 """
 from __future__ import annotations
 
 import numpy as np
-import torch
 
-from lib.chapters.sample_complexity.claims import attention, figure1
-from lib.chapters.sample_complexity.claims import wide as wide_claim
-from lib.chapters.sample_complexity.compute import attention_stats
-from lib.chapters.sample_complexity.results import MODELS, authors, wide
-from lib.science.qstr import embed_dim_rule, rademacher_codes
+from lib.chapters.sample_complexity.results import MODELS, wide
+from lib.core.power import World, resample_seeds
+
+__all__ = ["ATTENTION_WORLDS", "WORLDS", "blind", "bent_to_power", "no_gap", "resampled", "scaled"]
 
 
-def entry(by_draw: np.ndarray, N: list[int]) -> dict:
-    """A summarize() table entry from (len(N), G, R) samples (no censored runs)."""
-    runs = by_draw.reshape(len(N), -1)
-    return {"N": list(N), "runs": runs, "by_draw": by_draw, "censored": np.zeros(len(N), int), "mean": runs.mean(1)}
+def _indices(G0: int, R0: int, G: int, R: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Which stored runs of a point of G0 draws of R0 seeds make up G draws of R seeds: draws with replacement, then
+    seeds with replacement within each drawn draw."""
+    return rng.integers(0, G0, G)[:, None], rng.integers(0, R0, (G, R))
 
 
-def draw_runs(rng, mean, seed_sd, draw_sd, G: int, R: int) -> np.ndarray:
-    """(len(mean), G, R) log-normal runs: per N a mean, a draw offset per draw and a seed offset per run."""
-    mean, seed_sd = np.asarray(mean, float), np.broadcast_to(np.asarray(seed_sd, float), np.shape(mean))
-    d = rng.standard_normal((len(mean), G, 1)) * draw_sd
-    e = rng.standard_normal((len(mean), G, R)) * seed_sd[:, None, None]
-    return mean[:, None, None] * np.exp(d + e)
+def _entry(e: dict, by_draw: np.ndarray, runs: np.ndarray) -> dict:
+    """A summary-table entry (see results.summarize) with these (len(N), G, R) runs."""
+    return {**e, "by_draw": by_draw, "runs": runs.reshape(len(by_draw), -1), "censored": np.isnan(runs).sum((1, 2)),
+            "mean": by_draw.mean((1, 2))}
 
 
-def measured_spreads(table: dict, P: dict) -> dict:
-    """{(panel, model): (N, seed_sd per N, draw_sd)} of the stored runs (authors.spreads), for the paper-means
-    comparison's test sets."""
+def resampled(P: dict, table: dict, rng: np.random.Generator, donors: dict | None = None) -> dict:
+    """The summary table with each (panel, model, N) point's runs drawn again (`_indices`), independently point by
+    point; the test sets of a point are scores of the same runs and follow the same draw (paired). donors:
+    {(panel, model): {N: (panel, model)}}, a point whose runs are drawn from another model's point of the same N
+    instead (in its own number of draws and seeds)."""
     out = {}
-    for panel, test in authors.CLAIM_TEST.items():
-        for m in MODELS:
-            e = table.get(panel, {}).get(m, {}).get(test)
-            if e is not None:
-                seed_var, draw_var = authors.spreads(e)
-                out[(panel, m)] = (e["N"], np.sqrt(seed_var), 0.0 if np.isnan(draw_var) else float(np.sqrt(draw_var)))
+    for panel, models in table.items():
+        for m, tests in models.items():
+            first = next(iter(tests.values()))
+            _, G, R = first["by_draw"].shape
+            swap = (donors or {}).get((panel, m), {})
+            points = []                          # per N: the source entries, the row of N there, the runs drawn
+            for N in first["N"]:
+                src = table[swap[N][0]][swap[N][1]] if N in swap else tests
+                ref = next(iter(src.values()))
+                points.append((src, ref["N"].index(N), _indices(*ref["by_draw"].shape[1:], G, R, rng)))
+            for test, e in tests.items():
+                by_draw = np.stack([src[test]["by_draw"][j][d, s] for src, j, (d, s) in points])
+                runs = np.stack([src[test]["runs"][j].reshape(src[test]["by_draw"].shape[1:])[d, s]
+                                 for src, j, (d, s) in points])
+                out.setdefault(panel, {}).setdefault(m, {})[test] = _entry(e, by_draw, runs)
     return out
 
 
-def paper_means_rates(table: dict, P: dict, n_sim: int = 200, seed: int = 0, G: int = 3, R: int = 5) -> dict:
-    """Pass rates of paper-means (authors.comparison, figure1.means_measured, decided by figure1.RULE_PAPER_MEANS) over
-    simulated reruns: the book's G
-    draws of R seeds and the authors' one draw of R seeds from the same distribution ("faithful"), and with the
-    authors' means from a world where the book's models differ from theirs: one model's means 1.3x, or all 1.15x."""
-    spreads = measured_spreads(table, P)
-    rng = np.random.default_rng(seed)
-    worlds = {"faithful": {}, "one model x1.3 (the FFN)": {"ffn": 1.3}, "every mean x1.15": dict.fromkeys(MODELS, 1.15)}
-    rates = {}
-    for name, shift in worlds.items():
-        passed = 0
-        for _ in range(n_sim):
-            sim, ref = {}, {}
-            for (panel, m), (N, seed_sd, draw_sd) in spreads.items():
-                true = np.array([authors.paper_means(panel)[m][n] for n in N], float)
-                sim.setdefault(panel, {})[m] = {authors.CLAIM_TEST[panel]: entry(draw_runs(rng, true * shift.get(m, 1.0),
-                                                                                         seed_sd, draw_sd, G, R), N)}
-                theirs = draw_runs(rng, true, seed_sd, draw_sd, 1, R).mean((1, 2))
-                ref.setdefault(panel, {})[m] = dict(zip(N, theirs))
-            passed += figure1.RULE_PAPER_MEANS.decide(figure1.means_measured(authors.comparison(sim, P, ref), P)).passed
-        rates[name] = passed / n_sim
-    return rates
+def scaled(table: dict, factor, models=MODELS, panels=("a", "b")) -> dict:
+    """The table with every run of `models` in `panels` times `factor` (a number, or a function of N): their means
+    moved by that factor, their spread on the log scale kept."""
+    out = {p: {m: dict(t) for m, t in ms.items()} for p, ms in table.items()}
+    for p in panels:
+        for m in models:
+            for test, e in out.get(p, {}).get(m, {}).items():
+                f = np.array([factor(N) if callable(factor) else factor for N in e["N"]], float)[:, None, None]
+                out[p][m][test] = _entry(e, e["by_draw"] * f, e["runs"].reshape(e["by_draw"].shape) * f)
+    return out
 
 
-def logn_rates(P: dict, N: list[int], seed_sd: float, n_sim: int = 100, seed: int = 0, R: int = 5,
-               laws: dict | None = None) -> dict:
-    """Pass rates of 1-tr-logN (its row, wide_claim.ROW) on simulated wide sweeps whose true means follow each law
-    (default: a log law, and a power and a linear law through the same counts at the smallest and largest N)."""
-    rng = np.random.default_rng(seed)
-    if laws is None:
-        lo, hi = 5000.0, 30000.0
-        x0, x1 = np.log(min(N)), np.log(max(N))
-        b = (hi - lo) / (x1 - x0)
-        p = np.log(hi / lo) / (x1 - x0)
-        laws = {"log": ("log", (lo - b * x0, b)), "power": ("power", (lo / min(N) ** p, p)),
-                "linear": ("linear", (lo - (hi - lo) / (max(N) - min(N)) * min(N), (hi - lo) / (max(N) - min(N))))}
-    rates = {}
-    for name, (law, params) in laws.items():
-        true = wide.law_curve(law, params, N)
-        passed = 0
-        for _ in range(n_sim):
-            runs = draw_runs(rng, true, seed_sd, 0.0, 1, R)
-            table = {"wide": {"transformer": {"task": entry(runs, list(N))}}}
-            passed += wide_claim.ROW.decide(table, P).passed
-        rates[name] = passed / n_sim
-    return rates
+def no_gap(P: dict, table: dict, rng: np.random.Generator) -> dict:
+    """4-ffn-gap without Theorem 6's Nd cost: panel (b)'s FFN runs at each N drawn from the runs of the slower of the
+    RNN and the Transformer at that N (by their stored means), the other models resampled as they are."""
+    b = table["b"]
+    slower = {N: ("b", max(("rnn", "transformer"), key=lambda m: b[m]["task"]["mean"][b[m]["task"]["N"].index(N)]))
+              for N in b["ffn"]["task"]["N"]}
+    return resampled(P, table, rng, {("b", "ffn"): slower})
 
 
-def gap_rates(table: dict, P: dict, n_sim: int = 100, seed: int = 0, G: int = 3, R: int = 5) -> dict:
-    """Pass rates of 4-ffn-gap (its row, figure1.BY_ID) on simulated panel (b) runs with the stored means and spreads
-    ("faithful"), and with the FFN's mean at the larger of the other two at every N (no gap: Theorem 6's Nd cost
-    absent)."""
-    e = {m: table["b"][m]["task"] for m in MODELS}
-    N = e["ffn"]["N"]
-    sd = {m: authors.spreads(e[m]) for m in MODELS}
-    rng = np.random.default_rng(seed)
-    other = np.maximum(e["rnn"]["mean"], e["transformer"]["mean"])
-    rates = {}
-    for name, ffn_mean in (("faithful", e["ffn"]["mean"]), ("no gap", other)):
-        passed = 0
-        for _ in range(n_sim):
-            sim = {"b": {}}
-            for m in MODELS:
-                mean = ffn_mean if m == "ffn" else e[m]["mean"]
-                draw_sd = 0.0 if np.isnan(sd[m][1]) else float(np.sqrt(sd[m][1]))
-                sim["b"][m] = {"task": entry(draw_runs(rng, mean, np.sqrt(sd[m][0]), draw_sd, G, R), N)}
-            passed += figure1.BY_ID["4-ffn-gap"].decide(sim, P).passed
-        rates[name] = passed / n_sim
-    return rates
+def bent_to_power(P: dict, table: dict, rng: np.random.Generator) -> dict:
+    """1-tr-logN without Theorem 4's log N: the Transformer's runs (panel (a) and the wide sweep) rescaled at each N
+    so that the mean the row reads there (wide.series: the task's test set, N >= 4) is the power law fitted to those
+    means, their spread about it kept; then resampled. (Rescaling by the power law over the log law instead would keep
+    the curvature of the residuals about the log law, and with it much of the log law's lead.)"""
+    w = wide.series(table, P, "task")
+    law = dict(zip(w["N"], wide.law_curve("power", wide.fit_laws(w["N"], w["runs"].mean(1))["power"]["params"], w["N"])
+                   / w["runs"].mean(1)))
+    return resampled(P, scaled(table, lambda N: law.get(N, 1.0), ("transformer",), ("a", "wide")), rng)
+
+
+def _moved(models, factor):
+    """A world whose `models` need `factor` times the samples of the stored runs (resampled)."""
+    return lambda P, table, rng: resampled(P, scaled(table, factor, models), rng)
+
+
+FAITHFUL = World("faithful: the stored runs, resampled by task draw and by seed within each point", True, resampled)
+WORLDS = {
+    "paper-means": (FAITHFUL,
+                    World("the FFN's runs ×1.3: a model that is not the authors'", False, _moved(("ffn",), 1.3)),
+                    World("every run ×1.15: models that are not the authors'", False, _moved(MODELS, 1.15))),
+    "4-ffn-gap": (FAITHFUL, World("no gap: the FFN's runs at each N drawn from the slower of the RNN and the "
+                                  "Transformer", False, no_gap)),
+    "1-tr-logN": (FAITHFUL, World("a power of N: the Transformer's runs rescaled at each N onto the power law fitted "
+                                  "to their means, their spread kept", False, bent_to_power)),
+}
 
 
 # ------------------------------------------------------------------------------------------- the attention row
-def simulated(N: int, strength: float, noise: float, runs: int = 5, prompts: int = 40, seed: int = 0) -> dict:
-    """An attention point's result from simulated attention: scores strength <w_{t_i}, w_j> + noise (N(0, noise^2)
-    per query and key) on fresh codes and prompts, softmax over the keys; strength 0 is attention blind to the codes."""
-    gen = torch.Generator().manual_seed(seed)
-    E = rademacher_codes(N, embed_dim_rule(N, "floor"), gen)
-    t = torch.randint(0, N, (prompts, N), generator=gen)
-    scores = strength * (E[t] @ E.T) + noise * torch.randn(runs, prompts, N, N, generator=gen)
-    return {**attention_stats(torch.softmax(scores, -1), t, E), "qk_block_share": [float("nan")] * runs,
-            "samples": [[float("nan")] * 2] * runs, "d_e": E.shape[1]}
+def blind(P: dict, records: dict, rng: np.random.Generator) -> dict:
+    """The attention point's runs resampled, with each run's peaks drawn as attention blind to the codes places them:
+    at t_i with chance 1/N at each position (what the row's rule holds a majority against)."""
+    out = resample_seeds(P, records, rng)
+    key = ("attention", "transformer", P["attention_N"])
+    res = out[key]["result"]
+    res["peak_k"] = rng.binomial(res["peak_n"], 1 / P["attention_N"], len(res["peak_k"])).tolist()
+    return out
 
 
-# Worlds at N = 12, (strength, noise): one that reads the code about as the paper run does (mass on t_i about 0.23,
-# a peak there at about 3/4 of the positions), a weak reader whose attention leans to t_i's code but peaks there at
-# about a third of the positions, and attention blind to the codes.
-WORLDS = {"reads the code": (1.3, 0.4), "reads it weakly": (0.5, 0.4), "blind to the codes": (0.0, 0.4)}
-
-
-def peak_rates(N: int = 12, n_sim: int = 200, runs: int = 5, prompts: int = 40) -> dict:
-    """Pass rates of the row (attention.ROW) over n_sim simulated attention points per world (WORLDS), each of `runs`
-    runs on `prompts` prompts (the paper run reads 1,000: fewer prompts only widen the simulated spread).
-
-        >>> peak_rates(n_sim=20)
-        {'reads the code': 1.0, 'reads it weakly': 0.0, 'blind to the codes': 0.0}
-    """
-    P = {"attention_N": N}
-    rates = {}
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)    # tensors of a few thousand numbers: on a busy 2-core CPU two threads ran 30x slower
-    try:
-        for name, (strength, noise) in WORLDS.items():
-            passed = [attention.ROW.decide({("attention", "transformer", N): {"result": simulated(N, strength, noise, runs,
-                                                                                             prompts, s)}}, P).passed
-                      for s in range(n_sim)]
-            rates[name] = float(np.mean(passed))
-    finally:
-        torch.set_num_threads(threads)
-    return rates
+ATTENTION_WORLDS = {"5-attn-reads-t": (
+    World("faithful: the stored attention runs, resampled by seed", True, resample_seeds),
+    World("blind to the codes: each run's peaks at t_i drawn with chance 1/N", False, blind))}

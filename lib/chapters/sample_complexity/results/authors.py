@@ -57,10 +57,22 @@ def spreads(entry: dict) -> tuple[np.ndarray, float]:
     return seed_var, float(np.clip(between, 0.0, None).mean())   # clipped at each N, then pooled: errs on the wide side
 
 
+def _z(ratio: float, sigma: float) -> float:
+    """ln(ratio) / sigma; where the runs have no spread at all (sigma 0: every run alike, as a resample of a few runs
+    can be), any difference lies beyond every |z| and none lies at 0.
+
+        >>> _z(1.1, 0.0), _z(1.0, 0.0), round(_z(1.1, 0.1), 3)
+        (inf, 0.0, 0.953)
+    """
+    if sigma > 0:
+        return math.log(ratio) / sigma
+    return 0.0 if ratio == 1 else math.copysign(math.inf, math.log(ratio))
+
+
 def comparison(table: dict, P: dict, ref: dict | None = None) -> list[dict]:
     """This run's mean against the authors' at every (panel, model, N) both have, where the run's model and threshold
     are the paper's: the ratio, sigma (see the module) and z = ln(ratio) / sigma. ref: {panel: {model: {N: mean}}}
-    (default: PAPER_MEANS; the power simulation passes its own)."""
+    (default: PAPER_MEANS; benchmarks/power_sample_complexity.py's simulation passes its own)."""
     rows = []
     for panel, thr in PAPER_THRESHOLDS.items():
         if panel not in table or P[f"threshold_{panel}"] != thr:
@@ -80,7 +92,7 @@ def comparison(table: dict, P: dict, ref: dict | None = None) -> list[dict]:
                 ratio, sigma = entry["mean"][i] / means[m][n], math.sqrt(se_run + se_one)
                 rows.append({"panel": panel, "model": m, "N": n, "mean": float(entry["mean"][i]),
                              "se": math.sqrt(se_run), "authors": means[m][n], "ratio": ratio, "sigma": sigma,
-                             "z": math.log(ratio) / sigma, "draws": G, "draw_sd": math.sqrt(draw_var) if G > 1 else None,
+                             "z": _z(ratio, sigma), "draws": G, "draw_sd": math.sqrt(draw_var) if G > 1 else None,
                              "censored": int(entry["censored"][i])})
     return rows
 
