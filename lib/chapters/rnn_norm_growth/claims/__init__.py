@@ -344,7 +344,7 @@ CONSTRUCTION_ROWS = [
 ]
 # Theorem 7's width qd is the state of its 4-layer ReLU transition (Prop. 26), not of a one-layer tanh or GRU cell,
 # and the book has no construction in those cells: no row holds trained widths to qd (rows 10a-width-simple-* did,
-# until issue 36); the contrast reads Theorem 7's fixed width as this book's hypothesis for them.
+# until 2026-11-26); the contrast reads Theorem 7's fixed width as this book's hypothesis for them.
 CONTRAST_SOURCE = ("hypothesis (this book): Prop. 8's growth on 1STR against Theorem 7's width fixed in $N$ on "
                    "simple-1STR, read for trained tanh and GRU cells")
 HYP_BOUND = ("hypothesis (this book): Prop. 8's lower bound read as a slope (the bound holds only below an unknown "
@@ -371,7 +371,7 @@ TRAINED_ROWS = [row for arch in ARCHS for row in (
         r"median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$ at every $N$", RULE_SEPARATION, _separation),
 ]
 # No training enters alpha*(N): the construction and the codes fix it between two multiples of ln N, so the row is an
-# implementation check (a claim until issue 36), like head_lower_bound's 11-alpha-logN.
+# implementation check (a claim until 2026-11-26), like head_lower_bound's 11-alpha-logN.
 TRANSFORMER_ROWS = [
     Row("10b-transformer", "check", "Lemma 11 ($\\log N$)",
         r"The Transformer's attention scale $\alpha^*(N)$ of Equation A.2 follows $a+b\ln N$ better than "
