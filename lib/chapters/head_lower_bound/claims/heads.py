@@ -102,13 +102,11 @@ def rank_used(P, results):
 
 
 def reach_share(fvus, level: float = REACH) -> dict:
-    """k of n runs at FVU <= level, the share p = k/n, its binomial standard error (p(1-p) floored at 1/(4n), a spread
-    at p = 0 or 1) and the margin (p - REACH_SHARE)/se: the numbers 5-reach-fraction decides on."""
+    """k of n runs at FVU <= level, the share p = k/n and its binomial standard error (p(1-p) floored at 1/(4n), a
+    spread at p = 0 or 1): the numbers 5-reach-fraction's rule decides on."""
     k, n = sum(f <= level for f in fvus), len(fvus)
     p = k / n
-    se = math.sqrt(max(p * (1 - p), 0.25 / n) / n)
-    return {"k": k, "n": n, "p": p, "se": se, "margin": RULE_REACH_FRACTION.margin(p, se),
-            "passed": RULE_REACH_FRACTION.holds(p)}
+    return {"k": k, "n": n, "p": p, "se": math.sqrt(max(p * (1 - p), 0.25 / n) / n)}
 
 
 def reach_fraction(P, results):
