@@ -273,7 +273,7 @@ def main(argv=None) -> int:
                      "(BOOK_RESULTS=ROOT python -m lib compute ...; DIR: ROOT/<chapter>/<profile>): points whose run "
                      "function reaches a change are re-stamped where DIR holds them identical")
     res.add_argument("--from-bytes", action="store_true",
-                     help="points stamped with the raw-bytes hash used before issue 39, of the code at --rev whose "
+                     help="points stamped with the raw-bytes hash used until 2026-11-26, of the code at --rev whose "
                      "parsed code is today's: give them today's hash (the same code)")
     args = ap.parse_args(argv)
 

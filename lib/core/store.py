@@ -157,7 +157,7 @@ def code_dump(node: ast.AST) -> str:
     """What a parsed piece of code runs, as text: `ast.dump` (no line numbers) with the docstring of every module,
     class and function dropped; comments and layout are not in the tree. Fields that are None or empty are left out,
     as Python 3.13's ast.dump does, so that the same code dumps the same on 3.11 and 3.12 (whose functions gained an
-    empty `type_params`): points computed on the lent GPU's Python and rendered on this CPU's carry one hash.
+    empty `type_params`): points computed on a GPU machine's Python and rendered on this CPU's carry one hash.
 
     >>> documented = 'def f(x):\\n    "Doc."\\n    return x + 1  # why'
     >>> code_dump(ast.parse(documented)) == code_dump(ast.parse("def f(x): return (x+1)"))
@@ -201,7 +201,7 @@ def lib_hash(chapter: str | None = None, read=_read_here) -> str:
 
 
 def git_commit() -> str:
-    """The checkout's commit (+dirty-lib if lib has uncommitted edits); $BOOK_COMMIT where the tree has no .git
+    """The checkout's commit, marked as not clean where lib has uncommitted edits; $BOOK_COMMIT where the tree has no .git
     (the GPU machine receives a copy of the working tree without its history)."""
     if os.environ.get("BOOK_COMMIT"):
         return os.environ["BOOK_COMMIT"]
