@@ -42,7 +42,7 @@ RULE_FLOOR_PROP3 = All((AtLeast("runs with a non-vacuous bound", 1, by=EXACT),
 RULE_RANK_USED = AtMost(rf"runs at FVU ≤ {number(REACH)} whose relative rank ($\sigma_k/\sigma_1 > {number(RANK_TOL)}$) "
                         "is not $q$", 0, why="the relative rank's tolerance; zero error needs rank $q$, Prop. 21's proof")
 RULE_REACH_FRACTION = AtLeast(rf"share of the $H \ge q$ runs at FVU ≤ {number(REACH)}", Fraction(1, 3), spread="SE",
-                              why="until issue 36, half")
+                              why="half until 2026-11-26")
 REACH_SHARE = RULE_REACH_FRACTION.bound     # share of the H >= q runs that must reach FVU <= REACH
 RULE_BELOW_FLOOR_PROP3 = AtLeast(rf"share of the $H\ge q$ runs at FVU + {FLOOR_SE} se < $1-(q-1)(q+d)/(qd)$",
                                  Fraction(1, 2), spread="SE")
