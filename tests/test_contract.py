@@ -283,6 +283,13 @@ def test_a_chapter_has_its_six_roles_and_nothing_else(chapter):
     assert not [p for p in _modules_of(chapter) if len(p.read_text().splitlines()) > 400], "a module over 400 lines"
 
 
+def test_no_module_of_lib_is_over_400_lines():
+    """lib/core, lib/science and the CLI in flat modules of a few hundred lines, as the chapters are."""
+    long = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "lib").glob("*.py")) + sorted((ROOT / "lib" / "core").glob("*.py"))
+            + sorted((ROOT / "lib" / "science").glob("*.py")) if len(p.read_text().splitlines()) > 400]
+    assert not long, f"modules over 400 lines: {long}"
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_imports_run_one_way(chapter):
     """Inside a chapter: experiments <- compute <- results <- claims, figures <- page (a module imports modules of
