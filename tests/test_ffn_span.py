@@ -229,7 +229,7 @@ def test_floor_reads_bounds_and_fails_below_it():
     P3 = {"N_grid": [2], "d": 2, "threshold": 0.9}                     # floor 0.4 < n[0] = 1: undecided
     undecided = _floor(P3, _floor_results([0.4, 0.3, 0.2, 0.1]))
     assert "censored" in undecided.measured and not undecided.passed
-    assert undecided.censored == "$n^*$ below the grid at N=[2]"       # the rule censors; the measure's words say where
+    assert undecided.censored == "$n^*$ below the grid at $N$ = 2"       # the rule censors; the measure's words say where
 
 
 def test_floor_measure_only_measures():

@@ -432,7 +432,7 @@ def test_norm_rows_test_the_predicted_slope_on_the_states():
     unreached["phase"][("elman", "1str", 8)]["result"] |= {"samples": [np.nan] * 4, "status": [1, 1, 2, 2]}
     for rid in ("10b-norm", "10b-norm-lower"):                        # no value at N = 8: the slope over 4, 6, 8 is open
         v = rows[rid].decide(P, unreached)
-        assert not v.passed and "$N$ = [8]" in v.censored
+        assert not v.passed and "$N$ = 8" in v.censored
         assert "censored with any $N$ whose value at the threshold is unknown" in rows[rid].expected
         shown = rows[rid].decide(P, res(1.0)).expected                          # the rule with its t, and its gate
         assert "4 dof)" in shown and shown.endswith(rows[rid].expected.split("(book's calibration)")[1])
@@ -458,7 +458,7 @@ def test_packing_rows_are_censored_only_where_they_fail_on_unlearned_N():
     assert "censored where it fails only at $N$ where no widest run reached the threshold" in sep.expected
     assert sep.decide(P, res([0.8, 0.8, 0.8], grows, flat)).passed
     v = sep.decide(P, res([0.8, 0.8, 0.3], grows, flat, unlearned=(16,)))
-    assert not v.passed and v.censored == "outside the band only at $N$ = [16], where no widest run reached the threshold"
+    assert not v.passed and v.censored == "outside the band only at $N$ = 16, where no widest run reached the threshold"
     v = sep.decide(P, res([0.3, 0.8, 0.3], grows, flat, unlearned=(16,)))      # out of the band at a learned N too
     assert not v.passed and not v.censored
     dim = rows["10c-effective-dim"]

@@ -234,7 +234,7 @@ def test_a_T_without_critical_m_is_censored_not_dropped():
     rows = lambda res: {r["id"]: r for r in evaluate(some, P, res)}
     cen = rows(_fake_and({100: 40, 200: 50, 800: 1000}))             # m*(800) > 100: censored
     assert rs.bounds(_fake_and({800: 1000}))[800] == (100.0, math.inf)
-    assert cen["A11b"]["censored"] and not cen["A11b"]["passed"] and "T = [800]" in cen["A11b"]["censored"]
+    assert cen["A11b"]["censored"] and not cen["A11b"]["passed"] and "$T$ = 800" in cen["A11b"]["censored"]
     assert not cen["A11a"]["passed"] and "censored" not in cen["A11a"]    # 0 of 10 at every m: decided below 1/2
     assert cen["A13b"]["passed"] and "censored" not in cen["A13b"]    # the curves move right
     assert cen["A9"]["kind"] == "check" and cen["A9"]["passed"]

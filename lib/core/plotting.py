@@ -16,9 +16,13 @@ COLORS = {"ffn": "#8da0cb", "rnn": "#fc8d62", "transformer": "#66c2a5", "gd": "#
 MARKERS = {"ffn": "s", "rnn": "o", "transformer": "^"}
 
 # On top of seaborn's "ticks" theme and colour-blind palette: no top/right spines, a light grid, and type that stays
-# readable where a page shows a figure at two thirds of its size (a 1024-px figure in the 676-px text column).
+# readable where a page shows a figure at two thirds of its size (a 9.2-inch figure in the 676-px text column).
+# Pixels at twice the 110 dpi the sizes were chosen for (DPI): a page scales every figure to its column, and a
+# HiDPI screen shows that column with two device pixels per CSS pixel, so a figure drawn at 110 dpi (518 to 1,101
+# px wide) was blurred there; the layout, set in inches and points, is the same at either.
+DPI = 220
 STYLE = {
-    "figure.dpi": 110, "savefig.dpi": 110, "font.size": 10.5, "axes.titlesize": 11, "axes.labelsize": 10.5,
+    "figure.dpi": DPI, "savefig.dpi": DPI, "font.size": 10.5, "axes.titlesize": 11, "axes.labelsize": 10.5,
     "xtick.labelsize": 10, "ytick.labelsize": 10, "legend.fontsize": 9.5,
     "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3,
     "legend.frameon": False, "figure.constrained_layout.use": True,

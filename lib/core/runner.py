@@ -25,7 +25,7 @@ import yaml
 from lib.core import params as params_mod
 from lib.core.claims import below_scale, censored, tally
 from lib.core.manifest import DamagedResult
-from lib.core.store import ROOT, atomic_write, clean_temps, environment_fault, read_json, results_root
+from lib.core.store import ROOT, atomic_write, clean_temps, environment_fault, read_json, results_root, shown_device
 from lib.core.tables import markdown_table
 
 EXECUTED = ROOT / "book" / "executed"
@@ -322,7 +322,7 @@ def report_markdown(runs: list[dict]) -> str:
         meta, prov = r["meta"], r["prov"]
         rows.append([f"[{r['chapter']}]({r['chapter']}.ipynb)", _counts(r["claims"], "check"), _counts(r["claims"], "claim"),
                      r["shows"], f"{meta['wall_s']} s",
-                     prov.get("device", "?"), prov.get("torch", "?"), f"`{prov.get('commit', '?')}`",
+                     shown_device(prov.get("device", "?")), prov.get("torch", "?"), f"`{prov.get('commit', '?')}`",
                      f"`{prov.get('lib_hash', '?')}`"])
     return "\n".join([
         "# Execution report", "",

@@ -224,6 +224,15 @@ def device_name(device) -> str:
     return f"CPU ({platform.machine()}, {torch.get_num_threads()} threads)"
 
 
+def shown_device(device: str) -> str:
+    """A device as a page shows it: the provenance string as stored, with "1 threads" and "(1 points)" in the singular.
+
+        >>> shown_device("CPU (x86_64, 2 threads) (10 points), CPU (x86_64, 1 threads) (1 points)")
+        'CPU (x86_64, 2 threads) (10 points), CPU (x86_64, 1 thread) (1 point)'
+    """
+    return re.sub(r"(?<![\d.,])1 (thread|point)s\b", r"1 \1", device)
+
+
 def environment(device, chapter: str | None = None) -> dict:
     import torch
 
@@ -287,7 +296,7 @@ def summary_line(records, noun: str = "stored points", work: str = "computation"
     commits: dict[str, list[str]] = {}    # device -> the commit of each of its records
     for r in records:
         commits.setdefault(r["device"], []).append(r["commit"])
-    machines = [f"{dev} at commit{'s' if len(set(c)) > 1 else ''} " + ", ".join(f"`{x}`" for x in sorted(set(c)))
+    machines = [f"{shown_device(dev)} at commit{'s' if len(set(c)) > 1 else ''} " + ", ".join(f"`{x}`" for x in sorted(set(c)))
                 + (f" ({len(c)} of them)" if len(commits) > 1 else "") for dev, c in sorted(commits.items())]
     return (f"{len(records)} {noun}, {sum(r['result'].get('wall_s') or 0 for r in records):,.0f} s of {work} in all, "
             f"computed on {'; '.join(machines)}.")

@@ -17,6 +17,7 @@ from lib.chapters.ffn_span.results import ffn_table, readout_table
 from lib.core.claims import Measured, Row, evaluate
 from lib.core.rules import PAPER, All, AtLeast, AtMost
 from lib.core.store import result_array
+from lib.core.tables import named_grid
 from lib.science.stats import BELOW_GRID, standard_error, zscore
 
 VANISHED = 1e-6       # ||W_T||^2 / ||W_0||^2 at or below this: the first layer has decayed to 0 (W = 0 is in the span)
@@ -120,7 +121,7 @@ def _monte_carlo(which: str, paper: str):
         zmax = max(zs, key=lambda r: abs(r[0]))
         return Measured(abs(zmax[0]), rf"max $\lvert z\rvert$ = {abs(zmax[0]):.1f} ($N={zmax[1]}$, $n={zmax[2]}$)",
                         spread=1.0, paper=paper,
-                        where=f"N in {P['N_grid']}, {len(zs)} points, {P['n_draws']} draws each")
+                        where=f"{named_grid('N', sorted(P['N_grid']))}; {len(zs)} points, {P['n_draws']} draws each")
     return measure
 
 
@@ -162,11 +163,11 @@ def _floor(P: dict, results: dict) -> Measured:
         else:
             cells.append(f"N={N}: {v:,.0f} = {v / floor:.1f} × floor {floor:.0f}")
             lo.append(v / floor), hi.append(v / floor)
-    lead = f"censored at N={censored}: " if censored else ""
+    lead = f"censored at {named_grid('N', censored)}: " if censored else ""
     return Measured(np.array(lo), lead + "; ".join(cells), lo=np.array(lo), hi=np.array(hi),
-                    censored=f"$n^*$ below the grid at N={censored}" if censored else "",
+                    censored=f"$n^*$ below the grid at {named_grid('N', censored)}" if censored else "",
                     paper=f"Thm 6: $n^* \\ge (1-\\varepsilon)\\,Nd$ with $\\varepsilon = {eps}$",
-                    where=f"N in {sorted(P['N_grid'])}")
+                    where=named_grid("N", sorted(P["N_grid"])))
 
 
 def _readout(P: dict, results: dict) -> Measured | None:
@@ -226,7 +227,7 @@ def _rotation_ffn(P: dict, results: dict) -> Measured:
                     f"n: {z_n[k]:+.1f} at n={results['ffn'][(N, False)]['result']['n'][k]} "
                     f"({a.mean(1)[k]:.3f} vs {b.mean(1)[k]:.3f})", spread=1.0,
                     paper="derived (App. B): GD is rotation-equivariant",
-                    where=f"N={N}, {len(se)} values of n, {a.shape[1]} paired runs each")
+                    where=f"$N$ = {N}, {len(se)} values of $n$, {a.shape[1]} paired runs each")
 
 
 def _rotation_transformer(P: dict, results: dict) -> Measured:
@@ -239,7 +240,7 @@ def _rotation_transformer(P: dict, results: dict) -> Measured:
                     f"{gap.mean():.3f} ± {se:.3f}; the GD-trained FFN: {a.mean(1)[-1]:.3f} plain, "
                     f"{b.mean(1)[-1]:.3f} rotated)", spread=se, n=len(gap),
                     paper="derived (this book): the Transformer collapses",
-                    where=f"N={P['N_rotation']}, n={tr['n'][-1]}")
+                    where=f"$N$ = {P['N_rotation']}, $n$ = {tr['n'][-1]}")
 
 
 APP_B = "Appendix B (proof of Theorem 6)"

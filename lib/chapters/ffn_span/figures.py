@@ -110,29 +110,30 @@ def plot_rotation(P: dict, results: dict):
 
 
 def plot_samples(P: dict, table: dict, ref: dict):
-    """Samples to threshold against N: GD-trained FFNs here (left, from ffn_table), the AdamW FFN of Figure 1(b)
-    (right, from adamw_reference)."""
+    """Samples to threshold against N: GD-trained FFNs here (from ffn_table), the AdamW FFN of Figure 1(b) (from
+    adamw_reference), one panel each. A set of runs none of which reached its threshold, or a reference that is not
+    stored, has no panel (the figure's caption and the table beneath it say so); with neither, the GD panel says why."""
     from lib.core.plotting import COLORS, figure
 
-    fig, axes = figure(2, 1, width=3.9, height=4.0)
     Ns = np.array(sorted(table), float)
     nstar = np.array([table[int(N)]["nstar"] for N in Ns])
-    _fit(axes[0, 0], Ns, nstar, COLORS["ffn"], "FFN, full-batch GD + L2")
-    if not np.isfinite(nstar).any():   # an empty panel says why, in the panel
-        axes[0, 0].text(0.5, 0.6, f"no GD-trained FFN reached\ntest MSE < {P['threshold']} at any $N$\n(within the $n$ it was "
-                        "given)", ha="center", va="center", transform=axes[0, 0].transAxes, fontsize=9,
+    gd = np.isfinite(nstar).any()
+    shown = (["gd"] if gd or not ref["available"] else []) + (["ref"] if ref["available"] else [])
+    fig, axes = figure(len(shown), 1, width=3.9, height=4.0, squeeze=False)
+    for ax, which in zip(axes[0], shown):
+        if which == "gd":
+            _fit(ax, Ns, nstar, COLORS["ffn"], "FFN, full-batch GD + L2" if gd else None)   # no points: no legend entry
+            if not gd:   # nothing reached, and no reference to show instead: the panel says why
+                ax.text(0.5, 0.6, f"no GD-trained FFN reached\ntest MSE < {P['threshold']} at any $N$\n(within the $n$ it "
+                        "was given)", ha="center", va="center", transform=ax.transAxes, fontsize=9,
                         bbox={"facecolor": "white", "edgecolor": "0.7", "boxstyle": "round"})
-    axes[0, 0].plot(Ns, (1 - P["threshold"]) * Ns * P["d"], "k--", lw=1, label=f"Thm 6 bound $(1 - {P['threshold']})\\,Nd$")
-    axes[0, 0].set(title=f"this chapter: test MSE < {P['threshold']}, $d={P['d']}$")
-    if ref["available"]:
-        Nr = np.array(ref["N"], float)
-        _fit(axes[0, 1], Nr, np.array(ref["mean"], float), COLORS["adamw"], "FFN, online AdamW (Figure 1b)")
-        axes[0, 1].plot(Nr, (1 - ref["threshold"]) * Nr * ref["d"], "k--", lw=1, label=f"$(1 - {ref['threshold']})\\,Nd$")
-        axes[0, 1].set(title=f"sample_complexity: test MSE < {ref['threshold']}, $d={ref['d']}$")
-    else:
-        axes[0, 1].text(0.5, 0.5, "no stored sample_complexity run", ha="center", va="center", transform=axes[0, 1].transAxes)
-        axes[0, 1].set(title="sample_complexity (not available)", xticks=[], yticks=[])
-    for ax in axes[0]:
+            ax.plot(Ns, (1 - P["threshold"]) * Ns * P["d"], "k--", lw=1, label=f"Thm 6 bound $(1 - {P['threshold']})\\,Nd$")
+            ax.set(title=f"GD-trained FFN: test MSE < {P['threshold']}, $d={P['d']}$")
+        else:
+            Nr = np.array(ref["N"], float)
+            _fit(ax, Nr, np.array(ref["mean"], float), COLORS["adamw"], "FFN, online AdamW (Figure 1b)")
+            ax.plot(Nr, (1 - ref["threshold"]) * Nr * ref["d"], "k--", lw=1, label=f"$(1 - {ref['threshold']})\\,Nd$")
+            ax.set(title=f"Figure 1(b)'s FFN: test MSE < {ref['threshold']}, $d={ref['d']}$")
         ax.set(xlabel="$N$ (sequence length)", ylabel="$n$ (training prompts)")
         ax.title.set_fontsize(10)
         ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2))

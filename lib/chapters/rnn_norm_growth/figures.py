@@ -23,6 +23,7 @@ from lib.chapters.rnn_norm_growth.results import (
 )
 
 TASK_COLORS = {"1str": "#fc8d62", "simple": "#8da0cb"}
+SHORT = {"gru": "GRU", "elman": "Elman RNN"}     # the architectures in a panel title
 LEGEND = 8.5           # legend font size: the figures are shown about 700 px wide
 
 
@@ -75,7 +76,7 @@ def plot_phase(P: dict, results: dict):
             i, j = np.nonzero((e["status"] == 2).any(2))        # a run cut off by the cap, undecided (censored)
             ax.plot(i, j, "x", color="r", ms=6, mew=1.4, ls="none")
             ax.set(xticks=range(len(e["N"])), xticklabels=e["N"], yticks=range(len(W)), yticklabels=P["widths"],
-                   xlabel="$N$", ylabel="width $d_h$", title=f"{arch.upper()} on {LABELS[task]}")
+                   xlabel="$N$", ylabel="width $d_h$", title=f"{SHORT[arch]} on {LABELS[task]}")
             ax.grid(False)
         bar = fig.colorbar(im, ax=axes[a, 1], label="median best test MSE")
         bar.ax.axhline(P["threshold"], color="w", lw=1.6)
@@ -93,7 +94,7 @@ def plot_phase(P: dict, results: dict):
         if np.isfinite(ref[0]):
             ax.plot(Ns, ref[0] * Ns / Ns[0], "k:", lw=0.8, label="slope 1")
         ax.set(xscale="log", yscale="log", xlabel="$N$", ylabel=rf"$d_h^*$ (MSE $\leq$ {P['threshold']})",
-               title=f"{arch.upper()}: critical width")
+               title=f"{SHORT[arch]}: critical width")
         plain = FuncFormatter(lambda v, _: f"{v:g}")          # widths read 4, 6, 10, not 4 x 10^0
         ax.yaxis.set_major_formatter(plain)
         ax.yaxis.set_minor_formatter(plain)

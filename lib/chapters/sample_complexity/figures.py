@@ -179,7 +179,7 @@ def plot_wide(P: dict, table: dict):
     w = wide.series(table, P, "task")
     if w is None:
         fig, ax = figure(1, 1, width=6.0, height=1.2)
-        ax.text(0.5, 0.5, "This run has no wide sweep (N_wide).", ha="center", va="center")
+        ax.text(0.5, 0.5, "This run has no wide sweep (no lengths beyond Figure 1's).", ha="center", va="center")
         ax.set_axis_off()
         return fig
     fits = wide.fit_laws(w["N"], w["runs"].mean(1))
@@ -232,7 +232,7 @@ def plot_attention(P: dict, records: dict):
 
     res = result(P, records)
     if res is None:
-        return _none("This run has no attention point (attention_N = 0).")
+        return _none("This run has no attention point (it trains none for the attention reading).")
     N = P["attention_N"]
     fig, axes = figure(2, 1, width=4.2, height=3.8, squeeze=False)
     ax = axes[0, 0]
@@ -268,7 +268,7 @@ def plot_attention_summary(P: dict, records: dict):
 
     res = result(P, records)
     if res is None:
-        return _none("This run has no attention point (attention_N = 0).")
+        return _none("This run has no attention point (it trains none for the attention reading).")
     N, d, d_e = P["attention_N"], P["d"], res["d_e"]
     fig, axes = figure(2, 1, width=4.2, height=3.6, squeeze=False)
     ax = axes[0, 0]

@@ -29,6 +29,7 @@ from lib.chapters.rnn_norm_growth.results import (
 from lib.core.claims import Measured, Row, evaluate
 from lib.core.interval_rules import Beyond, Laws, TInterval
 from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Needs, Within, number
+from lib.core.tables import named_grid
 from lib.science import a2
 from lib.science.stats import loglog_slope
 
@@ -82,7 +83,7 @@ RULE_LEMMA37 = AtLeast("share of first draws that meet the event", Fraction(1, 3
 def _exact(P, results):
     c = results["construction"]["result"]
     Ns, mse, max_x = c["N"], np.array(c["mse_simple"], float), max(c["max_abs_x"])
-    return Measured((Measured(mse), Measured(max_x <= P["gadget_B"])), f"max MSE {mse.max():.1e} over $N$ = {Ns}; max "
+    return Measured((Measured(mse), Measured(max_x <= P["gadget_B"])), f"max MSE {mse.max():.1e} over {named_grid('N', Ns)}; max "
                     f"$\\lvert x \\rvert$ = {max_x:.2f}, $B$ = {P['gadget_B']}",
                     paper="Thm 7 / Prop. 26-28: exact construction", where=f"$d_h = qd$ = {P['q'] * P['d']} "
                     f"per direction, $q$ = {P['q']}, $N$ from {min(Ns)} to {max(Ns)}")
@@ -178,13 +179,14 @@ def _contrast(arch):
             return None
         c = contrast_numbers(P, results, arch)
         a, b, se = c["1str"], c["simple"], c["se"]
-        fmt = lambda e: f"{e['slope']:.2f} (range [{_signed(e['slope_min'])}, {_signed(e['slope_max'])}])"
+        ends = lambda e: (_signed(e["slope_min"]), _signed(e["slope_max"]))     # one value where nothing is censored
+        fmt = lambda e: f"{e['slope']:.2f}" + ("" if len(set(ends(e))) == 1 else " (range [{}, {}])".format(*ends(e)))
         in_se = (f": {_signed(c['lo'] / se)} to {_signed(c['hi'] / se)} SE" if se > 0 else "")
         spread = (f"bootstrap SE {se:.2f} ({BOOT_DRAWS:,} seed resamples){in_se}" if np.isfinite(se) else
                   f"no bootstrap SE (most of {BOOT_DRAWS:,} seed resamples lack a $d_h^*$ at some $N$)")
         text = (f"1STR {fmt(a)}, simple-1STR {fmt(b)}; difference from {_signed(c['lo'])} to {_signed(c['hi'])} "
                 f"over the slopes the censoring allows, {spread}")
-        return Measured(text=text, lo=c["lo"], hi=c["hi"], spread=se, where=f"$N$ = {a['N']}", censored=(
+        return Measured(text=text, lo=c["lo"], hi=c["hi"], spread=se, where=named_grid("N", a["N"]), censored=(
             f"the allowed differences straddle {number(RULE_CONTRAST.z)} SE ({_runs(a['censored'] + b['censored'])} "
             "censored at the cap, or a $d_h^*$ at an end of the grid)"))
     return measure
@@ -213,7 +215,7 @@ def _width_1str(arch):
                         f"$d_h^*$ = {_dstar_text(e)}; {_runs(e['censored'])} censored at the cap",
                         spread=_boot_se(slope_bootstrap(P, results, arch, "1str", seed=1)),
                         lo=e["slope_min"], hi=e["slope_max"], paper=KAPPA_BOUND + " (a lower bound)",
-                        where=f"threshold {P['threshold']}, $N$ = {e['N']}",
+                        where=f"threshold {P['threshold']}; {named_grid('N', e['N'])}",
                         censored=f"the censoring-aware range [{_bound(e['slope_min'])}, "
                                  f"{_bound(e['slope_max'])}] straddles {number(RULE_WIDTH.bound)}")
     return measure
@@ -230,13 +232,14 @@ def _norm_fit(P, results, rule, **verdict) -> Measured | None:
     slope, se, dof = nt["lipr_slope"], nt["lipr_se"], len(nt["lipr"]) - 2
     unknown = norm_unknown(P, results)
     text = (f"slope {slope:.2f}" + (f" ± {se:.2f} (SE)" if np.isfinite(se) else "")
-            + f" over {len(nt['lipr'])} runs at $N$ = {sorted(set(nt['N'].astype(int).tolist()))}"
+            + f" over {len(nt['lipr'])} runs at {named_grid('N', sorted(set(nt['N'].astype(int).tolist())))}"
             + "; for comparison "
             f"$(\\mathfrak L\\lVert U\\rVert_{{op}} r_h)^2$: slope {nt['slope']:.2f}, and the samples these runs took to "
             f"reach the threshold: slope {nt['samples_slope']:.2f}")
-    parts = ([f"at $N$ = {unknown['none']} no widest run reached the threshold within the cap"] if unknown["none"]
-             else []) + ([f"at $N$ = {unknown['cut']} some widest runs were cut off by the cap"] if unknown["cut"] else [])
-    censored = ("; ".join(parts) + f": the value there is unknown, so the slope over $N$ = {sorted(P['phase_N'])} "
+    parts = ([f"at {named_grid('N', unknown['none'])} no widest run reached the threshold within the cap"]
+             if unknown["none"] else []) + ([f"at {named_grid('N', unknown['cut'])} some widest runs were cut off by the "
+                                             "cap"] if unknown["cut"] else [])
+    censored = ("; ".join(parts) + f": the value there is unknown, so the slope over {named_grid('N', sorted(P['phase_N']))} "
                 "could take any value" if parts else "")
     return Measured(slope, text, spread=se, n=dof, gate=len(unknown["none"]) + len(unknown["cut"]), censored=censored,
                     **verdict)
@@ -266,7 +269,7 @@ def _effective_dim(P, results):
 
 
 def _unlearned_text(pk, tasks=("1str", "simple")) -> str:
-    parts = [f"{LABELS[task]} $N$ = {pk[task]['unlearned']}" for task in tasks if pk[task]["unlearned"]]
+    parts = [f"{LABELS[task]} {named_grid('N', pk[task]['unlearned'])}" for task in tasks if pk[task]["unlearned"]]
     return f"; no widest run reached the threshold at {' and '.join(parts)}" if parts else ""
 
 
@@ -280,7 +283,7 @@ def _separation(P, results):
     return Measured(p1["dist_median"], ", ".join(f"$N$ = {N}: {v:.2f}" for N, v in zip(p1["N"], p1["dist_median"]))
                     + " (labels: " + ", ".join(f"{v:.2f}" for v in p1["g_dist_median"]) + ")"
                     + _unlearned_text(pk, ("1str",)), unsure=[N in p1["unlearned"] for N in p1["N"]],
-                    censored=f"outside the band only at $N$ = {bad}, where no widest run reached the threshold",
+                    censored=f"outside the band only at {named_grid('N', bad)}, where no widest run reached the threshold",
                     paper=r"Prop. 35, event $E_1$: pairwise ≥ $\varepsilon_g\sqrt{N-1}$")
 
 

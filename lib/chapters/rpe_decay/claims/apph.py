@@ -82,7 +82,8 @@ def margin(values, threshold: float, below: bool, stat: str = "worst") -> str:
 
 
 def _scale(P: dict, H: int, which: str) -> str:
-    short = [f"{k} = {P[k]}" for k in ("apph_S", "apph_steps") if P[k] < PAPER_SCALE[k]]
+    words = {"apph_S": "$S$ = {:,}", "apph_steps": "{:,} steps"}       # the quantities, not the parameters' names
+    short = [words[k].format(P[k]) for k in ("apph_S", "apph_steps") if P[k] < PAPER_SCALE[k]]
     if which == "max" and H < PAPER_SCALE["H"]:      # the "one head" rows are at the paper's H whatever the grid
         short.append(f"H up to {H}")
     if which == "min" and H > 1:

@@ -22,6 +22,7 @@ from lib.chapters.rpe_decay.results.fits import largest_value
 from lib.core.claims import Measured
 from lib.core.rules import BOOK as CALIBRATED
 from lib.core.rules import PAPER, All, AtLeast, AtMost, Holds, number
+from lib.core.tables import named_grid
 from lib.science.stats import loglog_slope
 
 NO_RATE = r"none: Thm 6.1(B) guarantees no rate at $\beta$ = 1.2 (it needs $\beta \ge 2.02$)"
@@ -145,7 +146,7 @@ def _slope_power(P, results):
     Hs = [H for H in sorted(b3) if H <= 8]
     slope = -loglog_slope(Hs, [b3[H]["l1"] for H in Hs])
     return Measured(slope, f"slope {slope:.2f}", paper=r"Thm 6.1(B): $n \le \lfloor 0.99\beta\rfloor - 1 = 1$",
-                    where=f"$H$ in {Hs}")
+                    where=named_grid("H", Hs))
 
 
 def _slope_exp(P, results):
@@ -169,7 +170,7 @@ def _relative_bump(P, results):
                     r"$E_{\rm lin}$ " + ", ".join(map(fmt, lins)) + f" (spread {spread:.2f}×); best "
                     + r"$E_{\log}$ found " + ", ".join(map(fmt, logs)),
                     paper="none; this book's calibration fits: lin about 2e-2 at every $T$, log 0.19–0.64",
-                    where=f"width $T$/{1 / P['rel_bump_frac']:g}, $T$ in {P['rel_bump_T']}, $H$ = {H}")
+                    where=f"width $T$/{1 / P['rel_bump_frac']:g}; {named_grid('T', P['rel_bump_T'])}; $H$ = {H}")
 
 
 def _deltas(P, results):

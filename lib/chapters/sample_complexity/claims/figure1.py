@@ -27,6 +27,7 @@ from lib.chapters.sample_complexity.results.bootstrap import LEVEL, boot, slope
 from lib.core.bootstrap_rules import Each, Quantile, Replicates
 from lib.core.claims import Measured, Row
 from lib.core.rules import EXACT, All, AtMost, Needs, number
+from lib.core.tables import listing, named_grid
 from lib.science.stats import loglog_slope
 
 GAP_FROM = 27                     # 4-ffn-gap: N = 25 is where the FFN's count passes the others, draw by draw
@@ -114,8 +115,9 @@ def _tr_fewest(table: dict, P: dict) -> Measured | None:
     lead = {f"N={n}": np.log(np.minimum(B["rnn"][n], B["ffn"][n]) / B["transformer"][n]) for n in grid}
     share = min(RULE_TR_FEWEST.cell(v)[1] for v in lead.values())
     lowest = [n for n in rg if ref["transformer"][n] < min(ref["rnn"][n], ref["ffn"][n])]
-    return Measured(lead, f"TR lowest in {_at_least(share)} at every N", paper=f"{RERUN}: lowest at N={lowest} of {rg}",
-                    where=f"N={grid}", **_cap(table, P, "a", grid))
+    lowest = "at every $N$" if lowest == rg else f"at {named_grid('N', lowest) if lowest else 'no $N$'} of {listing(rg)}"
+    return Measured(lead, f"TR lowest in {_at_least(share)} at every N", paper=f"{RERUN}: lowest {lowest}",
+                    where=named_grid("N", grid), **_cap(table, P, "a", grid))
 
 
 def _gap_largest(table: dict, P: dict) -> Measured | None:
@@ -127,7 +129,7 @@ def _gap_largest(table: dict, P: dict) -> Measured | None:
     r = {f"{SHORT[m]}/TR": M[m][n] / M["transformer"][n] for m in ("ffn", "rnn")}
     paper = ", ".join(f"{SHORT[m]}/TR {ref[m][rg[0]] / ref['transformer'][rg[0]]:.1f}×" for m in ("ffn", "rnn"))
     text = ", ".join(f"{k} {r[k]:.1f}× (bound {RULE_GAP_LARGEST.rule.bound(v):.1f}×)" for k, v in ratio.items())
-    return Measured(ratio, text, paper=f"{RERUN}: {paper} at N={rg[0]}", where=f"N={n}",
+    return Measured(ratio, text, paper=f"{RERUN}: {paper} at N={rg[0]}", where=named_grid("N", [n]),
                     **_cap(table, P, "a", [n], gru_scale(P, M, [n])))
 
 
@@ -150,7 +152,8 @@ def _tr_flattest(table: dict, P: dict) -> Measured | None:
     lead = np.minimum(reps["rnn"], reps["ffn"]) - reps["transformer"]
     text = lambda v: ", ".join(f"{SHORT[m]} {v[m]:.2f}" for m in ("ffn", "rnn", "transformer"))
     return Measured(lead, f"{text(point)}; TR flattest in {float(np.mean(lead > RULE_TR_FLATTEST.bar)):.1%} of replicates",
-                    paper=f"{RERUN}: {text(paper)}", where=f"N={grid}", **_cap(table, P, "a", grid, gru_scale(P, M, grid)))
+                    paper=f"{RERUN}: {text(paper)}", where=named_grid("N", grid),
+                    **_cap(table, P, "a", grid, gru_scale(P, M, grid)))
 
 
 def _ffn_superlinear(table: dict, P: dict) -> Measured | None:
@@ -161,7 +164,7 @@ def _ffn_superlinear(table: dict, P: dict) -> Measured | None:
     every = _slopes(table, P, 0)            # the whole grid from N = 2: the ordering of the slopes can change
     alt = f"; from N={every[3][0]}: FFN {every[0]['ffn']:.2f}, RNN {every[0]['rnn']:.2f}" if every and every[3] != grid else ""
     return Measured(reps["ffn"], f"FFN {point['ffn']:.2f} (bound {RULE_FFN_SUPERLINEAR.bound(reps['ffn']):.2f}){alt}",
-                    paper=f"{RERUN}: FFN {paper['ffn']:.2f}", where=f"N={grid}", **_cap(table, P, "a", grid))
+                    paper=f"{RERUN}: FFN {paper['ffn']:.2f}", where=named_grid("N", grid), **_cap(table, P, "a", grid))
 
 
 def _ffn_vs_rnn(sign: int, select):
@@ -176,7 +179,7 @@ def _ffn_vs_rnn(sign: int, select):
         paper = ", ".join(f"N={n}: {ref['ffn'][n]:,.0f} vs {ref['rnn'][n]:,.0f}" for n in rg)
         text = ", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f} ({rule.cell(lead[f'N={n}'])[1]:.1%})"
                          for n in grid)
-        return Measured(lead, text, paper=f"{RERUN}: {paper}", where=f"N={grid}",
+        return Measured(lead, text, paper=f"{RERUN}: {paper}", where=named_grid("N", grid),
                         **_cap(table, P, "a", grid, gru_scale(P, M, grid)))
     return measure
 
@@ -199,7 +202,7 @@ def _ffn_gap(table: dict, P: dict) -> Measured | None:
     shown = "; ".join(f"N={n} (not tested), FFN per draw " + " / ".join(f"{x:,.0f}" for x in per_draw(table, "b", "ffn", n))
                       + f" against TR {M['transformer'][n]:,.0f}, RNN {M['rnn'][n]:,.0f}" for n in below)
     return Measured(lead, f"FFN above in {_at_least(share)} at every N; min ratio {min(ratio.values()):.2f}"
-                    + (f"; {shown}" if shown else ""), paper=f"{RERUN}: min ratio {paper:.2f}", where=f"N={grid}",
+                    + (f"; {shown}" if shown else ""), paper=f"{RERUN}: min ratio {paper:.2f}", where=named_grid("N", grid),
                     **_cap(table, P, "b", grid, crossing_scale(P, M, grid)))
 
 
@@ -214,7 +217,7 @@ def _rnn_milder(table: dict, P: dict) -> Measured | None:
     share = min(RULE_RNN_MILDER.cell(v)[1] for v in lead.values())
     paper = ", ".join(f"{SHORT[m]} {ref[m][rg[-1]] / ref[m][rg[0]]:.2f}×" for m in ("ffn", "rnn", "transformer"))
     return Measured(lead, ", ".join(f"{SHORT[m]} {g[m]:.2f}×" for m in ("ffn", "rnn", "transformer"))
-                    + f"; FFN faster in {_at_least(share)}", paper=f"{RERUN}: {paper}", where=f"N={lo}..{hi}",
+                    + f"; FFN faster in {_at_least(share)}", paper=f"{RERUN}: {paper}", where=f"$N$ = {lo} to {hi}",
                     **_cap(table, P, "b", [lo, hi], panel_b_scale(P, M, grid)))
 
 
@@ -231,7 +234,7 @@ def _test_protocol(table: dict, P: dict) -> Measured | None:
                     f"FFN {r['ffn']:.2f}× (bound {ffn.bound(reps['ffn']):.2f}×), TR "
                     f"{r['transformer']:.2f}× (bound {tr.bound(reps['transformer']):.2f}×)",
                     paper=f"{RERUN}: FFN {PAPER_FFN_TASK_TEST_N12 / paper_means('a')['ffn'][12]:.1f}× at N=12, TR about 1.0×",
-                    where=f"N={N}", **_cap(table, P, "a", [N], tests=["authors", "task"]))
+                    where=named_grid("N", [N]), **_cap(table, P, "a", [N], tests=["authors", "task"]))
 
 
 # paper-means: 33 means are compared at once, so even a faithful rerun has some |z| above BEYOND now and then (more

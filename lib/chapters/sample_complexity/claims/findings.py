@@ -73,7 +73,7 @@ def logn_finding(P: dict, table: dict, row: dict) -> str:
     c = wide.compare(w, (P["seed"], "task"))
     mids, slopes = wide.local_slopes(w)
     local = ", ".join(f"{s:.2f}" for s in slopes)
-    return (f"`1-tr-logN`: on $N$ = {min(w['N'])}..{max(w['N'])} the law that fits the Transformer's means best is "
+    return (f"`1-tr-logN`: on $N$ = {min(w['N'])} to {max(w['N'])} the law that fits the Transformer's means best is "
             f"{wide.LAW_TEXT[c['best']]} (the log law best in {c['log_best']:.1%} of replicates); the log-log slopes "
             f"between consecutive lengths are {local}. " + (
                 "A power of $N$ fits every length reached: over this range the count does not look logarithmic."
@@ -153,5 +153,5 @@ RULE_CHANGES = (
     "a faithful rerun fails that most of the time (33 tests at once, with a spread estimated from a few draws), so it "
     "now allows the number of means beyond 3 that a faithful rerun stays within in 95% of simulated reruns, with "
     "every model trained on three task draws and $z$ counting each model's own draw spread. `4-ffn-gap` tested "
-    "$N = 25..33$; at $N = 25$ the FFN's count passes the others' and the order depends on the task draw, so it now tests "
+    "$N$ = 25 to 33; at $N = 25$ the FFN's count passes the others' and the order depends on the task draw, so it now tests "
     "$N \\ge 27$ and shows $N = 25$ per draw.")

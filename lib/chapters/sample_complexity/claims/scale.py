@@ -30,7 +30,7 @@ def panel_b_scale(P, M, grid):
     is the 500-unit one."""
     if max(grid) >= FIRST_N_B and P["rnn_hidden"] >= PAPER_GRU:
         return ""
-    return (f"the paper's $N$ = 25..33 with its {PAPER_GRU}-unit GRU (this run: $N$ = {min(grid)}..{max(grid)}, "
+    return (f"the paper's $N$ = 25 to 33 with its {PAPER_GRU}-unit GRU (this run: $N$ = {min(grid)} to {max(grid)}, "
             f"{P['rnn_hidden']} units), past the crossing where the FFN's count overtakes the others")
 
 
@@ -48,7 +48,7 @@ def crossing_scale(P, M, grid):
         at[m] = (f"near $N$ = {max(max(grid), math.ceil(math.exp(log_N))):,}" if log_N < math.log(1e6) else
                  "nowhere below $N = 10^6$ (its count grows about as fast as the FFN's here)")
     gru = (f"; a {P['rnn_hidden']}-unit GRU where the paper's has {PAPER_GRU}" if P["rnn_hidden"] < PAPER_GRU else "")
-    return (f"the paper's $N$ = 25..33{gru}: the FFN's count, growing like $Nd$, passes 1.8× the Transformer's "
+    return (f"the paper's $N$ = 25 to 33{gru}: the FFN's count, growing like $Nd$, passes 1.8× the Transformer's "
             f"{at['transformer']} and the RNN's {at['rnn']} on this run's log-log fits")
 
 

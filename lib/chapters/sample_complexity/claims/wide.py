@@ -16,6 +16,7 @@ from lib.chapters.sample_complexity.results.bootstrap import LEVEL
 from lib.core.bootstrap_rules import Replicates
 from lib.core.claims import Measured, Row
 from lib.core.rules import EXACT, AtMost, Needs
+from lib.core.tables import named_grid
 
 MIN_DECADES = 1.5           # a law comparison needs N over at least this many decades (the paper profile: 1.5)
 # 1-tr-logN's rule: the log law fits best of the three (its ΔAIC lead over the better other law at least 0; a tie goes
@@ -38,15 +39,15 @@ def logn_measure(table: dict, P: dict) -> Measured | None:
     decades = float(np.log10(max(w["N"]) / min(w["N"])))
     cens = [f"N={n} ({k})" for n, k in zip(w["N"], w["censored"]) if k]
     scale = "; ".join(x for x in (
-        "" if decades >= MIN_DECADES else f"$N$ over {MIN_DECADES} decades or more (the paper profile: $N$ = 4..128; "
-        f"this run: {min(w['N'])}..{max(w['N'])}, {decades:.1f}), where a logarithm and a power of $N$ part",
+        "" if decades >= MIN_DECADES else f"$N$ over {MIN_DECADES} decades or more (the paper profile: $N$ = 4 to 128; "
+        f"this run: {min(w['N'])} to {max(w['N'])}, {decades:.1f}), where a logarithm and a power of $N$ part",
         protocol_scale(P)) if x)
     measured = (f"log law best in {c['log_best']:.1%} of replicates; ΔAIC against the power law "
                 f"{c['d_aic']['power']:+.1f} (5% bound {c['d_aic_lower']['power']:+.1f}), against the linear law "
                 f"{c['d_aic']['linear']:+.1f} (bound {c['d_aic_lower']['linear']:+.1f}); fits: n = {a:,.0f} + "
                 f"{b:,.0f} ln N, power p = {p:.2f}")
-    return Measured(c["lead_reps"], measured, paper="no experiment in the paper (Figure 1 spans $N$ = 4..12)",
-                    where=f"N={w['N']}", scale=scale, gate=len(cens), censored=", ".join(cens))
+    return Measured(c["lead_reps"], measured, paper="no experiment in the paper (Figure 1 spans $N$ = 4 to 12)",
+                    where=named_grid("N", w["N"]), scale=scale, gate=len(cens), censored=", ".join(cens))
 
 
 ROW = Row("1-tr-logN", "claim", "Theorem 1 (Theorem 4: $N$ enters only through $\\log N$); beyond the figure",

@@ -40,6 +40,7 @@ from lib.chapters.sparse_variable_creation.results import (
 from lib.core.claims import Measured, Row, evaluate
 from lib.core.interval_rules import Laws, ShareInterval, Significance
 from lib.core.rules import EXACT, PAPER, All, AtLeast, AtMost, Holds, Share, Within, number
+from lib.core.tables import named_grid, span
 
 FIT_LOSS = 1e-4       # a training loss below this counts as fitted (A10)
 PARITY_ACC = 0.99     # test accuracy at which a parity seed counts as learnt (A14, A15; the paper's Fig. 3)
@@ -95,8 +96,7 @@ RULE_A16 = All((AtLeast(r"[CLS] attention mass on $\mathcal I$ summed over the h
                         why="the planted bits, not a spread of mass")))
 
 
-def _ex(results):
-    return results["exact"]["result"]
+_ex = lambda results: results["exact"]["result"]
 
 
 def _all(text: str, *values, **kw) -> Measured:
@@ -123,7 +123,7 @@ def _b2(P, results):
     norm = max(max(abs(r["Wq"] - r["R"]), abs(r["Wk"] - math.sqrt(r["s"])), abs(r["Wv"] - math.sqrt(2)), abs(r["Wc"] - 1))
                for r in rows)
     return _all(f"max error {err:.4f}; norms off by {norm:.1e}", err, norm,
-                where=f"T = {sorted({r['T'] for r in rows})}, s = {sorted({r['s'] for r in rows})}")
+                where=f"{named_grid('T', sorted({r['T'] for r in rows}))}; {named_grid('s', sorted({r['s'] for r in rows}))}")
 
 
 def _minR_bound(P, results):
@@ -223,7 +223,7 @@ def _in_grid(P, results):
     where = f"m from {P['and_m'][0]} to {P['and_m'][-1]}"
     undecided = [T for T, (s, *_) in g.items() if s == 0]
     return Measured([k for _, _, k, _ in g.values()], text, n=[n for *_, n in g.values()], where=where,
-                    censored=f"T = {undecided} (the best count's {CONFIDENCE:.0%} interval contains 1/2)")
+                    censored=f"{named_grid('T', undecided)} (the best count's {CONFIDENCE:.0%} interval contains 1/2)")
 
 
 def scale_note(P):
@@ -234,9 +234,10 @@ def _exponent(P, results):
     f = fits(results)
     if not f:
         return None
-    cen = f"T = {f['censored']} (no $m^*$ up to m = {P['and_m'][-1]})" if f["censored"] else ""
+    cen = f"{named_grid('T', f['censored'])} (no $m^*$ up to $m$ = {P['and_m'][-1]})" if f["censored"] else ""
+    rng = span(f["exp_min"], f["exp_max"])      # one value where no m* is censored: the estimate says it
     text = (f"exponent {f['exponent']:.3f}" + (" (censored T at their bound: a lower bound)" if cen else "")
-            + f", bootstrap SE {f['exp_se']:.3f}; censoring-aware range [{f['exp_min']:.2f}, {f['exp_max']:.2f}]; "
+            + f", bootstrap SE {f['exp_se']:.3f}" + (f"; censoring-aware range {rng}" if rng.startswith("[") else "") + "; "
             f"$m^*({f['T'][1]}) / m^*({f['T'][0]})$ = {f['ratio']:.2f} (linear: {f['T'][1] / f['T'][0]:.1f})")
     # the worst end of the range decides (0.5 itself is not below 0.5); a range across 0.5 the rule leaves censored
     return Measured(f["exponent"], text, spread=f["exp_se"], lo=f["exp_min"], hi=f["exp_max"], censored=cen,

@@ -6,7 +6,7 @@ this module.
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
     >>> from lib.chapters.sparse_variable_creation.claims import claims
     >>> findings_markdown(P, results, claims(P, results)).splitlines()[0][:40], paper_omissions(P).splitlines()[0][:22]
-    ('- `A11a` and `A12`: with 12 trials per $', '- `and_T`: [100, 200, ')
+    ('- `A11a` and `A12`: with 12 trials per $', '- `and_T`: 100, 200, 4')
 """
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ from lib.chapters.sparse_variable_creation.results import (
 )
 from lib.core.claims import unsettled
 from lib.core.rules import number
+from lib.core.tables import listing
 
 
 def paper_omissions(P: dict) -> str:
@@ -51,8 +52,8 @@ def paper_omissions(P: dict) -> str:
         if isinstance(v, list):
             missing, extra = [x for x in v if x not in mine], [x for x in mine if x not in v]
             if missing or extra:
-                out.append(f"`{k}`: {mine}" + (f"; omits the paper's {missing}" if missing else "")
-                           + (f"; adds {extra}" if extra else ""))
+                out.append(f"`{k}`: {listing(mine)}" + (f"; omits the paper's {listing(missing)}" if missing else "")
+                           + (f"; adds {listing(extra)}" if extra else ""))
         elif mine != v:
             out.append(f"`{k}` = {mine} (the paper: {v})")
     if not P.get("parity"):
