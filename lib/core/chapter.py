@@ -134,12 +134,15 @@ class Chapter:
         return Markdown(" ".join(filter(None, [summary_line(self.used, noun, work), detail])))
 
     def parameters_table(self):
-        """A readable table of the parameters this run used (papermill's injected cell is hidden)."""
+        """The parameters this run used (papermill's injected cell is hidden), folded: a table of 27 to 48 rows open
+        near the top of the page pushed its findings a few screens down."""
         from IPython.display import Markdown
 
         schema = params_mod.load_schema(self.name)
-        return Markdown(markdown_table(["parameter", "value", "meaning"],
-                                       [[f"`{k}`", f"`{v}`", schema[k].help] for k, v in self.params.items()]))
+        table = markdown_table(["parameter", "value", "meaning"],
+                               [[f"`{k}`", f"`{v}`", schema[k].help] for k, v in self.params.items()])
+        return Markdown(f":::{{dropdown}} The {len(self.params)} parameters of this run (profile `{self.profile}`)\n"
+                        f"{table}\n:::")
 
     def finish(self, rows: list[dict], extra: dict | None = None, power=None) -> ClaimCheck:
         """Write claims.json and provenance.json for this run (a stored-only render writes nothing); return the
@@ -203,34 +206,49 @@ class Chapter:
                           table)
 
     def glue_verdict(self, rows: list[dict]) -> None:
-        """Glue `verdict`, the page's verdict in one line, for the first screen of the chapter ({glue:md}`verdict`):
-        checks passed of all, claims passed, failed, below scale and censored, the unsettled ids named."""
+        """Glue `verdict`, the page's verdict (verdict_line), for the first screen of the chapter: `{glue:md}`verdict``
+        directly under its title."""
         from myst_nb import glue
 
         glue("verdict", verdict_line(rows, self.profile), display=False)
 
 
 def verdict_line(rows: list[dict], profile: str):
-    """The one-line verdict of a claim check, as Markdown: what passed, what did not (by id), and where the words are
+    """The verdict of a claim check, as Markdown: first one sentence in words, short enough to be the first thing on
+    a phone's screen (how many claims are borne out, fail and are undecided; whether the implementation checks
+    pass), then, on a line of its own (book.css), the ids of the rows that did not pass and where the words are
     defined.
 
         >>> from lib.chapters import stored; from lib.chapters.ffn_span import page; P, results = stored("ffn_span")
-        >>> print(verdict_line(page.claims(P, results), "paper").data[:100])
-        **Verdict of this run** (profile `paper`): implementation checks **8 of 8** pass; claims: **3 pass**
+        >>> print(verdict_line(page.claims(P, results), "paper").data.split(" <span")[0])
+        **Verdict (paper profile): 3 of 3 claims borne out; every implementation check passes.**
     """
     from IPython.display import Markdown
 
     checks_ok, checks_bad = tally(rows, "check")
     passed, failed = tally(rows, "claim")
     low, open_ = below_scale(rows), censored(rows)
-    bad = [r["id"] for r in rows if r["kind"] == "claim" and not r["passed"] and not r.get("censored") and not r.get("scale")]
-    under = [r["id"] for r in rows if r["kind"] == "claim" and not r["passed"] and r.get("scale") and not r.get("censored")]
-    cen = [r["id"] for r in rows if r["kind"] == "claim" and r.get("censored")]
+    claims = [r for r in rows if r["kind"] == "claim"]
+    bad = [r["id"] for r in claims if not r["passed"] and not r.get("censored") and not r.get("scale")]
+    under = [r["id"] for r in claims if not r["passed"] and r.get("scale") and not r.get("censored")]
+    cen = [r["id"] for r in claims if r.get("censored")]
+    n = passed + failed + open_
+    said = [f"{passed} of {n} claim{'s' if n > 1 else ''} borne out" if n else "no claim measured on this run"]
+    if failed:
+        said.append(f"{failed} fail{'s' if failed == 1 else ''}"
+                    + (" below scale" if low == failed else f" ({low} below scale)" if low else ""))
+    if open_:
+        said.append(f"{open_} undecided")
+    checks = ("" if not checks_ok + checks_bad else "every implementation check passes" if not checks_bad else
+              f"{checks_bad} of {checks_ok + checks_bad} implementation check{'s' if checks_ok + checks_bad > 1 else ''} "
+              f"fail{'s' if checks_bad == 1 else ''}")
+    sentence = f"**Verdict ({profile} profile): " + ", ".join(said) + (f"; {checks}" if checks else "") + ".**"
     ids = lambda xs: ", ".join(f"`{x}`" for x in xs)
-    parts = [f"implementation checks **{checks_ok} of {checks_ok + checks_bad}** pass" if checks_ok + checks_bad else "",
-             f"claims: **{passed} pass**", f"**{len(bad)} fail** ({ids(bad)})" if bad else "0 fail",
-             f"{low} below scale ({ids(under)})" if low else "", f"{open_} censored ({ids(cen)})" if open_ else ""]
-    # a glued Markdown is parsed inline without Sphinx's roles: the link to the definitions is plain HTML
-    return Markdown(f"**Verdict of this run** (profile `{profile}`): " + "; ".join(p for p in parts if p)
-                    + '. The claim check at the end of the page has each row (<a href="../intro.html#verdicts">what a '
-                    "verdict means</a>).")
+    named = "; ".join(f"{what}: {ids(xs)}" for what, xs in (("fails", bad), ("below scale", under),
+                                                             ("undecided (censored)", cen)) if xs)
+    # a glued Markdown is parsed inline without Sphinx's roles: the link to the definitions and the span that puts
+    # the ids on a line of their own (book.css) are plain HTML
+    more = ((named[0].upper() + named[1:] + ". ") if named else "") + (
+        'Each row is in the claim check at the end of the page (<a href="../intro.html#verdicts">what a verdict '
+        "means</a>).")
+    return Markdown(f'{sentence} <span class="verdict-more">{more}</span>')

@@ -5,7 +5,7 @@ to (a rule object, lib.core.rules), and points at a `measure` function that comp
 paper's, where it has any) from the page's results and returns them as a `Measured`. `evaluate` decides every row
 the same way, `row.rule.decide(row.measure(...))`: the measure measures, the rule decides, nothing else does.
 
-Two kinds, shown as two tables:
+Two kinds, shown as two tables (a row's rule, reference value and source under its statement):
 
 - `check`: an implementation check, an exact identity or construction that only a bug can break;
 - `claim`: an empirical prediction that a run could refute: a theorem's, a number of the paper, or a
@@ -23,8 +23,11 @@ that decides neither way), or a `Needs` gate that does not hold. The measure may
     >>> from lib.core.rules import AtLeast
     >>> row = Row("1-order", "claim", "Figure 1 (paper)", "FFN over TR at N=12", AtLeast("FFN/TR", 2),
     ...           lambda table: Measured(7.4, "FFN/TR 7.4", paper="FFN/TR 7.1"))
-    >>> print(to_markdown(evaluate([row], {}), "claim").splitlines()[2])
-    | {bdg-success}`✓ pass` | `1-order` FFN over TR at N=12 | FFN/TR 7.4 |
+    >>> line = to_markdown(evaluate([row], {}), "claim").splitlines()[2]
+    >>> print(line.replace(" <span", "\\n    <span"))
+    | {bdg-success}`✓ pass` | `1-order` FFN over TR at N=12
+        <span class="claim-rule">*rule:* FFN/TR ≥ 2 (book's calibration)</span>
+        <span class="claim-ref">*reference value:* FFN/TR 7.1 · *source:* Figure 1 (paper)</span> | FFN/TR 7.4 |
 """
 from __future__ import annotations
 
@@ -150,21 +153,28 @@ def evaluate(rows: list[Row], *data) -> list[dict]:
 
 
 def to_markdown(rows: list[dict], kind: str | None = None) -> str:
-    """The page's table of one kind of row (all rows if kind is None): per row one line a reader scans (the verdict,
-    the row's id and statement, what this run measured with its margin), and beneath the table, folded, how each row
-    is decided (its rule, the reference value of the paper or of the authors' code, its source, and the scale or
-    censoring note of a row that did not pass). Three columns fit a phone's width; the fold keeps the rest."""
+    """The page's table of one kind of row (all rows if kind is None), one line per row: the verdict; the row's id
+    and statement with, beneath it in the same cell, the rule it is held to, the reference value (the paper's, or the
+    authors' code re-run) and source, and the scale or censoring note of a row that did not pass; what this run
+    measured with its margin. A skeptic reads the rule beside the verdict, not in a fold. Three columns fill a
+    desktop's column; below about 600 px book.css shows each row as a card (the badge on its own line)."""
     rows = [r for r in rows if kind is None or r["kind"] == kind]
     if not rows:
         return f"This run has no {KINDS.get(kind, 'claim')} rows."
-    main = markdown_table(["result", "claim" if kind != "check" else "check", "measured (this run)"],
-                          [[badge(c["passed"], c.get("scale", ""), c.get("censored", "")),
-                            f"`{c['id']}` {c['statement']}", c["measured"]] for c in rows])
-    detail = markdown_table(["id", "rule", "reference value (the paper, or the authors' code re-run)", "source", "note"],
-                            [[f"`{c['id']}`", c["expected"], c["paper"], c["source"], _note(c)] for c in rows])
-    what = "implementation checks" if kind == "check" else "claims"
-    return (f"{main}\n\n:::{{dropdown}} How these {len(rows)} {what} are decided: rule, reference value, source, note\n"
-            f"{detail}\n:::")
+    return markdown_table(["result", "claim" if kind != "check" else "check", "measured (this run)"],
+                          [[badge(c["passed"], c.get("scale", ""), c.get("censored", "")), claim_cell(c), c["measured"]]
+                           for c in rows])
+
+
+def claim_cell(row: dict) -> str:
+    """A row's claim cell: `id` and statement, then a line each (spans that book.css sets as blocks; a space and a
+    separator keep them apart where no style applies) for the rule, the reference value and source, and the note."""
+    ref = [f"*reference value:* {row['paper']}" if row.get("paper") not in (None, "", "n/a") else "",
+           f"*source:* {row['source']}" if row.get("source") else ""]
+    lines = [("claim-rule", f"*rule:* {row['expected']}"), ("claim-ref", " · ".join(p for p in ref if p)),
+             ("claim-note", _note(row))]
+    return f"`{row['id']}` {row['statement']}" + "".join(f' <span class="{cls}">{text}</span>'
+                                                         for cls, text in lines if text)
 
 
 def _note(row: dict) -> str:
@@ -179,9 +189,10 @@ def _note(row: dict) -> str:
 def badge(passed: bool, scale: str = "", censored: str = "") -> str:
     """The verdict cell: first in its row (in view on a phone), a symbol and a word, green, grey (undecided: censored
     points), amber (a failure below the scale its effect needs, which the row's note names) or red (sphinx-design's
-    badges)."""
+    badges). Grey is sphinx-design's `muted`, which book.css pins to a mid grey: the book theme draws `secondary`
+    orange, the colour of "below scale"."""
     if censored:
-        return "{bdg-secondary}`◌ censored`"
+        return "{bdg-muted}`◌ censored`"
     return "{bdg-success}`✓ pass`" if passed else "{bdg-warning}`✗ below scale`" if scale else "{bdg-danger}`✗ FAIL`"
 
 
