@@ -146,7 +146,7 @@ def test_page_is_outside_the_hash_and_the_source_follows_the_contract(chapter):
     for needle in ("prf:theorem", f'Chapter("{chapter}", globals())', "ch.collect(", "ch.finish(", "check.claims",
                    "check.provenance"):
         assert needle in source, f"{chapter}.md: {needle!r} missing"
-    # the verdict on the first screen: under the opening paragraph, before the theorem
+    # the verdict on the first screen: under the title, before the theorem
     assert -1 < source.find("{glue:md}`verdict`") < source.find("prf:theorem"), f"{chapter}.md: no verdict line up top"
 
 

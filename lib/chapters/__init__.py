@@ -4,8 +4,8 @@ new NAME` writes a skeleton that meets it):
 - `book/chapters/<name>.md`: a jupytext MyST notebook. Its one `parameters` cell is the schema (a typed default
   and `# constraint: meaning` per line); it states its theorem in a `prf:theorem` block; it calls
   `ch = Chapter("<name>", globals())`, `results = ch.collect(compute.points(P))`, quotes numbers in prose through
-  `ch.glue(...)` and `{glue:text}`, shows its verdict on its first screen ({glue:md}`verdict` under the opening
-  paragraph, glued by `ch.finish`), and ends with `check = ch.finish(page.claims(...))`, showing `check.checks`,
+  `ch.glue(...)` and `{glue:text}`, shows its verdict on its first screen ({glue:md}`verdict` under its title,
+  glued by `ch.finish`), and ends with `check = ch.finish(page.claims(...))`, showing `check.checks`,
   `check.claims` and `check.provenance`.
 - `lib/chapters/<name>/`: six files, one role each, imports running one way (experiments <- compute <- results <-
   claims, figures <- page; no chapter imports another; tests/test_contract.py checks the files, the direction and

@@ -18,7 +18,7 @@ from lib.core import params as params_mod
 from lib.core.claims import below_scale, censored, tally, to_markdown
 from lib.core.manifest import write_manifest
 from lib.core.power import draws_for
-from lib.core.store import Store, environment, is_stale, key_of, summary_line
+from lib.core.store import Store, environment, is_stale, key_of, shown_device, summary_line
 from lib.core.sweep import Point, collect
 from lib.core.tables import markdown_table
 
@@ -185,7 +185,7 @@ class Chapter:
         # One line a reader reads (profile, machines, the verdict counts); the commits, hashes, seeds and times that
         # make it reproducible folded beneath it.
         line = (f"**Provenance.** profile `{self.profile}`{', stored results' if self.stored is not None else ''} · "
-                f"device {prov['device']} · implementation checks {checks_ok} passed, {checks_bad} failed · claims "
+                f"device {shown_device(prov['device'])} · implementation checks {checks_ok} passed, {checks_bad} failed · claims "
                 f"{passed} passed, {failed} failed" + (f" ({low} of them below the scale their effect needs)" if low else "")
                 + (f", {open_} undecided (censored)" if open_ else "") + ".")
         detail = (f"computed at commit `{prov['commit']}`"

@@ -188,7 +188,7 @@ def _note(row: dict) -> str:
 
 def badge(passed: bool, scale: str = "", censored: str = "") -> str:
     """The verdict cell: first in its row (in view on a phone), a symbol and a word, green, grey (undecided: censored
-    points), amber (a failure below the scale its effect needs, which the row's note names) or red (sphinx-design's
+    points), orange (a failure below the scale its effect needs, which the row's note names) or red (sphinx-design's
     badges). Grey is sphinx-design's `muted`, which book.css pins to a mid grey: the book theme draws `secondary`
     orange, the colour of "below scale"."""
     if censored:
