@@ -149,11 +149,22 @@ def test_the_gate_passes_an_honest_result_set_and_names_each_kind_of_tampering(t
     P = params.resolve("rpe_decay", "quick", TINY)
     store = Store("rpe_decay", "quick", root=tmp_path)
     env = environment("cpu", "rpe_decay")
-    rows = rpage.claims(P, collect(rd.points(P), store, "cpu", log=None, env=env))
+    results = collect(rd.points(P), store, "cpu", log=None, env=env)
+    rows = rpage.claims(P, results)
     prov = {"chapter": "rpe_decay", "profile": "quick", "wall_s": 1.0, "seeds": {"seed": P["seed"]}, "params": P, **env}
+    power = rpage.power(P, results, 5)
     store.write("claims.json", rows)
     store.write("provenance.json", prov)
+    assert verify.problems("rpe_decay", "quick", root=tmp_path) == [f"{store.dir}: no power.json (the page computes "
+                                                                     "the power of its rules)"]
+    store.write("power.json", power)
     assert verify.problems("rpe_decay", "quick", root=tmp_path) == []
+    store.write("power.json", [{**power[0], "row": "no-such-row"}] + power[1:])
+    assert verify.problems("rpe_decay", "quick", root=tmp_path) == [
+        "power.json: row 'no-such-row' is not a claim row of this result set"]
+    store.write("power.json", [{**power[0], "pass": power[0]["pass"] + 0.5}] + power[1:])
+    assert "shares missing or not adding up to 1" in verify.problems("rpe_decay", "quick", root=tmp_path)[0]
+    store.write("power.json", power)
 
     target = next(r["id"] for r in rows if r["kind"] == "claim")
     store.write("claims.json", [{**r, "measured": "better"} if r["id"] == target else r for r in rows])   # typed by hand

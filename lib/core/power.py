@@ -159,8 +159,8 @@ def rates(row, world: World, P: dict, results: dict, draws: int = DRAWS, seed: i
 
 def power_table(rows: list, worlds: dict, P: dict, results: dict, draws: int = DRAWS, seed: int = 0,
                 data: Callable | None = None) -> list[dict]:
-    """Every row that declares worlds, in each of them (rows in their order, worlds in theirs). A row must declare
-    a world with the mechanism and one without it."""
+    """Every row that declares worlds and that this run measures, in each of its worlds (rows in their order, worlds
+    in theirs). A row must declare a world with the mechanism and one without it."""
     by_id = {r.id: r for r in rows}
     unknown = set(worlds) - set(by_id)
     if unknown:
@@ -172,6 +172,8 @@ def power_table(rows: list, worlds: dict, P: dict, results: dict, draws: int = D
             continue
         if not any(w.mechanism for w in ws) or all(w.mechanism for w in ws):
             raise ValueError(f"row {row.id}: its worlds need one with the theorem's mechanism and one without it")
+        if outcome(row, *(data(P, results) if data else (P, results))) is None:
+            continue                                    # not measured on this run: no row of its claim check
         out += [rates(row, w, P, results, draws, seed + 1000 * i + j, data) for j, w in enumerate(ws)]
     return out
 
