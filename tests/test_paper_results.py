@@ -79,6 +79,11 @@ def test_progress_counts_points_and_strays(tmp_path, monkeypatch):
     assert paper_status("sample_complexity").startswith(f"complete, {len(points)} points stored")
     assert runner._runs(["sample_complexity"], nb.parent)[0]["shows"] == "quick"
     assert f"Its stored results are complete ({len(points)} points)" in quick_page.profile_note().data
+    nb.write_text(json.dumps({"metadata": {"book": {"profile": "paper", "stored_only": True,
+                                                    "results": str(tmp_path / "none")}}}))
+    run = runner._runs(["sample_complexity"], nb.parent)[0]                        # the intro: one line a chapter
+    assert run["short"] == "paper (stored results): the paper's experiment" and run["shows"].startswith(run["short"] + ":")
+    assert "the paper's experiment |" in runner.summary_markdown([run])
 
 
 def test_list_shows_a_further_profile_in_progress(monkeypatch, capsys):

@@ -148,14 +148,15 @@ SCALE_KINDS = {"exact": "the paper's experiment", "subset": "a subset of the pap
                "book": "this book's scale (the paper has no experiment)"}
 
 
-def paper_scale(chapter: str) -> str:
+def paper_scale(chapter: str, detail: bool = True) -> str:
     """What a chapter's paper profile reproduces, in words (PAPER_SCALE in lib/chapters/<chapter>/__init__.py: a kind
-    of SCALE_KINDS and what it leaves out or adds): for the intro's table, the execution report and the chapter's note."""
+    of SCALE_KINDS and what it leaves out or adds): for the execution report and the chapter's note; the kind alone
+    (detail False) for the intro's table."""
     import importlib
-    kind, detail = getattr(importlib.import_module(f"lib.chapters.{chapter}"), "PAPER_SCALE", ("", ""))
+    kind, more = getattr(importlib.import_module(f"lib.chapters.{chapter}"), "PAPER_SCALE", ("", ""))
     if kind not in SCALE_KINDS:
         return ""
-    return SCALE_KINDS[kind] + (f": {detail}" if detail else "")
+    return SCALE_KINDS[kind] + (f": {more}" if more and detail else "")
 
 
 def in_dependency_order(chapters: list[str]) -> list[str]:
@@ -294,13 +295,15 @@ def _runs(chapters: list[str], executed_dir: Path) -> list[dict]:
     for chapter in chapters:
         meta = json.loads((executed_dir / f"{chapter}.ipynb").read_text())["metadata"]["book"]
         results = Path(meta["results"])
-        shows = meta["profile"] + (" (stored results)" if meta.get("stored_only") else "")
+        shows = short = meta["profile"] + (" (stored results)" if meta.get("stored_only") else "")
         if meta["profile"] == "paper" and (scale := paper_scale(chapter)):
             shows += f": {scale}"
+            short += f": {paper_scale(chapter, detail=False)}"      # the intro's table: one line a chapter
         done = paper_progress(chapter) if meta["profile"] != "paper" else None
         if done and done[0] < done[1]:                 # a reader learns that the paper's scale is on its way
             shows += f"; paper: {done[0]} of {done[1]} points computed"
-        out.append({"chapter": chapter, "meta": meta, "shows": shows,
+            short += f"; paper: {done[0]} of {done[1]} points computed"
+        out.append({"chapter": chapter, "meta": meta, "shows": shows, "short": short,
                     "prov": read_json(results / "provenance.json") if (results / "provenance.json").is_file() else {},
                     "claims": read_json(results / "claims.json") if (results / "claims.json").is_file() else []})
     return out
@@ -337,8 +340,9 @@ def report_markdown(runs: list[dict]) -> str:
 
 
 def summary_markdown(runs: list[dict]) -> str:
-    """The intro page's summary: each chapter (runs: `_runs`), the profile its page shows and its verdict counts."""
-    rows = [[f"[{r['chapter'].replace('_', ' ')}](executed/{r['chapter']}.ipynb)", r["shows"],
+    """The intro page's summary: each chapter (runs: `_runs`), the profile its page shows (what it reproduces in a
+    few words; the chapter's note and the execution report say the rest) and its verdict counts."""
+    rows = [[f"[{r['chapter'].replace('_', ' ')}](executed/{r['chapter']}.ipynb)", r["short"],
              _counts(r["claims"], "check"), _counts(r["claims"], "claim")] for r in runs]
     return markdown_table(["chapter", "profile", "implementation checks", "claims"], rows) + "\n"
 
