@@ -136,6 +136,12 @@ def at_paper(rid: str, arm: str, kind: str, family: str):
     return factors
 
 
+def at_paper_world(rid: str, arm: str, kind: str, family: str, number: str) -> World:
+    """The world with the mechanism where the stored runs miss the paper's number: `at_paper`'s runs, resampled."""
+    return World(f"the stored {family} runs with the most heads moved to the paper's {number} (median), their spread "
+                 "kept", True, lambda P, r, rng: moved(P, r, rng, at_paper(rid, arm, kind, family)))
+
+
 FAITHFUL = World("faithful: the stored runs, each point's seeds drawn with replacement (a seed's runs together)",
                  True, resample_runs)
 OTHER_4A, OTHER_4B = (World("the other RPE's runs in place of this one's (same seeds, resampled)", False,
@@ -157,15 +163,7 @@ WORLDS = {
         World("log heads collapsed: every log run replaced by its seed's one-head log run (seeds resampled)", False,
               collapsed)),
     "H4a-log": (FAITHFUL, OTHER_4A),
-    "H4a-lin": (
-        FAITHFUL,
-        World("the stored lin runs with the most heads moved to the paper's 0.19 (median), their spread kept", True,
-              lambda P, r, rng: moved(P, r, rng, at_paper("H4a-lin", "none", "spow", "lin"))),
-        OTHER_4A),
+    "H4a-lin": (FAITHFUL, at_paper_world("H4a-lin", "none", "spow", "lin", "0.19"), OTHER_4A),
     "H4b-lin": (FAITHFUL, OTHER_4B),
-    "H4b-log": (
-        FAITHFUL,
-        World("the stored log runs with the most heads moved to the paper's 5.3e-4 (median), their spread kept", True,
-              lambda P, r, rng: moved(P, r, rng, at_paper("H4b-log", "free", "sexp", "log"))),
-        OTHER_4B),
+    "H4b-log": (FAITHFUL, at_paper_world("H4b-log", "free", "sexp", "log", "5.3e-4"), OTHER_4B),
 }
