@@ -103,13 +103,11 @@ def resample_seeds(P: dict, results: dict, rng: np.random.Generator, fields: tup
         rec = parent[key]
         k = seed_count(rec["spec"], fields)
         if k:
-            idx = rng.integers(0, k, size=k)
-            drawn = _take(rec["result"], k, idx)
-            if drawn == rec["result"] and not _has_axis(rec["result"], k):
+            if not _has_axis(rec["result"], k):
                 raise ValueError(f"point {key}: its spec counts {k} runs but no stored number has an axis of {k}: "
                                  "its runs are stored otherwise (flattened over a grid, say): give the chapter a "
                                  "resampler of its own")
-            parent[key] = {**rec, "result": drawn}
+            parent[key] = {**rec, "result": _take(rec["result"], k, rng.integers(0, k, size=k))}
     return out
 
 
