@@ -105,20 +105,59 @@ def verdict(m: Measured, text: str, outcome: bool | str, expected: str = "") -> 
 
 
 @dataclass(frozen=True)
+class Scope:
+    """The part of a grid a row reads, as data: the measure applies it (`scope(grid)`) and the statement quotes it
+    (the placeholder `{scope}` in a row's statement is replaced by `scope.text`), so a range is typed once.
+
+        >>> print(Scope("N", lo=4).text, Scope("N", 4, 6).text, Scope("T", hi=8)([4, 8, 16]))
+        $N \\ge 4$ $4 \\le N \\le 6$ [4, 8]
+    """
+    axis: str
+    lo: float | None = None
+    hi: float | None = None
+
+    def __call__(self, grid) -> list:
+        """The values of `grid` inside the scope, in their order."""
+        return [g for g in grid if (self.lo is None or g >= self.lo) and (self.hi is None or g <= self.hi)]
+
+    @property
+    def text(self) -> str:
+        lo, hi, a = self.lo, self.hi, self.axis
+        num = lambda x: f"{x:g}" if isinstance(x, float) else str(x)
+        if lo is not None and hi is not None:
+            return f"${num(lo)} \\le {a} \\le {num(hi)}$"
+        if lo is not None:
+            return f"${a} \\ge {num(lo)}$"
+        return f"${a} \\le {num(hi)}$" if hi is not None else f"every ${a}$"
+
+
+@dataclass(frozen=True)
 class Row:
+    """One row of a claim check. `measure(P, results)` measures, `rule.decide` decides; `scope`, where given, is the
+    grid the measure reads, quoted by the statement's `{scope}`; `explain(P, results, row)`, where given, is the
+    finding a page shows under the table when the row (its evaluated dict) fails or is censored."""
     id: str
     kind: str                                  # "check" or "claim" (see KINDS)
     source: str                                # the theorem, the paper's figure or number, or "hypothesis (this book)"
     statement: str
     rule: Any                                  # the rule object (lib.core.rules): it decides, and writes `expected`
     measure: Callable[..., Measured | None]    # the statistic; None: this run has nothing to measure it on
+    scope: Scope | None = None
+    explain: Callable[..., str] | None = None
 
     def __post_init__(self):
+        if ("{scope}" in self.statement) != (self.scope is not None):
+            raise ValueError(f"claim {self.id}: a statement quotes {{scope}} exactly where the row has a scope")
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         if not (isinstance(getattr(self.rule, "text", None), str) and callable(getattr(self.rule, "decide", None))):
             raise ValueError(f"claim {self.id}: rule must be a rule object (lib.core.rules) with .text and .decide, "
                              f"got {self.rule!r}")
+
+    @property
+    def text(self) -> str:
+        """The statement, its scope quoted."""
+        return self.statement.replace("{scope}", self.scope.text) if self.scope else self.statement
 
     @property
     def expected(self) -> str:
@@ -146,10 +185,17 @@ def evaluate(rows: list[Row], *data) -> list[dict]:
         if v is None:
             continue
         out.append({"id": row.id, "kind": row.kind, "source": row.source,
-                    "statement": f"{row.statement} ({v.where})" if v.where else row.statement,
+                    "statement": f"{row.text} ({v.where})" if v.where else row.text,
                     "expected": v.expected or row.expected, "paper": v.paper, "measured": v.measured, "passed": bool(v.passed),
                     "scale": v.scale, **({"censored": v.censored} if v.censored else {})})
     return out
+
+
+def explanations(rows: list[Row], evaluated: list[dict], *data) -> list[str]:
+    """The findings of the rows that failed or are censored (`unsettled`), each its row's own `explain` on the page's
+    data, in the rows' order; a row without one says nothing beyond its note."""
+    bad = unsettled(evaluated)
+    return [f"`{r.id}`: {r.explain(*data, bad[r.id])}" for r in rows if r.id in bad and r.explain is not None]
 
 
 def to_markdown(rows: list[dict], kind: str | None = None) -> str:

@@ -121,6 +121,41 @@ def _has_axis(value, k: int) -> bool:
         return False
 
 
+def resample_cells(results: dict, rng: np.random.Generator, points: Callable, cells: Callable,
+                   run_axis: dict | None = None, shared: tuple = ()) -> dict:
+    """A copy of `results` in which each point's runs, stored flattened over a grid (one list entry per run, every
+    cell's runs side by side), are drawn with replacement within their cell. `points(results)` yields the (container,
+    key) of every such point (in the copy it is given); `cells(result)` gives each run's cell label (its H, its T,
+    its (N, width)...). Every list whose run axis (`run_axis[field]`, else 0) is as long as the run count is
+    re-indexed by the same draw, so a run's numbers stay together; `shared` names lists of the point's, not its runs'.
+
+        >>> r = {"p": {"spec": {}, "result": {"H": [1, 1, 2, 2], "loss": [0.1, 0.2, 0.3, 0.4]}}}
+        >>> sim = resample_cells(r, np.random.default_rng(0), lambda r: [(r, "p")], lambda res: res["H"])
+        >>> sim["p"]["result"]["H"], set(sim["p"]["result"]["loss"][:2]) <= {0.1, 0.2}
+        ([1, 1, 2, 2], True)
+    """
+    out = copy.deepcopy(results)
+    run_axis = run_axis or {}
+    for parent, key in points(out):
+        rec = parent[key]
+        labels = np.asarray(cells(rec["result"]))
+        idx = np.arange(len(labels))
+        for lab in np.unique(labels, axis=0):
+            cell = np.flatnonzero(np.all((labels == lab).reshape(len(labels), -1), axis=1))
+            idx[cell] = rng.choice(cell, len(cell))
+        r = dict(rec["result"])
+        for k, v in r.items():
+            axis = run_axis.get(k, 0)
+            if k in shared or not isinstance(v, list):
+                continue
+            a = np.asarray(v)
+            if a.ndim > axis and a.shape[axis] == len(labels):
+                a = a.astype(float) if a.dtype == object else a          # a run that never crossed (null): NaN
+                r[k] = np.take(a, idx, axis=axis).tolist()
+        parent[key] = {**rec, "result": r}
+    return out
+
+
 def shifted(results: dict, field: str, by: float) -> dict:
     """`results` with `by` added to every stored number named `field` (a world whose effect is moved by `by`)."""
     out = copy.deepcopy(results)
