@@ -144,13 +144,14 @@ class Chapter:
         return Markdown(f":::{{dropdown}} The {len(self.params)} parameters of this run (profile `{self.profile}`)\n"
                         f"{table}\n:::")
 
-    def finish(self, rows: list[dict], extra: dict | None = None, power=None) -> ClaimCheck:
+    def finish(self, rows: list[dict], extra: dict | None = None, power=None, headlines: tuple = ()) -> ClaimCheck:
         """Write claims.json and provenance.json for this run (a stored-only render writes nothing); return the
         implementation-check table, the claim table and the provenance line, with a warning when results made by
         other lib code were loaded. rows: lib.core.claims.evaluate(...). power: power(draws), the power table of the
         rules (lib.core.power.power_table) with `draws` simulated results per world (lib.core.power.draws_for the
         profile): called once, when the claims are computed, and stored as power.json; a stored-only render reads
-        power.json (and computes it, without storing, where there is none)."""
+        power.json (and computes it, without storing, where there is none). headlines: the chapter's
+        lib.core.claims.Headline list, which the verdict sentence reads out."""
         from IPython.display import Markdown
 
         wall = time.perf_counter() - self.t0
@@ -201,22 +202,23 @@ class Chapter:
             line = (f"```{{warning}}\n{len(stale)} of the {len(used)} stored results this page loaded were computed with "
                     f"other `lib` code than this build's (points {', '.join(key_of(r['spec']) for r in stale[:6])}"
                     f"{', ...' if len(stale) > 6 else ''}). Rerun with `--force` to recompute them.\n```\n\n" + line)
-        self.glue_verdict(rows)
+        self.glue_verdict(rows, headlines)
         return ClaimCheck(Markdown(to_markdown(rows, "check")), Markdown(to_markdown(rows, "claim")), Markdown(line),
                           table)
 
-    def glue_verdict(self, rows: list[dict]) -> None:
+    def glue_verdict(self, rows: list[dict], headlines: tuple = ()) -> None:
         """Glue `verdict`, the page's verdict (verdict_line), for the first screen of the chapter: `{glue:md}`verdict``
         directly under its title."""
         from myst_nb import glue
 
-        glue("verdict", verdict_line(rows, self.profile), display=False)
+        glue("verdict", verdict_line(rows, self.profile, headlines), display=False)
 
 
-def verdict_line(rows: list[dict], profile: str):
+def verdict_line(rows: list[dict], profile: str, headlines: tuple = ()):
     """The verdict of a claim check, as Markdown: first one sentence in words, short enough to be the first thing on
-    a phone's screen (how many claims are borne out, fail and are undecided; whether the implementation checks
-    pass), then, on a line of its own (book.css), the ids of the rows that did not pass and where the words are
+    a phone's screen (per headline claim of the paper, `headlines`, whether this run bears it out; without
+    headlines, how many claims are borne out, fail and are undecided; whether the implementation checks pass),
+    then, on a line of its own (book.css), the counts, the ids of the rows that did not pass and where the words are
     defined.
 
         >>> from lib.chapters import stored; from lib.chapters.ffn_span import page; P, results = stored("ffn_span")
@@ -242,10 +244,13 @@ def verdict_line(rows: list[dict], profile: str):
     checks = ("" if not checks_ok + checks_bad else "every implementation check passes" if not checks_bad else
               f"{checks_bad} of {checks_ok + checks_bad} implementation check{'s' if checks_ok + checks_bad > 1 else ''} "
               f"fail{'s' if checks_bad == 1 else ''}")
-    sentence = f"**Verdict ({profile} profile): " + ", ".join(said) + (f"; {checks}" if checks else "") + ".**"
+    heads = [s for s in (h.says(rows) for h in headlines) if s]
+    said_counts, said = said, heads or said
+    sentence = f"**Verdict ({profile} profile): " + "; ".join(said) + (f"; {checks}" if checks else "") + ".**"
     ids = lambda xs: ", ".join(f"`{x}`" for x in xs)
-    named = "; ".join(f"{what}: {ids(xs)}" for what, xs in (("fails", bad), ("below scale", under),
-                                                             ("undecided (censored)", cen)) if xs)
+    named = "; ".join(([", ".join(said_counts)] if heads else []) + [
+        f"{what}: {ids(xs)}" for what, xs in (("fails", bad), ("below scale", under), ("undecided (censored)", cen))
+        if xs])
     # a glued Markdown is parsed inline without Sphinx's roles: the link to the definitions and the span that puts
     # the ids on a line of their own (book.css) are plain HTML
     more = ((named[0].upper() + named[1:] + ". ") if named else "") + (

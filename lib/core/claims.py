@@ -174,6 +174,35 @@ class Row:
         return self.rule.decide(m)
 
 
+@dataclass(frozen=True)
+class Headline:
+    """One of the paper's headline claims and the claim rows that test it: a page's first sentence says, headline by
+    headline, whether this run bears it out (`says`).
+
+        >>> rows = [{"id": "a", "kind": "claim", "passed": True}, {"id": "b", "kind": "claim", "passed": False,
+        ...          "censored": "N=16 unlearned"}]
+        >>> Headline("Prop. 8's width bound", ("a", "b")).says(rows)
+        "Prop. 8's width bound: undecided (1 of 2 rows pass, 1 censored)"
+    """
+    name: str
+    ids: tuple
+
+    def says(self, rows: list[dict]) -> str:
+        """The headline and its state on these rows: borne out (every row passes), not borne out (a row FAILs at
+        scale), below scale (a row fails only below its scale), undecided (a row is censored, none fails); "": none
+        of its rows was measured."""
+        rs = [r for r in rows if r["id"] in self.ids]
+        if not rs:
+            return ""
+        ok = sum(bool(r["passed"]) for r in rs)
+        cen = sum(bool(r.get("censored")) for r in rs)
+        low = sum(1 for r in rs if not r["passed"] and r.get("scale") and not r.get("censored"))
+        bad = len(rs) - ok - cen - low
+        word = ("not borne out" if bad else "below scale" if low else "undecided" if cen else "borne out")
+        more = "".join(f", {k} {w}" for k, w in ((bad, "fail"), (low, "below scale"), (cen, "censored")) if k)
+        return f"{self.name}: {word} ({ok} of {len(rs)} row{'s' if len(rs) > 1 else ''} pass{more})"
+
+
 def evaluate(rows: list[Row], *data) -> list[dict]:
     """Decide each row on the page's data; rows this run cannot measure are left out."""
     ids = [r.id for r in rows]
