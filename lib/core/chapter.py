@@ -246,7 +246,7 @@ def verdict_line(rows: list[dict], profile: str, headlines: tuple = ()):
               f"fail{'s' if checks_bad == 1 else ''}")
     heads = [s for s in (h.says(rows) for h in headlines) if s]
     said_counts, said = said, heads or said
-    sentence = f"**Verdict ({profile} profile): " + "; ".join(said) + (f"; {checks}" if checks else "") + ".**"
+    sentence = f"**Verdict ({profile} profile): " + ("; " if heads else ", ").join(said) + (f"; {checks}" if checks else "") + ".**"
     ids = lambda xs: ", ".join(f"`{x}`" for x in xs)
     named = "; ".join(([", ".join(said_counts)] if heads else []) + [
         f"{what}: {ids(xs)}" for what, xs in (("fails", bad), ("below scale", under), ("undecided (censored)", cen))
