@@ -15,7 +15,15 @@ import pytest
 
 from lib.chapters.sample_complexity import compute
 from lib.core import params, runner
-from lib.core.store import ROOT, read_json
+from lib.core.store import ROOT, git_commit, read_json
+from tests.test_reader_text import shown_problems, visible_text
+
+
+def reader_problems(text: str) -> list[str]:
+    """shown_problems, less "dirty" where this checkout has uncommitted lib edits (a page rendered from them says
+    so, as it should)."""
+    found = shown_problems(text)
+    return [f for f in found if f.lower() != "dirty"] if git_commit().endswith("+dirty-lib") else found
 
 pytestmark = pytest.mark.e2e
 CHAPTERS = runner.toc_chapters()
@@ -83,6 +91,9 @@ def test_html_pages_have_figures_claims_and_no_traceback(book):
     report = (html / "book" / "executed" / "report.html").read_text()
     for chapter in CHAPTERS:
         assert chapter in report
+    for page in ["book/intro.html", "book/executed/report.html"] + [f"book/executed/{c}.html" for c in CHAPTERS]:
+        assert not reader_problems(visible_text((html / page).read_text())), (page, reader_problems(
+            visible_text((html / page).read_text())))
     assert "Mousavi-Hosseini" in (html / "book" / "bibliography.html").read_text()
 
 

@@ -18,6 +18,7 @@ import pytest
 from lib.core import pdf, runner
 from lib.core.params import ParamError
 from lib.core.store import ROOT
+from tests.test_book_e2e import reader_problems
 
 
 def test_pages_are_the_table_of_contents_in_order():
@@ -95,6 +96,7 @@ def test_the_book_as_one_pdf(book):
     for chapter, (a, b) in zip(pages, zip(starts, starts[1:] + [len(reader.pages)])):
         text = unicodedata.normalize("NFKC", " ".join(reader.pages[i].extract_text() for i in range(a, b)))  # no ligatures
         assert "\\frac" not in text and "$$" not in text and "\\mathbb" not in text, chapter
+        assert not reader_problems(text), (chapter, reader_problems(text))
         notebook = book["root"] / f"{chapter}.ipynb"
         if notebook.is_file():   # a chapter: its claim rows are where its run stored them
             claims = Path(json.loads(notebook.read_text())["metadata"]["book"]["results"]) / "claims.json"

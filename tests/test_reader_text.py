@@ -79,6 +79,39 @@ def _shown(rel: str, line: int, match: str) -> str:
     return f"{rel}:{line}: [{match}] {text[:100]}{'...' if len(text) > 100 else ''}"
 
 
+RAW_DOLLAR = re.compile(r"\$[^$\s][^$]{0,80}\$|\$\d")  # TeX left untypeset ("$10^{-4}$"), a dollar before a number
+LONE_NONE = re.compile(r"(?:^|[.:]\s+)None\.(?:\s|$)")   # "None." as a sentence: a Python None printed
+PY_LIST = re.compile(r"[=(]\s*\[\s*-?\d[\d.]*(?:\s*,\s*-?\d[\d.]*)*\s*\]")  # "(N=[4, 6, 8])", "N=\n[12]"
+SHOWN = (ISSUE, LENT, re.compile(r"dirty", re.I), RAW_DOLLAR, LONE_NONE, PY_LIST)
+
+
+def visible_text(html: str) -> str:
+    """The words of a built page a reader reads (inline code included): scripts, styles, code blocks and the typeset
+    math (MathJax's \\( \\) and \\[ \\] spans, which hold TeX on purpose) left out, tags dropped, entities read."""
+    import html as html_mod
+
+    html = re.sub(r"(?s)<(script|style|pre)\b.*?</\1>", " ", html)
+    html = re.sub(r'(?s)<(span|div) class="math[^"]*">.*?</\1>', " ", html)
+    return html_mod.unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+def shown_problems(text: str) -> list[str]:
+    """What a reader must not see on a built page or in the PDF: an issue number, a lent machine, a dirty tree, raw
+    TeX or a dollar amount, "None." as a sentence, a Python list of numbers."""
+    return [m.group(0) for pattern in SHOWN for m in pattern.finditer(text)]
+
+
+def test_what_a_page_must_not_show_is_found():
+    bad = ("see issue 12 · a lent GPU · abc+dirty-lib · range $10^{-4}$ · Found: None. · (N=[4, 6, 8]) · T=\n[12]")
+    assert shown_problems(bad) == ["issue 12", "lent", "dirty", "$10^{-4}$", ": None. ", "=[4, 6, 8]", "=\n[12]"]
+    ok = ("N = 4, 6, 8 · the bound 10⁻⁴ · none of them · [1] Mousavi-Hosseini · error [0.03, 0.78] · "
+          "None of the runs · x[i] · costs 5 s")
+    assert shown_problems(ok) == []
+    page = ('<p>a <span class="math notranslate nohighlight">\\($x$\\)</span> b</p><pre>$OUT/x</pre>'
+            "<script>var a = [1, 2];</script><pre>N=[4]</pre>")
+    assert shown_problems(visible_text(page)) == []
+
+
 def test_the_patterns_find_what_they_mean():
     prose = "Before (issue 37) it held ... issues 36 ... a lent H200 ... a GPU lent in calls ... abc+dirty-lib"
     assert [m for _, _, m in _hits("x", 1, prose, PROSE)] == ["issue 37", "issues 36", "lent", "lent", "+dirty"]
