@@ -275,26 +275,27 @@ def test_more_heads_than_taps():
     assert np.isfinite(f["l1"]) and f["l1"] < 1e-6
 
 
-def test_a_fit_that_grows_with_H_is_refitted_with_more_starts(monkeypatch):
-    """The remedy for check 13: an H whose error exceeds 1.5x the best at smaller H is fitted again with
-    4x, then 16x the starts; the best attempt is kept and the starts are recorded. A refit does not repeat the
-    geometric start, and the l2 error kept is the best of every attempt (the training floor)."""
-    calls, geometric = [], []
+def test_a_fit_doubles_its_starts_until_the_best_no_longer_moves(monkeypatch):
+    """A fit's starts are doubled (k more on top of k, the first k unchanged) until the best of 2k is within
+    CONVERGED of the best of k, and while the error is above GROWTH x the best at fewer heads (check 13), up to
+    `most` starts; the record says how many starts it took, the best of half of them and whether they agree."""
+    seen = []
 
-    def fake(rho, s, w, family, H, S, restarts, rounds, seed, max_nfev, geometric_start=True):
-        calls.append((H, restarts))
-        geometric.append(geometric_start)
-        l1 = {1: 0.5, 2: 0.1}.get(H, 0.4 if restarts < 16 else 0.05)    # H = 4 fails until 16 starts
-        l2 = {4: 0.3 if restarts < 16 else 0.35}.get(H, l1)              # ... and its best l2 is the first attempt's
-        return {"l1": l1, "l2": l2, "p": [1.0] * H, "alpha": [0.0] * H, "nfev": 1}
+    def fake(basis, b, w, starts, lo, hi, rounds, max_nfev):
+        seen.append(len(starts))
+        l1 = max(1.0 / sum(seen), 1 / 32)         # the best falls until 32 starts, then stays
+        return {"l1": l1, "l2": 2 * l1, "theta": np.zeros(2), "alpha": np.zeros(2), "nfev": 1}
 
-    monkeypatch.setattr(fit, "fit_kernel", fake)
-    spec = rd.fit_spec({"restarts": 4, "irls_rounds": 1, "max_nfev": 10, "seed": 0}, Kernel("delta", T=2), "lin", 64.0,
-                       [1, 2, 4])
-    out = fit.run_fit(spec, "cpu")
-    assert calls == [(1, 4), (2, 4), (4, 4), (4, 16)]
-    assert out["l1"] == [0.5, 0.1, 0.05] and out["restarts"] == [4, 4, 20] and out["nfev"] == [1, 1, 2]
-    assert geometric == [True, True, True, False] and out["l2"] == [0.5, 0.1, 0.3]
+    monkeypatch.setattr(fit, "separable_l1_fit", fake)
+    s, w, rho = fit.target(Kernel("delta", T=2), 64.0)
+    f = fit.fit_kernel(rho, s, w, "lin", 2, 64.0, restarts=4)
+    assert seen == [4, 4, 8, 16, 32] and f["starts"] == 64 and f["converged"] and f["l1_half"] == f["l1"] == 1 / 32
+    seen.clear()
+    f = fit.fit_kernel(rho, s, w, "lin", 2, 64.0, restarts=4, below=1 / 64, most=128)   # grows: up to `most`
+    assert sum(seen) == 128 and f["starts"] == 128 and f["nfev"] == len(seen)
+    first = fit.start_rates("log", 3, -1.0, 1.0, 4, np.random.default_rng(0))
+    more = fit.start_rates("log", 3, -1.0, 1.0, 8, np.random.default_rng(0))
+    assert len(first) == 5 and all(np.array_equal(x, y) for x, y in zip(first, more))      # more starts extend
 
 
 def test_the_delta_the_paper_grid_flagged_does_not_grow_with_H():
