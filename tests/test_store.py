@@ -267,11 +267,12 @@ def test_page_module_is_outside_the_chapter_hash(chapter):
 
 
 def test_summary_line_groups_points_by_machine():
-    """A page's run summary: the points of each machine with their commits, counted when there are several."""
+    """A page's run summary: one line (points, time, machines with their share, the commit or the number of
+    commits), the commits of each machine folded beneath it where there are several."""
     def rec(device, commit):
         return {"device": device, "commit": commit, "result": {"wall_s": 1000.5}}
 
     line = summary_line([rec("CPU", "b"), rec("CPU", "a"), rec("CPU", "a"), rec("H200", "c")], "stored points")
-    assert line == ("4 stored points, 4,002 s of computation in all, computed on CPU at commits `a`, `b` (3 of them); "
-                    "H200 at commit `c` (1 of them).")
+    assert line == ("4 stored points, 4,002 s of computation in all, computed on CPU (3 points), H200 (1 point) at 3 "
+                    "commits.\n\n```{dropdown} The commits\nCPU: `a`, `b`; H200: `c`\n```")
     assert summary_line([rec("CPU", "a")]).endswith("computed on CPU at commit `a`.")

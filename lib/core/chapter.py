@@ -131,7 +131,8 @@ class Chapter:
         machines and commits that made them; then `detail`, a sentence about them."""
         from IPython.display import Markdown
 
-        return Markdown(" ".join(filter(None, [summary_line(self.used, noun, work), detail])))
+        line, *fold = summary_line(self.used, noun, work).split("\n\n", 1)   # the commit list's fold stays last
+        return Markdown("\n\n".join([" ".join(filter(None, [line, detail])), *fold]))
 
     def parameters_table(self):
         """The parameters this run used (papermill's injected cell is hidden), folded: a table of 27 to 48 rows open
@@ -246,7 +247,8 @@ def verdict_line(rows: list[dict], profile: str, headlines: tuple = ()):
               f"fail{'s' if checks_bad == 1 else ''}")
     heads = [s for s in (h.says(rows) for h in headlines) if s]
     said_counts, said = said, heads or said
-    sentence = f"**Verdict ({profile} profile): " + ("; " if heads else ", ").join(said) + (f"; {checks}" if checks else "") + ".**"
+    sentence = (f"**Verdict ({profile} profile): " + ("; " if heads else ", ").join(said)
+                + (f"; {checks}" if checks else "") + ".**")
     ids = lambda xs: ", ".join(f"`{x}`" for x in xs)
     named = "; ".join(([", ".join(said_counts)] if heads else []) + [
         f"{what}: {ids(xs)}" for what, xs in (("fails", bad), ("below scale", under), ("undecided (censored)", cen))

@@ -286,8 +286,9 @@ class Store:
 
 
 def summary_line(records, noun: str = "stored points", work: str = "computation") -> str:
-    """One line for a page: how many points it loaded, their compute time, and the machines and commits that made
-    them (`collect(...).used`, the records a page's points come from).
+    """One line for a page: how many points it loaded, their compute time, the machines that made them (with their
+    share where there are several), and the commit they were computed at; where there are several commits, their
+    count, with the list per machine folded beneath (`collect(...).used`, the records a page's points come from).
 
         >>> summary_line([{"device": "CPU", "commit": "abc", "result": {"wall_s": 2.5}}] * 2)
         '2 stored points, 5 s of computation in all, computed on CPU at commit `abc`.'
@@ -296,10 +297,16 @@ def summary_line(records, noun: str = "stored points", work: str = "computation"
     commits: dict[str, list[str]] = {}    # device -> the commit of each of its records
     for r in records:
         commits.setdefault(r["device"], []).append(r["commit"])
-    machines = [f"{shown_device(dev)} at commit{'s' if len(set(c)) > 1 else ''} " + ", ".join(f"`{x}`" for x in sorted(set(c)))
-                + (f" ({len(c)} of them)" if len(commits) > 1 else "") for dev, c in sorted(commits.items())]
-    return (f"{len(records)} {noun}, {sum(r['result'].get('wall_s') or 0 for r in records):,.0f} s of {work} in all, "
-            f"computed on {'; '.join(machines)}.")
+    every = sorted({c for cs in commits.values() for c in cs})
+    machines = ", ".join(shown_device(dev) + (f" ({len(c)} point{'s' if len(c) > 1 else ''})" if len(commits) > 1 else "")
+                         for dev, c in sorted(commits.items()))
+    line = (f"{len(records)} {noun}, {sum(r['result'].get('wall_s') or 0 for r in records):,.0f} s of {work} in all, "
+            f"computed on {machines}")
+    if len(every) == 1:
+        return f"{line} at commit `{every[0]}`."
+    listed = "; ".join(f"{shown_device(dev)}: " + ", ".join(f"`{x}`" for x in sorted(set(c)))
+                       for dev, c in sorted(commits.items()))
+    return f"{line} at {len(every)} commits.\n\n```{{dropdown}} The commits\n{listed}\n```"
 
 
 def result_array(record: dict, key: str) -> np.ndarray:
