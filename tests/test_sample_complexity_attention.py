@@ -78,9 +78,9 @@ def test_the_attention_row_passes_its_resampled_runs_and_fails_runs_blind_to_the
     key = ("attention", "transformer", 12)
     Q = {"attention_N": 12}
     rec = lambda strength: {key: {"spec": {"n_seeds": 5}, "result": simulated(12, strength)}}
-    table = power_table([attention.ROW], power.ATTENTION_WORLDS, Q, rec(1.3), 20, data=lambda P, r: (r, P))
+    table = power_table([attention.ROW], {attention.ROW.id: power.WORLDS[attention.ROW.id]}, Q, rec(1.3), 20)
     assert [(t["mechanism"], t["pass"]) for t in table] == [(True, 1.0), (False, 0.0)]
-    blind = power_table([attention.ROW], power.ATTENTION_WORLDS, Q, rec(0.0), 20, data=lambda P, r: (r, P))
+    blind = power_table([attention.ROW], {attention.ROW.id: power.WORLDS[attention.ROW.id]}, Q, rec(0.0), 20)
     assert blind[0]["pass"] == 0.0
     drawn = power.blind(Q, rec(1.3), np.random.default_rng(0))[key]["result"]
     assert len(drawn["peak_k"]) == 5 and max(drawn["peak_k"]) / drawn["peak_n"] < 0.2     # about 1/12

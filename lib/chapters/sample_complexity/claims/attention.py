@@ -1,8 +1,8 @@
 """The learned mechanism, beyond Figure 1: where a trained Transformer of panel (a) looks. compute.run_attention trains
 Figure 1's Transformer at attention_N to the panel's threshold and summarises its attention on fresh 1STR prompts
 (compute.attention_stats); this module holds its claim row `5-attn-reads-t`, a hypothesis of this book (the worlds
-of its power are claims/power.py's; the numbers the prose quotes are results/attention.py's, the figures
-figures.py's). No computation imports it.
+of its power are claims/power.py's; the numbers the prose quotes are results/attention.py's). No computation imports
+it.
 
 The theory's construction (Theorem 4, Eq. A.2) retrieves t_i by attention alone: the score of key j at query i is
 alpha <w_{t_i}, w_j>, the query's code of t_i against the key's own code, so the attention peaks at j = t_i and, on
@@ -10,15 +10,15 @@ the other keys, grows with the overlap of the two codes. A network that ignores 
 spread evenly) peaks at t_i at 1/N of the positions.
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
-    >>> [row["id"] for row in claims(P, records)]
-    ['5-attn-reads-t']
+    >>> ROW.decide(P, records).passed
+    True
 """
 from __future__ import annotations
 
 import numpy as np
 
 from lib.chapters.sample_complexity.results.attention import numbers, result
-from lib.core.claims import Measured, Row, evaluate
+from lib.core.claims import Measured, Row
 from lib.core.rules import Share
 
 # A majority of positions, whatever N: attention blind to the codes peaks at t_i at 1/N of them (1/12 at N = 12).
@@ -27,7 +27,7 @@ RULE_PEAK = Share("positions whose attention peaks at $t_i$", at_least=0.5, bino
                   where="in every run")
 
 
-def _reads_code(records: dict, P: dict) -> Measured | None:
+def _reads_code(P: dict, records: dict) -> Measured | None:
     res = result(P, records)
     if res is None:
         return None
@@ -48,7 +48,3 @@ ROW = Row("5-attn-reads-t", "claim", "hypothesis (this book), from Theorem 4's c
           "position $i$ peaks at $t_i$, the key whose own code $\\omega_j$ is the query's $\\omega_{t_i}$ (it reads the "
           "position code)", RULE_PEAK, _reads_code)
 
-
-def claims(P: dict, records: dict) -> list[dict]:
-    """The attention row, evaluated on the stored attention point; [] where this run has none."""
-    return evaluate([ROW], records, P)

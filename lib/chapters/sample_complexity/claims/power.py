@@ -1,20 +1,19 @@
 """The worlds the power of the chapter's rules is measured in (lib.core.power): for each row, its own rule on the
 stored runs resampled (the faithful world) and on the stored runs changed so that the theorem's mechanism is absent.
 
-Figure 1's rows read the summary table (results.summarize), whose points hold per (panel, model, N) the runs of G
+Figure 1's rows read the summary table (results.summary), whose points hold per (panel, model, N) the runs of G
 task draws of R seeds each: `resampled` draws each point's task draws with replacement and then the seeds within
-each drawn draw, point by point (`_indices`; a point with one draw: its seeds only), so no spread is pooled across
-N. The mechanism-absent worlds move or swap those runs: a model's runs scaled away from the authors' means
+each drawn draw, point by point, so no spread is pooled across N; it returns the table, which the measures read as
+they read the records. The other worlds move or swap those runs: a model's runs scaled away from the authors' means
 (paper-means), the FFN's runs replaced by the slower other model's at each N (4-ffn-gap), the Transformer's counts
-moved onto a power of N (1-tr-logN). The attention row reads its stored point: its runs resampled, or their peaks
-drawn as attention blind to the codes places them. page.power runs the table; the page shows it. With a few runs
-per point a resample often repeats one, which narrows the spread a row estimates from them (paper-means' sigma).
+moved onto another law of N (1-tr-logN). The attention row reads its stored point: its runs resampled, or their
+peaks drawn as attention blind to the codes places them. With a few runs per point a resample often repeats one,
+which narrows the spread a row estimates from them (paper-means' sigma).
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
-    >>> from lib.chapters.sample_complexity.results import summarize
     >>> from lib.chapters.sample_complexity.claims import ROWS
     >>> from lib.core.power import power_table
-    >>> t = power_table(ROWS, {"4-ffn-gap": WORLDS["4-ffn-gap"]}, P, summarize(P, records), 10, data=lambda P, t: (t, P))
+    >>> t = power_table(ROWS, {"4-ffn-gap": WORLDS["4-ffn-gap"]}, P, records, 10)
     >>> [(x["world"][:12], x["pass"] > 0.5) for x in t]
     [('faithful: th', True), ('no gap: the ', False)]
 """
@@ -22,16 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.sample_complexity.results import MODELS, wide
+from lib.chapters.sample_complexity.results import MODELS, Summary, summary, wide
 from lib.core.power import World, resample_seeds
 
-__all__ = ["ATTENTION_WORLDS", "WORLDS", "blind", "bent_to_power", "no_gap", "resampled", "scaled"]
-
-
-def _indices(G0: int, R0: int, G: int, R: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """Which stored runs of a point of G0 draws of R0 seeds make up G draws of R seeds: draws with replacement, then
-    seeds with replacement within each drawn draw."""
-    return rng.integers(0, G0, G)[:, None], rng.integers(0, R0, (G, R))
+__all__ = ["WORLDS", "bent", "blind", "no_gap", "resampled", "scaled"]
 
 
 def _entry(e: dict, by_draw: np.ndarray, runs: np.ndarray) -> dict:
@@ -40,12 +33,12 @@ def _entry(e: dict, by_draw: np.ndarray, runs: np.ndarray) -> dict:
             "mean": by_draw.mean((1, 2))}
 
 
-def resampled(P: dict, table: dict, rng: np.random.Generator, donors: dict | None = None) -> dict:
-    """The summary table with each (panel, model, N) point's runs drawn again (`_indices`), independently point by
-    point; the test sets of a point are scores of the same runs and follow the same draw (paired). donors:
-    {(panel, model): {N: (panel, model)}}, a point whose runs are drawn from another model's point of the same N
-    instead (in its own number of draws and seeds)."""
-    out = {}
+def resampled(P: dict, results: dict, rng: np.random.Generator, donors: dict | None = None) -> Summary:
+    """The summary table with each (panel, model, N) point's runs drawn again, independently point by point: its G
+    task draws with replacement, then R seeds with replacement within each drawn draw; the test sets of a point are
+    scores of the same runs and follow the same draw (paired). donors: {(panel, model): {N: (panel, model)}}, a point
+    whose runs are drawn from another model's point of the same N instead (in its own number of draws and seeds)."""
+    table, out = summary(P, results), Summary()
     for panel, models in table.items():
         for m, tests in models.items():
             first = next(iter(tests.values()))
@@ -54,8 +47,9 @@ def resampled(P: dict, table: dict, rng: np.random.Generator, donors: dict | Non
             points = []                          # per N: the source entries, the row of N there, the runs drawn
             for N in first["N"]:
                 src = table[swap[N][0]][swap[N][1]] if N in swap else tests
-                ref = next(iter(src.values()))
-                points.append((src, ref["N"].index(N), _indices(*ref["by_draw"].shape[1:], G, R, rng)))
+                _, G0, R0 = next(iter(src.values()))["by_draw"].shape
+                points.append((src, next(iter(src.values()))["N"].index(N),
+                               (rng.integers(0, G0, G)[:, None], rng.integers(0, R0, (G, R)))))
             for test, e in tests.items():
                 by_draw = np.stack([src[test]["by_draw"][j][d, s] for src, j, (d, s) in points])
                 runs = np.stack([src[test]["runs"][j].reshape(src[test]["by_draw"].shape[1:])[d, s]
@@ -64,10 +58,10 @@ def resampled(P: dict, table: dict, rng: np.random.Generator, donors: dict | Non
     return out
 
 
-def scaled(table: dict, factor, models=MODELS, panels=("a", "b")) -> dict:
+def scaled(table: dict, factor, models=MODELS, panels=("a", "b")) -> Summary:
     """The table with every run of `models` in `panels` times `factor` (a number, or a function of N): their means
     moved by that factor, their spread on the log scale kept."""
-    out = {p: {m: dict(t) for m, t in ms.items()} for p, ms in table.items()}
+    out = Summary({p: {m: dict(t) for m, t in ms.items()} for p, ms in table.items()})
     for p in panels:
         for m in models:
             for test, e in out.get(p, {}).get(m, {}).items():
@@ -76,29 +70,49 @@ def scaled(table: dict, factor, models=MODELS, panels=("a", "b")) -> dict:
     return out
 
 
-def no_gap(P: dict, table: dict, rng: np.random.Generator) -> dict:
-    """4-ffn-gap without Theorem 6's Nd cost: panel (b)'s FFN runs at each N drawn from the runs of the slower of the
-    RNN and the Transformer at that N (by their stored means), the other models resampled as they are."""
-    b = table["b"]
+def no_gap(P: dict, results: dict, rng: np.random.Generator) -> Summary:
+    """4-ffn-gap without the gap: panel (b)'s FFN runs at each N drawn from the runs of the slower of the RNN and the
+    Transformer at that N (by their stored means), the other models resampled as they are."""
+    b = summary(P, results)["b"]
     slower = {N: ("b", max(("rnn", "transformer"), key=lambda m: b[m]["task"]["mean"][b[m]["task"]["N"].index(N)]))
               for N in b["ffn"]["task"]["N"]}
-    return resampled(P, table, rng, {("b", "ffn"): slower})
+    return resampled(P, results, rng, {("b", "ffn"): slower})
 
 
-def bent_to_power(P: dict, table: dict, rng: np.random.Generator) -> dict:
-    """1-tr-logN without Theorem 4's log N: the Transformer's runs (panel (a) and the wide sweep) rescaled at each N
-    so that the mean the row reads there (wide.series: the task's test set, N >= 4) is the power law fitted to those
-    means, their spread about it kept; then resampled. (Rescaling by the power law over the log law instead would keep
-    the curvature of the residuals about the log law, and with it much of the log law's lead.)"""
-    w = wide.series(table, P, "task")
-    law = dict(zip(w["N"], wide.law_curve("power", wide.fit_laws(w["N"], w["runs"].mean(1))["power"]["params"], w["N"])
-                   / w["runs"].mean(1)))
-    return resampled(P, scaled(table, lambda N: law.get(N, 1.0), ("transformer",), ("a", "wide")), rng)
+def bent(law: str):
+    """A world for 1-tr-logN: the Transformer's runs (panel (a) and the wide sweep) rescaled at each N so that the
+    mean the row reads there (wide.series: the task's test set) is `law` fitted to those means, their spread about it
+    kept; then resampled. (Rescaling by the law over the log law instead would keep the curvature of the residuals
+    about the log law, and with it much of the log law's lead.)"""
+    def draw(P: dict, results: dict, rng: np.random.Generator) -> Summary:
+        table = summary(P, results)
+        w = wide.series(table, P, "task")
+        means = w["runs"].mean(1)
+        fit = wide.fit_laws(w["N"], means, (law,) if law != "power" else ())[law]["params"]
+        to = dict(zip(w["N"], wide.law_curve(law, fit, w["N"]) / means))
+        return resampled(P, scaled(table, lambda N: to.get(N, 1.0), ("transformer",), ("a", "wide")), rng)
+    return draw
 
 
 def _moved(models, factor):
     """A world whose `models` need `factor` times the samples of the stored runs (resampled)."""
-    return lambda P, table, rng: resampled(P, scaled(table, factor, models), rng)
+    return lambda P, results, rng: resampled(P, scaled(summary(P, results), factor, models), rng)
+
+
+def _attention(P: dict, records: dict) -> dict:
+    """The attention point alone (what its row reads)."""
+    key = ("attention", "transformer", P.get("attention_N", 0))
+    return {key: records[key]} if key in records else {}
+
+
+def blind(P: dict, records: dict, rng: np.random.Generator) -> dict:
+    """The attention point's runs resampled, with each run's peaks drawn as attention blind to the codes places them:
+    at t_i with chance 1/N at each position (what the row's rule holds a majority against)."""
+    out = resample_seeds(P, _attention(P, records), rng)
+    for rec in out.values():
+        res = rec["result"]
+        res["peak_k"] = rng.binomial(res["peak_n"], 1 / P["attention_N"], len(res["peak_k"])).tolist()
+    return out
 
 
 FAITHFUL = World("faithful: the stored runs, resampled by task draw and by seed within each point", True, resampled)
@@ -109,21 +123,9 @@ WORLDS = {
     "4-ffn-gap": (FAITHFUL, World("no gap: the FFN's runs at each N drawn from the slower of the RNN and the "
                                   "Transformer", False, no_gap)),
     "1-tr-logN": (FAITHFUL, World("a power of N: the Transformer's runs rescaled at each N onto the power law fitted "
-                                  "to their means, their spread kept", False, bent_to_power)),
+                                  "to their means, their spread kept", False, bent("power"))),
+    "5-attn-reads-t": (
+        World("faithful: the stored attention runs, resampled by seed", True,
+              lambda P, records, rng: resample_seeds(P, _attention(P, records), rng)),
+        World("blind to the codes: each run's peaks at t_i drawn with chance 1/N", False, blind)),
 }
-
-
-# ------------------------------------------------------------------------------------------- the attention row
-def blind(P: dict, records: dict, rng: np.random.Generator) -> dict:
-    """The attention point's runs resampled, with each run's peaks drawn as attention blind to the codes places them:
-    at t_i with chance 1/N at each position (what the row's rule holds a majority against)."""
-    out = resample_seeds(P, records, rng)
-    key = ("attention", "transformer", P["attention_N"])
-    res = out[key]["result"]
-    res["peak_k"] = rng.binomial(res["peak_n"], 1 / P["attention_N"], len(res["peak_k"])).tolist()
-    return out
-
-
-ATTENTION_WORLDS = {"5-attn-reads-t": (
-    World("faithful: the stored attention runs, resampled by seed", True, resample_seeds),
-    World("blind to the codes: each run's peaks at t_i drawn with chance 1/N", False, blind))}

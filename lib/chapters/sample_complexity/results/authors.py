@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from lib.chapters.sample_complexity.results import LABELS, MODELS
+from lib.chapters.sample_complexity.results import LABELS, MODELS, per_draw
 
 # The authors' code on one H100, 5 seeds (run unchanged for this book): the book's reference means.
 PAPER_MEANS = {
@@ -111,3 +111,27 @@ def comparison_table(table: dict, P: dict) -> str:
         out.append(f"| ({r['panel']}) | {LABELS[r['model']]} | {r['N']} | {r['draws']}{spread} | {r['mean']:,.0f} "
                    f"(±{r['se']:.0%}) | {r['authors']:,.0f} | {r['ratio']:.2f} | {r['z']:+.1f} | {flag} |")
     return "\n".join(out)
+
+
+def spread_note(P: dict, table: dict, largest: int = 3) -> str:
+    """Under the comparison with the authors: each model's measured spread over task draws, and the means farthest
+    from the authors' with their per-draw means, so a reader sees whether the authors' one draw sits among this run's."""
+    rows = comparison(table, P)
+    if not rows:
+        return ""
+    spread = {}
+    for r in rows:
+        spread.setdefault((r["panel"], r["model"]), r["draw_sd"])
+    measured = [f"{LABELS[m]} ({p}) {sd:.0%}" for (p, m), sd in sorted(spread.items()) if sd is not None]
+    single = sorted({LABELS[m] for (p, m), sd in spread.items() if sd is None})
+    far = sorted(rows, key=lambda r: -abs(r["z"]))[:largest]
+    draws = lambda r: " / ".join(f"{x:,.0f}" for x in per_draw(table, r["panel"], r["model"], r["N"]))
+    return ("Each model's spread over task draws, as this run measures it (the log standard deviation of a draw's mean "
+            "beyond its seeds, pooled over the panel's $N$): " + (", ".join(measured) or "none") + "."
+            + (f" Trained on one draw, so their $z$ counts seeds only: {', '.join(single)}." if single else "")
+            + " The means farthest from the authors', with this run's mean per task draw: " + "; ".join(
+                f"{LABELS[r['model']]} ({r['panel']}) $N$ = {r['N']}: {draws(r)} against the authors' "
+                f"{r['authors']:,.0f} ($z$ {r['z']:+.1f})" for r in far)
+            + ". The authors draw $\\mathbf u$ and the position codes once per $N$ (from the GPU's random stream), so "
+            "their mean is one more draw: where it sits outside this run's draws but within their spread, the difference "
+            "is the draw.")

@@ -53,10 +53,13 @@ def series(table: dict, P: dict, test: str = "task", model: str = "transformer")
             "censored": [cens[i] for i in order]}
 
 
-def fit_laws(N, means) -> dict:
-    """{law: {"params": (..., 2), "rss": (...,)}} of each law fitted to `means` (..., len(N)) on the log scale; the
-    leading axes (bootstrap replicates) are fitted at once. log and linear laws: Gauss-Newton from the weighted
-    linear fit, so that every law sits at its own log-scale optimum."""
+BASES = {"log": np.log, "linear": lambda N: N, "log2": lambda N: np.log(N) ** 2, "offset-power": lambda N: N ** 0.2}
+
+
+def fit_laws(N, means, laws=("log", "linear")) -> dict:
+    """{law: {"params": (..., 2), "rss": (...,)}} of the power law and of each law a + b g(N) of `laws` (g: BASES)
+    fitted to `means` (..., len(N)) on the log scale; the leading axes (bootstrap replicates) are fitted at once. The
+    laws a + b g(N): Gauss-Newton from the weighted linear fit, so that every law sits at its own log-scale optimum."""
     x = np.log(np.asarray(N, float))
     y = np.log(np.asarray(means, float))
     out = {}
@@ -64,7 +67,8 @@ def fit_laws(N, means) -> dict:
     p = ((y - y.mean(-1, keepdims=True)) * xc).sum(-1) / (xc * xc).sum()
     c = y.mean(-1) - p * x.mean()
     out["power"] = {"params": np.stack([np.exp(c), p], -1), "rss": ((y - c[..., None] - p[..., None] * x) ** 2).sum(-1)}
-    for law, g in (("log", x), ("linear", np.exp(x))):
+    for law in laws:
+        g = BASES[law](np.exp(x))
         G = np.stack([np.ones_like(g), g], -1)                       # (k, 2)
         Y = np.exp(y)
         W = 1.0 / Y ** 2                                             # relative errors: the log scale to first order
@@ -86,9 +90,7 @@ def law_curve(law: str, params, N) -> np.ndarray:
     """A fitted law's sample count at N."""
     N = np.asarray(N, float)
     a, b = params
-    if law == "power":
-        return a * N ** b
-    return a + b * (np.log(N) if law == "log" else N)
+    return a * N ** b if law == "power" else a + b * BASES[law](N)
 
 
 def replicate_means(w: dict, key: tuple) -> np.ndarray:
