@@ -1,20 +1,19 @@
-"""The worlds in which the robustness claims' own rules are run (lib.core.power.power_table; page.power): for each
-row, the stored runs resampled (the mechanism in) and the stored runs relabelled so that the mechanism is out.
-Page-side: no computation imports this module.
+"""The worlds in which each claim row's own rule is run (lib.core.power.power_table; page.power): a faithful world
+and at least one without the row's mechanism. Page-side: no computation imports this module.
 
-- `7-polylog-random` and `7-random-nocorr` read the random directions, the seeds of a robustness point (its spec
-  counts them as `n_directions`): the faithful world draws each point's directions with replacement, independently
-  per T and correction. Without the mechanism, the other arm's runs stand in at each T: the uncorrected radii in
-  place of the corrected ones (no correction, for 7-polylog-random), the corrected radii in place of the uncorrected
-  ones (a network the missing correction does not hurt, for 7-random-nocorr). 7-random-nocorr also runs with half
-  the directions per T, since its bound can only tighten with more of them.
-- `7-collapse` reads t*, the structured direction's radius: it has no seed (the counter machine's input is fixed),
-  so its faithful world is the stored run itself; without the mechanism the stored t* are put at permuted T.
+- `7-polylog-random`, `7-random-nocorr` read the random directions, the seeds of a robustness point (its spec counts
+  them as `n_directions`): faithful, each point's directions drawn with replacement (lib.core.power.resample_seeds). Without
+  the mechanism the other arm's runs stand in at each T: the uncorrected radii for the corrected ones (no correction)
+  or the reverse (a network the missing correction does not hurt). `7-random-nocorr` also runs with half the
+  directions: its bound can only tighten with more of them.
+- `7-collapse`, `8-beta`, `8-beta-nocorr` read t* and beta*, which have no seed (the counter machine's input is fixed):
+  a rerun gives the stored numbers, so the faithful world is the stored run itself. Without the mechanism the stored
+  values are put at permuted T (no order in T), or the other arm stands in.
 
     >>> from lib.chapters import stored; P, results = stored("turing_simulation")   # the committed paper results
     >>> from lib.chapters.turing_simulation.claims import ROWS
     >>> from lib.core.power import power_table
-    >>> [(t["row"], t["mechanism"], t["pass"]) for t in power_table(ROWS, WORLDS, P, results, draws=10)][-3:]
+    >>> [(t["row"], t["mechanism"], t["pass"]) for t in power_table(ROWS, WORLDS, P, results, draws=10)][4:7]
     [('7-random-nocorr', True, 1.0), ('7-random-nocorr', False, 0.0), ('7-random-nocorr', True, 1.0)]
 """
 from __future__ import annotations
@@ -27,15 +26,30 @@ FIELDS = ("n_directions",)   # the spec field that counts a robustness point's r
 
 
 def directions(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """The stored robustness points (all the rows read), each point's directions drawn with replacement."""
-    return resample_seeds(P, {"robust": results["robust"]}, rng, fields=FIELDS)
+    """The stored runs, each robustness point's directions drawn with replacement (the core resampler on them alone:
+    the other points have no seed axis)."""
+    return {**results, "robust": resample_seeds(P, {"robust": results["robust"]}, rng, fields=FIELDS)["robust"]}
 
 
-def swapped(into: bool):
-    """A draw: the resampled runs, with the other arm's result at each T filed as the `into` arm's."""
+def swapped(section: str, into: bool, resample: bool = True):
+    """A draw: the other arm's result at each T filed as the `into` arm's, the robustness points' directions
+    resampled first (`resample`)."""
     def draw(P, results, rng):
-        out = directions(P, results, rng)["robust"]
-        return {"robust": {**out, **{(T, into): out[(T, c)] for T, c in out if c != into}}}
+        sec = (directions(P, results, rng) if resample else results)[section]
+        return {**results, section: {**sec, **{(T, into): sec[(T, c)] for T, c in sec if c != into}}}
+    return draw
+
+
+def permuted(section: str, field: str, arm: bool):
+    """A draw: the stored `field` of the `arm` points of `section` put at randomly permuted T (the same values, no
+    order in T)."""
+    def draw(P, results, rng):
+        keys = sorted(k for k in results[section] if k[1] == arm)
+        vals = [results[section][k]["result"][field] for k in keys]
+        out = dict(results[section])
+        for k, i in zip(keys, rng.permutation(len(keys))):
+            out[k] = {**out[k], "result": {**out[k]["result"], field: vals[i]}}
+        return {**results, section: out}
     return draw
 
 
@@ -45,34 +59,35 @@ def half_directions(P: dict, results: dict, rng: np.random.Generator) -> dict:
     for key, rec in results["robust"].items():
         r = rec["result"]["r_random"]
         out[key] = {**rec, "result": {**rec["result"], "r_random": rng.choice(r, max(1, len(r) // 2)).tolist()}}
-    return {"robust": out}
-
-
-def permuted_T(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """The stored uncorrected t* put at randomly permuted T (the same values, no order in T)."""
-    keys = sorted(k for k in results["robust"] if not k[1])
-    t = [results["robust"][k]["result"]["t_struct"] for k in keys]
-    out = dict(results["robust"])
-    for k, i in zip(keys, rng.permutation(len(keys))):
-        out[k] = {**out[k], "result": {**out[k]["result"], "t_struct": t[i]}}
-    return {"robust": out}
+    return {**results, "robust": out}
 
 
 RESAMPLED = World("faithful: the stored runs, their directions resampled within each T", True, directions)
+STORED = World("faithful: the stored run itself (deterministic: the counter machine's input is fixed, so a rerun "
+               "gives the same numbers)", True, lambda P, results, rng: results)
 WORLDS = {
     "7-polylog-random": (
         RESAMPLED,
         World("no correction: the uncorrected runs in place of the corrected ones at each T (directions resampled)",
-              False, swapped(True))),
+              False, swapped("robust", True))),
     "7-collapse": (
-        World("faithful: the stored run itself (t* is deterministic: the counter machine's input is fixed, so "
-              "resampling by seed leaves the stored run)", True,
-              lambda P, results, rng: results),
-        World("no order in T (a permuted-T null): the stored t* with their T labels permuted", False, permuted_T)),
+        STORED,
+        World("no order in T (a permuted-T null): the stored t* with their T labels permuted", False,
+              permuted("robust", "t_struct", False))),
     "7-random-nocorr": (
         RESAMPLED,
         World("no collapse: the corrected runs in place of the uncorrected ones at each T (directions resampled)",
-              False, swapped(False)),
+              False, swapped("robust", False)),
         World("faithful, half the directions: the stored runs, half as many directions drawn within each T", True,
               half_directions)),
+    "8-beta": (
+        STORED,
+        World("no growth in ln T (a permuted-T null): the stored β* with their T labels permuted", False,
+              permuted("softmax", "beta_star", True)),
+        World("no correction: the uncorrected β* in place of the corrected ones", False,
+              swapped("softmax", True, resample=False))),
+    "8-beta-nocorr": (
+        STORED,
+        World("no correction effect: the corrected β* in place of the uncorrected ones", False,
+              swapped("softmax", False, resample=False))),
 }
