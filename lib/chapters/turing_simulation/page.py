@@ -1,8 +1,8 @@
-"""What the turing_simulation page shows: the exact-simulation and size tables, the low-precision line and the
-robustness note, read from the points of lib.chapters.turing_simulation.compute through results.py; the claim rows
-are in claims/ (the worlds of their power in claims/power.py) and the figures in figures.py beside it (page.claims
-and page.ROWS are claims'; page.power is their power table; the notebook calls page and figures). Nothing here changes a
-stored number, so no computation imports it and editing it leaves the chapter's stored results current.
+"""What the turing_simulation page shows: the exact-simulation summary (its full table folded), the size table, the
+low-precision line, the robustness note and the findings of the claim rows that did not pass, read from the points of
+lib.chapters.turing_simulation.compute through results.py. The claim rows are in claims/ (the worlds of their power in
+claims/power.py), the figures in figures.py; page.claims and page.ROWS are claims', page.power their power table.
+Nothing here changes a stored number, so no computation imports it.
 
     >>> from lib.chapters import stored; P, results = stored("turing_simulation")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
@@ -19,10 +19,30 @@ import numpy as np
 from lib.chapters.turing_simulation.claims import ROWS, claims
 from lib.chapters.turing_simulation.claims.power import WORLDS
 from lib.chapters.turing_simulation.results import exact_rows, robust_arrays, size_rows
+from lib.core.claims import explanations
 from lib.core.power import power_table
-from lib.core.tables import markdown_table
+from lib.core.tables import markdown_table, nothing_found
 
-__all__ = ["ROWS", "claims", "exact_table", "power", "precision_runs", "robust_note", "size_table"]
+__all__ = ["ROWS", "claims", "exact_summary", "exact_table", "findings", "power", "precision_runs", "robust_note",
+           "size_table"]
+
+
+def exact_summary(results: dict) -> str:
+    """The exact simulation in one line per machine (its horizons summed), the full table per machine and horizon
+    folded beneath it (56 rows at the paper's scale)."""
+    rows = exact_rows(results)
+    out = []
+    for name in dict.fromkeys(r["name"] for r in rows):
+        rs = [r for r in rows if r["name"] == name]
+        s = lambda k, rs=rs: sum(r[k] for r in rs)
+        Ts = [r["T"] for r in rs]
+        out.append([name, f"{min(Ts)} to {max(Ts)}", f"{s('inputs'):,}", f"{s('steps'):,}",
+                    s("tf_mismatch") + s("ro_mismatch"), s("nonbinary"), s("lookup_bad"), f"{s('halted')}, {s('cls_bad')}"])
+    table = markdown_table(["machine", "$T$", "runs", "steps checked", "mismatches (teacher-forced and rollout)",
+                            "non-binary activations",
+                            "lookup errors", r"halted, $\theta_{cls}$ errors"], out)
+    return (f"{table}\n\n:::{{dropdown}} Per machine and horizon ({len(rows)} rows; rollout: inputs rolled out, "
+            f"mismatches)\n{exact_table(results)}\n:::")
 
 
 def exact_table(results: dict) -> str:
@@ -64,6 +84,13 @@ def robust_note(results: dict, rows: list[dict]) -> str:
             "like $2P - 1$, so a perturbed query moves the null score by an amount that grows with $P$. This chapter has "
             "not isolated the cause. The contrast that the theorem is about is the exponential collapse without "
             "correction (rows `7-collapse`, `7-random-nocorr`).\n```")
+
+
+def findings(P: dict, results: dict, rows: list[dict]) -> str:
+    """The finding of each claim row that failed or is censored (its row's own `explain`), as a list; else what the
+    claim rows did, in a sentence."""
+    found = explanations(ROWS, rows, P, results)
+    return "\n".join(f"- {f}" for f in found) if found else nothing_found(rows)
 
 
 def power(P: dict, results: dict, draws: int) -> list[dict]:
