@@ -43,7 +43,8 @@ RULE_BUSY_BEAVER = Holds("steps and ones equal the known values, both read-outs"
 RULE_DEPTH_WIDTH = Holds(r"$d = P + 4$ and $w = K + 4\lvert A\rvert + 4P + 5$ ($P$ bits per position)")
 RULE_PARAMS = AtMost(r"$p(T_{max})/p(T_{min})$", 100, strict=True,
                      why=r"polylogarithmic growth, far below $T_{max}/T_{min}$")
-RULE_NORMS = All((AtLeast(r"quadratic fit's $R^2$", 0.99, strict=True), AtLeast("its leading coefficient", 0.0, by=EXACT),
+RULE_NORMS = All((AtLeast(r"quadratic fit's $R^2$", 0.99, strict=True),
+                  AtLeast("its leading coefficient", 0.0, by=EXACT),
                   Holds(r"$\lVert\theta\rVert_\infty = 2P - 1$ at every $T$")))
 RULE_FLAT_STRUCTURED = AtLeast("$t^*$", Fraction(1, 3), by=PAPER, where="at every $T$",
                                why="the round restores $1 - t$ to 1 while $t$ is at most 1/3")
@@ -62,7 +63,8 @@ RULE_RANDOM_NOCORR = AtMost("the smallest corrupting radius over the directions"
 RULE_BETA = All((AtLeast(r"$\ln(3(T+1)) - \beta^*$", 0.0, where="at every $T$",
                          why=r"$T+1$ competitors, each $e^{-\beta}$, below the round's 1/3"),
                  Within(r"slope of $\beta^*$ against $\ln T$", 0.5, 1.5)))
-RULE_BETA_NOCORR = AtLeast(r"$\beta^*$(no correction) $-$ $\beta^*$(correction)", 0.0, strict=True, where="at every $T$",
+RULE_BETA_NOCORR = AtLeast(r"$\beta^*$(no correction) $-$ $\beta^*$(correction)", 0.0, strict=True,
+                           where="at every $T$",
                            why="no threshold: larger by any amount")
 RULE_LOW_PRECISION = AtMost("runs not bit-exact", 0, by=EXACT, why="integer weights, bit activations")
 RULE_SCALAR_CODES = AtMost(r"the first $T$ at which $i/T$ collides", 1024, why="bfloat16 has 8 significant bits")
@@ -110,7 +112,8 @@ def _exact(P, results):
     bit = all(r["tf_bit_exact"] and r["ro_bit_exact"] for r in rows)
     return Measured((Measured(tf + ro), Measured(bit)), f"{tf} teacher-forced and {ro} rollout mismatches over "
                     f"{total('steps'):,} steps of {total('inputs')} runs; bit-equal: {bit}", paper=f"0 ({CAL})",
-                    where=f"{len(P['machines'])} catalogue machines and {n_rand} random machines, $T$ = {Ts[0]} to {Ts[-1]}")
+                    where=f"{len(P['machines'])} catalogue machines and {n_rand} random machines, "
+                          f"$T$ = {Ts[0]} to {Ts[-1]}")
 
 
 _lookup = _over_runs("{0} errors; most overwritten cell: {1} writes", "exact (Claims C.4-C.5)",
@@ -179,8 +182,8 @@ def _polylog_random(P, results):
     p = -loglog_slope(lnT[fin], med[fin])
     per = [-loglog_slope(lnT, r) for r in a["r"].T if np.all(np.isfinite(r))]
     cens = int(np.isinf(a["r"]).sum())
-    text = (f"{', '.join(f'{m:.3g}' for m in med)} (max/min {float(med[fin].max() / med[fin].min()):.2f}); fitted $p$ = "
-            f"{p:.2f}" if fin.sum() >= 2 else "fewer than two horizons with a finite median radius")
+    text = (f"{', '.join(f'{m:.3g}' for m in med)} (max/min {float(med[fin].max() / med[fin].min()):.2f}); "
+            f"fitted $p$ = {p:.2f}" if fin.sum() >= 2 else "fewer than two horizons with a finite median radius")
     text += f"; {cens} radii censored above (nothing up to 10 corrupts)" if cens else ""
     return Measured(p, text, **_spread(per), paper=f"1.7 to 2.5 at every $T$ ({CAL})",
                     where=f"{P['n_directions']} directions")
@@ -225,7 +228,8 @@ def _beta(P, results):
     slope = np.polyfit(np.log(T[fin]), b[fin], 1)[0] if fin.sum() >= 2 else float("nan")
     room = np.log(3 * (T + 1)) - b
     return Measured((Measured(room), Measured(slope)), _at_T(T, b, ".2f") + f"; slope {slope:.2f}; smallest room "
-                    f"below $\\ln(3(T+1))$: {float(room.min()):.2f}", paper=r"$\beta^* \approx \ln T - 0.7$" + f" ({CAL})")
+                    f"below $\\ln(3(T+1))$: {float(room.min()):.2f}",
+                    paper=r"$\beta^* \approx \ln T - 0.7$" + f" ({CAL})")
 
 
 def _beta_nocorr(P, results):
@@ -307,9 +311,10 @@ def _collapse_says(P, results, row) -> str:
 
 COLLAPSE_SOURCE = "hypothesis (this book), motivated by Claim 3.5 (the toy's margin in depth)"
 ROWS = [
-    Row("1-exact", "check", "Theorem 4.1", "decoded $(z, a, l)$ equals the interpreter's at every step", RULE_EXACT, _exact),
-    Row("2-lookup", "check", "Claims C.4-C.5", r"after the search, `scr3` $= \mathrm{Bin}(i')$ (last write to the new head "
-        r"cell), `f1` $= \mathbb 1(i' \text{ exists})$, `f2` $= \mathbb 1(\text{cell in the input})$, against the "
+    Row("1-exact", "check", "Theorem 4.1", "decoded $(z, a, l)$ equals the interpreter's at every step", RULE_EXACT,
+        _exact),
+    Row("2-lookup", "check", "Claims C.4-C.5", r"after the search, `scr3` $= \mathrm{Bin}(i')$ (last write to the new "
+        r"head cell), `f1` $= \mathbb 1(i' \text{ exists})$, `f2` $= \mathbb 1(\text{cell in the input})$, against the "
         "interpreter's last-write table", RULE_LOOKUP, _lookup),
     Row("3-binary", "check", "Theorem 4.1 (App. C)", "every activation of every layer at every step is exactly 0 or 1",
         RULE_BINARY, _binary),
@@ -335,10 +340,11 @@ ROWS = [
                       "Theorem 4.1's margin does not allow")),
     Row("7-collapse", "claim", COLLAPSE_SOURCE, r"without correction: $\ln t^*$ against $T$ (radii at or below the "
         f"float64 floor {number(FLOOR)} are censored bounds)", RULE_COLLAPSE, _collapse, explain=_collapse_says),
-    Row("7-random-nocorr", "claim", COLLAPSE_SOURCE, r"without correction: the all-layer margin along random directions, "
-        r"bounded by the smallest corrupting $\lVert\delta\rVert_2$ over the directions", RULE_RANDOM_NOCORR,
-        _random_nocorr, explain=_says("at some $T$ no random direction corrupts the uncorrected network below the "
-                                      "bound: it has not collapsed there")),
+    Row("7-random-nocorr", "claim", COLLAPSE_SOURCE, r"without correction: the all-layer margin along random "
+        r"directions, bounded by the smallest corrupting $\lVert\delta\rVert_2$ over the directions",
+        RULE_RANDOM_NOCORR, _random_nocorr,
+        explain=_says("at some $T$ no random direction corrupts the uncorrected network below the bound: it has not "
+                      "collapsed there")),
     Row("8-beta", "claim", "hypothesis (this book)", r"softmax with correction: the smallest inverse temperature "
         r"$\beta^*$ with exact traces", RULE_BETA, _beta,
         explain=_says("$\\beta^*$ does not grow like $\\ln T$ below $\\ln(3(T+1))$ on this run")),
@@ -348,15 +354,16 @@ ROWS = [
     Row("9-low-precision", "check", "Theorem 4.1 (precision)", "hard-max construction in float16 and bfloat16, real "
         "rollout", RULE_LOW_PRECISION, _low_precision),
     Row("9-scalar-codes", "check", "Theorem 4.1 (precision)", "scalar position codes $i/T$ and $1/i$ in bfloat16: the "
-        r"first $T$ with two positions sharing a code ($\mathrm{Bin}(i)$ never collides)", RULE_SCALAR_CODES, _scalar_codes),
-    Row("10-toy-product", "check", "Claim 3.5", r"Claim 3.5 without rounding: numerical $\rho$ of $(\prod_i W_i)x - 1/2$ "
-        r"against $\sqrt d\,(1 - 2^{-1/d})$; its log-log slope over {scope}", RULE_TOY_PRODUCT, _toy_product,
-        scope=TOY_SLOPE),
+        r"first $T$ with two positions sharing a code ($\mathrm{Bin}(i)$ never collides)", RULE_SCALAR_CODES,
+        _scalar_codes),
+    Row("10-toy-product", "check", "Claim 3.5", r"Claim 3.5 without rounding: numerical $\rho$ of "
+        r"$(\prod_i W_i)x - 1/2$ against $\sqrt d\,(1 - 2^{-1/d})$; its log-log slope over {scope}",
+        RULE_TOY_PRODUCT, _toy_product, scope=TOY_SLOPE),
     Row("10-toy-rounded", "check", "Claim 3.5", "Claim 3.5 with rounding (exact dynamic programme over layers)",
         RULE_TOY_ROUNDED, _toy_rounded),
-    Row("12-bound", "check", "Lemma 2.4", r"$\hat n = \alpha^2\log p/\hat\gamma^2$ against $\log T$ (a bound's value, not "
-        r"a measured sample complexity; it follows from `5-norms`, `4-params` and `7-polylog-random`: $\alpha$ and $p$ "
-        r"are construction sizes, $\hat\gamma$ is tested there)", RULE_BOUND, _bound),
+    Row("12-bound", "check", "Lemma 2.4", r"$\hat n = \alpha^2\log p/\hat\gamma^2$ against $\log T$ (a bound's "
+        r"value, not a measured sample complexity; it follows from `5-norms`, `4-params` and `7-polylog-random`: "
+        r"$\alpha$ and $p$ are construction sizes, $\hat\gamma$ is tested there)", RULE_BOUND, _bound),
 ]
 
 HEADLINES = (Headline("Theorem 4.1's margin", ("7-flat-structured", "7-polylog-random")),

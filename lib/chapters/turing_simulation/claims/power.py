@@ -2,9 +2,9 @@
 and at least one without the row's mechanism. Page-side: no computation imports this module.
 
 - `7-polylog-random`, `7-random-nocorr` read the random directions, the seeds of a robustness point (its spec counts
-  them as `n_directions`): faithful, each point's directions drawn with replacement (lib.core.power.resample_seeds). Without
-  the mechanism the other arm's runs stand in at each T: the uncorrected radii for the corrected ones (no correction)
-  or the reverse (a network the missing correction does not hurt). `7-random-nocorr` also runs with half the
+  them as `n_directions`): faithful, each point's directions drawn with replacement (lib.core.power.resample_seeds).
+  Without the mechanism the other arm's runs stand in at each T: the uncorrected radii for the corrected ones (no
+  correction) or the reverse (a network the missing correction does not hurt). `7-random-nocorr` also runs with half the
   directions: its bound can only tighten with more of them.
 - `7-collapse`, `8-beta`, `8-beta-nocorr` read t* and beta*, which have no seed (the counter machine's input is fixed):
   a rerun gives the stored numbers, so the faithful world is the stored run itself. Without the mechanism the stored
