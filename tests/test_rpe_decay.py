@@ -210,9 +210,11 @@ def test_specs_hold_what_their_runs_read():
     assert differs(train_lr=0.5) == {label for label in base if label[0] == "train"}
     assert differs(restarts=5) == fits
     assert differs(eps_memory=0.5) == differs(device="cuda") == set()        # page-only and run-time parameters
-    assert differs(max_nfev=7) == fits and differs(decay_frac=0.5) == base.keys() - fits - {("exact",)}
+    conv = {label for label in base if label[0] == "converged"}
+    assert differs(max_nfev=7) == fits | conv and differs(decay_frac=0.5) == base.keys() - fits - conv - {("exact",)}
+    assert differs(converged_starts=4) == conv
     labels = [p.label for p in rd.points(P)]
-    assert labels[0] == ("exact",) and len(set(labels)) == len(labels) == 43   # 4 Appendix H fits, its two arms
+    assert labels[0] == ("exact",) and len(set(labels)) == len(labels) == 64   # 4 Appendix H fits, its two arms
     assert ("apph", "free") in labels and ("fit", ("power s^-0.5", "log", 250.0, (1, 4, 16))) in labels
     assert differs(apph_lr=0.5) == {("apph", "free"), ("apph", "none")}
     assert differs(train_freeze_frac=0.2) == differs(train_init="random") == {label for label in base if label[0] == "train"}
@@ -275,6 +277,28 @@ def test_more_heads_than_taps():
     assert np.isfinite(f["l1"]) and f["l1"] < 1e-6
 
 
+def test_a_fit_that_grows_with_H_is_refitted_with_more_starts(monkeypatch):
+    """The remedy for check 13: an H whose error exceeds 1.5x the best at smaller H is fitted again with
+    4x, then 16x the starts; the best attempt is kept and the starts are recorded. A refit does not repeat the
+    geometric start, and the l2 error kept is the best of every attempt (the training floor)."""
+    calls, geometric = [], []
+
+    def fake(rho, s, w, family, H, S, restarts, rounds, seed, max_nfev, geometric_start=True):
+        calls.append((H, restarts))
+        geometric.append(geometric_start)
+        l1 = {1: 0.5, 2: 0.1}.get(H, 0.4 if restarts < 16 else 0.05)    # H = 4 fails until 16 starts
+        l2 = {4: 0.3 if restarts < 16 else 0.35}.get(H, l1)              # ... and its best l2 is the first attempt's
+        return {"l1": l1, "l2": l2, "p": [1.0] * H, "alpha": [0.0] * H, "nfev": 1}
+
+    monkeypatch.setattr(fit, "fit_kernel", fake)
+    spec = rd.fit_spec({"restarts": 4, "irls_rounds": 1, "max_nfev": 10, "seed": 0}, Kernel("delta", T=2), "lin", 64.0,
+                       [1, 2, 4])
+    out = fit.run_fit(spec, "cpu")
+    assert calls == [(1, 4), (2, 4), (4, 4), (4, 16)]
+    assert out["l1"] == [0.5, 0.1, 0.05] and out["restarts"] == [4, 4, 20] and out["nfev"] == [1, 1, 2]
+    assert geometric == [True, True, True, False] and out["l2"] == [0.5, 0.1, 0.3]
+
+
 def test_a_fit_doubles_its_starts_until_the_best_no_longer_moves(monkeypatch):
     """A fit's starts are doubled (k more on top of k, the first k unchanged) until the best of 2k is within
     CONVERGED of the best of k, and while the error is above GROWTH x the best at fewer heads (check 13), up to
@@ -288,14 +312,20 @@ def test_a_fit_doubles_its_starts_until_the_best_no_longer_moves(monkeypatch):
 
     monkeypatch.setattr(fit, "separable_l1_fit", fake)
     s, w, rho = fit.target(Kernel("delta", T=2), 64.0)
-    f = fit.fit_kernel(rho, s, w, "lin", 2, 64.0, restarts=4)
+    f = fit.fit_converged(rho, s, w, "lin", 2, 64.0, restarts=4)
     assert seen == [4, 4, 8, 16, 32] and f["starts"] == 64 and f["converged"] and f["l1_half"] == f["l1"] == 1 / 32
     seen.clear()
-    f = fit.fit_kernel(rho, s, w, "lin", 2, 64.0, restarts=4, below=1 / 64, most=128)   # grows: up to `most`
+    f = fit.fit_converged(rho, s, w, "lin", 2, 64.0, restarts=4, below=1 / 64, most=128)   # grows: up to `most`
     assert sum(seen) == 128 and f["starts"] == 128 and f["nfev"] == len(seen)
     first = fit.start_rates("log", 3, -1.0, 1.0, 4, np.random.default_rng(0))
     more = fit.start_rates("log", 3, -1.0, 1.0, 8, np.random.default_rng(0))
     assert len(first) == 5 and all(np.array_equal(x, y) for x, y in zip(first, more))      # more starts extend
+    calls = []
+    monkeypatch.setattr(fit, "fit_converged", lambda *a, **kw: calls.append(kw["below"]) or
+                        {"l1": 0.1, "l2": 0.2, "p": [1.0], "alpha": [0.0], "nfev": 1, "starts": 16, "l1_half": 0.1,
+                         "converged": True})
+    out = fit.run_converged(rd.ConvergedPoint(Kernel("delta", T=2), "lin", 64.0, (1, 2), 8, 1, 10, 0, (1, 1, 1)), "cpu")
+    assert calls == [math.inf, 0.1] and out["restarts"] == [16, 16] and out["converged"] == [True, True]
 
 
 def test_the_delta_the_paper_grid_flagged_does_not_grow_with_H():

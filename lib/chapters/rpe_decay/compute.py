@@ -10,6 +10,8 @@ Sweep points (see `points`):
   projection inside l1 reweighting rounds (lib.science.numerics), from several starts, in float64; l1 and l2
   errors on s >= 1 (the residual stream carries x_t, so the s = 0 tap is free for both families); `run_fit` in
   experiments/fit.py, beside the kernels.
+- converged (one per kernel, RPE family and window that a claim about the best fit found reads, at the H it reads):
+  the same fits, each converged in its starts (`run_converged`: the starts doubled until the best no longer moves).
 - train (one per training kernel and context length): one-layer DP-free models with lin or log RPE trained on the
   linear target y = rho * x (Part C, this book's design); `run_train` in experiments/train.py.
 - apph (one point per current-token convention, `apph_current`): experiments 4a and 4b of the NeurIPS version's
@@ -29,7 +31,18 @@ from dataclasses import dataclass
 
 from lib.chapters.rpe_decay.experiments import exact
 from lib.chapters.rpe_decay.experiments.apph import AppHPoint, run_apph
-from lib.chapters.rpe_decay.experiments.fit import EXACT_MAX, N_EXACT, N_GEO, FitPoint, Kernel, grid, kernel_name, run_fit
+from lib.chapters.rpe_decay.experiments.fit import (
+    EXACT_MAX,
+    N_EXACT,
+    N_GEO,
+    ConvergedPoint,
+    FitPoint,
+    Kernel,
+    grid,
+    kernel_name,
+    run_converged,
+    run_fit,
+)
 from lib.chapters.rpe_decay.experiments.train import FAMILIES, TrainPoint, run_train
 from lib.core.sweep import Point
 
@@ -130,13 +143,40 @@ def fit_specs(P: dict) -> dict[tuple, FitPoint]:
     return out
 
 
+def converged_specs(P: dict) -> dict[tuple, ConvergedPoint]:
+    """The fits claims 7-12 read, by results["converged"] key (kernel name, family, S, H), at the H each reads:
+    the power laws beta = 1.2 (H = 8, every window of the context sweep) and 3 (log, H <= 8), the exponential
+    tau = 10 (lin H = 2, 8, 16, log H = 16), the relative-width bumps (rel_bump_H) and the deltas at T = 2 (lin 4,
+    log 2) and T = 8 (H <= 16)."""
+    heavy, exp, H0 = Kernel("power", beta=1.2), Kernel("exp", tau=10.0), P["context_H"]
+    small = lambda hi: tuple(H for H in P["H_grid"] if H <= hi)
+    jobs = [(heavy, f, float(P["window"]), (8,)) for f in FAMILIES]
+    jobs += [(heavy, f, float(S), (H0,)) for S in P["context_windows"] for f in FAMILIES if 1.2 in P["context_betas"]]
+    jobs += [(exp, "lin", float(P["window"]), (2, 8, 16)), (exp, "log", float(P["window"]), (16,))]
+    jobs += [(Kernel("power", beta=3.0), "log", float(P["window"]), small(8))] if 3.0 in P["betas"] else []
+    jobs += [(Kernel("bump", T=int(T), w=float(T) * P["rel_bump_frac"]), f, None, (P["rel_bump_H"],))
+             for T in P["rel_bump_T"] for f in FAMILIES]
+    jobs += [(Kernel("delta", T=2), "lin", None, (4,)), (Kernel("delta", T=2), "log", None, (2,))] if 2 in P["delta_T"] else []
+    jobs += [(Kernel("delta", T=8), f, None, small(16)) for f in FAMILIES] if 8 in P["delta_T"] else []
+    out = {}
+    for k, f, S, Hs in jobs:
+        S = window_of(P, k) if S is None else S
+        out[(kernel_name(k), f, S, Hs)] = ConvergedPoint(kernel=k, family=f, S=S, H=Hs, restarts=P["converged_starts"],
+                                                         rounds=P["irls_rounds"], max_nfev=P["max_nfev"], seed=P["seed"],
+                                                         grid=(EXACT_MAX, N_EXACT, N_GEO))
+    return out
+
+
 def points(P: dict) -> list[Point]:
-    """results["exact"], results["fit"][(kernel name, family, S, H)], results["train"][(kernel name, S)] and
-    results["apph"][current]. Cost: rough seconds on one CPU thread, from the quadrature points times the heads (fits), the
-    sequence positions trained (training) and the head-taps and sequence-taps per step (Appendix H)."""
+    """results["exact"], results["fit"][(kernel name, family, S, H)], results["converged"][(kernel name, family, S,
+    H)], results["train"][(kernel name, S)] and results["apph"][current]. Cost: rough seconds on one CPU thread,
+    from the quadrature points times the heads (fits), the sequence positions trained (training) and the head-taps
+    and sequence-taps per step (Appendix H)."""
     out = [Point(("exact",), exact_spec(P), run_exact, cost=1.0)]
     out += [Point(("fit", key), spec, run_fit, cost=len(grid(spec.S)[0]) * sum(spec.H) * spec.restarts / 5e4, threads=1)
             for key, spec in fit_specs(P).items()]
+    out += [Point(("converged", key), spec, run_converged, threads=1,
+                  cost=len(grid(spec.S)[0]) * sum(spec.H) * spec.restarts * 4 / 5e4) for key, spec in converged_specs(P).items()]
     for k in train_kernels(P):
         for S in sorted(P["train_S"], reverse=True):
             spec = train_spec(P, k, S)

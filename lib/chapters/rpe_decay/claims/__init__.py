@@ -1,10 +1,10 @@
 """rpe_decay's claim and check rows, as data: each row names its source, what it states, the rule object that decides
-it (lib.core.rules, which writes the rule's text) and its measure, a statistic of the stored points. The rules and
+it (lib.core.rules, which writes the rule's text), its measure (a statistic of the stored points, `measure(P,
+results)`), the grid range it reads (`scope`) and its finding where it does not pass (`explain`). The rules and
 measures are in one module per topic beside this one: the exact checks 1-6 (claims/exact.py), this book's calibrated
 claims about the best fit found 7-12 and the fitter's guard 13 (claims/fits.py), the training hypotheses 14a/14b
-(claims/training.py), and the numbers of the NeurIPS version's Appendix H, H4a-H4b (claims/apph.py); the power of
-the restated rules is in claims/power.py. The page shows them through `claims`, and `findings_markdown` says what
-decides each row that does not settle. Page-side: no computation imports it.
+(claims/training.py), and the numbers of the NeurIPS version's Appendix H, H4a-H4b (claims/apph.py); the worlds the
+rules' power is measured in are in claims/power.py. Page-side: no computation imports it.
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
@@ -15,12 +15,14 @@ from __future__ import annotations
 from lib.chapters.rpe_decay.claims import apph, exact, fits, training
 from lib.chapters.rpe_decay.experiments.fit import MOST_STARTS
 from lib.chapters.rpe_decay.results.training import PRECISION_MARGIN
-from lib.core.claims import Row, evaluate, unsettled
+from lib.core.claims import Headline, Row, evaluate
 
 BOOK = "hypothesis (this book)"
 # The paper proves upper bounds only; a row about how large an error stays is about the best fit this page's fitter
 # found (a better fitter could lower it), so it is this book's hypothesis, never the theorem's.
 BEST = "hypothesis (this book): best fit found"
+NO_RATE = BOOK + r"; Thm 6.1(B) gives no rate at $\beta$ = 1.2"
+MISSED = fits.band_missed
 ROWS = [
     # checks 1-6: exact statements of the paper (claims/exact.py)
     Row("1-t5-buckets", "check", "Table 1 (paper), App. F.1",
@@ -39,64 +41,64 @@ ROWS = [
         r"normaliser) compute the kernel $\sum_h\alpha_h e^{-p_h s}$ (lin) or $\sum_h\alpha_h s^{-p_h}$ (log, $s = 0$ "
         "masked), window 4096, float64", exact.RULE_FOLDING, exact._folding),
     # 7-13: the kernel fits (claims/fits.py)
-    Row("7a-heavy-tail-log", "claim", BOOK + r"; Thm 6.1(B) gives no rate at $\beta$ = 1.2",
-        r"Power law $\beta = 1.2$, $H = 8$: log heads approximate it", fits.RULE_HEAVY_TAIL_LOG, fits._heavy_tail_log),
+    Row("7a-heavy-tail-log", "claim", NO_RATE, r"Power law $\beta = 1.2$, $H = 8$: log heads approximate it",
+        fits.RULE_HEAVY_TAIL_LOG, fits._heavy_tail_log, explain=MISSED),
     Row("7b-heavy-tail-lin", "claim", BEST, r"Power law $\beta = 1.2$, $H = 8$: the best lin fit found stays far above "
-        "the log fit", fits.RULE_HEAVY_TAIL_LIN, fits._heavy_tail_lin),
-    Row("8a-context-log", "claim", BOOK + r"; Thm 6.1(B) gives no rate at $\beta$ = 1.2",
-        r"Power law $\beta = 1.2$: log heads' error against the window $S$", fits.RULE_CONTEXT_LOG, fits._context_log),
+        "the log fit", fits.RULE_HEAVY_TAIL_LIN, fits._heavy_tail_lin, explain=MISSED),
+    Row("8a-context-log", "claim", NO_RATE, r"Power law $\beta = 1.2$: log heads' error against the window $S$",
+        fits.RULE_CONTEXT_LOG, fits._context_log, explain=MISSED),
     Row("8b-context-lin", "claim", BEST, r"Power law $\beta = 1.2$: the best lin fit found against the window $S$",
-        fits.RULE_CONTEXT_LIN, fits._context_lin),
+        fits.RULE_CONTEXT_LIN, fits._context_lin, explain=MISSED),
     Row("9a-exp-kernel-lin", "claim", "Theorem 6.1(A)", r"Exponential with cutoff, $\tau = 10$: lin heads converge fast",
-        fits.RULE_EXP_KERNEL_LIN, fits._exp_kernel_lin),
+        fits.RULE_EXP_KERNEL_LIN, fits._exp_kernel_lin, explain=MISSED),
     Row("9b-exp-kernel-log", "claim", BEST, r"Exponential with cutoff, $\tau = 10$: the best log fit found at $H = 16$",
-        fits.RULE_EXP_KERNEL_LOG, fits._exp_kernel_log),
-    Row("10a-slope-power", "claim", "Theorem 6.1(B)", r"Power law $\beta = 3$, log heads: log-log slope of the error "
-        "over $H$", fits.RULE_SLOPE_POWER, fits._slope_power),
-    Row("10b-slope-exp", "claim", "Theorem 6.1(A)",
-        r"Exponential with cutoff $\tau = 10$, lin heads: error from $H = 2$ to $H = 16$", fits.RULE_SLOPE_EXP, fits._slope_exp),
+        fits.RULE_EXP_KERNEL_LOG, fits._exp_kernel_log, explain=MISSED),
+    Row("10a-slope-power", "claim", "Theorem 6.1(B)", r"Power law $\beta = 3$, log heads, {scope}: log-log slope of the "
+        "error over $H$", fits.RULE_SLOPE_POWER, fits._slope_power, scope=fits.SLOPE_H, explain=MISSED),
+    Row("10b-slope-exp", "claim", "Theorem 6.1(A)", r"Exponential with cutoff $\tau = 10$, lin heads: error over "
+        "{scope}", fits.RULE_SLOPE_EXP, fits._slope_exp, scope=fits.FALL_H, explain=MISSED),
     Row("11-relative-bump", "claim", BEST, "Bump of width proportional to $T$, window $6T$: lin heads are "
-        "scale-covariant (the same error at every $T$), log heads are not", fits.RULE_RELATIVE_BUMP, fits._relative_bump),
+        "scale-covariant (the same error at every $T$), log heads are not", fits.RULE_RELATIVE_BUMP, fits._relative_bump,
+        explain=fits.ill_conditioned(fits.bumps, lambda P: P["rel_bump_H"])),
     Row("12a-sharp-memory-near", "claim", "Theorem 4.1", "Delta at $T = 2$ (Task I's kernel): both families reach it",
-        fits.RULE_SHARP_NEAR, fits._sharp_memory_near),
-    Row("12b-sharp-memory-far", "claim", BEST, "Delta at $T = 8$: no fit found with $H \\le 16$ gets close",
-        fits.RULE_SHARP_FAR, fits._sharp_memory_far),
+        fits.RULE_SHARP_NEAR, fits._sharp_memory_near, explain=MISSED),
+    Row("12b-sharp-memory-far", "claim", BEST, "Delta at $T = 8$: no fit found with {scope} gets close",
+        fits.RULE_SHARP_FAR, fits._sharp_memory_far, scope=fits.FAR_H,
+        explain=fits.ill_conditioned(lambda P: [fits.Kernel("delta", T=8)], lambda P: fits.FAR_H.hi)),
     Row("13-monotone-in-H", "check", "the fitter ($H$ heads contain every $H' < H$)", "Every fit: the error at $H$ is no "
         "larger than the best at smaller $H$ (fits at each $H$ are independent; a fit that grows has its starts "
-        f"doubled, up to {MOST_STARTS})",
-        fits.RULE_MONOTONE, fits._monotone),
+        f"doubled, up to {MOST_STARTS})", fits.RULE_MONOTONE, fits._monotone),
     # 14a, 14b: Part C's training (claims/training.py)
-    Row("14a-train-order", "claim", BOOK, "Trained one-layer DP-free models, linear target, largest $S$: the matched "
-        "RPE (log on power laws, lin on exponentials) has the lower test MSE",
-        training.RULE_TRAIN_ORDER, training._train_order),
+    Row("14a-train-order", "claim", BOOK, "Trained one-layer DP-free models, linear target, largest $S$, {scope}: the "
+        "matched RPE (log on power laws, lin on exponentials) has the lower test MSE",
+        training.RULE_TRAIN_ORDER, training._train_order, scope=training.ORDER_H, explain=training.explain_order),
     Row("14b-train-floor", "claim", BOOK, r"Trained test MSE of every run against what its heads can reach: the "
         r"optimum $\mathrm{Var}(x)\,E_2(H)^2$ of the fitter (variable projection) for the same family, window and $H$, "
         "or the training floor where that is higher (the floor: the median trained MSE of the lin runs at least "
-        f"{PRECISION_MARGIN}× above their own optimum)", training.RULE_TRAIN_FLOOR, training._train_floor),
-    # H4a-H4b: Appendix H's four numbers (claims/apph.py)
+        f"{PRECISION_MARGIN}× above their own optimum)", training.RULE_TRAIN_FLOOR, training._train_floor,
+        explain=training.explain_floor),
+    # H4a-H4b: Appendix H's four numbers (claims/apph.py), decided on two models: heads only, and with a free w0
     Row("H4a-log", "claim", apph.SOURCE.format("H.2.7, Table 8"), r"Experiment 4a, $\rho(t) = t^{-0.5}$: trained log-type "
-        "RPE with one head (the smallest $H$ of the run)", apph.RULES["H4a-log"], apph._4a_log),
+        "RPE with one head (the smallest $H$ of the run)", apph.RULES["H4a-log"], apph._4a_log,
+        explain=apph.explain("H4a-log")),
     Row("H4a-lin", "claim", apph.SOURCE.format("H.2.7, Table 8"), r"Experiment 4a, $\rho(t) = t^{-0.5}$: trained lin-type "
-        "RPE with the most heads stays far from the target", apph.RULES["H4a-lin"], apph._4a_lin),
+        "RPE with the most heads stays far from the target", apph.RULES["H4a-lin"], apph._4a_lin,
+        explain=apph.explain("H4a-lin")),
     Row("H4b-lin", "claim", apph.SOURCE.format("H.2.8, Table 9"), r"Experiment 4b, $\rho(t) = e^{-5t}$: trained lin-type "
-        "RPE with one head", apph.RULES["H4b-lin"], apph._4b_lin),
+        "RPE with one head", apph.RULES["H4b-lin"], apph._4b_lin, explain=apph.explain("H4b-lin")),
     Row("H4b-log", "claim", apph.SOURCE.format("H.2.8, Table 9"), r"Experiment 4b, $\rho(t) = e^{-5t}$: trained log-type "
-        "RPE with the most heads does no better than copying the current token (the paper's 5.3e-4 is above that "
-        "baseline)", apph.RULES["H4b-log"], apph._4b_log),
+        "RPE with the most heads does no better than copying the current token (this book's restatement of the "
+        "paper's 5.3e-4, which is above that baseline)", apph.RULES["H4b-log"], apph._4b_log,
+        explain=apph.explain("H4b-log")),
 ]
+HEADLINES = (
+    Headline("Thm 6.1's rates", ("9a-exp-kernel-lin", "10a-slope-power", "10b-slope-exp")),
+    Headline("Thm 4.1's sharp memory", ("12a-sharp-memory-near",)),
+    Headline("the matched RPE trains lower", ("14a-train-order", "14b-train-floor")),
+    Headline("App. H's four numbers", ("H4a-log", "H4a-lin", "H4b-lin", "H4b-log")),
+)
 
 
 def claims(P: dict, results: dict) -> list[dict]:
     """The rows of ROWS this run can measure, evaluated on its points."""
     return evaluate(ROWS, P, results)
-
-
-def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
-    """One bullet per claim whose badge is FAIL or censored (`lib.core.claims.unsettled`), naming it and saying
-    why, with its numbers from the stored runs; "" where every claim settles."""
-    bad = unsettled(rows)
-    why = {**apph.explain(P, results), **training.partc_explain(P, results), **fits.fitter_explain(P, results, bad)}
-    if "14a-train-order" in bad:
-        why["14a-train-order"] = bad["14a-train-order"]["measured"]
-    return "\n".join(f"- `{i}`: " + why.get(i, "its measured column says where this run misses the rule (a band this "
-                                                "book calibrated on independent fits)") for i in bad)

@@ -1,12 +1,14 @@
 """The power of rpe_decay's rules (lib.core.power): the worlds each row is run in, as data. Every world is made from
 the stored points. The faithful one resamples what a point holds per seed: Part C's and Appendix H's training points
-have their seeds drawn with replacement, one draw per point, and a drawn seed brings all its runs (every family,
-H and kernel of that point; `resample_runs`). A fit point holds one best fit per kernel, family, window and H (the
-best of its starts, which are not stored), so there is nothing to resample: row 11's faithful world is the stored
-fits as they are, and its rate is its verdict. The worlds without a row's mechanism relabel those runs (the other
-RPE's runs in place of this one's, the families swapped at random seed by seed, the log heads collapsed to one);
-where the stored runs fail a row, one more world with the mechanism moves them to an effect of a stated size (14a:
-the matched RPE a decade lower; 14b: twice what the heads can reach; H4a-lin, H4b-log: the paper's number).
+have their seeds drawn with replacement, one draw per point, and a drawn seed brings all its runs (every family, H
+and kernel of that point: `resample_runs`; the core's `resample_cells` draws each cell's runs apart, which would
+unpair a seed's lin and log runs, the pair row 14a compares). A fit point holds one best fit per kernel, family,
+window and H, converged in its starts but from one seed of the fitter, so a fit row's faithful world redraws each fit
+within the spread over the fitter's seeds that benchmarks/rpe_decay_fit_seeds.py measured (`reseeded`). The worlds
+without a row's mechanism relabel those runs (the other RPE's runs or fits in place of this one's, the families
+swapped at random seed by seed, the log heads collapsed to one); where the stored runs fail a row, one more world
+with the mechanism moves them to an effect of a stated size (14a: the matched RPE a decade lower; 14b: twice what the
+heads can reach; H4a-lin, H4b-log: the paper's number).
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
     >>> from lib.core.power import power_table
@@ -92,17 +94,23 @@ def families_swapped(P: dict, results: dict, rng: np.random.Generator) -> dict:
     return {**results, "fit": {(name, OTHER[f], S, Hs): rec for (name, f, S, Hs), rec in results["fit"].items()}}
 
 
-def moved(P: dict, results: dict, rng: np.random.Generator, factors) -> dict:
-    """The seeds resampled, then each run's MSE multiplied by a factor fixed by the stored runs: factors(results)
-    gives a function (part, key, run labels) -> factor, so every group keeps its spread over seeds."""
-    factor, out = factors(results), resample_runs(P, results, rng)
-    for part in ("train", "apph"):
-        for key, rec in out.get(part, {}).items():
-            r = rec["result"]
-            f = [factor(part, key, dict(zip(FIELDS[part], run))) for run in r["runs"]]
-            out[part][key] = {**rec, "result": {**r, **{m: [x * g for x, g in zip(r[m], f)]
-                                                          for m in ("mse_exact", "test_mse") if m in r}}}
-    return out
+def moved(factors):
+    """A world's draw: the seeds resampled, then each run's MSE multiplied by a factor fixed by the stored runs:
+    factors(results) gives a function (part, key, run labels) -> factor, so every group keeps its spread over seeds.
+    The factors are computed once, on the first stored results the draw sees."""
+    memo = {}
+
+    def draw(P: dict, results: dict, rng: np.random.Generator) -> dict:
+        factor = memo.setdefault(id(results), (results, factors(results)))[1]    # kept: its id stays its own
+        out = resample_runs(P, results, rng)
+        for part in ("train", "apph"):
+            for key, rec in out.get(part, {}).items():
+                r = rec["result"]
+                f = [factor(part, key, dict(zip(FIELDS[part], run))) for run in r["runs"]]
+                out[part][key] = {**rec, "result": {**r, **{m: [x * g for x, g in zip(r[m], f)]
+                                                              for m in ("mse_exact", "test_mse") if m in r}}}
+        return out
+    return draw
 
 
 def matched_lower(stored: dict):
@@ -139,7 +147,7 @@ def at_paper(rid: str, arm: str, kind: str, family: str):
 def at_paper_world(rid: str, arm: str, kind: str, family: str, number: str) -> World:
     """The world with the mechanism where the stored runs miss the paper's number: `at_paper`'s runs, resampled."""
     return World(f"the stored {family} runs with the most heads moved to the paper's {number} (median), their spread "
-                 "kept", True, lambda P, r, rng: moved(P, r, rng, at_paper(rid, arm, kind, family)))
+                 "kept", True, moved(at_paper(rid, arm, kind, family)))
 
 
 FAITHFUL = World("faithful: the stored runs, each point's seeds drawn with replacement (a seed's runs together)",
@@ -154,12 +162,12 @@ WORLDS = {
     "14a-train-order": (
         FAITHFUL,
         World("the stored runs with the matched RPE's runs ten times lower (seeds resampled)", True,
-              lambda P, r, rng: moved(P, r, rng, matched_lower)),
+              moved(matched_lower)),
         World("no RPE effect: each seed's lin and log runs swapped at random (seeds resampled)", False, swapped)),
     "14b-train-floor": (
         FAITHFUL,
         World("the stored runs moved to twice what their heads can reach, their spread over seeds kept", True,
-              lambda P, r, rng: moved(P, r, rng, at_reach)),
+              moved(at_reach)),
         World("log heads collapsed: every log run replaced by its seed's one-head log run (seeds resampled)", False,
               collapsed)),
     "H4a-log": (FAITHFUL, OTHER_4A),

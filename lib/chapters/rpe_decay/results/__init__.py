@@ -25,7 +25,6 @@ from lib.chapters.rpe_decay.experiments.fit import Kernel, kernel_name
 
 
 # --------------------------------------------------------------------------------------- reading results
-# --------------------------------------------------------------------------------------- reading results
 def point_counts(results: dict) -> str:
     """What the stored points are, for the page's summary line."""
     n_H = sum(len(r["result"]["H"]) for r in results["fit"].values())
@@ -34,11 +33,15 @@ def point_counts(results: dict) -> str:
 
 
 def errors(results: dict, k: Kernel, family: str, S: float, H_list=None) -> dict[int, dict]:
-    """{H: {"l1", "l2", "p", "alpha"}} of one fit point, or {} if it is not in the results."""
+    """{H: {"l1", "l2", "p", "alpha", "starts", "half", "converged"}} of one fit point, or {} if it is not in the
+    results: the best fit, the starts it took, the best of the first half of them and whether the two agree
+    (experiments.fit.fit_kernel; None where the point predates these records)."""
     for (name, f, S_, Hs), rec in results["fit"].items():
         if name == kernel_name(k) and f == family and S_ == float(S) and (H_list is None or list(Hs) == list(H_list)):
             r = rec["result"]
-            return {H: {"l1": r["l1"][i], "l2": r["l2"][i], "p": r["p"][i], "alpha": r["alpha"][i]}
+            get = lambda key, i: r[key][i] if key in r else None
+            return {H: {"l1": r["l1"][i], "l2": r["l2"][i], "p": r["p"][i], "alpha": r["alpha"][i],
+                        "starts": get("restarts", i), "half": get("l1_half", i), "converged": get("converged", i)}
                     for i, H in enumerate(r["H"])}
     return {}
 
