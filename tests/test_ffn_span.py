@@ -339,3 +339,18 @@ def test_every_row_decides_and_words_its_rule_from_one_object():
     assert _floor(P, between).passed and "≥ 1 at every $N$" in fc.RULE_FLOOR.text
     strict = dataclasses.replace(fc.RULE_FLOOR, bound=5)
     assert not _floor(P, between, strict).passed and "≥ 5 at every $N$" in strict.text
+
+
+def test_every_row_has_a_faithful_world_and_one_without_the_mechanism_and_twins_resample_together():
+    """claims/power.py declares worlds for every row; its faithful world draws the rotation test's plain and rotated
+    runs by one index, so each rotated run stays the twin of its plain run."""
+    from lib.chapters import stored
+    from lib.chapters.ffn_span.claims.power import WORLDS, resampled
+
+    assert set(WORLDS) == {r.id for r in fc.ROWS}
+    assert all(any(w.mechanism for w in ws) and not all(w.mechanism for w in ws) for ws in WORLDS.values())
+    P, results = stored("ffn_span")
+    sim = resampled(P, results, np.random.default_rng(3))
+    mse = lambda r, rot: np.array(r["ffn"][(P["N_rotation"], rot)]["result"]["test_mse"])
+    gaps = lambda r: {tuple(c) for c in np.round((mse(r, True) - mse(r, False)).T, 9)}   # one per run
+    assert gaps(sim) <= gaps(results)

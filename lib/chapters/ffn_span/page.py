@@ -1,7 +1,8 @@
 """What the ffn_span notebook calls: the tables it prints (`risk_table`, `samples_table`), the numbers they are made of
-(`ffn_table`, `adamw_reference`, from results.py) and the claim check (`claims`, from claims.py). The notebook binds
-`results` to its collected points, so it reaches the results module through this one. Nothing here changes a stored
-number.
+(`ffn_table`, `adamw_reference`, from results.py), the claim check (`claims`, `ROWS`, `HEADLINES`, from claims/),
+the findings of the claims that did not pass (`findings`) and the power of the rules (`power`, in the worlds of
+claims/power.py). The notebook binds `results` to its collected points, so it reaches the results module through
+this one. Nothing here changes a stored number.
 
     >>> from lib.chapters import stored; P, results = stored("ffn_span")   # the committed paper results
     >>> print(risk_table(P, results, ffn_table(P, results)).splitlines()[2])
@@ -11,13 +12,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.ffn_span.claims import RULE_SPAN, claims, in_span
+from lib.chapters.ffn_span.claims import HEADLINES, ROWS, RULE_SPAN, claims, in_span
+from lib.chapters.ffn_span.claims.power import WORLDS
 from lib.chapters.ffn_span.results import adamw_reference, ffn_table
+from lib.core.claims import explanations
+from lib.core.power import power_table
 from lib.core.rules import number
 from lib.core.tables import markdown_table
 from lib.science.stats import BELOW_GRID
 
-__all__ = ["adamw_reference", "claims", "ffn_table", "risk_table", "samples_table"]
+__all__ = ["HEADLINES", "ROWS", "adamw_reference", "claims", "ffn_table", "findings", "power", "risk_table",
+           "samples_table"]
+
+
+def power(P: dict, results: dict, draws: int) -> list[dict]:
+    """The power table of the rows (claims/power.py's worlds): each row's own measure and rule on `draws` results
+    drawn from each of its worlds (lib.core.power.power_table); Chapter.finish stores it as power.json."""
+    return power_table(ROWS, WORLDS, P, results, draws)
+
+
+def findings(P: dict, results: dict, rows: list[dict]) -> str:
+    """Markdown bullets: each claim that failed or is censored, with its row's own explanation ("": none)."""
+    return "\n".join(f"- {line}" for line in explanations(ROWS, rows, P, results))
 
 
 def risk_table(P: dict, results: dict, table: dict) -> str:

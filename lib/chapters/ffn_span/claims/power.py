@@ -1,0 +1,162 @@
+"""The power of ffn_span's claim rules, declared as worlds (lib.core.power): for each row, the stored runs resampled
+(the faithful world, with the mechanism of Theorem 6's proof) and the stored runs changed so that the mechanism is
+absent. Every stored point keeps its runs on one axis (GD and AdamW runs, Transformer pairs, Monte-Carlo draws), so
+the faithful world draws them with replacement point by point (`resample_seeds`); the rotation test's plain and
+rotated FFN points are twins run by run, so they are drawn together. Page-side: no computation imports this module.
+
+    >>> from lib.chapters import stored; from lib.core.power import power_table
+    >>> from lib.chapters.ffn_span.claims import ROWS
+    >>> P, results = stored("ffn_span")   # the committed paper results
+    >>> t = power_table(ROWS, {"8a-adamw": WORLDS["8a-adamw"]}, P, results, draws=20)
+    >>> [(x["mechanism"], x["pass"]) for x in t]
+    [(True, 1.0), (False, 0.0)]
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from lib.chapters.ffn_span.claims import off_span
+from lib.chapters.ffn_span.experiments.ffn import LAW_FLOOR
+from lib.core.power import World, resample_seeds
+
+GROUP = {"nu": "visibility", "oracle_mse": "visibility", "readout_mse": "readout"}   # the points a field is in
+
+
+def resampled(P: dict, results: dict, rng: np.random.Generator, groups=("span", "ffn", "transformer")) -> dict:
+    """The stored runs of the `groups` of points drawn with replacement within each point (a run's numbers together;
+    the Monte-Carlo points by draw; the rest shared, unread by the row), the rotation test's plain and rotated FFN
+    points by one draw, so that run r stays the twin of run r."""
+    out = {**results, **resample_seeds(P, {g: results[g] for g in groups}, rng, fields=("draws",))}
+    if "ffn" in groups:
+        plain, rotated = (P["N_rotation"], False), (P["N_rotation"], True)
+        k = results["ffn"][plain]["spec"]["n_seeds"]
+        idx = rng.integers(0, k, size=k)
+        for key in (plain, rotated):
+            rec = results["ffn"][key]
+            out["ffn"][key] = {**rec, "result": {f: np.take(v, idx, axis=1).tolist() if np.ndim(v) == 2 else v
+                                                 for f, v in rec["result"].items()}}
+    return out
+
+
+def _edit(**hows):
+    """A world's draw: the faithful resample, then each field named in `hows` of every stored point that has it
+    replaced by how(P, sim, result, values): the values as an array (n x runs or draws)."""
+    groups = {GROUP.get(f, "ffn") for f in hows} | {"span"}
+    def draw(P: dict, results: dict, rng: np.random.Generator) -> dict:
+        sim = resampled(P, results, rng, groups)
+        for g in groups - {"span"}:
+            for rec in sim[g].values():
+                r = rec["result"]
+                for field in set(hows) & set(r):
+                    r[field] = hows[field](P, sim, r, np.asarray(r[field], float)).tolist()
+        return sim
+    return draw
+
+
+def _line_shift(k: float):
+    """Values moved down by k n/(Nd) at each n: the line of a learner that sees k n more directions than its span."""
+    return lambda P, sim, r, v: v - k * (np.asarray(r["n"], float) / r["Nd"])[:, None]
+
+
+def _adamw_law(P: dict, sim: dict, r: dict, v: np.ndarray) -> np.ndarray:
+    """Every run's decay-law deviation replaced by that of an AdamW run of the span point (its off-span energy
+    against GD's (1 - eta lambda)^(2t), checked down to LAW_FLOOR as for GD)."""
+    sp = sim["span"]["result"]
+    off = np.array(sp["adamw"]["off"], float)
+    law = (1 - P["gd_lr"] * P["gd_l2"]) ** (2 * np.asarray(sp["steps"], float))
+    shown = law >= LAW_FLOOR
+    dev = np.abs(off[shown] / (off[0] * law[shown, None]) - 1).max(0)
+    return np.where(np.isfinite(v), dev[np.arange(v.size).reshape(v.shape) % len(dev)], v)
+
+
+def _adamw_rho(P: dict, sim: dict, r: dict, v: np.ndarray) -> np.ndarray:
+    """Every run's end-of-training rho replaced by that of an AdamW run of the span point."""
+    end = off_span(sim["span"]["result"], "adamw")[-1]
+    return np.where(np.isfinite(v), end[np.arange(v.size).reshape(v.shape) % len(end)], v)
+
+
+def _no_span(P: dict, sim: dict, r: dict, v: np.ndarray) -> np.ndarray:
+    """An FFN whose first layer is not held to the span: its excess over the oracle on the same test prompts, over an
+    oracle that sees all of x (risk 0)."""
+    return v - np.asarray(r["oracle_mse"], float)
+
+
+def _span_swapped(P: dict, results: dict, rng: np.random.Generator) -> dict:
+    """The span point's optimisers swapped: AdamW's runs are GD's (which keep the span), and GD's AdamW's."""
+    sim = resampled(P, results, rng)
+    sp = sim["span"]["result"]
+    sp["gd"], sp["adamw"] = sp["adamw"], sp["gd"]
+    return sim
+
+
+def _adamw_at(offset: float):
+    """AdamW's runs moved so that their mean sits `offset` from the line 1 - n/(Nd) (their spread kept): an AdamW
+    FFN that fits, on the line (0) or beating it (< 0)."""
+    def draw(P: dict, results: dict, rng: np.random.Generator) -> dict:
+        sim = resampled(P, results, rng)
+        sp = sim["span"]["result"]
+        mse = np.array(sp["adamw"]["test_mse"], float)
+        sp["adamw"]["test_mse"] = (mse - mse.mean() + 1 - sp["n"] / sp["Nd"] + offset).tolist()
+        return sim
+    return draw
+
+
+def _ffn_rotated_like_tr(P: dict, results: dict, rng: np.random.Generator) -> dict:
+    """The rotation costs the FFN what it costs the Transformer: each rotated FFN run plus the Transformer's mean
+    rotated - plain gap at its n (the same n grid)."""
+    sim = resampled(P, results, rng)
+    tr = sim["transformer"]["result"]
+    gap = (np.array(tr["test_mse_rotated"], float) - np.array(tr["test_mse"], float)).mean(1)
+    r = sim["ffn"][(P["N_rotation"], True)]["result"]
+    r["test_mse"] = (np.array(r["test_mse"], float) + gap[:, None]).tolist()
+    return sim
+
+
+def _tr_unrotated(P: dict, results: dict, rng: np.random.Generator) -> dict:
+    """The Transformer's rotated arm replaced by its plain runs, drawn again: a rotation that changes nothing."""
+    sim = resampled(P, results, rng)
+    tr = sim["transformer"]["result"]
+    plain = np.array(results["transformer"]["result"]["test_mse"], float)
+    tr["test_mse_rotated"] = plain[:, rng.integers(0, plain.shape[1], size=plain.shape[1])].tolist()
+    return sim
+
+
+def _line_moved(k: float):
+    """Values moved down by k at each n of a point with Nd inputs in all: by k/(Nd), one direction per unit of k."""
+    return lambda P, sim, r, v: v - k / r["Nd"]
+
+
+
+
+def faithful(*groups: str) -> World:
+    """The faithful world of a row that reads the points of `groups` (span, ffn and transformer are cheap: always)."""
+    return World("faithful: the stored runs (and Monte-Carlo draws) resampled within each point", True,
+                 partial(resampled, groups=("span", "ffn", "transformer", *groups)))
+
+
+FAITHFUL = faithful()
+ONE_MORE = "one direction beyond the span: the line of $n+1$ inputs"
+more_nu = lambda P, sim, r, v: v * ((np.asarray(r["n"]) + 1) / np.asarray(r["n"]))[:, None]
+WORLDS = {
+    "8a-decay-law": (FAITHFUL, World("AdamW's off-span decay in place of GD's", False, _edit(law_dev=_adamw_law))),
+    "8a-span": (FAITHFUL, World(r"AdamW's end-of-training $\rho$ in place of GD's", False, _edit(rho=_adamw_rho))),
+    "8a-adamw": (FAITHFUL, World("the optimisers swapped: AdamW's runs are GD's", False, _span_swapped)),
+    "8-visible": (faithful("visibility"), World(ONE_MORE, False, _edit(nu=more_nu))),
+    "8-oracle": (faithful("visibility"), World(ONE_MORE, False, _edit(oracle_mse=_line_moved(1)))),
+    "8b-readout-on-line": (faithful("readout"), World(ONE_MORE, False, _edit(readout_mse=_line_moved(1)))),
+    "8b-ffn-above-line": (FAITHFUL, World("no span: the FFN's excess over the oracle, over an oracle that sees all "
+                                          "of x", False, _edit(test_mse=_no_span))),
+    "8c-floor": (faithful("readout"),
+                 World(ONE_MORE + " (read-out and FFN)", False,
+                       _edit(readout_mse=_line_moved(1), test_mse=_line_moved(1))),
+                 World("twice the span: the line of $2n$ inputs (read-out and FFN)", False,
+                       _edit(readout_mse=_line_shift(1), test_mse=_line_shift(1)))),
+    "8b-adamw-line": (FAITHFUL, World("AdamW that fits, on the line", True, _adamw_at(0.0)),
+                      World("AdamW that fits and beats the line by 0.1", False, _adamw_at(-0.1))),
+    "rotation-ffn": (FAITHFUL, World("the rotation costs the FFN what it costs the Transformer", False,
+                                     _ffn_rotated_like_tr)),
+    "rotation-transformer": (FAITHFUL, World("the rotation changes nothing: the rotated arm is the plain runs "
+                                             "drawn again", False, _tr_unrotated)),
+}
