@@ -1,4 +1,4 @@
-"""The power of 5-reach-fraction's rule before issue 36 (a share of at least half) beside today's (a third), in the
+"""The power of 5-reach-fraction's rule until 2026-11-26 (a share of at least half) beside today's (a third), in the
 worlds claims/power.py declares for it: the page's stored power table gives today's rule alone.
 
     PYTHONPATH=. .venv/bin/python benchmarks/hlb_power.py --draws 200      # reads the committed paper results

@@ -1,7 +1,7 @@
 """Which recipe lets the Prop. 3 arm of head_lower_bound learn? A sweep of (q, d, steps, lr) on one N, training
 only the head counts asked for (run_heads trains every H = 1..q+1), with the chapter's own task, model and metric.
 
-Issue 36: every paper-profile Prop. 3 run (q = 4, d = 32, 2,000 steps, lr 0.01, MLP width 128) ended at FVU
+Until 2026-11-26, every paper-profile Prop. 3 run (q = 4, d = 32, 2,000 steps, lr 0.01, MLP width 128) ended at FVU
 0.85-0.91 for every H, so the floor check could not fail. `--oracle` measures the ceiling that the MLP alone puts
 on it: the same width fitted to (|v|^2 - n)/sqrt(n) from v ~ N(0, I_n), n = q d, i.e. with the attention solved.
 

@@ -1,9 +1,8 @@
-"""The head_lower_bound claim check as data: `ROWS`, one `lib.core.claims.Row` per check or claim, each holding its
-rule object, and `claims(...)`, which evaluates them on the results of `lib.core.sweep.collect(compute.points(P),
-...)`; `findings_markdown` words the rows that fail. The rules and the functions that decide them are in one module
-per topic: `heads` (the calculator and the H sweeps), `construction` (A.2), `scaling` (samples-to-threshold against
-N) and `figure2`. Nothing here computes a stored number, and no computation imports it, so editing it leaves the
-chapter's stored results current.
+"""The head_lower_bound claim check as data: `ROWS`, one `lib.core.claims.Row` per check or claim (its rule, its
+measure and, where it has one, its finding), `HEADLINES`, the paper's claims they test, and `claims(P, results)`.
+The measures and rules are in one module per topic: `heads` (the calculator and the H sweeps), `a2` (the A.2
+construction and Figure 2) and `scaling` (samples-to-threshold against N); their power, in `power`. Nothing here
+computes a stored number, and no computation imports it.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row["id"], row["passed"]) for row in rows][:2]
@@ -11,8 +10,9 @@ chapter's stored results current.
 """
 from __future__ import annotations
 
-from lib.chapters.head_lower_bound.claims import construction, figure2, heads, scaling
-from lib.core.claims import Row, evaluate, unsettled
+from lib.chapters.head_lower_bound.claims import a2, heads, scaling
+from lib.core.claims import Headline, Row, evaluate
+from lib.core.rules import number
 
 FIG2 = "Figure 2 (paper)"
 # What only a bug can break (an identity, a bound that holds for every parameter, a property of a construction): checks.
@@ -36,73 +36,59 @@ ROWS = [
         scaling.RULE_FLOOR_H1, scaling.floor_h1),
     Row("11-assumption3", "check", "Assumption 3",
         r"The A.2 position codes satisfy Assumption 3 (unit norm, overlaps at most $1/2$)",
-        construction.RULE_ASSUMPTION3, construction.assumption3),
+        a2.RULE_ASSUMPTION3, a2.assumption3),
     Row("11-alpha-bounds", "check", "Lemma 11 (proof)",
         r"A.2 under Assumption 3: the worst target's $\alpha^*$ lies between $\ln\frac{(N-1)(1-\varepsilon)}{\varepsilon}/2$ "
         r"(overlaps ≥ −1) and $2\ln\frac{(N-1)(1-\varepsilon)}{\varepsilon}$ (overlaps ≤ 1/2); the (2,1) norm of "
-        r"$\mathbf W_{QK}$ is $\alpha^* d_e$", construction.RULE_ALPHA_BOUNDS, construction.alpha_bounds),
+        r"$\mathbf W_{QK}$ is $\alpha^* d_e$", a2.RULE_ALPHA_BOUNDS, a2.alpha_bounds),
     Row("11-alpha-logN", "check", r"Lemma 11 ($\log N$)",
         r"A.2: the worst target's $\alpha^*(N)$ follows $a+b\ln N$ better than $a+bN^{1/4}$ or $a+bN^{1/2}$ (no training "
         r"enters: the construction and the codes fix $\alpha^*$, between two multiples of $\ln N$; an implementation "
         "property)",
-        construction.RULE_ALPHA_LOGN, construction.alpha_log_n),
+        a2.RULE_ALPHA_LOGN, a2.alpha_log_n),
     Row("6-rank-used", "check", "Prop. 21 (proof): zero error needs rank $q$",
         r"Every trained Prop. 21 model that gets the data right passes on all $q$ directions: the attention onto the "
-        r"relevant keys has $q$ singular values above $0.1\,\sigma_1$",
+        rf"relevant keys has $q$ singular values above ${number(heads.RANK_TOL)}\,\sigma_1$",
         heads.RULE_RANK_USED, heads.rank_used),
     Row("5-reach-prop21", "claim", "Theorem 4", "With $H=q$ heads a trained model gets the Prop. 21 data right",
         heads.RULE_REACH, heads.reach_prop21),
     Row("5-reach-fraction", "claim", "Theorem 4; for training: hypothesis (this book)",
-        r"Training with $H\ge q$ heads gets the Prop. 21 data right in a clear share of runs, not in one lucky run (a run "
-        "that stalls has two heads on one key: its relative rank is below $q$)",
-        heads.RULE_REACH_FRACTION, heads.reach_fraction),
+        rf"Training with $H\ge q$ heads gets the Prop. 21 data right in at least {number(heads.REACH_SHARE)} of the runs, "
+        "more than one lucky run but not most runs (a run that stalls has two heads on one key: its relative rank is "
+        "below $q$)", heads.RULE_REACH_FRACTION, heads.reach_fraction, explain=heads.reach_finding),
     Row("7-below-floor-prop3", "claim", "Theorem 4 against Prop. 3; for training: hypothesis (this book)",
         r"Prop. 3, unrestricted $\mathbf W_{QK}$: trained models with $H\ge q$ heads go below the floor of $H=q-1$ heads, "
         "so the same training is held at a floor only where heads are missing (without it `7-floor-prop3` cannot fail)",
-        heads.RULE_BELOW_FLOOR_PROP3, heads.below_floor_prop3),
+        heads.RULE_BELOW_FLOOR_PROP3, heads.below_floor_prop3, explain=heads.prop3_note),
     Row("control-one-head", "claim", "Remark after Prop. 3 (one head suffices); trained: hypothesis (this book)",
         r"Sparse averaging $y_i=\frac1q\sum_j\langle\mathbf u,\mathbf x_{t_{ij}}\rangle$ needs one head: a trained $H=1$ "
         "model gets it right where the square link is held at $1-1/q$",
         heads.RULE_CONTROL, heads.control_one_head),
     Row("4-scaling", "claim", "Theorem 4 (its polylog $N$ implies this)",
         r"qSTR: $H=q$ heads reach the FVU threshold at every $N$, with samples-to-threshold growing slower than $\sqrt N$: "
-        "a power $N^p$ fitted to every run's count has $p<1/2$ (whether the growth is polylogarithmic is not tested: "
+        rf"a power $N^p$ fitted to every run's count has $p<{number(scaling.MAX_POWER)}$ (whether the growth is "
+        "polylogarithmic is not tested: "
         "the AIC beside it says which law fits best)",
-        scaling.RULE_SCALING, scaling.scaling_claim),
+        scaling.RULE_SCALING, scaling.scaling_claim, explain=scaling.scaling_finding),
     Row("fig2-diagonal", "claim", FIG2, "Fig. 2: the A.2 diagonal stands out of its block",
-        figure2.RULE_DIAGONAL, figure2.fig2_diagonal),
+        a2.RULE_DIAGONAL, a2.fig2_diagonal),
     Row("fig2-outside", "claim", FIG2 + "; the authors' script",
         "Fig. 2: everything outside the A.2 block is near zero (weight decay removes what the task does not use)",
-        figure2.RULE_OUTSIDE, figure2.fig2_outside),
+        a2.RULE_OUTSIDE, a2.fig2_outside),
     Row("fig2-top", "claim", FIG2, "Fig. 2: the $d_e$ largest entries lie on the A.2 diagonal",
-        figure2.RULE_TOP, figure2.fig2_top),
+        a2.RULE_TOP, a2.fig2_top),
     Row("fig2-sign", "claim", "Eq. A.2", "Fig. 2: the diagonal is positive, as A.2 ($\\alpha > 0$) says",
-        figure2.RULE_SIGN, figure2.fig2_sign),
+        a2.RULE_SIGN, a2.fig2_sign),
 ]
+
+HEADLINES = (
+    Headline("fewer than q heads meet a floor (Props. 3, 21)",
+             ("5-floor-prop21", "7-floor-prop3", "4-floor-h1", "7-below-floor-prop3")),
+    Headline("q heads suffice (Thm 4)", ("5-reach-prop21", "5-reach-fraction", "4-scaling")),
+    Headline("Figure 2's A.2 pattern", ("fig2-diagonal", "fig2-outside", "fig2-top", "fig2-sign")),
+)
 
 
 def claims(P: dict, results: dict) -> list[dict]:
     """Every row of ROWS, evaluated on this run's results."""
     return evaluate(ROWS, P, results)
-
-
-def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
-    """One bullet per claim row whose badge is FAIL or censored (lib.core.claims.unsettled), its numbers taken from the
-    stored points (the rows the topic modules word themselves, the others by their measured value and rule); an
-    empty string when there is none.
-
-        >>> from lib.chapters import stored; P, results = stored("head_lower_bound")
-        >>> findings_markdown(P, results, claims(P, results))     # every claim of the paper results passes
-        ''
-    """
-    bad = unsettled(rows)
-    out = []
-    if "7-below-floor-prop3" in bad:
-        out.append("`7-below-floor-prop3`: " + heads.prop3_note(P, results))
-    if "5-reach-fraction" in bad:
-        out.append("`5-reach-fraction`: " + heads.reach_finding(P, results))
-    if "4-scaling" in bad:
-        out.append("`4-scaling`: " + scaling.scaling_finding(P, results, bad["4-scaling"]["measured"]))
-    out += [f"`{k}`: {r['measured']} (rule: {r['expected']}); this page has no further analysis of it." for k, r in bad.items()
-            if k not in ("7-below-floor-prop3", "5-reach-fraction", "4-scaling")]
-    return "\n".join(f"- {b}" for b in out)

@@ -1,12 +1,11 @@
 """The head_lower_bound rows on the H sweeps: the Bayes-risk calculator behind Prop. 21's floor (calc-bayes,
 calc-mlp), the floors of Prop. 21 and Prop. 3 (5-floor-prop21, 7-floor-prop3), what H >= q heads reach
 (5-reach-prop21, 5-reach-fraction, 6-rank-used, 7-below-floor-prop3) and the one-head control; with the numbers and
-sentences the page quotes about them. Each row's function measures (it returns a lib.core.claims.Measured); its rule
-decides.
+sentences the page quotes about them. Each measure takes (P, results) and returns a Measured; its rule decides.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
-    >>> reach_numbers(P, results)["reach_n"], RULE_FLOOR_PROP21.decide(floor_prop21(P, results)).passed
-    (6, True)
+    >>> r = reach_numbers(P, results); r["reach_k"], r["reach_n"], r["reach_bar"], round(r["luck_pass"], 2)
+    (4, 6, 2, 0.65)
 """
 from __future__ import annotations
 
@@ -20,10 +19,8 @@ from lib.chapters.head_lower_bound.results import RANK_TOL, REACH, heads_runs, r
 from lib.core.claims import Measured
 from lib.core.rules import EXACT, All, AtLeast, AtMost, number
 
-# The rules, one object per row (lib.core.rules): each decides its row and writes the rule's text, so a threshold is
-# typed once, with whose it is.
 FLOOR_SE = 3          # standard errors of the test set a run may sit below its floor (or must sit below one)
-RULE_REACH = AtMost("best FVU at $H=q$", REACH, spread="SE", why="the FVU that counts as getting the data right")
+LUCK = Fraction(1, 3)  # the chance per run of a world where training finds the solution by luck (5-reach-fraction)
 
 
 def _floor_rule(value: str, floor: str, why: str) -> AtLeast:
@@ -32,6 +29,8 @@ def _floor_rule(value: str, floor: str, why: str) -> AtLeast:
                    why=why)
 
 
+# The rules, one object per row (lib.core.rules): each decides its row and writes the rule's text.
+RULE_REACH = AtMost("best FVU at $H=q$", REACH, spread="SE", why="the FVU that counts as getting the data right")
 RULE_CALC_BAYES = All((AtMost(r"max $|z|$ of the Monte-Carlo risk against the formula at ranks $< q$", FLOOR_SE,
                               spread="SE", why="its Monte-Carlo noise"),
                        AtMost(r"the risk at rank $q$", 1e-9, by=EXACT, why="0 up to rounding")))
@@ -56,6 +55,12 @@ def _formula(c: dict) -> str:
 def _z(value, floor, se) -> np.ndarray:
     """(value - floor) / se per run (a zero se floored at 1e-12): what a floor rule holds to -FLOOR_SE."""
     return (np.asarray(value, float) - np.asarray(floor, float)) / np.maximum(np.asarray(se, float), 1e-12)
+
+
+def _share(k: int, n: int) -> tuple[float, float]:
+    """k/n and its binomial standard error (p(1-p) floored at 1/(4n), a spread at p = 0 or 1)."""
+    p = k / n
+    return p, math.sqrt(max(p * (1 - p), 0.25 / n) / n)
 
 
 # ------------------------------------------------------------------------------------- the Bayes-risk calculator
@@ -87,8 +92,14 @@ def floor_prop21(P, results):
 
 
 def reach_prop21(P, results):
-    best_q, se = min((f, s) for H, _, f, s, _ in heads_runs(result_of(results, "prop21"), P["p21_q"]))
-    return Measured(best_q, f"{best_q:.3f} ± {se:.3f}", spread=max(se, 1e-12), paper="0 (Thm 4: $H=q$ suffices)")
+    """The best H = q run, and how often a rerun of these runs has one that reaches: 1 - (1 - k/n)^n for k of the n
+    runs at FVU <= REACH (the rate of the faithful world of claims/power.py, which resamples them)."""
+    runs = heads_runs(result_of(results, "prop21"), P["p21_q"])
+    best_q, se = min((f, s) for H, _, f, s, _ in runs)
+    k = sum(f <= REACH for _, _, f, _, _ in runs)
+    rerun = 1 - (1 - k / len(runs)) ** len(runs)
+    return Measured(best_q, f"{best_q:.3f} ± {se:.3f} ({k} of {len(runs)} runs reach it: a rerun of them passes "
+                    f"with chance {rerun:.2f})", spread=max(se, 1e-12), paper="0 (Thm 4: $H=q$ suffices)")
 
 
 def rank_used(P, results):
@@ -101,70 +112,73 @@ def rank_used(P, results):
                     paper=f"rank {q} wherever the error is 0", where=f"{len(done)} runs at FVU ≤ {REACH}")
 
 
-def reach_share(fvus, level: float = REACH) -> dict:
-    """k of n runs at FVU <= level, the share p = k/n and its binomial standard error (p(1-p) floored at 1/(4n), a
-    spread at p = 0 or 1): the numbers 5-reach-fraction's rule decides on."""
-    k, n = sum(f <= level for f in fvus), len(fvus)
-    p = k / n
-    return {"k": k, "n": n, "p": p, "se": math.sqrt(max(p * (1 - p), 0.25 / n) / n)}
+def reach_numbers(P: dict, results: dict) -> dict:
+    """What 5-reach-fraction decides on and the page quotes: k of the n Prop. 21 runs with H >= q at FVU <= REACH,
+    the share and its binomial SE, the fewest runs that pass RULE_REACH_FRACTION (the bar), the chance that a world
+    where each run reaches by luck with chance LUCK clears it (binomial), and the stalled runs' relative ranks."""
+    q = P["p21_q"]
+    runs = [(H, f, relative_rank(sv)) for H, _, f, _, sv in heads_runs(result_of(results, "prop21")) if H >= q]
+    k, n = sum(f <= REACH for _, f, _ in runs), len(runs)
+    bar = min(j for j in range(n + 1) if RULE_REACH_FRACTION.holds(j / n))
+    luck = sum(math.comb(n, j) * float(LUCK) ** j * (1 - float(LUCK)) ** (n - j) for j in range(bar, n + 1))
+    return {"reach_k": k, "reach_n": n, "reach_level": REACH, "reach_share": float(REACH_SHARE), "reach_bar": bar,
+            "luck": number(LUCK), "luck_pass": luck, "Hmax": max(H for H, _, _ in runs),
+            "stalled": "; ".join(f"H={H}: {f:.2f} (rank {rk})" for H, f, rk in runs if f > REACH) or "none",
+            "stall_ranks": ", ".join(str(rk) for _, f, rk in runs if f > REACH) or "none", "rank_tol": RANK_TOL}
 
 
 def reach_fraction(P, results):
     """How many runs with H >= q heads reach the threshold: a share, with its binomial standard error, held to
-    REACH_SHARE."""
-    q = P["p21_q"]
-    runs = [(H, f, relative_rank(sv)) for H, _, f, _, sv in heads_runs(result_of(results, "prop21")) if H >= q]
-    r = reach_share([f for _, f, _ in runs])
-    stalled = "; ".join(f"H={H}: {f:.2f} (rank {rk})" for H, f, rk in runs if f > REACH) or "none"
-    return Measured(r["p"], f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}); stalled: {stalled}", spread=r["se"],
+    REACH_SHARE; the grid says what the bar is in runs and how often luck alone clears it."""
+    r = reach_numbers(P, results)
+    p, se = _share(r["reach_k"], r["reach_n"])
+    return Measured(p, f"{r['reach_k']} of {r['reach_n']} ({p:.2f} ± {se:.2f}); stalled: {r['stalled']}", spread=se,
                     paper="Thm 4: $H=q$ suffices (for the constrained ERM, not for training)",
-                    where=rf"$H={q},\dots,{max(x[0] for x in runs)}$, {P['n_seeds']} seeds each")
+                    where=rf"$H={P['p21_q']},\dots,{r['Hmax']}$, {P['n_seeds']} seeds each: the bar is {r['reach_bar']} "
+                          f"of {r['reach_n']} runs, which runs that reach by luck, each with chance {r['luck']}, clear "
+                          f"with chance {r['luck_pass']:.2f}")
 
 
-def reach_numbers(P: dict, results: dict) -> dict:
-    """The numbers the H sweep's paragraph quotes (for Chapter.glue): Prop. 21 runs with H >= q, how many reach
-    FVU <= REACH, and the relative rank of those that stall."""
-    q = P["p21_q"]
-    runs = [(f, relative_rank(sv)) for H, _, f, _, sv in heads_runs(result_of(results, "prop21")) if H >= q]
-    stalled = [r for f, r in runs if f > REACH]
-    return {"reach_k": sum(f <= REACH for f, _ in runs), "reach_n": len(runs), "reach_level": REACH,
-            "reach_share": float(REACH_SHARE),
-            "stall_ranks": ", ".join(str(r) for r in stalled) or "none", "rank_tol": RANK_TOL}
-
-
-def reach_finding(P: dict, results: dict) -> str:
-    """The findings' sentence on a failed 5-reach-fraction: how many runs reached, against REACH_SHARE."""
+def reach_finding(P: dict, results: dict, row: dict) -> str:
+    """5-reach-fraction's finding where it fails: how many runs reached, against REACH_SHARE."""
     n = reach_numbers(P, results)
-    return (f"{n['reach_k']} of the {n['reach_n']} Prop. 21 runs with H ≥ q reach FVU ≤ "
-            f"{number(REACH)}, fewer than {number(REACH_SHARE)} of them; the stalled runs' relative ranks: "
-            f"{n['stall_ranks']} "
-            "(below q: two heads on one token).")
+    return (f"{n['reach_k']} of the {n['reach_n']} Prop. 21 runs with H ≥ q reach FVU ≤ {number(REACH)}, fewer than "
+            f"{number(REACH_SHARE)} of them; the stalled runs' relative ranks: {n['stall_ranks']} (below q: two heads "
+            "on one token).")
 
 
 # ---------------------------------------------------------------------------------------------- Prop. 3's data
+def prop3_reach(P: dict, results: dict) -> dict:
+    """Whether the Prop. 3 arm learns: its H >= q runs against the floor of H = q - 1 heads (each run below it by 3 of
+    its test standard errors), as a share with its binomial SE; their FVU; whether 7-floor-prop3 can bite (it can
+    where 7-below-floor-prop3 passes); and which H have a non-vacuous Prop. 3 bound at this q and d."""
+    q, d = P["p3_q"], P["p3_d"]
+    floor = float(lower_bound("prop3", q - 1, q, d))
+    runs = [(H, f, s) for H, _, f, s, _ in heads_runs(result_of(results, "prop3")) if H >= q]
+    k, n = sum(f + FLOOR_SE * s < floor for _, f, s in runs), len(runs)
+    p, se = _share(k, n)
+    live = [(H, float(lower_bound("prop3", H, q, d))) for H in range(1, q)]
+    live = [(H, b) for H, b in live if b > 0]
+    return {"floor": floor, "k": k, "n": n, "p": p, "se": se, "passed": RULE_BELOW_FLOOR_PROP3.holds(p),
+            "median": float(np.median([f for _, f, _ in runs])), "best": min(f for _, f, _ in runs),
+            "worst": max(f for _, f, _ in runs), "Hmax": max(H for H, _, _ in runs),
+            "live": ", ".join(f"$H={H}$ ({b:.3f})" for H, b in live) or "none", "n_live": len(live)}
+
+
+def _prop3_where(P: dict, r: dict) -> str:
+    """What the Prop. 3 arm's grid can test: the head counts with a non-vacuous bound."""
+    plural = "s" if r["n_live"] != 1 else ""
+    return (f"$d={P['p3_d']}$, $q={P['p3_q']}$: a non-vacuous bound at {r['live']} only, so the arm tests the floor "
+            f"at {r['n_live']} head count{plural}, not how it falls with $H$")
+
+
 def floor_prop3(P, results):
     rows = [(H, b, f, s) for H, b, f, s, _ in heads_runs(result_of(results, "prop3")) if b > 0]
     z = _z(*zip(*[(f, b, s) for _, b, f, s in rows])) if rows else np.array([np.nan])
     return Measured((Measured(len(rows)), Measured(z, spread=1.0)),
                     " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in rows) or "-",
                     paper=" / ".join(f"H={H}: {b:.2f}" for H, b in sorted({(H, b) for H, b, _, _ in rows})) or "vacuous",
-                    where=f"$d={P['p3_d']}$, $q={P['p3_q']}$")
-
-
-def prop3_reach(P: dict, results: dict) -> dict:
-    """Whether the Prop. 3 arm learns: its H >= q runs against the floor of H = q - 1 heads (each run below it by 3 of
-    its test standard errors), as a share of runs with its binomial standard error and margin over the rule's share;
-    the median FVU of those runs; and whether 7-floor-prop3 can bite (it can where this claim passes: the same
-    training then gets below the floor wherever heads are not missing)."""
-    q, d = P["p3_q"], P["p3_d"]
-    floor = float(lower_bound("prop3", q - 1, q, d))
-    runs = [(H, f, s) for H, _, f, s, _ in heads_runs(result_of(results, "prop3")) if H >= q]
-    k, n = sum(f + FLOOR_SE * s < floor for _, f, s in runs), len(runs)
-    p = k / n
-    se = math.sqrt(max(p * (1 - p), 0.25 / n) / n)
-    return {"floor": floor, "k": k, "n": n, "p": p, "se": se, "margin": RULE_BELOW_FLOOR_PROP3.margin(p, se),
-            "passed": RULE_BELOW_FLOOR_PROP3.holds(p), "median": float(np.median([f for _, f, _ in runs])),
-            "best": min(f for _, f, _ in runs), "worst": max(f for _, f, _ in runs), "Hmax": max(H for H, _, _ in runs)}
+                    where=_prop3_where(P, prop3_reach(P, results)))
 
 
 def below_floor_prop3(P, results):
@@ -173,11 +187,12 @@ def below_floor_prop3(P, results):
     return Measured(r["p"], f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}); FVU {r['best']:.3f} to "
                     f"{r['worst']:.3f} (median {r['median']:.3f}) against {r['floor']:.3f}", spread=r["se"],
                     paper=f"Thm 4: $H=q$ suffices; Prop. 3 floor at $H={q - 1}$: {r['floor']:.3f}",
-                    where=rf"$d={P['p3_d']}$, $q={q}$, $H={q},\dots,{r['Hmax']}$, {P['n_seeds']} seeds each")
+                    where=rf"$H={q},\dots,{r['Hmax']}$, {P['n_seeds']} seeds each; " + _prop3_where(P, r))
 
 
-def prop3_note(P: dict, results: dict) -> str:
-    """The sentence under the heads table on whether 7-floor-prop3 can bite, computed from the Prop. 3 runs."""
+def prop3_note(P: dict, results: dict, row: dict | None = None) -> str:
+    """Whether 7-floor-prop3 can bite, computed from the Prop. 3 runs: the sentence under the heads table, and
+    7-below-floor-prop3's finding where it fails."""
     r = prop3_reach(P, results)
     q = P["p3_q"]
     said = (f"{r['k']} of the {r['n']} Prop. 3 runs with H ≥ q end below the floor of H = {q - 1} head{'s' * (q > 2)}, "

@@ -83,15 +83,6 @@ def growth_sentence(s: dict) -> str:
                if s["passed"] else "it shows neither a polylogarithmic cost nor one slower than √N"))
 
 
-def scaling_glue(P: dict, results: dict) -> dict:
-    """The numbers the samples-to-threshold paragraph quotes (for Chapter.glue): a polylog's local slope 1/ln N at the
-    ends of the grid, what the AIC comparison of 4-scaling says, and its rule's bound (RULE_SCALING)."""
-    s = scaling_numbers(P, results)
-    return {"slope_lo": 1 / math.log(min(P["scale_N"])), "slope_hi": 1 / math.log(max(P["scale_N"])),
-            "scaling_shape": growth_sentence(s) if s else "some runs never crossed, so no law is fitted",
-            "max_power": number(MAX_POWER), "scaling_se": SCALING_SE}
-
-
 def scaling_claim(P, results):
     """Slower than sqrt N, which Theorem 4's polylog cost implies: the slope p of ln n* on ln N, per run, is below 1/2
     by two of its standard errors (a polylog has local slope 1/ln N: 0.36 at N = 16, 0.18 at 256). The AIC of
@@ -119,11 +110,8 @@ def scaling_claim(P, results):
                     scale=scale)
 
 
-def scaling_finding(P: dict, results: dict, measured: str) -> str:
-    """The findings' sentence on a failed 4-scaling: the power fit against MAX_POWER and what the AIC says, or the
-    row's own `measured` where a censored run leaves nothing fitted."""
+def scaling_finding(P: dict, results: dict, row: dict) -> str:
+    """4-scaling's finding where it fails: the power fit against MAX_POWER and what the AIC says, or the row's own
+    measured text where a censored run leaves nothing fitted."""
     sn = scaling_numbers(P, results)
-    return (measured if sn is None else
-            f"p = {sn['p']:.2f} ± {sn['se']:.2f}, not below {number(MAX_POWER)} by "
-            f"{SCALING_SE} standard errors; "
-            + growth_sentence(sn) + ".")
+    return row["measured"] if sn is None else growth_sentence(sn) + "."
