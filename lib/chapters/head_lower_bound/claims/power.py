@@ -59,15 +59,15 @@ def _swapped(results: dict, setting: str, to, src: dict, pick) -> dict:
     return results
 
 
-def _outcomes(setting: str, key: str, to, src, luck: float = 0.0):
-    """The resampled runs of `setting` whose H is `to(H, q)` given the outcomes of stored runs whose H is
-    `src(H, q)` (with chance `luck`, that of a stored H >= q run that reached FVU <= REACH, where one did)."""
+def _outcomes(setting: str, key: str, to, src, luck: float = 0.0, donor: str | None = None):
+    """The resampled runs of `setting` whose H is `to(H, q)` given the outcomes of stored runs of `donor` (default:
+    the same setting) whose H is `src(H, q)`, or with chance `luck` of a stored H >= q run that reached FVU <= REACH."""
     def draw(P, results, rng):
-        stored, q = results[setting]["result"], P[key]
+        stored, q = results[donor or setting]["result"], P[key]
         heads = np.asarray(stored["heads"])
         reached = np.flatnonzero((heads >= q) & (_arr(stored["fvu"]) <= REACH))
         sources = np.flatnonzero(src(heads, q))
-        to_i = np.flatnonzero(to(heads, q))
+        to_i = np.flatnonzero(to(np.asarray(results[setting]["result"]["heads"]), q))
         pick = [rng.choice(reached) if len(reached) and rng.random() < luck else rng.choice(sources) for _ in to_i]
         return _swapped(resample(P, results, rng), setting, to_i, stored, pick)
     return draw
@@ -76,13 +76,6 @@ def _outcomes(setting: str, key: str, to, src, luck: float = 0.0):
 def _short(setting: str, key: str, luck: float = 0.0):
     """H >= q no better than H = q - 1 (but for `luck`)."""
     return _outcomes(setting, key, lambda H, q: H >= q, lambda H, q: H == q - 1, luck)
-
-
-def _one_head_square(P, results, rng):
-    """The control's resampled H = 1 runs given the outcomes of stored Prop. 21 H = 1 runs (the square link)."""
-    sim, src = resample(P, results, rng), results["prop21"]["result"]
-    to = np.flatnonzero(np.asarray(sim["control"]["result"]["heads"]) == 1)
-    return _swapped(sim, "control", to, src, rng.choice(np.flatnonzero(np.asarray(src["heads"]) == 1), len(to)))
 
 
 def _growth(power: float):
@@ -103,6 +96,7 @@ def _growth(power: float):
 
 FAITHFUL = World("faithful: the stored runs, resampled within each H (and N)", True, resample)
 SHORT = "H ≥ q no better than q − 1: the resampled H ≥ q runs replaced by stored H = q − 1 runs"
+ONE, BELOW, UP = (lambda H, q: H == 1), (lambda H, q: H < q), (lambda H, q: H >= q)
 NO_FLOOR = ("no floor: the resampled H < q runs given the outcomes of stored H ≥ q runs (their floors kept)", False)
 
 
@@ -112,13 +106,14 @@ def _luck(chance) -> World:
 
 
 WORLDS = {
-    "5-floor-prop21": (FAITHFUL, World(*NO_FLOOR, _outcomes("prop21", "p21_q", lambda H, q: H < q, lambda H, q: H >= q))),
-    "7-floor-prop3": (FAITHFUL, World(*NO_FLOOR, _outcomes("prop3", "p3_q", lambda H, q: H < q, lambda H, q: H >= q))),
+    "5-floor-prop21": (FAITHFUL, World(*NO_FLOOR, _outcomes("prop21", "p21_q", BELOW, UP))),
+    "7-floor-prop3": (FAITHFUL, World(*NO_FLOOR, _outcomes("prop3", "p3_q", BELOW, UP))),
     "5-reach-prop21": (FAITHFUL, World(SHORT, False, _short("prop21", "p21_q"))),
     "5-reach-fraction": (FAITHFUL, World(SHORT, False, _short("prop21", "p21_q")), _luck(LUCK), _luck(0.1)),
     "7-below-floor-prop3": (FAITHFUL, World(SHORT, False, _short("prop3", "p3_q"))),
     "control-one-head": (FAITHFUL, World("one head on the square link: the control's resampled H = 1 runs replaced by "
-                                         "stored Prop. 21 H = 1 runs", False, _one_head_square)),
+                                         "stored Prop. 21 H = 1 runs", False,
+                                         _outcomes("control", "p21_q", ONE, ONE, donor="prop21"))),
     "4-scaling": (FAITHFUL,
                   World("growth like √N: the resampled counts of each N rescaled so that their fitted power is 1/2, "
                         "counts over the cap never crossed", False, _growth(0.5)),

@@ -48,10 +48,10 @@ def scaling_numbers(P: dict, results: dict) -> dict | None:
     """What 4-scaling decides on and what the page says of it: the power fit p ± se over every H = q run, its distance
     below MAX_POWER in SEs, whether RULE_SCALING's bound holds, and the AIC of a + b f(N) for each law of
     SAMPLE_GROWTHS, the lowest first. None where a run is censored (the fits need every count)."""
-    S = scaling_table(P, results)[P["scale_q"]]["samples"]
+    tab = scaling_table(P, results)[P["scale_q"]]
+    N, S = tab["N"], tab["samples"]
     if np.isnan(S).any():
         return None
-    N = scaling_table(P, results)[P["scale_q"]]["N"]
     fit = power_fit(N, S)
     cmp = a2.compare_fits(np.repeat(N, S.shape[1]), S.ravel(), SAMPLE_GROWTHS)
     order = sorted(SAMPLE_GROWTHS, key=lambda k: cmp["fits"][k]["aic"])
@@ -84,13 +84,9 @@ def growth_sentence(s: dict) -> str:
 
 
 def scaling_claim(P, results):
-    """Slower than sqrt N, which Theorem 4's polylog cost implies: the slope p of ln n* on ln N, per run, is below 1/2
-    by two of its standard errors (a polylog has local slope 1/ln N: 0.36 at N = 16, 0.18 at 256). The AIC of
-    a + b f(N) is shown beside it: where it does not prefer ln N, the row's verdict is "slower than sqrt N" only.
-    A censored run (never crossed, n* above the cap) is a bound, not a value: their count is RULE_SCALING's gate,
-    which leaves the row censored where it is not 0."""
-    hq = scaling_table(P, results)[P["scale_q"]]
-    S = hq["samples"]
+    """p + SCALING_SE se of the power fit (a polylog has local slope 1/ln N: 0.36 at N = 16, 0.18 at 256), the AIC of
+    each law beside it; a run that never crossed is a bound, not a value: their count is RULE_SCALING's gate."""
+    S = scaling_table(P, results)[P["scale_q"]]["samples"]
     where = rf"$q={P['scale_q']}$, threshold {P['scale_threshold']}, $N = {min(P['scale_N'])},\dots,{max(P['scale_N'])}$"
     span = max(P["scale_N"]) / min(P["scale_N"])
     scale = "" if span >= 16 else (rf"$N$ spans a factor {span:.0f}: telling $\log N$ from $N^{{1/2}}$ needs $N$ over "
