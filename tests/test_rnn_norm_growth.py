@@ -438,9 +438,10 @@ def test_norm_rows_test_the_predicted_slope_on_the_states():
         assert "4 dof)" in shown and shown.endswith(rows[rid].expected.split("(book's calibration)")[1])
 
 
-def test_packing_rows_are_censored_only_where_they_fail_on_unlearned_N():
-    """10c-separation and 10c-effective-dim measure networks that learned the task: a failure only at N where no
-    widest run reached the threshold leaves the row censored, as the rule's text says; one at a learned N fails."""
+def test_packing_rows_follow_the_one_rule_for_unlearned_N():
+    """10c-separation and 10c-effective-dim measure networks that learned the task: by the chapter's one rule
+    (results.unlearned, claims.UNLEARNED) a value at an N where no widest run reached the threshold is unknown, so a
+    row that needs it is censored, whether it would pass or fail there; a failure at a learned N fails."""
     P = {"archs": ["elman"], "phase_N": [4, 8, 16], "widths": [32], "n_seeds": 2, "threshold": 0.3}
     rows = {r.id: r for r in ch_claims.ROWS}
 
@@ -454,19 +455,19 @@ def test_packing_rows_are_censored_only_where_they_fail_on_unlearned_N():
             out[("elman", "simple", N)] = {"result": {"best_mse": [0.2] * 2, "samples": [1.0] * 2, "pack_pr": [b] * 2}}
         return {"phase": out}
     grows, flat = [2.0, 4.0, 8.0], [3.0, 3.0, 3.0]
-    sep = rows["10c-separation"]
-    assert "censored where it fails only at $N$ where no widest run reached the threshold" in sep.expected
+    sep, dim = rows["10c-separation"], rows["10c-effective-dim"]
+    assert ch_claims.UNLEARNED in sep.expected and ch_claims.UNLEARNED in dim.expected
     assert sep.decide(P, res([0.8, 0.8, 0.8], grows, flat)).passed
-    v = sep.decide(P, res([0.8, 0.8, 0.3], grows, flat, unlearned=(16,)))
-    assert not v.passed and v.censored == "outside the band only at $N$ = 16, where no widest run reached the threshold"
+    for at_16 in (0.3, 0.8):                                                    # out of the band or in it: unknown
+        v = sep.decide(P, res([0.8, 0.8, at_16], grows, flat, unlearned=(16,)))
+        assert not v.passed and v.censored.startswith("$N$ = 16 unlearned")
     v = sep.decide(P, res([0.3, 0.8, 0.3], grows, flat, unlearned=(16,)))      # out of the band at a learned N too
     assert not v.passed and not v.censored
-    dim = rows["10c-effective-dim"]
-    assert dim.expected.count("censored where it fails only on a task with $N$") == 2
     assert dim.decide(P, res([0.8] * 3, grows, flat)).passed
-    v = dim.decide(P, res([0.8] * 3, flat, flat, unlearned=(16,)))             # 1STR's part fails, 1STR unlearned
-    assert not v.passed and "no widest run reached the threshold" in v.censored
-    v = dim.decide(P, res([0.8] * 3, grows, grows, unlearned=(16,)))           # simple's part fails; simple learned
+    for pr_1str in (grows, flat):                       # 1STR's half passes or fails through an unlearned N: unknown
+        v = dim.decide(P, res([0.8] * 3, pr_1str, flat, unlearned=(16,)))
+        assert not v.passed and "$N$ = 16, unlearned" in v.censored
+    v = dim.decide(P, res([0.8] * 3, grows, grows, unlearned=(16,)))           # simple's half fails; simple learned
     assert not v.passed and not v.censored
 
 
@@ -498,26 +499,31 @@ def test_the_contrast_row_compares_the_two_slopes():
     # raise simple-1STR's slope, so no censored value gives the contrast: FAIL, not censored
     late = [[.2, .1, .1, .1, .1, .1], [.9, .3, .1, .1, .1, .1], [.9, .9, .3, .1, .1, .1]]       # <= 1, 2, 4
     double = [[.9, .9, .3, .1, .1, .1], [.9, .9, .9, .3, .1, .1], [.9, .9, .9, .9, .3, .1]]     # 4, 8, 16
-    c = ch_claims.contrast_numbers(P, _phase_results(P, double, late), "gru")
-    assert c["hi"] == pytest.approx(0.0) and c["lo"] == -math.inf and c["decision"] == "fail"
+    c = ch_results.contrast_numbers(P, _phase_results(P, double, late), "gru")
+    assert c["hi"] == pytest.approx(0.0) and c["lo"] == -math.inf
+    assert ch_claims.RULE_CONTRAST.side(c["lo"], c["hi"], c["se"]) == "fail"
     v = row.decide(P, _phase_results(P, double, late))
     assert not v.passed and not v.censored and "SE" in v.measured
 
 
 def test_contrast_decision_reads_fail_where_no_allowed_value_passes_beyond_noise():
-    z = ch_claims.CONTRAST_Z
-    assert ch_claims.contrast_decision(z * 0.1 + 0.01, math.inf, 0.1) == "pass"
-    assert ch_claims.contrast_decision(-math.inf, z * 0.1, 0.1) == "fail"              # at most the noise: FAIL
-    assert ch_claims.contrast_decision(-math.inf, z * 0.1 + 0.01, 0.1) == "censored"
-    assert ch_claims.contrast_decision(-math.inf, 0.5, math.nan) == "censored"        # no spread: nothing passes
-    assert ch_claims.contrast_decision(-math.inf, -0.1, math.nan) == "fail"
+    rule = ch_claims.RULE_CONTRAST
+    z = rule.z
+    assert rule.side(z * 0.1 + 0.01, math.inf, 0.1) == "pass"
+    assert rule.side(-math.inf, z * 0.1, 0.1) == "fail"              # at most the noise: FAIL
+    assert rule.side(-math.inf, z * 0.1 + 0.01, 0.1) == "censored"
+    assert rule.side(-math.inf, 0.5, math.nan) == "censored"        # no spread: nothing passes
+    assert rule.side(-math.inf, -0.1, math.nan) == "fail"
 
 
 def _stored_like(P, rng, dstar, lipr_slope=1.0):
     """Phase points shaped like the stored ones: each run of width w has its own critical width c (dstar[task](N)
     times a seed's log-normal noise) and best MSE threshold (c / w)^0.7 (reached where at most the threshold, else
-    plateaued); the widest Elman runs' (Lip rad)^2 = 30 (N / 4)^lipr_slope times noise, one per seed."""
+    plateaued); the widest Elman runs' (Lip rad)^2 = 30 (N / 4)^lipr_slope times noise, one per seed, their
+    participation ratio 2 (N / 4)^0.8 on 1STR and 3 on simple-1STR, their replayed outputs 0.8 apart."""
     W, S, thr, out = np.asarray(P["widths"], float), P["n_seeds"], P["threshold"], {}
+    pack_rng = np.random.default_rng(1)             # the packing numbers' own stream: the widths' draws as before
+    noise = lambda sd: np.exp(sd * pack_rng.standard_normal(S))
     for arch in P["archs"]:
         for task in ("1str", "simple"):
             for N in P["phase_N"]:
@@ -527,37 +533,45 @@ def _stored_like(P, rng, dstar, lipr_slope=1.0):
                 lipr = 30 * (N / 4) ** lipr_slope * np.exp(0.14 * rng.standard_normal(S))
                 product = np.ones((len(W), S))
                 product[-1] = lipr
+                pr = (2 * (N / 4) ** 0.8 if task == "1str" else 3.0) * noise(0.05)
                 out[(arch, task, N)] = {"spec": {"n_seeds": S}, "result": {
                     "best_mse": best.ravel().tolist(), "status": np.where(reached, 0, 1).ravel().tolist(),
                     "samples": np.where(reached, 1e5, np.nan).ravel().tolist(), "product_sq": product.ravel().tolist(),
-                    "pack_lipr_sq": lipr.tolist()}}
+                    "pack_lipr_sq": lipr.tolist(), "pack_pr": pr.tolist(), "pack_dist_median": (0.8 * noise(0.05)).tolist(),
+                    "pack_g_dist_median": [1.0] * S, "pack_phi_mse": [0.1] * S}}
     return {"phase": out}
 
 
 def test_the_rules_pass_more_often_with_their_mechanism_than_without():
     """The power table (page.power, the worlds of claims/power.py) on a stored-like diagram where 1STR's d* doubles
-    with N, simple-1STR's stays at 1.5 and the widest runs' (Lip rad)^2 grows like N: each row's faithful world (its
-    stored runs resampled) passes, and its worlds without the mechanism (simple-1STR's points replaced by 1STR's; the
-    smallest N's widest runs at every N, flat or at slope 2) do not."""
+    with N, simple-1STR's stays at 1.5, the widest runs' (Lip rad)^2 and participation ratio grow with N and their
+    replayed outputs stay apart: each row's faithful world (its stored runs resampled) passes, and its worlds without
+    the mechanism do not."""
     from lib.chapters.rnn_norm_growth.claims import power
 
     P = {"archs": ["gru", "elman"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 3,
          "threshold": 0.3, "d": 4}
     res = _stored_like(P, np.random.default_rng(0), {"1str": lambda N: N / 2, "simple": lambda N: 1.5})
-    rate = {(t["row"], t["world"].split(":")[0]): t for t in page.power(P, res, 20)}
+    table = page.power(P, res, 20)
+    rate = {(t["row"], t["world"].split(":")[0]): t for t in table}
+    assert set(power.WORLDS) == {t["row"] for t in table} == {r.id for r in ch_claims.ROWS if r.kind == "claim"}
     for arch in ch_claims.ARCHS:
-        row = f"10a-contrast-{arch}"
-        assert rate[(row, "faithful")]["pass"] >= 0.8 and rate[(row, "no contrast")]["pass"] <= 0.3
+        for row, null in ((f"10a-contrast-{arch}", "no contrast"), (f"10a-width-1str-{arch}", "flat")):
+            assert rate[(row, "faithful")]["pass"] >= 0.8 and rate[(row, null)]["pass"] <= 0.3
     for row in ("10b-norm-lower", "10b-norm"):
         # the faithful world carries the stored draw's own slope (its 9 runs' noise): it passes less than slope 1
         assert rate[(row, "faithful")]["pass"] >= 0.6 and rate[(row, "slope 1")]["pass"] >= 0.8
         assert rate[(row, "flat")]["pass"] == 0 and rate[(row, "flat")]["fail"] == 1
     assert rate[("10b-norm", "slope 2")]["pass"] <= 0.1
-    assert set(power.WORLDS) == {t["row"] for t in page.power(P, res, 1)}
+    for row, null in (("10c-effective-dim", "flat"), ("10c-separation", "shrunk")):
+        assert rate[(row, "faithful")]["pass"] >= 0.8 and rate[(row, null)]["pass"] == 0
     # a drawn seed brings its runs of every width, and the widest runs' per-seed numbers with them
-    rec = {"spec": {}, "result": {"best_mse": [10 * w + s for w in range(6) for s in range(3)], "pack_pr": [0, 1, 2]}}
-    got = power.resample_point(rec, np.array([2, 2, 0]), 6)["result"]
-    assert got["best_mse"][:6] == [2, 2, 0, 12, 12, 10] and got["pack_pr"] == [2, 2, 0]
+    rec = {"spec": {}, "result": {"best_mse": [10 * w + s for w in range(6) for s in range(3)], "pack_pr": [0, 1, 2],
+                                  "widths": list(range(6))}}
+    got = power.resample_phase({"widths": range(6), "n_seeds": 3}, {"phase": {"p": rec}},
+                               np.random.default_rng(1))["phase"]["p"]["result"]
+    seeds = np.reshape(got["best_mse"], (6, 3)) - 10 * np.arange(6)[:, None]
+    assert (seeds == seeds[0]).all() and got["pack_pr"] == seeds[0].tolist() and got["widths"] == list(range(6))
 
 
 def test_the_experiments_are_part_of_the_chapters_lib_hash():
@@ -585,31 +599,51 @@ def _paper():
 
 
 def test_paper_findings_quote_the_stored_numbers():
-    """Issue 36: the findings take every number from the stored paper results. The ones they quote are recomputed
-    here from the points (d*, slopes and their ranges, the contrast's largest difference in bootstrap SE, the norm
-    slope with its SE, the cells where a diagram stops), and every number in the text is one of those or a
-    parameter or a number of a claim row's measured text."""
+    """The findings (each row's `explain`, with the power table's rates beside a row whose faithful world passes
+    less than 80%), the sentence under the verdict and the unreached cells take every number from the stored paper
+    results. The ones they quote are recomputed here from the points (d*, slopes and their ranges, the contrast's
+    largest difference in bootstrap SE, the norm slope with its SE, the cells where a diagram stops, the stored power
+    table's rates), and every number in the text is one of those or a parameter or a number of a row's measured text."""
+    import json
     import re
+    from pathlib import Path
 
     P, results = _paper()
     rows = ch_claims.claims(P, results)
-    text = page.findings_markdown(P, results, rows) + "\n" + page.unreached_markdown(P, results)
-    c = ch_claims.contrast_numbers(P, results, "gru")
+    table = json.loads((Path(__file__).parents[1] / "results/rnn_norm_growth/paper/power.json").read_text())
+    text = "\n".join((page.findings(P, results, rows, table), page.first_screen(P, results, rows),
+                      page.unreached_markdown(P, results)))
+    c = ch_results.contrast_numbers(P, results, "gru")
     nt = ch_results.norm_table(P, results)["1str"]
     cell = page.unreached_cells(P, results)
-    assert c["decision"] == "fail" and [(e["arch"], e["task"], e["N"]) for e in cell] == [("elman", "1str", 16)]
-    quoted = [ch_claims._dstar_text(c["simple"]), ch_claims._dstar_text(c["1str"]), f"{c['simple']['slope']:.2f}",
+    assert ch_claims.RULE_CONTRAST.side(c["lo"], c["hi"], c["se"]) == "fail"
+    assert [(e["arch"], e["task"], e["N"]) for e in cell] == [("elman", "1str", 16)]
+    faithful = {t["row"]: t for t in table if t["world"].startswith("faithful")}
+    quoted = [ch_results.dstar_text(c["simple"]), ch_results.dstar_text(c["1str"]), f"{c['simple']['slope']:.2f}",
               f"{c['1str']['slope']:.2f}", f"{c['hi']:+.2f}", f"{c['hi'] / c['se']:+.1f} bootstrap SE",
               f"{nt['lipr_slope']:.2f} ± {nt['lipr_se']:.2f} (SE)", f"{cell[0]['best']:.2f} (width {cell[0]['width']})",
-              f"none of its {cell[0]['runs']} runs", f"{cell[0]['wall_s']:,.0f} s", f"stops at $N$ = {max(cell[0]['below'])}"]
+              f"none of its {cell[0]['runs']} runs", f"{cell[0]['wall_s']:,.0f} s", f"stops at $N$ = {max(cell[0]['below'])}",
+              "the Elman RNN learns 1STR only below $N$ = 16", "cannot pass on this grid"]
+    quoted += [f"faithful {t['pass']:.0%} pass (FAIL {t['fail']:.1%}, censored {t['censored']:.1%})"
+               for rid, t in faithful.items() if t["pass"] < page.LOW_POWER and any(r["id"] == rid for r in rows)
+               and f"`{rid}`" in text]
+    assert "`10a-contrast-gru`" in text and "faithful 0% pass (FAIL 58.5%" in text
     assert [q for q in quoted if q not in text] == []
-    allowed = " ".join(quoted + [r["measured"] for r in rows] + [str(v) for v in P.values()]
-                       + [f"{v:,}" for v in P.values() if isinstance(v, int)] + [str(ch_claims.CONTRAST_Z)])
+    rates = [f"{t[k]:.0%}" for t in table for k in ("pass",)] + [f"{t[k]:.1%}" for t in table for k in ("fail", "censored")]
+    allowed = " ".join(quoted + rates + [r["measured"] for r in rows] + [str(v) for v in P.values()]
+                       + [f"{v:,}" for v in P.values() if isinstance(v, int)] + [str(ch_claims.RULE_CONTRAST.z)])
     number = re.compile(r"\d[\d,]*(?:\.\d+)?")
     ratios = [f"{a / b:.1f}" for a, b in zip(c["1str"]["dstar"], c["simple"]["dstar"])]   # the level contrast
-    cited = re.sub(r"(Proposition|Theorem|Lemma|Prop\.|issue) \d+", "", text)             # names, not numbers
+    cited = re.sub(r"(Proposition|Theorem|Lemma|Prop\.) \d+", "", text)                   # names, not numbers
     stray = {n for n in number.findall(cited) if n not in number.findall(allowed) + ratios + ["1"]}   # d_h = 1
     assert stray == set(), f"numbers in the findings that no stored result gives: {stray}"
+
+
+def test_headlines_and_explanations_are_rows():
+    """Every headline names rows of ROWS; every claim row explains itself where it fails or is censored."""
+    ids = {r.id for r in ch_claims.ROWS}
+    assert all(set(h.ids) <= ids and h.ids for h in ch_claims.HEADLINES) and 2 <= len(ch_claims.HEADLINES) <= 4
+    assert all(r.explain is not None for r in ch_claims.ROWS if r.kind == "claim")
 
 
 def test_every_row_decides_and_words_its_rule_from_one_object():
@@ -617,8 +651,8 @@ def test_every_row_decides_and_words_its_rule_from_one_object():
     rule's text: moving 10a-width's bound moves the verdict on the same diagram and the words together, and the
     contrast's z is the one the page quotes."""
     assert all(r.rule is not None and r.expected == r.rule.text for r in ch_claims.ROWS)
-    z = ch_claims.CONTRAST_Z
-    assert z == ch_claims.RULE_CONTRAST.z and f"> {z} bootstrap SE" in ch_claims.RULE_CONTRAST.text
+    z = page.RULE_CONTRAST.z
+    assert f"> {z} bootstrap SE" in ch_claims.RULE_CONTRAST.text
     P = {"archs": ["gru"], "phase_N": [4, 8, 16], "widths": [1, 2, 4, 8, 16, 32], "n_seeds": 2, "threshold": 0.3, "d": 4}
     steep = [[.9, .2, .1, .1, .1, .1], [.9, .9, .9, .2, .1, .1], [.9, .9, .9, .9, .9, .2]]   # d* about 2, 8, 32
     res = _phase_results(P, steep, steep)

@@ -175,10 +175,11 @@ def plot_packing(P: dict, results: dict):
 
 
 def plot_memoriser(P: dict, results: dict):
-    """Left: ||vec Theta||^2 of Thm 9's memoriser against n (every draw, medians, the fitted line). Middle: the same
+    """Top: ||vec Theta||^2 of Thm 9's memoriser against n (every draw, medians, the fitted line). Middle: the same
     line near the crossovers, with the norms of the generalising Elman runs at each N (solid: the proof's lower bound
-    2 L ||U|| r_h; dashed: their measured ||vec Theta||^2) and the crossovers n*. Right: Lemma 37, the smallest gap
-    of the projected tokens against n, with the lemma's bound."""
+    2 L ||U|| r_h; dashed: their measured ||vec Theta||^2) and the crossovers n*. Bottom: Lemma 37, the smallest gap
+    of the projected tokens against n, with the lemma's bound. The panels are stacked, one column 4.4 inches wide,
+    so that a phone (about 360 px for the figure) shows its smallest text, the legends', at about 10 px."""
     from matplotlib import colormaps
     from matplotlib.ticker import FuncFormatter
 
@@ -187,14 +188,14 @@ def plot_memoriser(P: dict, results: dict):
     r, fit = results["memoriser"]["result"], memoriser_fit(results)
     cx, n = crossover_table(P, results, fit), fit["n"]
     line = lambda x: np.exp(fit["intercept"]) * x ** fit["slope"]
-    fig, axes = figure(3, 1, width=3.3, height=3.4)
+    fig, axes = figure(1, 3, width=4.4, height=3.2, squeeze=False)
     ax = axes[0, 0]
     ax.plot(np.repeat(n, fit["all"].shape[1]), fit["all"].ravel(), ".", color="gray", alpha=0.4, ms=4, label="each training set")
     mean_ci(ax, n, fit["all"], color="k", estimator="median", bars=True, ls="none", ms=5, label="median, 95% CI")
     ax.plot(n, line(n), "k-", lw=1, label=f"fit: slope {fit['slope']:.2f}")
     ax.set(xscale="log", yscale="log", xlabel="$n$ (training prompts)", ylabel=THETA_SQ, title="the memoriser")
     ax.legend(fontsize=LEGEND)
-    ax = axes[0, 1]
+    ax = axes[1, 0]
     levels = np.r_[cx["bound"], cx["theta_sq"]]
     stars = np.r_[cx["n_bound"], cx["n_theta"]]
     if np.isfinite(levels).any():
@@ -217,7 +218,7 @@ def plot_memoriser(P: dict, results: dict):
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:e}"[0] in "2346" else ""))
     ax.legend(fontsize=LEGEND, loc="upper left")
-    ax = axes[0, 2]
+    ax = axes[2, 0]
     gap = np.array(r["gap"], float)
     ax.plot(np.repeat(n, gap.shape[1]), gap.ravel(), ".", color="gray", alpha=0.5, ms=4, label="each training set")
     mean_ci(ax, n, gap, color="k", estimator="median", bars=True, ls="none", ms=5, label="median, 95% CI")

@@ -1,39 +1,76 @@
 """What the rnn_norm_growth notebook calls, besides `compute`'s parameters and the figures (figures.py): the readers
-and tables of the stored points (results.py), the claim rows and the thresholds its prose quotes from their rules
-(claims/), the phase table and the findings in words (claims/findings.py), and the power of the rules (`power`, in the
-worlds claims/power.py declares). Nothing here computes a stored number, so editing it leaves the chapter's stored
-results current (no computation imports it).
+and tables of the stored points (results.py), the claim rows, their headlines and the thresholds its prose quotes from
+their rules (claims/), the rows' findings with their power (`findings`), the first screen's sentence (`first_screen`)
+and the power of the rules (`power`, in the worlds claims/power.py declares). Nothing here computes a stored number,
+so editing it leaves the chapter's stored results current (no computation imports it).
 
     >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
     (16, [('9-exact', True), ('9-drift', True)])
-    >>> print(phase_markdown(P, results).splitlines()[0][:43])
-    | architecture | task | $d_h^*$ ($N$ = 4) |
+    >>> findings(P, results, rows, []).splitlines()[0][:36]
+    '- `10a-contrast-gru`: on simple-1STR'
 """
 from __future__ import annotations
 
-from lib.chapters.rnn_norm_growth.claims import CONTRAST_Z, ROWS, RULE_WIDTH, claims
-from lib.chapters.rnn_norm_growth.claims.findings import findings_markdown, phase_markdown
+from lib.chapters.rnn_norm_growth.claims import HEADLINES, ROWS, RULE_CONTRAST, RULE_WIDTH, claims
 from lib.chapters.rnn_norm_growth.claims.power import WORLDS
 from lib.chapters.rnn_norm_growth.results import (
+    LABELS,
     budget_summary,
+    contrast_numbers,
     crossover_markdown,
     crossover_table,
     memoriser_fit,
     norm_table,
     packing_markdown,
+    phase_markdown,
     unreached_cells,
     unreached_markdown,
 )
+from lib.core.claims import explanations
 from lib.core.power import power_table
+from lib.core.tables import named_grid
 
 # what the notebook (and tests/test_rnn_norm_growth.py) call through `page.`
-__all__ = ["CONTRAST_Z", "ROWS", "RULE_WIDTH", "budget_summary", "claims", "crossover_markdown", "crossover_table",
-           "findings_markdown", "memoriser_fit", "norm_table", "packing_markdown", "phase_markdown", "power",
-           "unreached_cells", "unreached_markdown"]
+__all__ = ["HEADLINES", "ROWS", "RULE_CONTRAST", "RULE_WIDTH", "budget_summary", "claims", "crossover_markdown",
+           "crossover_table", "findings", "first_screen", "memoriser_fit", "norm_table", "packing_markdown",
+           "phase_markdown", "power", "unreached_cells", "unreached_markdown"]
+LOW_POWER = 0.8       # a row whose faithful world passes less often than this has its rates beside its finding
 
 
 def power(P: dict, results: dict, draws: int) -> list[dict]:
     """The power table of the rows that declare worlds (claims/power.py): each row's own measure and rule on `draws`
     result sets per world, made from the stored phase points resampled and relabelled (lib.core.power)."""
     return power_table(ROWS, WORLDS, P, results, draws)
+
+
+def _rates(table: list[dict], rid: str) -> str:
+    """A row's pass rates in its worlds, where its faithful world passes less than LOW_POWER of the time."""
+    ws = [t for t in table if t["row"] == rid]
+    if not any(t["mechanism"] and t["world"].startswith("faithful") and t["pass"] < LOW_POWER for t in ws):
+        return ""
+    say = lambda t: (f"{t['world'].split(':')[0]} {t['pass']:.0%} pass" + (
+        f" (FAIL {t['fail']:.1%}, censored {t['censored']:.1%})" if t["world"].startswith("faithful") else ""))
+    return f" *Power (the table below):* {'; '.join(say(t) for t in ws)}."
+
+
+def findings(P: dict, results: dict, rows: list[dict], table: list[dict]) -> str:
+    """One bullet per claim row that fails or is censored: its own `explain`, and where its faithful world passes
+    less than LOW_POWER of the time, its rates in every world of the power table `table`."""
+    return "\n".join(f"- {e}{_rates(table, e.split('`')[1])}" for e in explanations(ROWS, rows, P, results))
+
+
+def first_screen(P: dict, results: dict, rows: list[dict]) -> str:
+    """The sentence under the verdict: which trained width rows pass, and what needs a larger N or cap (the cells
+    where a phase diagram stops; the architectures whose simple-1STR d_h* sits at the grid's floor)."""
+    ok, name = {r["id"]: r for r in rows}, {"gru": "GRU", "elman": "Elman RNN"}
+    grows = [name[a] for a in P["archs"] if ok.get(f"10a-width-1str-{a}", {}).get("passed")]
+    stops = [f"the {name[c['arch']]} learns {LABELS[c['task']]} only below $N$ = {c['N']} (its width, norm and "
+             "packing rows)" for c in unreached_cells(P, results)]
+    floor = [name[a] for a in P["archs"] if f"10a-contrast-{a}" in ok
+             and contrast_numbers(P, results, a)["simple"]["lo"][0] == 0]
+    Ns = named_grid("N", sorted(P["phase_N"]))
+    said = (f"At {Ns} the {' and '.join(grows)}'s critical width grows at least as fast as Prop. 8's bound"
+            if grows else f"At {Ns} no trained width row passes")
+    need = stops[:1] + ([f"simple-1STR's width sits at $d_h$ = 1 ({', '.join(floor)}: the contrasts)"] if floor else [])
+    return said + (f"; a larger $N$ or cap is needed where {' and where '.join(need)}." if need else ".")

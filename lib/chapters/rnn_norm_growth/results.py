@@ -4,8 +4,8 @@ each run's end (experiments.phase.STATUS), the critical width d_h* with the inte
 of d_h*(N) and its censoring-aware range and seed bootstrap, the count of runs by how they ended. Beyond it: the norm
 table with its fits, the packing geometry, the A.2 fit, the memoriser's fit and its crossover with the trained runs.
 Last, the page's tables of these numbers that need no claim row (packing, crossover) and the cells where a phase
-diagram stops (`unreached_cells`, `unreached_markdown`); the phase table writes d_h* as the rows do, so it lives with
-the findings in claims/findings.py. Page-side: no computation imports this module.
+diagram stops (`unreached_cells`, `unreached_markdown`) and the phase table (`phase_markdown`, d_h* written as the
+claim rows write it, `dstar_text`). Page-side: no computation imports this module.
 
     >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
     >>> e = phase_table(P, results)[("gru", "1str")]; e["dstar"].round(1), round(e["slope_min"], 2)   # d_h*(N = 4, 8, 16)
@@ -28,6 +28,15 @@ from lib.science.stats import BELOW_GRID, log_crossing, loglog_slope
 
 LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout $U$",
           "1str": "1STR", "simple": "simple-1STR"}
+
+
+def unlearned(P: dict, results: dict, task: str, arch: str = "elman") -> list:
+    """The chapter's one rule for an N whose networks did not learn: the N of the profile at which no widest run of
+    `arch` on `task` reached the threshold. Every number a claim row reads from the widest runs there is unknown
+    (their geometry is that of networks that never learned; they have no value at the threshold)."""
+    S = P["n_seeds"]
+    return [N for N in sorted(P["phase_N"])
+            if not np.isfinite(result_array(results["phase"][(arch, task, N)], "samples")[-S:]).any()]
 
 
 # =================================================================================================== the phase diagram
@@ -131,6 +140,26 @@ def slope_bootstrap(P: dict, results: dict, arch: str, task: str, draws: int = B
     return np.log(dstar) @ w                    # the least-squares slope; NaN where a d* is NaN
 
 
+def boot_se(draws) -> float:
+    """The sd of a bootstrap's finite draws; NaN where fewer than half are finite (most resamples lack a d*)."""
+    ok = np.isfinite(draws)
+    return float(np.std(draws[ok], ddof=1)) if ok.mean() >= 0.5 else math.nan
+
+
+def contrast_numbers(P: dict, results: dict, arch: str) -> dict:
+    """The contrast rows' numbers: each task's slope entry of phase_table, the smallest and largest difference of the
+    slopes (1STR minus simple-1STR) the censoring allows ("lo", "hi"), the bootstrap SE of the difference at the
+    estimates ("se", NaN where fewer than half the resamples have a crossing at every N)."""
+    t = phase_table(P, results)
+    a, b = t[(arch, "1str")], t[(arch, "simple")]
+    with np.errstate(invalid="ignore"):
+        lo, hi = a["slope_min"] - b["slope_max"], a["slope_max"] - b["slope_min"]
+        diff = slope_bootstrap(P, results, arch, "1str", seed=1) - slope_bootstrap(P, results, arch, "simple", seed=2)
+    # inf - inf: both slopes unbounded the same way, so their difference is unbounded both ways
+    lo, hi = (-math.inf if np.isnan(lo) else float(lo)), (math.inf if np.isnan(hi) else float(hi))
+    return {"1str": a, "simple": b, "lo": lo, "hi": hi, "se": boot_se(diff)}
+
+
 def critical_widths(widths, mse, threshold: float) -> np.ndarray:
     """`critical_width` of every row of mse (rows, widths) at once (the same interpolation in log width).
 
@@ -193,19 +222,13 @@ def norm_table(P: dict, results: dict) -> dict:
 
 def norm_unknown(P: dict, results: dict) -> dict:
     """The N of the profile where the widest Elman runs on 1STR leave (Lip rad)^2 at the threshold unknown: "none"
-    where no widest run reached the threshold, "cut" where some of those that did not were cut off by the cap (a
-    run that plateaued above it has no such value; one cut off might still get there, at any value). An unknown
-    value at one N lets the log-log slope over the profile's N take any value: the norm rows read censored there."""
-    S, out = P["n_seeds"], {"none": [], "cut": []}
-    for N in sorted(P["phase_N"]):
-        r = results["phase"][("elman", "1str", N)]["result"]
-        reached = np.isfinite(np.asarray(r["samples"], float)[-S:])
-        cut = np.asarray(r["status"])[-S:] == 2 if "status" in r else np.zeros(S, bool)
-        if not reached.any():
-            out["none"].append(N)
-        elif cut.any():
-            out["cut"].append(N)
-    return out
+    where no widest run reached the threshold (`unlearned`), "cut" where some of those that did not were cut off by
+    the cap (a run that plateaued above it has no such value; one cut off might still get there, at any value). An
+    unknown value at one N lets the log-log slope over the profile's N take any value: the norm rows read censored."""
+    S, none = P["n_seeds"], unlearned(P, results, "1str")
+    cut = [N for N in sorted(P["phase_N"]) if N not in none
+           and (np.asarray(results["phase"][("elman", "1str", N)]["result"].get("status", [0] * S))[-S:] == 2).any()]
+    return {"none": none, "cut": cut}
 
 
 def packing_table(P: dict, results: dict) -> dict:
@@ -218,8 +241,7 @@ def packing_table(P: dict, results: dict) -> dict:
         pr = np.array([result_array(r, "pack_pr").mean() for r in recs])
         e = {"N": Ns, "pr": pr, "slope": loglog_slope(Ns, pr),
              "best": np.array([result_array(r, "best_mse")[-P["n_seeds"]:].mean() for r in recs]),
-             # N where no widest run reached the threshold: the geometry there is of networks that never learned
-             "unlearned": [N for N, r in zip(Ns, recs) if not np.isfinite(result_array(r, "samples")[-P["n_seeds"]:]).any()]}
+             "unlearned": unlearned(P, results, task)}
         if task == "1str":
             e |= {k: np.array([result_array(r, f"pack_{k}").mean() for r in recs])
                   for k in ("dist_median", "g_dist_median", "phi_mse")}
@@ -277,6 +299,45 @@ def crossover_table(P: dict, results: dict, fit: dict | None = None) -> dict:
 
 
 # ================================================================================== the page's tables of stored numbers
+def dstar_text(e: dict) -> str:
+    """d* per N as measured (an entry of phase_table): the estimate; "≤ w" at the floor of the grid, "lo to w" below
+    an undecided width, "> w" where no width reaches."""
+    def one(v, lo, hi):
+        if not np.isfinite(hi):
+            return f"> {lo:g}" if lo > 0 else "none"
+        if lo == hi:
+            return f"{v:.1f}"
+        return f"≤ {hi:.1f}" if lo == 0 else f"{lo:g} to {hi:.1f}"
+    return ", ".join(one(*t) for t in zip(e["dstar"], e["lo"], e["hi"]))
+
+
+def signed(v: float) -> str:
+    return "+∞" if v == math.inf else "−∞" if v == -math.inf else f"{v:+.2f}"
+
+
+def slope_interval(e: dict, fmt=signed) -> str:
+    """A d* slope's censoring-aware range, "[+0.98, +∞]"; the one value where nothing is censored."""
+    lo, hi = fmt(e["slope_min"]), fmt(e["slope_max"])
+    return lo if lo == hi else f"[{lo}, {hi}]"
+
+
+def phase_markdown(P: dict, results: dict) -> str:
+    """The critical width d_h*(N) of every architecture and task, the runs censored at the cap, the fitted slope and
+    its censoring-aware range.
+
+        >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")
+        >>> print(phase_markdown(P, results).splitlines()[0][:43])
+        | architecture | task | $d_h^*$ ($N$ = 4) |
+    """
+    table = phase_table(P, results)
+    Ns = table[(P["archs"][0], "1str")]["N"]
+    fmt = lambda v: "∞" if v == math.inf else ("−∞" if v == -math.inf else f"{v:.2f}")
+    return markdown_table(["architecture", "task", *(f"$d_h^*$ ($N$ = {N})" for N in Ns), "runs censored", "slope",
+                           "slope range (censoring)"],
+                          [[arch, LABELS[task], *dstar_text(e).split(", "), e["censored"], f"{e['slope']:.2f}",
+                            slope_interval(e, fmt)] for (arch, task), e in table.items()])
+
+
 def packing_markdown(P: dict, results: dict) -> str:
     """Per N: the participation ratios, the distances of Phi and of the labels, Phi's MSE and the best test MSE."""
     pk = packing_table(P, results)
