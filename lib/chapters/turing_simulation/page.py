@@ -16,14 +16,14 @@ import math
 
 import numpy as np
 
-from lib.chapters.turing_simulation.claims import ROWS, claims
+from lib.chapters.turing_simulation.claims import FLOOR, ROWS, claims
 from lib.chapters.turing_simulation.claims.power import WORLDS
 from lib.chapters.turing_simulation.results import exact_rows, robust_arrays, size_rows
 from lib.core.claims import explanations
 from lib.core.power import power_table
 from lib.core.tables import markdown_table, nothing_found
 
-__all__ = ["ROWS", "claims", "exact_summary", "exact_table", "findings", "power", "precision_runs", "robust_note",
+__all__ = ["ROWS", "claims", "exact_summary", "exact_table", "findings", "floor_T", "power", "precision_runs", "robust_note",
            "size_table"]
 
 
@@ -84,6 +84,14 @@ def robust_note(results: dict, rows: list[dict]) -> str:
             "like $2P - 1$, so a perturbed query moves the null score by an amount that grows with $P$. This chapter has "
             "not isolated the cause. The contrast that the theorem is about is the exponential collapse without "
             "correction (rows `7-collapse`, `7-random-nocorr`).\n```")
+
+
+def floor_T(results: dict) -> str:
+    """The first T at which the uncorrected structured radius t* is at or below the float64 floor (censored), in
+    words: "80", or "beyond this run's largest" where it never is."""
+    a = robust_arrays(results, False)
+    low = a["T"][a["t"] <= FLOOR]
+    return str(int(low.min())) if len(low) else "beyond this run's largest"
 
 
 def findings(P: dict, results: dict, rows: list[dict]) -> str:
