@@ -23,8 +23,8 @@ from lib.core.claims import explanations
 from lib.core.power import power_table
 from lib.core.tables import markdown_table, nothing_found
 
-__all__ = ["ROWS", "claims", "exact_summary", "exact_table", "findings", "floor_T", "power", "precision_runs", "robust_note",
-           "size_table"]
+__all__ = ["ROWS", "claims", "exact_summary", "exact_table", "findings", "floor_T", "power", "precision_runs",
+           "robust_note", "size_table"]
 
 
 def exact_summary(results: dict) -> str:
@@ -37,7 +37,8 @@ def exact_summary(results: dict) -> str:
         s = lambda k, rs=rs: sum(r[k] for r in rs)
         Ts = [r["T"] for r in rs]
         out.append([name, f"{min(Ts)} to {max(Ts)}", f"{s('inputs'):,}", f"{s('steps'):,}",
-                    s("tf_mismatch") + s("ro_mismatch"), s("nonbinary"), s("lookup_bad"), f"{s('halted')}, {s('cls_bad')}"])
+                    s("tf_mismatch") + s("ro_mismatch"), s("nonbinary"), s("lookup_bad"),
+                    f"{s('halted'):,}, {s('cls_bad')}"])
     table = markdown_table(["machine", "$T$", "runs", "steps checked", "mismatches (teacher-forced and rollout)",
                             "non-binary activations",
                             "lookup errors", r"halted, $\theta_{cls}$ errors"], out)
@@ -82,8 +83,8 @@ def robust_note(results: dict, rows: list[dict]) -> str:
             "independent of the unrolled depth, not of $\\log T$; row `7-polylog-random` tests that the fall is no "
             "faster than a low power of $\\log T$. One likely cause is the null keys, whose entries grow "
             "like $2P - 1$, so a perturbed query moves the null score by an amount that grows with $P$. This chapter has "
-            "not isolated the cause. The contrast that the theorem is about is the exponential collapse without "
-            "correction (rows `7-collapse`, `7-random-nocorr`).\n```")
+            "not isolated the cause. The contrast the correction is for is the exponential collapse without it (rows "
+            "`7-collapse`, `7-random-nocorr`: this book's hypothesis, motivated by Claim 3.5).\n```")
 
 
 def floor_T(results: dict) -> str:
