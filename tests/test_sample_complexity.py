@@ -201,17 +201,20 @@ def test_task_draws_are_pooled_and_resampled():
 
 
 def test_comparison_flags_a_mean_beyond_seeds_and_draws():
-    """One mean at twice the authors': beyond 3, within what paper-means allows (ALLOWED = 1); a second fails it."""
+    """Means at twice the authors': each beyond 3; ALLOWED (3) of them are within what paper-means allows, one more
+    fails it."""
     records = paper_like()
     double = lambda key: [[2 * v for v in r] for r in records[key]["result"]["samples"]]
     records[("a", "ffn", 8)]["result"]["samples"] = double(("a", "ffn", 8))
     rows = {(r["panel"], r["model"], r["N"]): r for r in authors.comparison(page.summarize(P, records), P)}
     assert len(rows) == 33 and abs(rows[("a", "ffn", 8)]["z"]) > 3 and abs(rows[("a", "ffn", 6)]["z"]) < 1
     assert rows[("a", "ffn", 8)]["ratio"] == pytest.approx(2.0)
-    assert figure1.ALLOWED == 1 and {c["id"]: c for c in page.claims(P, records)}["paper-means"]["passed"] is True
-    records[("a", "rnn", 8)]["result"]["samples"] = double(("a", "rnn", 8))
+    for key in [("a", "rnn", 8), ("a", "transformer", 8)]:
+        records[key]["result"]["samples"] = double(key)
+    assert figure1.ALLOWED == 3 and {c["id"]: c for c in page.claims(P, records)}["paper-means"]["passed"] is True
+    records[("a", "rnn", 10)]["result"]["samples"] = double(("a", "rnn", 10))
     by_id = {c["id"]: c for c in page.claims(P, records)}
-    assert by_id["paper-means"]["passed"] is False and "2 of 33 beyond 3 (allowed 1" in by_id["paper-means"]["measured"]
+    assert by_id["paper-means"]["passed"] is False and "4 of 33 beyond 3 (allowed 3" in by_id["paper-means"]["measured"]
     assert "beyond seeds and draws" in page.comparison_table(page.summarize(P, records), P)
     narrow = authors.comparison(page.summarize(P, records), {**P, "rnn_hidden": 64, "threshold_b": 0.05})
     assert {r["model"] for r in narrow} == {"transformer", "ffn"} and {r["panel"] for r in narrow} == {"a"}
@@ -280,12 +283,13 @@ def test_findings_explain_each_failing_claim_from_the_runs():
     assert page.findings(Q, records, page.claims(Q, records)) == ""     # N = 25: shown per draw, not tested
     assert "N=25 (not tested), FFN per draw 56,500" in {c["id"]: c for c in page.claims(Q, records)}["4-ffn-gap"]["measured"]
     records[("b", "ffn", 27)]["result"]["samples"] = [[v * 0.5] for v in (141e3 * 0.9, 141e3 * 1.1, 141e3)]
-    records[("a", "rnn", 8)]["result"]["samples"] = [[2 * v for v in r] for r in records[("a", "rnn", 8)]["result"]["samples"]]
+    for key in [("a", "rnn", 8), ("a", "rnn", 10)]:
+        records[key]["result"]["samples"] = [[2 * v for v in r] for r in records[key]["result"]["samples"]]
     text = page.findings(Q, records, page.claims(Q, records))
     gap, means = text.split("\n")
     assert gap.startswith("- `4-ffn-gap`") and "at $N$ = 27 only in 0.0% of replicates" in gap and "N$ = 29, 31" in gap
     assert "mean per task draw (task seeds 42) is 70,500" in gap and "multiples of 6,400 samples" in gap
-    assert means.startswith("- `paper-means`: 3 of 33 means lie beyond $|z| = 3$") and "at most 1" in means
+    assert means.startswith("- `paper-means`: 4 of 33 means lie beyond $|z| = 3$") and "at most 3" in means
     assert "RNN (biGRU) (a) $N$ = 8: 79,872 (per draw 79,872) against 39,936, ratio 2.00" in means
 
 
@@ -359,7 +363,7 @@ def test_each_rule_passes_its_resampled_runs_more_often_than_runs_without_the_me
     table = page.power(P, stored_like(), 20)
     assert {t["row"] for t in table} == {"paper-means", "4-ffn-gap", "1-tr-logN"}
     for row in ("paper-means", "4-ffn-gap", "1-tr-logN"):
-        faithful = [t["pass"] for t in table if t["row"] == row and t["mechanism"]]
+        faithful = [t["pass"] for t in table if t["row"] == row and t["world"].startswith("faithful")]
         absent = [t["pass"] for t in table if t["row"] == row and not t["mechanism"]]
         assert len(faithful) == 1 and faithful[0] >= 0.6 and min(absent) <= 0.3, (row, faithful, absent)
         assert faithful[0] > max(absent), (row, faithful, absent)    # every mean x1.15 is a small shift: it passes more
@@ -451,3 +455,63 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     assert not row["passed"] and "censored" not in row and "margins -" in row["measured"]
     assert "FFN/TR and of RNN/TR ≥ 10 (" in row["expected"] and "FFN/TR and of RNN/TR ≥ 10 (" in strict.text
     assert "the factor 10 of `1-gap-largest-N`" in page.calibration_note()
+
+
+def test_the_paper_page_states_its_rows_numbers_from_the_stored_results():
+    """What the page says about `1-tr-logN`, `4-ffn-gap` and `paper-means` beyond their rows (page.law_note,
+    page.scale_note, page.power_note), read back from the committed points: the log law's residual rms and its error
+    at the largest N, the gain of each doubling and the N from which it stays about the same, the code pairs per task
+    draw that break Assumption 3 (the codes drawn again here from their seeds), Theorem 6's Nd at panel (b)'s first N
+    against the FFN's mean there, each model's growth over panel (b), and the power rates under 80%."""
+    import json
+
+    import torch
+    from scipy.optimize import least_squares
+
+    from lib.chapters import stored
+    from lib.chapters.sample_complexity.results import wide
+    from lib.core.store import ROOT
+    from lib.science.qstr import embed_dim_rule, rademacher_codes
+
+    try:
+        P, records = stored("sample_complexity")
+    except Exception as err:    # a paper profile still being computed: nothing to check yet
+        pytest.skip(f"paper results incomplete: {err}")
+    table = page.summarize(P, records)
+    note = page.law_note(table, P)
+    w = wide.series(table, P, "task")
+    N, m = w["N"], w["runs"].mean(1)
+    x, y = np.log(N), np.log(m)
+    b, a = np.polyfit(x, m, 1, w=1 / m)          # a + b ln N by relative least squares, refined on the log scale
+    fit = least_squares(lambda p: y - np.log(np.clip(p[0] + p[1] * x, 1e-9, None)), [a, b])
+    rss = float((fit.fun ** 2).sum())
+    assert f"residual rms on the log scale is {np.sqrt(rss / len(N)):.2f}" in note
+    off = (fit.x[0] + fit.x[1] * x[-1]) / m[-1] - 1
+    assert f"predicts the mean at $N = {N[-1]}$ by {abs(off):.0%}" in note
+    gains = {a: m[N.index(2 * a)] - m[N.index(a)] for a in N if 2 * a in N}
+    for a, g in gains.items():
+        assert f"{g:,.0f} from {a} to {2 * a}" in note
+    steady = min(a for a in gains if max(v for k, v in gains.items() if k >= a) / min(v for k, v in gains.items()
+                                                                                     if k >= a) < wide.SAME_GAIN)
+    assert f"only from $N = {steady}$ on" in note and steady == 16
+    for n in N:
+        draws = P["n_task_draws"] if n in P["N_a"] else 1
+        counts = []
+        for j in range(draws):
+            gen = torch.Generator().manual_seed((P["task_seed"] + j) * 1_000_003 + n)
+            E = rademacher_codes(n, embed_dim_rule(n, P["d_e_rule"]), gen).double()
+            G = (E @ E.T).abs().numpy()
+            counts.append(int((G[np.triu_indices(n, 1)] > 0.5 + 1e-9).sum()))
+        span = f"{min(counts)}" if min(counts) == max(counts) else f"{min(counts)}–{max(counts)}"
+        assert f"{span} of {n * (n - 1) // 2:,} at $N = {n}$" in note
+    scale = page.scale_note(P, table)
+    b_ = {k: dict(zip(table["b"][k]["task"]["N"], table["b"][k]["task"]["mean"])) for k in MODELS}
+    lo, hi = min(P["N_b"]), max(P["N_b"])
+    assert f"{lo * P['d']:,} samples at $N = {lo}$" in scale and f"against the {b_['ffn'][lo]:,.0f}" in scale
+    for k, name in (("ffn", "FFN's count grows"), ("transformer", "Transformer's"), ("rnn", "RNN's")):
+        assert f"{name} {b_[k][hi] / b_[k][lo]:.2f}×" in scale
+    power = json.loads((ROOT / "results" / "sample_complexity" / "paper" / "power.json").read_text())
+    said = page.power_note(power)
+    for t in power:
+        if t["mechanism"] and t["pass"] < 0.8:
+            assert f"`{t['row']}` {t['pass']:.0%} in *{t['world'].split(':')[0]}*" in said

@@ -65,8 +65,8 @@ def plot_figure1(P: dict, table: dict):
 
     from lib.core.plotting import COLORS, MARKERS, figure
 
-    fig, axes = figure(2, 1, width=4.0, height=4.6)
-    for ax, panel in zip(axes[0], ("a", "b")):
+    fig, axes = figure(1, 2, width=4.6, height=5.2, squeeze=False)   # stacked: a phone shows each panel at full width
+    for ax, panel in zip(axes[:, 0], ("a", "b")):
         for model in P["models"]:
             for test, style in (("authors", "-"), ("task", "--")):
                 entry = table.get(panel, {}).get(model, {}).get(test)
@@ -99,7 +99,7 @@ def plot_figure1(P: dict, table: dict):
         ax.xaxis.set_minor_locator(NullLocator())
         # under a decade of n: label some minor ticks too, or the panel shows a single tick label
         ax.yaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False))
-        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2))   # below the axes, off the data
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.16))  # below the axes, off the data
     return fig
 
 
@@ -140,8 +140,8 @@ def plot_comparison(P: dict, table: dict):
                 va="center")
         ax.set_axis_off()
         return fig
-    fig, axes = figure(len(panels), 1, width=8.0 / len(panels), height=3.4, squeeze=False)   # one panel: as wide as two
-    for ax, panel in zip(axes[0], panels):
+    fig, axes = figure(1, len(panels), width=4.6, height=3.2, squeeze=False)   # stacked: readable on a phone
+    for ax, panel in zip(axes[:, 0], panels):
         grid = sorted({r["N"] for r in rows if r["panel"] == panel})
         step = min(np.diff(grid)) if len(grid) > 1 else 1
         for k, model in enumerate(("transformer", "rnn", "ffn")):
@@ -163,7 +163,7 @@ def plot_comparison(P: dict, table: dict):
         ax.set_yticks([t for t in (0.25, 0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 2.8, 4.0) if lo <= t <= hi])
         ax.get_yaxis().set_major_formatter("{x:.2g}")
         ax.yaxis.set_minor_locator(NullLocator())
-    fig.legend(*axes[0][0].get_legend_handles_labels(), fontsize=9, ncols=3, loc="outside lower center")
+    fig.legend(*axes[0][0].get_legend_handles_labels(), fontsize=9, ncols=2, loc="outside lower center")
     return fig
 
 
@@ -185,8 +185,8 @@ def plot_wide(P: dict, table: dict):
     fits = wide.fit_laws(w["N"], w["runs"].mean(1))
     N = np.array(w["N"], float)
     grid = np.geomspace(N.min(), N.max(), 200)
-    fig, axes = figure(2, 1, width=4.0, height=3.4, squeeze=False)
-    axes = axes[0]
+    fig, axes = figure(1, 2, width=4.6, height=3.6, squeeze=False)   # stacked: readable on a phone
+    axes = axes[:, 0]
     ax = axes[0]
     for r in range(w["runs"].shape[1]):
         ax.scatter(N, w["runs"][:, r], color=COLORS["transformer"], alpha=0.3, s=12)
@@ -199,7 +199,7 @@ def plot_wide(P: dict, table: dict):
     ax.set_xticks(N[[0] + [i for i in range(1, len(N)) if N[i] >= 2 * N[0] and np.log2(N[i]) % 1 == 0]])
     ax.get_xaxis().set_major_formatter("{x:.0f}")
     ax.minorticks_off()
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     ax = axes[1]
     mids, slopes = wide.local_slopes(w)
     ax.plot(mids, slopes, "^-", color=COLORS["transformer"], label="this run, between consecutive $N$")
@@ -211,7 +211,7 @@ def plot_wide(P: dict, table: dict):
     ax.set_xticks(axes[0].get_xticks())
     ax.get_xaxis().set_major_formatter("{x:.0f}")
     ax.minorticks_off()
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
 
 

@@ -54,10 +54,11 @@ RULE_PROTOCOL = All((Quantile("the FFN's ratio", bar=1.2, level=LEVEL, strict=Tr
                               spread=LOG_REPS + " (TR)")))
 # paper-means: 33 means are compared at once, so even a faithful rerun has some |z| above BEYOND now and then (more
 # than the normal tail says, since sigma is estimated, results/authors.py); the rule allows ALLOWED of them, the number
-# a faithful rerun has at most in 95.2% of 1,000 simulated reruns (at most 0 in 73.5%;
-# benchmarks/power_sample_complexity.py; the page's power table gives the rule's power on the stored runs resampled).
-RULE_MEANS = AtMost(f"means beyond $\\lvert z\\rvert = {number(BEYOND)}$", 1,
-                    why="what a faithful rerun stays within in ≥ 95% of simulated reruns")
+# a faithful rerun stays within in 98.5% of 1,000 simulated reruns, each this run's stored runs resampled per N and
+# per draw against an authors' mean drawn from the same N's draws (at most 2 in 95.1%, within the Monte Carlo error
+# of 95%; benchmarks/power_sample_complexity.py).
+RULE_MEANS = AtMost(f"means beyond $\\lvert z\\rvert = {number(BEYOND)}$", 3,
+                    why="what a faithful rerun stays within in ≥ 95% of simulated reruns, each N with its own spread")
 ALLOWED = RULE_MEANS.bound
 
 

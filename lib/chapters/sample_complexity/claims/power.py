@@ -122,8 +122,12 @@ WORLDS = {
                     World("every run ×1.15: models that are not the authors'", False, _moved(MODELS, 1.15))),
     "4-ffn-gap": (FAITHFUL, World("no gap: the FFN's runs at each N drawn from the slower of the RNN and the "
                                   "Transformer", False, no_gap)),
-    "1-tr-logN": (FAITHFUL, World("a power of N: the Transformer's runs rescaled at each N onto the power law fitted "
-                                  "to their means, their spread kept", False, bent("power"))),
+    "1-tr-logN": (FAITHFUL, *(World(f"{name}: the Transformer's runs rescaled at each N onto {law} fitted to their "
+                                    "means, their spread kept", polylog, bent(key)) for key, name, law, polylog in (
+        ("log2", "(ln N)² growth, polylogarithmic as Theorem 4 allows", "$a + b(\\ln N)^2$", True),
+        ("offset-power", "a power with an offset", "$a + cN^{0.2}$", False),
+        ("power", "a power of N", "$cN^p$", False),
+        ("linear", "a line", "$a + bN$", False)))),
     "5-attn-reads-t": (
         World("faithful: the stored attention runs, resampled by seed", True,
               lambda P, records, rng: resample_seeds(P, _attention(P, records), rng)),
