@@ -1,18 +1,20 @@
 """Sparse variable creation: what the notebook calls, in one place, so that it reads one module beside figures.py:
 the tables of the stored points (`b2_table`, `and_summary`, `norm_summary`, `minimal_R_fit`: results.py), the claim
-rows and their power (`claims`, `scale_note`: claims/; `power`: each row's rule in its worlds, claims/power.py), the
-findings in words (`paper_omissions`, `findings_markdown`: claims/findings.py) and the rows' rule objects that the
-prose quotes (`ROWS_BY_ID`). Page-side: no computation imports these modules, so editing them leaves stored results current.
+rows and their power (`claims`, `HEADLINES`: claims/; `power`: each row's rule in its worlds, claims/power.py), the
+findings under the claim table (`findings`: each unsettled row's own explanation, with its faithful rates), what a
+profile leaves out of the paper's runs (`paper_omissions`) and the rows' rule objects that the prose quotes
+(`ROWS_BY_ID`). Page-side: no computation imports these modules, so editing them leaves stored results current.
 
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
     (21, [('A1', True), ('A2', True)])
+    >>> findings(P, results, rows).splitlines()[0][:34], paper_omissions(P).splitlines()[0][:22]
+    ('- `A11a`: with 12 trials per $(T, ', '- `and_T`: 100, 200, 4')
 """
 from __future__ import annotations
 
-from lib.chapters.sparse_variable_creation.claims import ROWS, claims, scale_note
-from lib.chapters.sparse_variable_creation.claims.findings import findings_markdown, paper_omissions
-from lib.chapters.sparse_variable_creation.claims.power import WORLDS
+from lib.chapters.sparse_variable_creation.claims import HEADLINES, ROWS, UPPER_Z, claims
+from lib.chapters.sparse_variable_creation.claims.power import PAPER_LOG, PAPER_SQRT, WORLDS
 from lib.chapters.sparse_variable_creation.results import (
     PAPER,
     and_summary,
@@ -21,10 +23,12 @@ from lib.chapters.sparse_variable_creation.results import (
     minimal_R_fit,
     norm_summary,
 )
+from lib.core.claims import explanations
 from lib.core.power import power_table
+from lib.core.tables import listing
 
-__all__ = ["PAPER", "ROWS_BY_ID", "and_summary", "attention_on_planted", "b2_table", "claims", "findings_markdown",
-           "minimal_R_fit", "norm_summary", "paper_omissions", "power", "scale_note"]
+__all__ = ["HEADLINES", "PAPER", "ROWS_BY_ID", "UPPER_Z", "and_summary", "attention_on_planted", "b2_table", "claims",
+           "findings", "grid_says", "minimal_R_fit", "norm_summary", "paper_omissions", "power"]
 
 ROWS_BY_ID = {r.id: r for r in ROWS}    # the rows' rule objects, for the prose that quotes a threshold
 
@@ -34,3 +38,57 @@ def power(P: dict, results: dict, draws: int) -> list[dict]:
     400), its own rule run on `draws` result sets drawn from each world (lib.core.power.power_table)."""
     measured = {r.id for r in ROWS if r.id in WORLDS and r.measure(P, results) is not None}
     return power_table(ROWS, {i: w for i, w in WORLDS.items() if i in measured}, P, results, draws)
+
+
+def findings(P: dict, results: dict, rows: list[dict], power: list | None = None) -> str:
+    """One bullet per claim row that FAILs or reads censored: its own explanation (lib.core.claims.explanations), and
+    where the power table has its faithful world, how often its rule passes, FAILs and is censored there."""
+    out = []
+    for line in explanations(ROWS, rows, P, results):
+        rid = line[1:line.index("`", 1)]
+        t = next((t for t in power or [] if t["row"] == rid and t["mechanism"]), None)
+        out.append(line + (f" On this run's trials resampled within their cells ({t['draws']} draws) the rule passes "
+                           f"{t['pass']:.0%}, FAILs {t['fail']:.0%} and is censored {t['censored']:.0%}." if t else ""))
+    return "\n".join(f"- {b}" for b in out)
+
+
+def grid_says(P: dict, rows: list[dict], power: list | None = None) -> str:
+    """The first screen's sentence on what this run's grid decides about the growth of m* (A13b, A11b) and what it
+    cannot (A11c), with A11c's rates on the paper's grid drawn from the laws fitted to this run's cells."""
+    r = {x["id"]: x for x in rows}
+    if not {"A11b", "A11c", "A13b"} <= set(r):
+        return ""
+    def said(i, claim):
+        return (f"leave open whether {claim}" if r[i].get("censored") else f"decide that {claim}" if r[i]["passed"]
+                else f"find against \"{claim}\"") + f" ({i})"
+    law = ("cannot tell $\\log T$ from $\\sqrt T$" if r["A11c"].get("censored") else
+           "favour $\\log T$" if r["A11c"]["passed"] else "favour a law other than $\\log T$")
+    grows, linear = said("A13b", "$m^*$ grows with $T$"), said("A11b", "$m^*$ is not proportional to $T$")
+    both = linear.replace("decide that", "that", 1) if grows.startswith("decide") else linear
+    text = (f"On this run's grid ($T$ = {listing(P['and_T'])}, {P['and_trials']} trials per $(T, m)$) the success "
+            f"counts {grows} and {both}; they {law} (A11c).")
+    rate = {t["world"]: t for t in power or [] if t["row"] == "A11c"}
+    if PAPER_LOG.name in rate and PAPER_SQRT.name in rate:
+        log, sqrt = rate[PAPER_LOG.name], rate[PAPER_SQRT.name]
+        text += (f" The paper's grid ({len(PAPER['and_T'])} $T$, {PAPER['and_trials']} trials) could: drawn from the "
+                 f"two laws fitted to this run's cells, A11c's rule favours $\\log T$ in {log['pass']:.0%} of "
+                 f"{log['draws']} draws from the log law and in {sqrt['pass']:.0%} from the $\\sqrt T$ law.")
+    return text
+
+
+def paper_omissions(P: dict) -> str:
+    """What this profile's planted AND and parity runs leave out of, or change in, the paper's (PAPER), one line each
+    ("none" where nothing)."""
+    out = []
+    for k, v in PAPER.items():
+        mine = P.get(k)
+        if isinstance(v, list):
+            missing, extra = [x for x in v if x not in mine], [x for x in mine if x not in v]
+            if missing or extra:
+                out.append(f"`{k}`: {listing(mine)}" + (f"; omits the paper's {listing(missing)}" if missing else "")
+                           + (f"; adds {listing(extra)}" if extra else ""))
+        elif mine != v:
+            out.append(f"`{k}` = {mine} (the paper: {v})")
+    if not P.get("parity"):
+        out.append("no sparse-parity runs")
+    return "\n".join(f"- {line}" for line in out) if out else "none: this profile runs the paper's grid and settings."

@@ -13,7 +13,7 @@ computation imports this module.
   AND by T (`and_summary`) and the weight norms (`norm_summary`).
 
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
-    >>> bounds(results)  # {T: (lo, hi)}: m* where the grid has one, else (largest m, inf)
+    >>> bounds(results)  # {T: (lo, hi)}: m* where the grid decides it, else a bound (lo = 0 or hi = inf)
     {100: (100.0, 100.0), 200: (125.0, 125.0), 400: (175.0, 175.0)}
     >>> laws = compare_laws(cells(and_table(results))); round(laws["ratio"], 2), laws["decided"]   # "": undecided
     (1.27, '')
@@ -73,17 +73,25 @@ def criticals(results: dict) -> dict:
 
 
 def bounds(results: dict) -> dict:
-    """{T: (lo, hi)}: m* where the grid has one (lo = hi), else censored: m* exceeds the largest m (hi = inf)."""
+    """{T: (lo, hi)}: m* where the grid decides it (lo = hi); else a bound, never a value: above the largest m (lo =
+    the largest m, hi = inf) where no m succeeds in most trials, or at most the smallest m (lo = 0, hi = the smallest
+    m) where that m already does."""
     out = {}
     for T, t in and_table(results).items():
         m = critical_m(np.array(t["m"]), t["success"])
-        out[T] = (m, m) if np.isfinite(m) else (float(t["m"][-1]), math.inf)
+        out[T] = ((float(t["m"][-1]), math.inf) if not np.isfinite(m) else (0.0, m) if m == t["m"][0] else (m, m))
     return out
 
 
+def at_bound(lo, hi):
+    """The value a point fit reads for m* known within [lo, hi]: the grid's m (hi where finite, else lo)."""
+    return np.where(np.isfinite(hi), hi, lo)
+
+
 def mstar_text(b: dict) -> str:
-    """The bounds of m* (`bounds`) as the page writes them: "75, 100, > 200"."""
-    return ", ".join(f"{lo:.0f}" if np.isfinite(hi) else f"> {lo:.0f}" for lo, hi in b.values())
+    """The bounds of m* (`bounds`) as the page writes them: "≤ 50, 100, > 200"."""
+    return ", ".join(f"> {lo:.0f}" if not np.isfinite(hi) else f"≤ {hi:.0f}" if lo == 0 else f"{lo:.0f}"
+                     for lo, hi in b.values())
 
 
 def attention_on_planted(results: dict, min_T: int = 11) -> dict:
@@ -109,29 +117,31 @@ def slope_range(x, lo, hi) -> tuple[float, float]:
     return float(tilt(True) / np.sum(w ** 2)), float(tilt(False) / np.sum(w ** 2))
 
 
-def censored_T(results: dict) -> list[int]:
-    return [T for T, (lo, hi) in bounds(results).items() if not np.isfinite(hi)]
+def censored_T(results: dict) -> dict:
+    """{T: "above" or "below"}: the T whose m* the grid bounds (above its largest m, below its smallest)."""
+    return {T: "above" if not np.isfinite(hi) else "below" for T, (lo, hi) in bounds(results).items()
+            if not np.isfinite(hi) or lo == 0}
 
 
 def fits(results: dict) -> dict:
     """Least-squares fits of m* against ln T and against T (two parameters each), their residual sums of squares,
-    and the power-law exponent of m* in T with its censoring-aware range and bootstrap SE. A T without m* in the grid
-    is never dropped: it enters at its bound (the largest m) in the point fits, which are then lower-bound fits, and
-    with hi = inf in the range."""
+    and the power-law exponent of m* in T with its censoring-aware range and bootstrap SE. A T whose m* the grid only
+    bounds is never dropped: it enters the point fits at its grid m (`at_bound`) and the range with its bound."""
     b = bounds(results)
     if len(b) < 3:
         return {}
     T = np.array(list(b), float)
     lo, hi = np.array([v[0] for v in b.values()]), np.array([v[1] for v in b.values()])
+    y = at_bound(lo, hi)
     out = {}
     for name, x in (("log", np.log(T)), ("linear", T)):
-        coef = np.polyfit(x, lo, 1)
-        out[name] = {"a": float(coef[1]), "b": float(coef[0]), "rss": float(np.sum((np.polyval(coef, x) - lo) ** 2))}
-    out["exponent"] = loglog_slope(T, lo)
-    with np.errstate(divide="ignore"):
+        coef = np.polyfit(x, y, 1)
+        out[name] = {"a": float(coef[1]), "b": float(coef[0]), "rss": float(np.sum((np.polyval(coef, x) - y) ** 2))}
+    out["exponent"] = loglog_slope(T, y)
+    with np.errstate(divide="ignore", invalid="ignore"):
         out["exp_min"], out["exp_max"] = slope_range(np.log(T), np.log(lo), np.log(hi))
     out["exp_se"] = exponent_se(results)
-    out["ratio"] = float(lo[-1] / lo[0])
+    out["ratio"] = float(y[-1] / y[0])
     out["T"] = (int(T[0]), int(T[-1]))
     out["censored"] = censored_T(results)
     return out

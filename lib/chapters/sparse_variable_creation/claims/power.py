@@ -1,11 +1,11 @@
-"""The power of the planted-AND rows, as worlds (lib.core.power): each row's own measure and rule run on result sets
-drawn from the stored trials. A point holds one T, its trials flattened over the grid of m (every per-trial number a
-list as long as `m`), so the faithful world resamples the trials within each (T, m) cell (`resample_seeds` would find
-no axis as long as the spec's trial count). The worlds without the theorem's mechanism relabel the same trials: every
-T's cells drawn from one stored T (m* does not move with T), the smallest T's trials at m scaled down by the ratio of
-the T (m* in proportion to T), every cell of a T from its smallest m (success does not rise with m), and the
-successes given the failed runs' attention (heads without the variable). Page-side: no computation imports this
-module.
+"""The worlds the planted-AND rows' power is measured in (lib.core.power): each row's own measure and rule run on
+result sets drawn from the stored trials. A point holds one T, its trials flattened over the grid of m, so the
+faithful world resamples the trials within each (T, m) cell (lib.core.power.resample_cells). The worlds without the
+theorem's mechanism: every T's cells resampled from one stored T (m* does not move with T); every cell of a T drawn
+with its smallest m's success fraction (success does not rise with m); the successes given the failed runs' attention
+(heads without the variable); and cells drawn from the logistic law fitted to this run's cells (results.fit_law) with
+m* moved: in proportion to T, or to the paper's grid, to show what that grid can decide. Page-side: no computation
+imports this module.
 
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
     >>> from lib.chapters.sparse_variable_creation.claims import ROWS
@@ -16,98 +16,54 @@ module.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import expit
 
-from lib.core.power import World
-
-NOT_PER_TRIAL = ("m", "checks")     # "m" labels a trial's cell (it stays); "checks": the validated iterations
-
-
-def _redraw(results: dict, source) -> dict:
-    """`results` with every AND point's trials redrawn: source(T, m) -> (stored result, index), trial i of point T
-    taking every per-trial number of trial index[i] of that stored result (its own m label stays)."""
-    out = {}
-    for T, rec in results["and"].items():
-        src, idx = source(T, np.asarray(rec["result"]["m"]))
-        n = len(src["m"])
-        out[T] = {**rec, "result": {**rec["result"], **{k: np.asarray(v)[idx] for k, v in src.items()
-                                                         if k not in NOT_PER_TRIAL and isinstance(v, list) and len(v) == n}}}
-    return {**results, "and": out}
+from lib.chapters.sparse_variable_creation.results import PAPER, and_table, cells, fit_law, mstar_of
+from lib.core.power import World, resample_cells
 
 
-def _draw(m: np.ndarray, rng, cells) -> np.ndarray:
-    """Per slot of m, a stored trial drawn with replacement from the mixture cells(slot's m): a list of (the indices
-    of a pool of trials, weight)."""
-    idx = np.empty(len(m), int)
-    for v in np.unique(m):
-        slots, mix = np.flatnonzero(m == v), cells(v)
-        which = rng.choice(len(mix), len(slots), p=[w for _, w in mix])
-        for j, (pool, _) in enumerate(mix):
-            here = slots[which == j]
-            idx[here] = rng.choice(pool, len(here))
-    return idx
-
-
-def _cells(r: dict) -> dict:
-    """{m: the indices of a stored point's trials at m}."""
-    m = np.asarray(r["m"])
-    return {v: np.flatnonzero(m == v) for v in np.unique(m).tolist()}
-
-
-def resample_trials(P: dict, results: dict, rng) -> dict:
-    """The faithful world: each (T, m) cell's trials drawn with replacement from that cell alone."""
-    def source(T, m):
-        r = results["and"][T]["result"]
-        c = _cells(r)
-        return r, _draw(m, rng, lambda v: [(c[v], 1.0)])
-    return _redraw(results, source)
+def resample(P: dict, results: dict, rng) -> dict:
+    """The faithful world: each (T, m) cell's trials drawn with replacement from that cell alone ("checks", the
+    validated iterations, are the point's)."""
+    return resample_cells({"and": results["and"]}, rng, lambda r: [(r["and"], T) for T in r["and"]],
+                          lambda res: res["m"], shared=("checks",))
 
 
 def one_T(P: dict, results: dict, rng) -> dict:
-    """m* does not move with T: one stored T drawn per run, and every T's cell at m resampled from its cell at m."""
+    """m* does not move with T: one stored T drawn per run, every T's cells resampled from its cells."""
     r0 = results["and"][list(results["and"])[rng.integers(len(results["and"]))]]["result"]
-    c = _cells(r0)
-    return _redraw(results, lambda T, m: (r0, _draw(m, rng, lambda v: [(c[v], 1.0)])))
+    return resample(P, {"and": {T: {**rec, "result": r0} for T, rec in results["and"].items()}}, rng)
 
 
-def _scaled(c: dict, failed: np.ndarray, x: float) -> list[tuple]:
-    """The stored cells {m: indices} at m = x, as a mixture: the success probability interpolated linearly between
-    the two stored m around x, below the smallest between it and no success at m = 0 (its failed trials), above the
-    largest m as at the largest."""
-    grid = sorted(c)
-    if x >= grid[-1]:
-        return [(c[grid[-1]], 1.0)]
-    if x < grid[0]:
-        w = x / grid[0]
-        return [(c[grid[0]], w), (failed, 1.0 - w)] if len(failed) else [(c[grid[0]], 1.0)]
-    hi = int(np.searchsorted(grid, x))
-    if grid[hi] == x:
-        return [(c[x], 1.0)]
-    w = (grid[hi] - x) / (grid[hi] - grid[hi - 1])
-    return [(c[grid[hi - 1]], w), (c[grid[hi]], 1.0 - w)]
-
-
-def proportional(P: dict, results: dict, rng) -> dict:
-    """m* in proportion to T: the cell (T, m) drawn from the smallest T's trials at m x (smallest T) / T."""
-    T0 = min(results["and"])
-    r0 = results["and"][T0]["result"]
-    c = _cells(r0)
-    failed = c[min(c)][~np.asarray(r0["success"], bool)[c[min(c)]]]
-    return _redraw(results, lambda T, m: (r0, _draw(m, rng, lambda v: _scaled(c, failed, v * T0 / T))))
+def _drawn(grid: dict, p, rng) -> dict:
+    """AND results on a grid (and_T, and_m, and_trials), every trial a success with probability p(T, m)."""
+    out = {}
+    for T in grid["and_T"]:
+        m = np.repeat(grid["and_m"], grid["and_trials"])
+        out[T] = {"result": {"m": m.tolist(), "success": (rng.random(len(m)) < p(T, m)).tolist()}}
+    return {"and": out}
 
 
 def flat_in_m(P: dict, results: dict, rng) -> dict:
-    """Success does not rise with m: every cell of a T drawn from that T's trials at its smallest m."""
-    def source(T, m):
-        r = results["and"][T]["result"]
-        c = _cells(r)
-        return r, _draw(m, rng, lambda v: [(c[min(c)], 1.0)])
-    return _redraw(results, source)
+    """Success does not rise with m: every cell of a T drawn with the success fraction of its smallest m."""
+    first = {T: t["success"][0].mean() for T, t in and_table(results).items()}
+    return _drawn(P, lambda T, m: np.full(len(m), first[T]), rng)
+
+
+def law(name: str, grid: dict | None = None, mstar=None):
+    """Cells drawn from the logistic law `name` fitted to this run's cells, on `grid` (None: this run's); mstar(fit,
+    T, T0), where given, moves its m* (T0: the smallest T)."""
+    def draw(P, results, rng):
+        f = fit_law(cells(and_table(results)), name)
+        at = (lambda T: mstar(f, T, min(results["and"]))) if mstar else (lambda T: mstar_of(f, T))
+        return _drawn(grid or P, lambda T, m: expit((m - at(T)) / f["s"]), rng)
+    return draw
 
 
 def no_variable(P: dict, results: dict, rng) -> dict:
     """Heads without the variable: the faithful draw, each success then given the [CLS] attention and top 3 of a
     failed trial of its T drawn at random (of every T's failures, where its T has none)."""
-    sim = resample_trials(P, results, rng)
+    sim = resample(P, results, rng)
     keys = ("planted_attention", "top3_is_planted")
     failed = {T: {k: np.asarray(rec["result"][k])[~np.asarray(rec["result"]["success"], bool)] for k in keys}
               for T, rec in results["and"].items()}
@@ -123,18 +79,26 @@ def no_variable(P: dict, results: dict, rng) -> dict:
     return sim
 
 
-FAITHFUL = World("faithful: the stored trials, resampled within each $(T, m)$ cell", True, resample_trials)
+FAITHFUL = World("faithful: the stored trials, resampled within each $(T, m)$ cell", True, resample)
 NO_SHIFT = World("$m^*$ does not move with $T$: every $T$'s cells resampled from one stored $T$'s (drawn per run)", False,
                  one_T)
-LINEAR = World("$m^*$ in proportion to $T$: the smallest $T$'s trials, at $m$ scaled down by the ratio of the $T$", False,
-               proportional)
+LINEAR = World("$m^*$ in proportion to $T$: the log law fitted to this run's cells, its $m^*$ at the smallest $T$ "
+               "scaled with $T$", False, law("log", mstar=lambda f, T, T0: mstar_of(f, T0) * T / T0))
+LINEAR_40 = World("$m^* = 0.4\\,T$ (below the grid's smallest $m$ at the smallest $T$): the log law's logistic, moved",
+                  False, law("log", mstar=lambda f, T, T0: 0.4 * T))
 FLAT = World("success does not rise with $m$: every cell drawn from its $T$'s smallest $m$", False, flat_in_m)
 NO_VARIABLE = World("no variable: each success given the attention of a failed run of its $T$", False, no_variable)
+PAPER_LOG = World("the paper's grid (11 $T$, 16 $m$, 50 trials), drawn from the log law fitted to this run's cells",
+                  True, law("log", PAPER))
+PAPER_SQRT = World("the paper's grid, drawn from the $\\sqrt T$ law fitted to this run's cells", False,
+                   law("power", PAPER))
+SQRT = World("$m^* = a + b\\sqrt T$: this run's grid drawn from the $\\sqrt T$ law fitted to its cells", True,
+             law("power"))
 
 WORLDS = {
     "A11a": (FAITHFUL, FLAT, LINEAR),
-    "A11b": (FAITHFUL, LINEAR, NO_SHIFT),
-    "A11c": (FAITHFUL, LINEAR, NO_SHIFT),
+    "A11b": (FAITHFUL, SQRT, LINEAR, LINEAR_40),
+    "A11c": (FAITHFUL, LINEAR, NO_SHIFT, PAPER_LOG, PAPER_SQRT),
     "A12": (FAITHFUL, FLAT, LINEAR),
     "A13a": (FAITHFUL, FLAT),
     "A13b": (FAITHFUL, NO_SHIFT),
