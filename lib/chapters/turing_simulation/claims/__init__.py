@@ -24,7 +24,7 @@ from lib.core.rules import BOOK, EXACT, PAPER, All, AtLeast, AtMost, Holds, Need
 from lib.science import turing as tu
 from lib.science.stats import loglog_slope
 
-CAL = "calibration, this book"   # values of an independent implementation made for this book, not the paper's
+CAL = "this book's calibration run, not the paper's"   # an independent implementation made for this book
 FLOOR = 1e-15         # book's: a relative perturbation below this leaves weights of size 1 to 3 unchanged in float64
                       # (eps = 2.2e-16), so a radius at or below it is censored (the unperturbed network already fails)
 DIRECTIONS = "sd over {n} directions"   # the margin's unit where a row reads the random directions
@@ -150,7 +150,7 @@ def _params(P, results):
     sr = size_rows(results)
     ratio = sr[-1]["p"] / sr[0]["p"]
     return Measured(ratio, f"$p$ {sr[0]['p']:,} → {sr[-1]['p']:,} (×{ratio:.1f}; $T_{{max}}/T_{{min}}$ = "
-                    f"{sr[-1]['T'] // sr[0]['T']:,})", paper=f"$p = O(dw^2)$; about 20× ({CAL})")
+                    f"{sr[-1]['T'] // sr[0]['T']:,})", paper="$p = O(dw^2)$")
 
 
 def _norms(P, results):
@@ -185,8 +185,7 @@ def _polylog_random(P, results):
     text = (f"{', '.join(f'{m:.3g}' for m in med)} (max/min {float(med[fin].max() / med[fin].min()):.2f}); "
             f"fitted $p$ = {p:.2f}" if fin.sum() >= 2 else "fewer than two horizons with a finite median radius")
     text += f"; {cens} radii censored above (nothing up to 10 corrupts)" if cens else ""
-    return Measured(p, text, **_spread(per), paper=f"1.7 to 2.5 at every $T$ ({CAL})",
-                    where=f"{P['n_directions']} directions")
+    return Measured(p, text, **_spread(per), where=f"{P['n_directions']} directions")
 
 
 def _collapse(P, results):
