@@ -624,12 +624,12 @@ def test_paper_findings_quote_the_stored_numbers():
               f"{nt['lipr_slope']:.2f} ± {nt['lipr_se']:.2f} (SE)", f"{cell[0]['best']:.2f} (width {cell[0]['width']})",
               f"none of its {cell[0]['runs']} runs", f"{cell[0]['wall_s']:,.0f} s", f"stops at $N$ = {max(cell[0]['below'])}",
               "the Elman RNN learns 1STR only below $N$ = 16", "cannot pass on this grid"]
-    quoted += [f"faithful {t['pass']:.0%} pass (FAIL {t['fail']:.1%}, censored {t['censored']:.1%})"
+    quoted += [f"faithful {page.pct(t['pass'])} pass (FAIL {page.pct(t['fail'])}, censored {page.pct(t['censored'])})"
                for rid, t in faithful.items() if t["pass"] < page.LOW_POWER and any(r["id"] == rid for r in rows)
                and f"`{rid}`" in text]
     assert "`10a-contrast-gru`" in text and "faithful 0% pass (FAIL 58.5%" in text
     assert [q for q in quoted if q not in text] == []
-    rates = [f"{t[k]:.0%}" for t in table for k in ("pass",)] + [f"{t[k]:.1%}" for t in table for k in ("fail", "censored")]
+    rates = [page.pct(t[k]) for t in table for k in ("pass", "fail", "censored")]
     allowed = " ".join(quoted + rates + [r["measured"] for r in rows] + [str(v) for v in P.values()]
                        + [f"{v:,}" for v in P.values() if isinstance(v, int)] + [str(ch_claims.RULE_CONTRAST.z)])
     number = re.compile(r"\d[\d,]*(?:\.\d+)?")

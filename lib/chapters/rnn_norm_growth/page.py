@@ -38,6 +38,11 @@ __all__ = ["HEADLINES", "ROWS", "RULE_CONTRAST", "RULE_WIDTH", "budget_summary",
 LOW_POWER = 0.8       # a row whose faithful world passes less often than this has its rates beside its finding
 
 
+def pct(x: float) -> str:
+    """A share as the power table writes it: 0% and 100% whole, others to a tenth of a percent where needed."""
+    return f"{x:.0%}" if x in (0, 1) or round(x, 2) == x else f"{x:.1%}"
+
+
 def power(P: dict, results: dict, draws: int) -> list[dict]:
     """The power table of the rows that declare worlds (claims/power.py): each row's own measure and rule on `draws`
     result sets per world, made from the stored phase points resampled and relabelled (lib.core.power)."""
@@ -49,8 +54,8 @@ def _rates(table: list[dict], rid: str) -> str:
     ws = [t for t in table if t["row"] == rid]
     if not any(t["mechanism"] and t["world"].startswith("faithful") and t["pass"] < LOW_POWER for t in ws):
         return ""
-    say = lambda t: (f"{t['world'].split(':')[0]} {t['pass']:.0%} pass" + (
-        f" (FAIL {t['fail']:.1%}, censored {t['censored']:.1%})" if t["world"].startswith("faithful") else ""))
+    say = lambda t: (f"{t['world'].split(':')[0]} {pct(t['pass'])} pass" + (
+        f" (FAIL {pct(t['fail'])}, censored {pct(t['censored'])})" if t["world"].startswith("faithful") else ""))
     return f" *Power (the table below):* {'; '.join(say(t) for t in ws)}."
 
 
