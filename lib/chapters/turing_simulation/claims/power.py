@@ -1,14 +1,8 @@
 """The worlds in which each claim row's own rule is run (lib.core.power.power_table; page.power): a faithful world
-and at least one without the row's mechanism. Page-side: no computation imports this module.
-
-- `7-polylog-random`, `7-random-nocorr` read the random directions, the seeds of a robustness point (its spec counts
-  them as `n_directions`): faithful, each point's directions drawn with replacement (lib.core.power.resample_seeds).
-  Without the mechanism the other arm's runs stand in at each T: the uncorrected radii for the corrected ones (no
-  correction) or the reverse (a network the missing correction does not hurt). `7-random-nocorr` also runs with half the
-  directions: its bound can only tighten with more of them.
-- `7-collapse`, `8-beta`, `8-beta-nocorr` read t* and beta*, which have no seed (the counter machine's input is fixed):
-  a rerun gives the stored numbers, so the faithful world is the stored run itself. Without the mechanism the stored
-  values are put at permuted T (no order in T), or the other arm stands in.
+and at least one without the row's mechanism, each named by how it is made. The random directions are the seeds of a
+robustness point (its spec counts them as `n_directions`); t* and beta* have none (the counter machine's input is
+fixed), so a rerun gives the stored numbers and their rows' faithful world is the stored run itself. Page-side: no
+computation imports this module.
 
     >>> from lib.chapters import stored; P, results = stored("turing_simulation")   # the committed paper results
     >>> from lib.chapters.turing_simulation.claims import ROWS
