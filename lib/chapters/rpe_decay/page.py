@@ -16,13 +16,13 @@ from lib.chapters.rpe_decay.claims import HEADLINES, ROWS, claims
 from lib.chapters.rpe_decay.claims import apph as apph_claims
 from lib.chapters.rpe_decay.claims import fits as fit_claims
 from lib.chapters.rpe_decay.claims import training as training_claims
-from lib.chapters.rpe_decay.claims.apph import apph_findings, apph_numbers
+from lib.chapters.rpe_decay.claims.apph import ARM, EXPLAIN, NUMBERS, PAPER, num, reproduces
 from lib.chapters.rpe_decay.claims.power import WORLDS
 from lib.chapters.rpe_decay.claims.training import BAND, effective_runs, matched, order_wins
 from lib.chapters.rpe_decay.experiments.fit import CONVERGED, MOST_STARTS
 from lib.chapters.rpe_decay.experiments.train import FAMILIES
 from lib.chapters.rpe_decay.results import fmt, label, point_counts
-from lib.chapters.rpe_decay.results.apph import apph_summary
+from lib.chapters.rpe_decay.results.apph import apph_summary, arms, copy_baseline, select, targets_of
 from lib.chapters.rpe_decay.results.fits import (
     bump_summary,
     context_summary,
@@ -42,6 +42,7 @@ from lib.chapters.rpe_decay.results.training import (
 )
 from lib.core.claims import explanations
 from lib.core.power import power_table
+from lib.core.tables import markdown_table
 
 __all__ = ["HEADLINES", "ROWS", "apph_findings", "apph_numbers", "apph_summary", "bump_summary", "claims", "context_summary",
            "error_table", "findings_markdown", "gap_summary", "main_summary", "memory_summary", "partc_findings",
@@ -101,3 +102,39 @@ def partc_findings(P: dict, results: dict) -> str:
                + (f"Beyond {BAND}× of max(optimum, floor) (medians over seeds): " + "; ".join(beyond) + "."
                   if beyond else f"Every group's median is within {BAND}× of max(optimum, floor)."))
     return "\n\n".join(out)
+
+
+def _cell(got, rid) -> str:
+    if got is None:
+        return "not run"
+    H, mse, _ = got
+    return (f"{fmt(float(np.median(mse)))} ({fmt(min(mse))} – {fmt(max(mse))}), $H$ = {H}: "
+            + ("reproduced" if reproduces(rid, mse) else "not reproduced"))
+
+
+def apph_numbers(P: dict, results: dict) -> str:
+    """The paper's four numbers, each beside this run's median (range over seeds) in the heads-only arm and in the
+    arm with w0, whether each reproduces it, and the copy-the-current-token baseline of its kernel."""
+    if not arms(results):
+        return ""
+    spec = next(iter(results["apph"].values()))["spec"]
+    kernels, rhos = targets_of(spec)
+    copy = {k.kind: copy_baseline(rho) for k, rho in zip(kernels, rhos)}
+    lines = []
+    for rid, (kind, family, which, how) in NUMBERS.items():
+        if kind not in copy:
+            continue
+        paper = (("< " if how == "below" else "") + num(PAPER[rid])
+                 + (" (one head)" if which == "min" else " (64 heads)"))
+        lines.append([rid, paper] + [_cell(select(P, results, kind, family, which, c), rid) for c in ("none", "free")]
+                     + [fmt(copy[kind]), {"none": "heads only", "free": "with w0"}[ARM[rid]]])
+    return markdown_table(["row", "paper", "heads only: median (range)", "with w0: median (range)",
+                           "copy-the-current-token baseline", "row decided on"], lines)
+
+
+def apph_findings(P: dict, results: dict) -> str:
+    """The Appendix H findings in words, every number from the stored runs (the chapter's test checks them)."""
+    heads = {"H4a-log": "4a, log, one head", "H4a-lin": "4a, lin, the most heads", "H4b-lin": "4b, lin, one head",
+             "H4b-log": "4b, log, the most heads"}
+    return "\n\n".join(f"**{heads[i]}** (row {i}): {text}." for i, f in EXPLAIN.items()
+                       if (text := f(P, results)))

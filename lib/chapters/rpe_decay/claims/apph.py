@@ -8,15 +8,13 @@ term, as eqs. (3)-(4) and the proof of Thm 6.1 write the model), and "free" (the
 with a trainable coefficient w0). The paper does not say which it ran, and no single convention reproduces all four
 of its numbers: the rows are decided on two models (`ARM`), three on heads only and H4b-log with w0 (heads only, a log
 head never sees t = 0, eq. (4), so its MSE is at least rho(0)^2 = 1 whatever training does). Below the measures: the
-paper's four numbers against each convention (`apph_numbers`) and each row's finding in words, every number from
-the stored runs. Page-side: no computation imports it.
+row's finding in words (`EXPLAIN`), every number from the stored runs; the page's table of the four numbers against
+each convention is page.apph_numbers. Page-side: no computation imports it.
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
     >>> [(rid, RULES[rid].decide(m(P, results)).passed) for rid, m in (("H4a-log", _4a_log), ("H4a-lin", _4a_lin),
     ...                                                                ("H4b-lin", _4b_lin), ("H4b-log", _4b_log))]
     [('H4a-log', True), ('H4a-lin', False), ('H4b-lin', True), ('H4b-log', False)]
-    >>> print(apph_numbers(P, results).splitlines()[0][:45])      # a Markdown table, one row per number
-    | row | paper | heads only: median (range) | w
 """
 from __future__ import annotations
 
@@ -24,13 +22,12 @@ import re
 
 import numpy as np
 
-from lib.chapters.rpe_decay.claims.training import IDENTICAL
+from lib.chapters.rpe_decay.claims.training import margin
 from lib.chapters.rpe_decay.results import fmt, times
-from lib.chapters.rpe_decay.results.apph import apph_table, arms, copy_baseline, exponents, opt_text, select, targets_of
+from lib.chapters.rpe_decay.results.apph import apph_table, arms, exponents, opt_text, select
 from lib.core.claims import Measured
 from lib.core.rules import PAPER as BY_PAPER
 from lib.core.rules import AtLeast, AtMost
-from lib.core.tables import markdown_table
 
 SOURCE = "Appendix H, {} (NeurIPS version)"
 PAPER_SCALE = {"apph_S": 1000, "apph_steps": 10000, "H": 64}     # the paper's setup (Appendix H.2.7-H.2.8)
@@ -55,27 +52,6 @@ RULES = {
     "H4b-log": AtLeast("median MSE over seeds over the copy-the-current-token baseline", COPY_FACTOR,
                        why=f"this book's restatement of the paper's {num(PAPER['H4b-log'])}: above that baseline"),
 }
-
-
-def spread(values) -> tuple[float, str]:
-    """(sd of log10 over seeds, its words): "seeds identical" where the sd is below IDENTICAL decades (a z-score
-    with a zero sd says nothing), "one seed" with one value."""
-    lv = np.log10(np.maximum(np.asarray(values, float), 1e-300))
-    if len(lv) < 2:
-        return 0.0, "one seed"
-    sd = float(lv.std(ddof=1))
-    return sd, (f"seeds identical (sd < {IDENTICAL:g} decades)" if sd < IDENTICAL else f"sd {sd:.2f} decades")
-
-
-def margin(values, threshold: float, below: bool, stat: str = "worst") -> str:
-    """The rule's margin in decades (log10 of threshold / value, signed so that > 0 is on the passing side; `stat`:
-    the worst seed or the median) and in units of the spread over seeds."""
-    lv = np.log10(np.maximum(np.asarray(values, float), 1e-300))
-    d = (np.log10(threshold) - lv) if below else (lv - np.log10(threshold))
-    m = float(d.min()) if stat == "worst" else float(np.median(d))
-    sd, words = spread(values)
-    z = f" = {m / sd:+.1f} sd over {len(lv)} seeds ({words})" if sd >= IDENTICAL else f"; {words}"
-    return f"margin {m:+.1f} decades" + z
 
 
 def _scale(P: dict, H: int, which: str) -> str:
@@ -192,34 +168,6 @@ def reproduces(rid: str, mse) -> bool:
     return bool(abs(np.log10(float(np.median(mse)) / PAPER[rid])) <= np.log10(REPRODUCES))
 
 
-def _cell(got, rid) -> str:
-    if got is None:
-        return "not run"
-    H, mse, _ = got
-    return (f"{fmt(float(np.median(mse)))} ({fmt(min(mse))} – {fmt(max(mse))}), $H$ = {H}: "
-            + ("reproduced" if reproduces(rid, mse) else "not reproduced"))
-
-
-def apph_numbers(P: dict, results: dict) -> str:
-    """The paper's four numbers, each beside this run's median (range over seeds) in the heads-only arm and in the
-    arm with w0, whether each reproduces it, and the copy-the-current-token baseline of its kernel."""
-    if not arms(results):
-        return ""
-    spec = next(iter(results["apph"].values()))["spec"]
-    kernels, rhos = targets_of(spec)
-    copy = {k.kind: copy_baseline(rho) for k, rho in zip(kernels, rhos)}
-    lines = []
-    for rid, (kind, family, which, how) in NUMBERS.items():
-        if kind not in copy:
-            continue
-        paper = (("< " if how == "below" else "") + num(PAPER[rid])
-                 + (" (one head)" if which == "min" else " (64 heads)"))
-        lines.append([rid, paper] + [_cell(select(P, results, kind, family, which, c), rid) for c in ("none", "free")]
-                     + [fmt(copy[kind]), {"none": "heads only", "free": "with w0"}[ARM[rid]]])
-    return markdown_table(["row", "paper", "heads only: median (range)", "with w0: median (range)",
-                           "copy-the-current-token baseline", "row decided on"], lines)
-
-
 def _explain_4b_lin(P, results):
     b_lin = {c: select(P, results, "sexp", "lin", "min", c) for c in arms(results)}
     if not (b_lin.get("free") and b_lin.get("none")):
@@ -279,10 +227,3 @@ EXPLAIN = {"H4a-log": _explain_4a_log, "H4a-lin": _explain_4a_lin, "H4b-lin": _e
 def explain(rid: str):
     """A row's finding (its `explain`): what decides it, every number from the stored runs."""
     return lambda P, results, row: EXPLAIN[rid](P, results)
-
-
-def apph_findings(P: dict, results: dict) -> str:
-    """The Appendix H findings in words, every number from the stored runs (the chapter's test checks them)."""
-    heads = {"H4a-log": "4a, log, one head", "H4a-lin": "4a, lin, the most heads", "H4b-lin": "4b, lin, one head",
-             "H4b-log": "4b, log, the most heads"}
-    return "\n\n".join(f"**{heads[i]}** (row {i}): {text}." for i, f in EXPLAIN.items() if (text := f(P, results)))

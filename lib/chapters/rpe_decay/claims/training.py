@@ -9,7 +9,6 @@ max(optimum, floor), none dropped. Page-side: no computation imports it.
 """
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -74,6 +73,8 @@ def cells(P, results, Hs):
         S = max(r["S"] for r in rows if r["kernel"] == name)
         for H in Hs:
             sel = [r for r in rows if r["kernel"] == name and r["S"] == S and r["H"] == H]
+            if not sel:
+                continue
             out.append((sel[0]["k"], S, H, {f: {r["seed"]: r["mse"] for r in sel if r["family"] == f}
                                             for f in FAMILIES}, sel))
     return out, training_floor(rows)[0]
@@ -124,21 +125,29 @@ def _train_floor(P, results):
                     f"their optimum); the worst median ratio {med[w]:.1f} ({w[0]}, {w[2]}, H={w[3]}); "
                     f"{sum(v <= BAND for v in med.values())} of {len(med)} groups and "
                     f"{int((ratio <= BAND).sum())} of {len(ratio)} runs within {BAND}×; {one} of {len(med)} groups' "
-                    f"seeds one effective run (identical); {seed_margin(groups[w], BAND)}", paper="none (designed here)",
-                    n=effective_runs(groups[w]))
+                    f"seeds one effective run (identical); {margin(groups[w], BAND, True, 'median')}",
+                    paper="none (designed here)", n=effective_runs(groups[w]))
 
 
-def seed_margin(ratios: list[float], bound: float) -> str:
-    """The margin of the worst group's median under `bound` in decades, and in units of the spread over its seeds:
-    "seeds identical" where that spread is below IDENTICAL decades (a z-score over a zero spread says nothing)."""
-    lv = np.log10(ratios)
-    worst = math.log10(bound) - float(np.median(lv))
-    sd = float(np.std(lv, ddof=1)) if len(lv) > 1 else 0.0
+def spread(values) -> tuple[float, str]:
+    """(sd of log10 over seeds, its words): "seeds identical" where the sd is below IDENTICAL decades (a z-score
+    with a zero sd says nothing), "one seed" with one value."""
+    lv = np.log10(np.maximum(np.asarray(values, float), 1e-300))
     if len(lv) < 2:
-        return f"margin {worst:+.1f} decades (one seed)"
-    if sd < IDENTICAL:
-        return f"margin {worst:+.1f} decades (its seeds identical: sd < {IDENTICAL:g} decades)"
-    return f"margin {worst:+.1f} decades = {worst / sd:+.1f} sd over its {len(lv)} seeds (sd {sd:.2f})"
+        return 0.0, "one seed"
+    sd = float(lv.std(ddof=1))
+    return sd, (f"seeds identical (sd < {IDENTICAL:g} decades)" if sd < IDENTICAL else f"sd {sd:.2f} decades")
+
+
+def margin(values, threshold: float, below: bool, stat: str = "worst") -> str:
+    """The rule's margin in decades (log10 of threshold / value, signed so that > 0 is on the passing side; `stat`:
+    the worst seed or the median) and in units of the spread over seeds."""
+    lv = np.log10(np.maximum(np.asarray(values, float), 1e-300))
+    d = (np.log10(threshold) - lv) if below else (lv - np.log10(threshold))
+    m = float(d.min()) if stat == "worst" else float(np.median(d))
+    sd, words = spread(values)
+    z = f" = {m / sd:+.1f} sd over {len(lv)} seeds ({words})" if sd >= IDENTICAL else f"; {words}"
+    return f"margin {m:+.1f} decades" + z
 
 
 def beyond_band(results: dict) -> list[str]:

@@ -32,11 +32,12 @@ def point_counts(results: dict) -> str:
             f"starts) and {len(results['train'])} training sweeps.")
 
 
-def errors(results: dict, k: Kernel, family: str, S: float, H_list=None) -> dict[int, dict]:
+def errors(results: dict, k: Kernel, family: str, S: float, H_list=None, part: str = "fit") -> dict[int, dict]:
     """{H: {"l1", "l2", "p", "alpha", "starts", "half", "converged"}} of one fit point, or {} if it is not in the
     results: the best fit, the starts it took, the best of the first half of them and whether the two agree
-    (experiments.fit.fit_kernel; None where the point predates these records)."""
-    for (name, f, S_, Hs), rec in results["fit"].items():
+    (experiments.fit.fit_converged; None for the 4-start fits); `part`: "fit", or "converged" (the fits converged
+    in their starts that claims 7-12 read)."""
+    for (name, f, S_, Hs), rec in results.get(part, {}).items():
         if name == kernel_name(k) and f == family and S_ == float(S) and (H_list is None or list(Hs) == list(H_list)):
             r = rec["result"]
             get = lambda key, i: r[key][i] if key in r else None
