@@ -245,20 +245,13 @@ def _explain_norm(P, results, row):
 
 def _explain_effective_dim(P, results, row):
     pk = packing_table(P, results)
-    pr = lambda task: (f"from {pk[task]['pr'][0]:.1f} to {pk[task]['pr'][-1]:.1f} (slope {pk[task]['slope']:.2f}) "
-                       f"over {named_grid('N', pk[task]['N'])}")
-    grows, flat = RULE_EFFECTIVE_DIM.parts
-    said = [f"on simple-1STR, where one token suffices, it grows {pr('simple')}"
-            + (f", {named_grid('N', pk['simple']['unlearned'])} unlearned" if pk["simple"]["unlearned"] else "")
-            ] if not flat.holds(pk["simple"]["slope"]) else []
-    if pk["1str"]["unlearned"]:
-        said.append(f"on 1STR it grows {pr('1str')}, but no widest run learned at "
-                    f"{named_grid('N', pk['1str']['unlearned'])}, so that slope is undecided")
-    elif not grows.holds(pk["1str"]["slope"]):
-        said.append(f"on 1STR it grows only {pr('1str')}")
-    return ("the participation ratio of the trained states does not separate the tasks as this book's hypothesis "
-            "said: " + "; ".join(said) + ". The hypothesis reads Proposition 35's packing as a dimension, which the "
-            "proposition does not state.")
+    said = [f"on {LABELS[t]} it grows from {pk[t]['pr'][0]:.1f} to {pk[t]['pr'][-1]:.1f} (slope {pk[t]['slope']:.2f})"
+            + (f", but no widest run learned at {named_grid('N', pk[t]['unlearned'])}, so that slope is undecided"
+               if pk[t]["unlearned"] else "" if part.holds(pk[t]["slope"]) else ", against the rule")
+            for t, part in zip(("simple", "1str"), RULE_EFFECTIVE_DIM.parts[::-1])]
+    return (f"over {named_grid('N', pk['1str']['N'])}, the participation ratio of the trained states does not "
+            "separate the tasks as this book's hypothesis said: " + "; ".join(said) + ". The hypothesis reads "
+            "Proposition 35's packing as a dimension, which the proposition does not state.")
 
 
 def _explain_separation(P, results, row):
