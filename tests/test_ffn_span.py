@@ -208,10 +208,12 @@ def test_rnn_critical_width_keeps_its_reading_of_a_crossing_below_the_grid():
     assert log_crossing([2, 4, 8], [0.2, 0.1, 0.1], 0.3) == BELOW_GRID
 
 
-def _floor_results(nstar_curve):
-    """ffn results at one N = 2 (d = 2, Nd = 4) whose mean test-MSE curve over n = 1, 2, 4, 8 is `nstar_curve`."""
-    rec = {"result": {"n": [1, 2, 4, 8], "test_mse": [[v, v] for v in nstar_curve], "oracle_mse": [[0.5, 0.5]] * 4}}
-    return {"ffn": {(2, False): rec}}
+def _floor_results(ffn_curve, readout_curve=(0.9, 0.8, 0.4, 0.2)):
+    """Results at one N = 2 (d = 2, Nd = 4) over n = 1, 2, 4, 8: the GD FFN's mean test-MSE curve `ffn_curve` and the
+    read-out's `readout_curve`, each over two runs (draws) a little apart, so that every point has an SE."""
+    runs = lambda curve: [[v - 0.01, v + 0.01] for v in curve]
+    ffn = {"result": {"n": [1, 2, 4, 8], "test_mse": runs(ffn_curve), "oracle_mse": [[0.5, 0.5]] * 4}}
+    return {"ffn": {(2, False): ffn}, "readout": {2: {"result": {"n": [1, 2, 4, 8], "readout_mse": runs(readout_curve)}}}}
 
 
 def _floor(P, results, rule=None):
@@ -219,26 +221,18 @@ def _floor(P, results, rule=None):
     return (rule or fc.RULE_FLOOR).decide(fc._floor(P, results))
 
 
-def test_floor_reads_bounds_and_fails_below_it():
-    P = {"N_grid": [2], "d": 2, "threshold": 0.5}                      # floor (1 - 0.5) * 4 = 2
-    assert _floor(P, _floor_results([1.0, 0.9, 0.8, 0.7])).passed                       # > 8: above the grid
-    assert _floor(P, _floor_results([1.0, 0.9, 0.8, 0.4])).passed                       # between 4 and 8
-    assert not _floor(P, _floor_results([1.0, 0.4, 0.3, 0.2])).passed                   # between 1 and 2 < floor
-    below = _floor(P, _floor_results([0.4, 0.3, 0.2, 0.1]))                             # <= 1 < floor: broken
-    assert not below.passed and "censored" not in below.measured and not below.censored
-    P3 = {"N_grid": [2], "d": 2, "threshold": 0.9}                     # floor 0.4 < n[0] = 1: undecided
-    undecided = _floor(P3, _floor_results([0.4, 0.3, 0.2, 0.1]))
-    assert "censored" in undecided.measured and not undecided.passed
-    assert undecided.censored == "$n^*$ below the grid at $N$ = 2"       # the rule censors; the measure's words say where
-
-
-def test_floor_measure_only_measures():
-    """8c-floor's measure returns the range of n*/floor per N, and its row decides through RULE_FLOOR."""
-    P = {"N_grid": [2], "d": 2, "threshold": 0.9}
-    m = fc._floor(P, _floor_results([0.4, 0.3, 0.2, 0.1]))
-    assert isinstance(m, Measured) and m.lo.tolist() == [0.0] and m.hi.tolist() == pytest.approx([2.5])
+def test_floor_reads_the_grid_below_it_for_both_learners():
+    """8c-floor holds each learner's mean test MSE at every grid n below (1 - eps) N d to eps: a learner already
+    under eps there breaks the floor; one that reaches eps only past the floor, or never, passes."""
+    P = {"N_grid": [2], "d": 2, "threshold": 0.5}                      # floor (1 - 0.5) * 4 = 2: only n = 1 is below
+    assert _floor(P, _floor_results([1.0, 0.9, 0.8, 0.7])).passed                       # FFN never, read-out past it
+    assert not _floor(P, _floor_results([0.3, 0.9, 0.8, 0.7])).passed                   # the FFN under eps at n = 1
+    assert not _floor(P, _floor_results([1.0, 0.9, 0.8, 0.7], (0.4, 0.3, 0.2, 0.1))).passed   # the read-out
+    m = fc._floor(P, _floor_results([1.0, 0.9, 0.8, 0.7]))
+    assert isinstance(m, Measured) and "first below $\\varepsilon$ at $n$ = 4 (floor 2)" in m.text
     row = next(r for r in fc.ROWS if r.id == "8c-floor")
-    assert row.rule is fc.RULE_FLOOR and row.decide(P, _floor_results([0.4, 0.3, 0.2, 0.1])) == fc.RULE_FLOOR.decide(m)
+    assert row.rule is fc.RULE_FLOOR and row.decide(P, _floor_results([1.0, 0.9, 0.8, 0.7])) == fc.RULE_FLOOR.decide(m)
+    assert fc._floor({**P, "threshold": 0.9}, _floor_results([1.0, 0.9, 0.8, 0.7])) is None   # floor 0.4: no n below
 
 
 def test_min_norm_readout_learns_u_and_sits_on_the_line():
@@ -304,8 +298,8 @@ def test_compute_stores_every_point_and_reruns_load(tiny):
     assert not ref["available"] and "sample_complexity" in ref["why"]
     assert second["ffn"][(3, True)]["result"] == first["ffn"][(3, True)]["result"]
     rows = fc.claims(TINY, second)
-    assert {c["id"] for c in rows} >= {"8a-decay-law", "8-oracle", "8b-ffn-above-line", "8c-floor", "8b-readout-on-line",
-                                             "8b-adamw-line", "rotation-ffn"}
+    assert {c["id"] for c in rows} >= {"8a-decay-law", "8-oracle", "8b-ffn-above-line", "8b-readout-on-line",
+                                       "8b-adamw-line", "rotation-ffn"}       # no n below the floor: no 8c-floor
     assert all(isinstance(c["passed"], bool) and c["kind"] in ("check", "claim") and c["source"] for c in rows)
     assert np.array(second["ffn"][(2, False)]["result"]["test_mse"], dtype=float).shape == (3, 2)
 
@@ -319,26 +313,30 @@ def test_claim_fails_when_the_ffn_beats_the_line(tiny):
     assert verdict["8b-ffn-above-line"] is False
 
 
-def test_adamw_line_claim_fails_when_adamw_beats_the_line(tiny):
-    """8b-adamw-line can fail: an AdamW FFN far below 1 - n/(Nd) on the fixed n fails it."""
+def test_adamw_line_claim_fails_when_adamw_beats_the_line_and_is_censored_when_it_does_not_fit(tiny):
+    """8b-adamw-line can fail: an AdamW FFN far below 1 - n/(Nd) on the fixed n fails it; one that ends worse than
+    predicting zero leaves it censored (it learned nothing to compare with the line)."""
     results = copy.deepcopy(tiny["results"])
     results["span"]["result"]["adamw"]["test_mse"] = [0.01, 0.02]
-    verdict = {c["id"]: c["passed"] for c in fc.claims(TINY, results)}
-    assert verdict["8b-adamw-line"] is False
+    verdict = {c["id"]: c for c in fc.claims(TINY, results)}
+    assert verdict["8b-adamw-line"]["passed"] is False and not verdict["8b-adamw-line"].get("censored")
+    results["span"]["result"]["adamw"]["test_mse"] = [1.10, 1.15]
+    row = {c["id"]: c for c in fc.claims(TINY, results)}["8b-adamw-line"]
+    assert not row["passed"] and "predicting zero" in row["censored"]
 
 
 def test_every_row_decides_and_words_its_rule_from_one_object():
     """Each row holds a rule object (lib.core.rules) whose fields both decide the verdict and write the rule's text:
-    raising 8c-floor's bar from 1 to 5 floors fails a crossing at 2 to 4 floors, and its words say 5."""
+    raising 8c-floor's bar from -4 to +60 SE fails a read-out 0.4 above eps (0.01 SE), and its words say 60."""
     import dataclasses
 
     assert all(r.rule is not None and r.expected == r.rule.text for r in fc.ROWS)
     assert all(any(w in r.expected for w in ("(book's calibration", "(paper", "(exact")) for r in fc.ROWS)
-    P = {"N_grid": [2], "d": 2, "threshold": 0.5}                      # floor (1 - 0.5) * 4 = 2
-    between = _floor_results([1.0, 0.9, 0.8, 0.4])                     # n* between 4 and 8: 2 to 4 floors
-    assert _floor(P, between).passed and "≥ 1 at every $N$" in fc.RULE_FLOOR.text
-    strict = dataclasses.replace(fc.RULE_FLOOR, bound=5)
-    assert not _floor(P, between, strict).passed and "≥ 5 at every $N$" in strict.text
+    P = {"N_grid": [2], "d": 2, "threshold": 0.5}
+    results = _floor_results([1.0, 0.9, 0.8, 0.7])
+    assert _floor(P, results).passed and "≥ -4 at every grid" in fc.RULE_FLOOR.text
+    strict = dataclasses.replace(fc.RULE_FLOOR, bound=60)
+    assert not _floor(P, results, strict).passed and "≥ 60 at every grid" in strict.text
 
 
 def test_every_row_has_a_faithful_world_and_one_without_the_mechanism_and_twins_resample_together():
