@@ -57,10 +57,10 @@ RULE_NORM = Needs(NORM_GATE, TInterval("log-log slope", value=1, side=0, level=0
 # there is unknown (any value), a slope through it too, and a row that needs it is censored unless it fails elsewhere.
 UNLEARNED = "an $N$ at which no widest run reached the threshold"
 RULE_EFFECTIVE_DIM = All((
-    AtLeast("slope of the participation ratio on 1STR", 0.5, ranged=True, where=f"(any value with {UNLEARNED})"),
-    AtMost("on simple-1STR", 0.3, ranged=True, where="(the same)")))
+    AtLeast("slope of the participation ratio on 1STR", 0.5, ranged=True, where=f"(a range: any value with {UNLEARNED})"),
+    AtMost("on simple-1STR", 0.3, ranged=True, where="(its range likewise)")))
 RULE_SEPARATION = Within(r"median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$", 0.6, 1.2, where="at every $N$",
-                         why="labels $g$: 1", unsure=f"at {UNLEARNED} (unknown there)")
+                         why="labels $g$: 1", unsure=f"at {UNLEARNED}, its value there unknown")
 
 
 def _runs(n: int) -> str:
