@@ -60,6 +60,12 @@ def _line_shift(k: float):
     return lambda P, sim, r, v: v - k * (np.asarray(r["n"], float) / r["Nd"])[:, None]
 
 
+def _over_runs(per_run: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """One value per AdamW run of the span point laid over the GD runs of v (run j gets AdamW run j mod k), where v
+    is measured (n < Nd)."""
+    return np.where(np.isfinite(v), per_run[np.arange(v.size).reshape(v.shape) % len(per_run)], v)
+
+
 def _adamw_law(P: dict, sim: dict, r: dict, v: np.ndarray) -> np.ndarray:
     """Every run's decay-law deviation replaced by that of an AdamW run of the span point (its off-span energy
     against GD's (1 - eta lambda)^(2t), checked down to LAW_FLOOR as for GD)."""
@@ -67,14 +73,7 @@ def _adamw_law(P: dict, sim: dict, r: dict, v: np.ndarray) -> np.ndarray:
     off = np.array(sp["adamw"]["off"], float)
     law = (1 - P["gd_lr"] * P["gd_l2"]) ** (2 * np.asarray(sp["steps"], float))
     shown = law >= LAW_FLOOR
-    dev = np.abs(off[shown] / (off[0] * law[shown, None]) - 1).max(0)
-    return np.where(np.isfinite(v), dev[np.arange(v.size).reshape(v.shape) % len(dev)], v)
-
-
-def _adamw_rho(P: dict, sim: dict, r: dict, v: np.ndarray) -> np.ndarray:
-    """Every run's end-of-training rho replaced by that of an AdamW run of the span point."""
-    end = off_span(sim["span"]["result"], "adamw")[-1]
-    return np.where(np.isfinite(v), end[np.arange(v.size).reshape(v.shape) % len(end)], v)
+    return _over_runs(np.abs(off[shown] / (off[0] * law[shown, None]) - 1).max(0), v)
 
 
 def _no_span(P: dict, sim: dict, r: dict, v: np.ndarray) -> np.ndarray:
@@ -141,7 +140,8 @@ ONE_MORE = "one direction beyond the span: the line of $n+1$ inputs"
 more_nu = lambda P, sim, r, v: v * ((np.asarray(r["n"]) + 1) / np.asarray(r["n"]))[:, None]
 WORLDS = {
     "8a-decay-law": (FAITHFUL, World("AdamW's off-span decay in place of GD's", False, _edit(law_dev=_adamw_law))),
-    "8a-span": (FAITHFUL, World(r"AdamW's end-of-training $\rho$ in place of GD's", False, _edit(rho=_adamw_rho))),
+    "8a-span": (FAITHFUL, World(r"AdamW's end-of-training $\rho$ in place of GD's", False,
+                                _edit(rho=lambda P, sim, r, v: _over_runs(off_span(sim["span"]["result"], "adamw")[-1], v)))),
     "8a-adamw": (FAITHFUL, World("the optimisers swapped: AdamW's runs are GD's", False, _span_swapped)),
     "8-visible": (faithful("visibility"), World(ONE_MORE, False, _edit(nu=more_nu))),
     "8-oracle": (faithful("visibility"), World(ONE_MORE, False, _edit(oracle_mse=_line_moved(1)))),
