@@ -224,7 +224,7 @@ def verdict_line(rows: list[dict], profile: str, headlines: tuple = ()):
 
         >>> from lib.chapters import stored; from lib.chapters.ffn_span import page; P, results = stored("ffn_span")
         >>> print(verdict_line(page.claims(P, results), "paper").data.split(" <span")[0])
-        **Verdict (paper profile): 3 of 3 claims borne out; every implementation check passes.**
+        **Verdict (paper profile): 2 of 3 claims borne out, 1 undecided; every implementation check passes.**
     """
     from IPython.display import Markdown
 
