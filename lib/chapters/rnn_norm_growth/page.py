@@ -12,7 +12,7 @@ so editing it leaves the chapter's stored results current (no computation import
 """
 from __future__ import annotations
 
-from lib.chapters.rnn_norm_growth.claims import HEADLINES, ROWS, RULE_CONTRAST, RULE_WIDTH, claims
+from lib.chapters.rnn_norm_growth.claims import HEADLINES, ROWS, RULE_CONTRAST, RULE_NORM_LOWER, RULE_WIDTH, claims
 from lib.chapters.rnn_norm_growth.claims.power import WORLDS
 from lib.chapters.rnn_norm_growth.results import (
     LABELS,
@@ -32,9 +32,9 @@ from lib.core.power import power_table
 from lib.core.tables import named_grid
 
 # what the notebook (and tests/test_rnn_norm_growth.py) call through `page.`
-__all__ = ["HEADLINES", "ROWS", "RULE_CONTRAST", "RULE_WIDTH", "budget_summary", "claims", "crossover_markdown",
-           "crossover_table", "findings", "first_screen", "memoriser_fit", "norm_table", "packing_markdown",
-           "phase_markdown", "power", "unreached_cells", "unreached_markdown"]
+__all__ = ["HEADLINES", "ROWS", "RULE_CONTRAST", "RULE_NORM_LOWER", "RULE_WIDTH", "budget_summary", "claims",
+           "crossover_markdown", "crossover_table", "findings", "first_screen", "memoriser_fit", "norm_table",
+           "packing_markdown", "phase_markdown", "power", "unreached_cells", "unreached_markdown"]
 LOW_POWER = 0.8       # a row whose faithful world passes less often than this has its rates beside its finding
 
 
