@@ -75,7 +75,7 @@ def first_screen(P: dict, results: dict, rows: list[dict]) -> str:
     floor = [name[a] for a in P["archs"] if f"10a-contrast-{a}" in ok
              and contrast_numbers(P, results, a)["simple"]["lo"][0] == 0]
     Ns = named_grid("N", sorted(P["phase_N"]))
-    said = (f"At {Ns} the {' and '.join(grows)}'s critical width grows at least as fast as Prop. 8's bound"
+    said = (f"At {Ns} the critical width of the {' and the '.join(grows)} grows at least as fast as Prop. 8's bound"
             if grows else f"At {Ns} no trained width row passes")
     need = stops[:1] + ([f"simple-1STR's width sits at $d_h$ = 1 ({', '.join(floor)}: the contrasts)"] if floor else [])
     return said + (f"; a larger $N$ or cap is needed where {' and where '.join(need)}." if need else ".")

@@ -221,8 +221,9 @@ def _explain_contrast(arch):
                     " With the smallest allowed difference at −∞ the row cannot pass on this grid, whatever the "
                     "runs' noise: the rule tests the contrast only at $N$ where simple-1STR's $d_h^*$ leaves the "
                     "floor." if c["lo"] == -math.inf else "") + (
-                    f" The tasks differ in level instead: where both are estimated, $d_h^*$ on 1STR is "
-                    f"{min(both):.1f} to {max(both):.1f} times simple-1STR's." if both else ""))
+                    " The tasks differ in level instead: where both are estimated, $d_h^*$ on 1STR is "
+                    + " to ".join(dict.fromkeys(f"{x:.1f}" for x in (min(both), max(both)))) + " times simple-1STR's."
+                    if both else ""))
     return explain
 
 
