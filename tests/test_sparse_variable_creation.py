@@ -453,3 +453,17 @@ def test_the_page_numbers_of_the_scaling_rows_read_back_from_the_stored_results(
 def rows_z() -> float:
     from lib.chapters.sparse_variable_creation.claims import UPPER_Z
     return UPPER_Z
+
+
+def test_a_passing_row_with_a_weak_rule_is_named_with_its_faithful_rates():
+    """A row that passes while its rule passes under LOW_POWER of its faithful world's draws gets a bullet with
+    those rates; one above it gets none."""
+    P = {"and_T": [100, 200, 400], "and_m": list(range(10, 101, 10)), "and_iters": 1000, "and_trials": 12, "heads": 16}
+    rows = [{"id": "A14b", "kind": "claim", "passed": True}, {"id": "A13a", "kind": "claim", "passed": True}]
+    table = [{"row": "A14b", "world": power.PARITY.name, "mechanism": True, "draws": 200, "pass": 0.65, "fail": 0.35,
+              "censored": 0.0},
+             {"row": "A13a", "world": power.FAITHFUL.name, "mechanism": True, "draws": 200, "pass": 0.97, "fail": 0.03,
+              "censored": 0.0}]
+    text = page.findings(P, {}, rows, table)
+    assert "`A14b` passes on this run, but on the stored runs resampled (200 draws) its rule passes only 65%" in text
+    assert "A13a" not in text

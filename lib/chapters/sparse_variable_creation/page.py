@@ -31,6 +31,7 @@ __all__ = ["HEADLINES", "PAPER", "ROWS_BY_ID", "UPPER_Z", "and_summary", "attent
            "findings", "grid_says", "minimal_R_fit", "norm_summary", "paper_omissions", "power"]
 
 ROWS_BY_ID = {r.id: r for r in ROWS}    # the rows' rule objects, for the prose that quotes a threshold
+LOW_POWER = 0.8                         # a passing row whose rule passes its faithful world less often is named
 
 
 def power(P: dict, results: dict, draws: int) -> list[dict]:
@@ -41,14 +42,22 @@ def power(P: dict, results: dict, draws: int) -> list[dict]:
 
 
 def findings(P: dict, results: dict, rows: list[dict], power: list | None = None) -> str:
-    """One bullet per claim row that FAILs or reads censored: its own explanation (lib.core.claims.explanations), and
-    where the power table has its faithful world, how often its rule passes, FAILs and is censored there."""
+    """One bullet per claim row that FAILs or reads censored (its own explanation, lib.core.claims.explanations), and
+    per row that passes although its rule passes under LOW_POWER of its faithful world's draws; each with its faithful
+    world's rates where the power table has them."""
+    faithful = {t["row"]: t for t in reversed(power or []) if t["mechanism"]}     # each row's first such world
+    rate = lambda t: (f" On the stored runs resampled ({t['draws']} draws) the rule passes {t['pass']:.0%}, FAILs "
+                      f"{t['fail']:.0%} and is censored {t['censored']:.0%}.")
     out = []
     for line in explanations(ROWS, rows, P, results):
         rid = line[1:line.index("`", 1)]
-        t = next((t for t in power or [] if t["row"] == rid and t["mechanism"]), None)
-        out.append(line + (f" On this run's trials resampled within their cells ({t['draws']} draws) the rule passes "
-                           f"{t['pass']:.0%}, FAILs {t['fail']:.0%} and is censored {t['censored']:.0%}." if t else ""))
+        out.append(line + (rate(faithful[rid]) if rid in faithful else ""))
+    for r in rows:
+        t = faithful.get(r["id"])
+        if r["passed"] and t and t["pass"] < LOW_POWER:
+            out.append(f"`{r['id']}` passes on this run, but on the stored runs resampled ({t['draws']} draws) its rule "
+                       f"passes only {t['pass']:.0%} (FAILs {t['fail']:.0%}, censored {t['censored']:.0%}): a weak "
+                       "test on this run; the worlds without its mechanism are in the power table.")
     return "\n".join(f"- {b}" for b in out)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import expit
 
 from lib.chapters.sparse_variable_creation.results import PAPER, and_table, cells, fit_law, mstar_of
-from lib.core.power import World, resample_cells
+from lib.core.power import World, resample_cells, resample_seeds
 
 
 def resample(P: dict, results: dict, rng) -> dict:
@@ -79,6 +79,40 @@ def no_variable(P: dict, results: dict, rng) -> dict:
     return sim
 
 
+def underfit(P: dict, results: dict, rng) -> dict:
+    """Failures are underfitting: the faithful draw, each failed trial then given the training numbers of a model that
+    predicts the majority label (accuracy 7/8, the cross-entropy of a 1/8 label rate)."""
+    sim = resample(P, results, rng)
+    for rec in sim["and"].values():
+        r = rec["result"]
+        failed = ~np.asarray(r["success"], bool)
+        r["final_train_acc"] = np.where(failed, 7 / 8, r["final_train_acc"]).tolist()
+        r["min_train_loss"] = np.where(failed, -(np.log(7 / 8) * 7 + np.log(1 / 8)) / 8, r["min_train_loss"]).tolist()
+    return sim
+
+
+def parity_seeds(P: dict, results: dict, rng) -> dict:
+    """The faithful world of the parity rows: each T's seeds drawn with replacement (lib.core.power.resample_seeds)."""
+    return resample_seeds(P, {"parity": results["parity"]}, rng)
+
+
+def parity_from(pick):
+    """Every parity T in pick(Ts)'s keys drawn from the stored T it names, its seeds resampled."""
+    def draw(P, results, rng):
+        par = results["parity"]
+        return parity_seeds(P, {"parity": {**par, **{T: par[src] for T, src in pick(sorted(par), rng).items()}}}, rng)
+    return draw
+
+
+def unlearnt(P: dict, results: dict, rng) -> dict:
+    """No seed learns: the faithful draw with every seed's test and online accuracy held at chance, 1/2."""
+    sim = parity_seeds(P, results, rng)
+    for rec in sim["parity"].values():
+        r = rec["result"]
+        r["test_acc"], r["acc"] = [0.5] * len(r["test_acc"]), (np.asarray(r["acc"], float) * 0 + 0.5).tolist()
+    return sim
+
+
 FAITHFUL = World("faithful: the stored trials, resampled within each $(T, m)$ cell", True, resample)
 NO_SHIFT = World("$m^*$ does not move with $T$: every $T$'s cells resampled from one stored $T$'s (drawn per run)", False,
                  one_T)
@@ -95,12 +129,26 @@ PAPER_SQRT = World("the paper's grid, drawn from the $\\sqrt T$ law fitted to th
 SQRT = World("$m^* = a + b\\sqrt T$: this run's grid drawn from the $\\sqrt T$ law fitted to its cells", True,
              law("power"))
 
+UNDERFIT = World("failures underfit: each failed trial given a majority-label model's training accuracy and loss",
+                  False, underfit)
+PARITY = World("faithful: the stored parity seeds, resampled within each $T$", True, parity_seeds)
+UNLEARNT = World("no seed learns: every seed's accuracy held at chance", False, unlearnt)
+SAME_T = World("the transition does not move with $T$: every $T$ up to 50 drawn from one of them (per run)", False,
+               parity_from(lambda Ts, rng: dict.fromkeys([T for T in Ts if T <= 50], Ts[rng.integers(
+                   len([T for T in Ts if T <= 50]))])))
+BEYOND = World("beyond $T = 50$ as at the largest $T$ up to 50: its seeds drawn from that $T$'s", False,
+               parity_from(lambda Ts, rng: dict.fromkeys([T for T in Ts if T > 50], max(T for T in Ts if T <= 50))))
+
 WORLDS = {
+    "A10": (FAITHFUL, UNDERFIT),
     "A11a": (FAITHFUL, FLAT, LINEAR),
     "A11b": (FAITHFUL, SQRT, LINEAR, LINEAR_40),
     "A11c": (FAITHFUL, LINEAR, NO_SHIFT, PAPER_LOG, PAPER_SQRT),
     "A12": (FAITHFUL, FLAT, LINEAR),
     "A13a": (FAITHFUL, FLAT),
     "A13b": (FAITHFUL, NO_SHIFT),
+    "A14a": (PARITY, UNLEARNT),
+    "A14b": (PARITY, SAME_T),
+    "A15": (PARITY, BEYOND),
     "A16": (FAITHFUL, NO_VARIABLE),
 }
