@@ -286,7 +286,8 @@ ROWS = [
     *CHECKS,
     Row("A9", "check", "Sec. 5, information-theoretic bound",
         "the critical sample size exceeds the bits needed to name $\\mathcal I$ (on the paper's grid its smallest $m$, "
-        "50, already exceeds $\\log_2\\binom{800}{3}$ = 26.3: a check of the grid, not a test of the theory)",
+        f"{PAPER['and_m'][0]}, already exceeds $\\log_2\\binom{{{PAPER['and_T'][-1]}}}{{3}}$ = "
+        f"{floor_bits(PAPER['and_T'][-1]):.1f}: a check of the grid, not a test of the theory)",
         RULE_A9, _floor),
     Row("A10", "claim", "App. C.1 (\"in 100% of runs\")", "training always fits: failures are overfitting",
         RULE_A10, _fits_train),
