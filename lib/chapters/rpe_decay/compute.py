@@ -23,7 +23,7 @@ no computation imports them.
 
     >>> from lib.core import params; P = params.resolve("rpe_decay", "paper")
     >>> len(points(P)), sorted({p.name.split()[0] for p in points(P)})   # lib.core.sweep.collect computes or loads them
-    (63, ['apph', 'exact', 'fit', 'train'])
+    (84, ['apph', 'converged', 'exact', 'fit', 'train'])
 """
 from __future__ import annotations
 

@@ -85,7 +85,7 @@ def partc_findings(P: dict, results: dict) -> str:
         cell = {(f, H): [r for r in sel if r["family"] == f and r["H"] == H] for f in FAMILIES for H in Hs}
         logs = ", ".join(f"{'/'.join(str(distinct_exponents(r['p'])) for r in cell['log', H])} distinct exponents of "
                          f"$H$ = {H}" for H in Hs)
-        far = ", ".join(f"{np.median([r['mse'] / reachable(r, floor) for r in cell['log', H]]):.0f}× at $H$ = {H}"
+        far = ", ".join(f"{np.median([r['mse'] / reachable(r, floor) for r in cell['log', H]]):.1f}× at $H$ = {H}"
                         for H in Hs if H > 2)
         m = {f: {r["seed"]: r["mse"] for r in cell[f, Hs[-1]]} for f in FAMILIES}
         same = sum(effective_runs([(r["mse"],) for r in v]) == 1 for v in cell.values())

@@ -62,7 +62,8 @@ ROWS = [
         explain=fits.ill_conditioned(fits.bumps, lambda P: P["rel_bump_H"])),
     Row("12a-sharp-memory-near", "claim", "Theorem 4.1", "Delta at $T = 2$ (Task I's kernel): both families reach it",
         fits.RULE_SHARP_NEAR, fits._sharp_memory_near, explain=MISSED),
-    Row("12b-sharp-memory-far", "claim", BEST, "Delta at $T = 8$: no fit found with {scope} gets close",
+    Row("12b-sharp-memory-far", "claim", BEST, "Delta at $T = 8$: the best log fit found with {scope}, and the best "
+        "lin fit found with half as many heads, stay far from it",
         fits.RULE_SHARP_FAR, fits._sharp_memory_far, scope=fits.FAR_H,
         explain=fits.ill_conditioned(lambda P: [fits.Kernel("delta", T=8)], lambda P: fits.FAR_H.hi)),
     Row("13-monotone-in-H", "check", "the fitter ($H$ heads contain every $H' < H$)", "Every fit: the error at $H$ is no "
