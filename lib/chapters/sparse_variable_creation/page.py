@@ -34,6 +34,11 @@ ROWS_BY_ID = {r.id: r for r in ROWS}    # the rows' rule objects, for the prose 
 LOW_POWER = 0.8                         # a passing row whose rule passes its faithful world less often is named
 
 
+def share(x: float) -> str:
+    """A share as the power table writes it: 99.5% is not 100%."""
+    return f"{x:.0%}" if round(x, 2) == x else f"{x:.1%}"
+
+
 def power(P: dict, results: dict, draws: int) -> list[dict]:
     """The power table: every row that declares worlds (claims/power.py) and that this run measures (A12 needs T =
     400), its own rule run on `draws` result sets drawn from each world (lib.core.power.power_table)."""
@@ -79,9 +84,11 @@ def grid_says(P: dict, rows: list[dict], power: list | None = None) -> str:
     rate = {t["world"]: t for t in power or [] if t["row"] == "A11c"}
     if PAPER_LOG.name in rate and PAPER_SQRT.name in rate:
         log, sqrt = rate[PAPER_LOG.name], rate[PAPER_SQRT.name]
-        text += (f" The paper's grid ({len(PAPER['and_T'])} $T$, {PAPER['and_trials']} trials) could: drawn from the "
-                 f"two laws fitted to this run's cells, A11c's rule favours $\\log T$ in {log['pass']:.0%} of "
-                 f"{log['draws']} draws from the log law and in {sqrt['pass']:.0%} from the $\\sqrt T$ law.")
+        could = log["pass"] >= LOW_POWER and sqrt["pass"] <= 1 - LOW_POWER
+        text += (f" On the paper's grid ({len(PAPER['and_T'])} $T$, {PAPER['and_trials']} trials), drawn from the two "
+                 f"laws fitted to this run's cells, A11c's rule favours $\\log T$ in {share(log['pass'])} of {log['draws']} "
+                 f"draws from the log law and in {share(sqrt['pass'])} from the $\\sqrt T$ law"
+                 + (": that grid tells them apart." if could else "."))
     return text
 
 
