@@ -267,15 +267,20 @@ def _test_protocol(P: dict, results: dict) -> Measured | None:
                     where=named_grid("N", [N]), **_cap(table, P, "a", [N], tests=["authors", "task"]))
 
 
+def _compared(P: dict, results: dict):
+    """(table, the compared means (authors.comparison), those beyond |z| = BEYOND, those that count a censored run)."""
+    table = summary(P, results)
+    rows = comparison(table, P)
+    return table, rows, [r for r in rows if abs(r["z"]) > BEYOND], [r for r in rows if r["censored"]]
+
+
 def _paper_means(P: dict, results: dict) -> Measured | None:
-    """How many of the compared means lie beyond |z| = BEYOND (authors.comparison; RULE_MEANS allows ALLOWED of
-    them), and how many count a censored run (its gate)."""
-    rows = comparison(summary(P, results), P)
+    """How many of the compared means lie beyond |z| = BEYOND (RULE_MEANS allows ALLOWED of them), and how many
+    count a censored run (its gate)."""
+    table, rows, beyond, cen = _compared(P, results)
     if not rows:
         return None
     worst = max(rows, key=lambda r: abs(r["z"]))
-    beyond = [r for r in rows if abs(r["z"]) > BEYOND]
-    cen = [f"{SHORT[r['model']]} at N={r['N']}" for r in rows if r["censored"]]
     one = sorted({SHORT[r["model"]] for r in rows if r["draws"] == 1})
     return Measured(len(beyond), f"{len(beyond)} of {len(rows)} beyond {BEYOND:g} (allowed {ALLOWED}; "
                     + (", ".join(f"{SHORT[r['model']]} ({r['panel']}) N={r['N']}: z {r['z']:+.1f}" for r in beyond)
@@ -283,21 +288,20 @@ def _paper_means(P: dict, results: dict) -> Measured | None:
                        f"({worst['panel']}) N={worst['N']}") + ")"
                     + (f"; one task draw, seeds only: {', '.join(one)}" if one else ""),
                     paper="authors' code, re-run: 5 seeds, one H100", where=f"{len(rows)} means",
-                    scale=protocol_scale(P), gate=len(cen), censored=", ".join(cen))
+                    scale=protocol_scale(P), gate=len(cen),
+                    censored=", ".join(f"{SHORT[r['model']]} at N={r['N']}" for r in cen))
 
 
 def _means_explained(P: dict, results: dict, row: dict) -> str:
     """paper-means failed: the means beyond |z| = BEYOND, each with its draws, against what the rule allows."""
-    table = summary(P, results)
-    every = comparison(table, P)
-    beyond = [r for r in every if abs(r["z"]) > BEYOND]
+    table, rows, beyond, cen = _compared(P, results)
     parts = [f"{LABELS[r['model']]} ({r['panel']}) $N$ = {r['N']}: {r['mean']:,.0f} (per draw "
              f"{_draws(table, r['panel'], r['model'], r['N'])}) against {r['authors']:,.0f}, ratio {r['ratio']:.2f}, "
              f"$z$ {r['z']:+.1f}" + (" (seeds only: one task draw)" if r["draws"] == 1 else "") for r in beyond]
-    cen = ", ".join(f"{SHORT[r['model']]} ({r['panel']}) $N$ = {r['N']}" for r in every if r["censored"])
-    return (f"{len(beyond)} of {len(every)} means lie beyond $|z| = {number(BEYOND)}$, where a faithful rerun has at "
+    lower = ", ".join(f"{SHORT[r['model']]} ({r['panel']}) $N$ = {r['N']}" for r in cen)
+    return (f"{len(beyond)} of {len(rows)} means lie beyond $|z| = {number(BEYOND)}$, where a faithful rerun has at "
             f"most {number(ALLOWED)} in 95% of simulated reruns: " + "; ".join(parts) + "."
-            + (f" Means that count censored runs (lower bounds): {cen}." if cen else ""))
+            + (f" Means that count censored runs (lower bounds): {lower}." if lower else ""))
 
 
 FIG1 = "Figure 1 (paper)"

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.sample_complexity.results import MODELS, Summary, summary, wide
+from lib.chapters.sample_complexity.results import MODELS, SLOPE_FROM, Summary, summary, wide
+from lib.chapters.sample_complexity.results.authors import CLAIM_TEST
 from lib.core.power import World, resample_seeds
+from lib.science.stats import loglog_slope
 
-__all__ = ["WORLDS", "bent", "blind", "no_gap", "resampled", "scaled"]
+__all__ = ["WORLDS", "bent", "blind", "donor", "no_gap", "regrown", "resampled", "scaled"]
 
 
 def _entry(e: dict, by_draw: np.ndarray, runs: np.ndarray) -> dict:
@@ -70,13 +72,51 @@ def scaled(table: dict, factor, models=MODELS, panels=("a", "b")) -> Summary:
     return out
 
 
-def no_gap(P: dict, results: dict, rng: np.random.Generator) -> Summary:
-    """4-ffn-gap without the gap: panel (b)'s FFN runs at each N drawn from the runs of the slower of the RNN and the
-    Transformer at that N (by their stored means), the other models resampled as they are."""
-    b = summary(P, results)["b"]
-    slower = {N: ("b", max(("rnn", "transformer"), key=lambda m: b[m]["task"]["mean"][b[m]["task"]["N"].index(N)]))
-              for N in b["ffn"]["task"]["N"]}
-    return resampled(P, results, rng, {("b", "ffn"): slower})
+def _mean(table: dict, panel: str, model: str, N: int) -> float:
+    e = table[panel][model][CLAIM_TEST[panel]]
+    return float(e["mean"][e["N"].index(N)])
+
+
+def donor(panel: str, model: str, pick):
+    """A world in which `model` of `panel` has, at each N, the runs of the model that `pick(mean)` names (mean(m): a
+    model's stored mean at that N), the other models resampled as they are."""
+    def draw(P: dict, results: dict, rng: np.random.Generator) -> Summary:
+        t = summary(P, results)
+        Ns = t[panel][model][CLAIM_TEST[panel]]["N"]
+        return resampled(P, results, rng, {(panel, model): {N: (panel, pick(lambda m, N=N: _mean(t, panel, m, N)))
+                                                            for N in Ns}})
+    return draw
+
+
+def regrown(panel: str, models, growth):
+    """A world in which each of `models` in `panel` is rescaled at every N so that its mean grows as `growth(t, m, N)`
+    (a factor over its stored mean), its spread kept; then resampled."""
+    def draw(P: dict, results: dict, rng: np.random.Generator) -> Summary:
+        t = summary(P, results)
+        out = t
+        for m in models:
+            out = scaled(out, lambda N, m=m: growth(t, m, N), (m,), (panel,))
+        return resampled(P, out, rng)
+    return draw
+
+
+def _slope(t: dict, m: str) -> float:
+    """A model's stored log-log slope over panel (a)'s N from SLOPE_FROM, as the slope rows fit it."""
+    e = t["a"][m]["authors"]
+    keep = [i for i, n in enumerate(e["N"]) if n >= SLOPE_FROM["a"]]
+    return loglog_slope([e["N"][i] for i in keep], e["mean"][keep])
+
+
+def _as_ffn(t: dict, m: str, N: int) -> float:
+    """The factor that makes a panel (b) model's mean grow from the panel's first N as the FFN's does."""
+    n0 = t["b"]["ffn"]["task"]["N"][0]
+    return _mean(t, "b", "ffn", N) / _mean(t, "b", "ffn", n0) * _mean(t, "b", m, n0) / _mean(t, "b", m, N)
+
+
+def _same_protocol(P: dict, results: dict, rng: np.random.Generator) -> Summary:
+    """test-protocol without the effect: panel (a)'s runs scored on 1STR prompts as on the authors' test set."""
+    t = resampled(P, results, rng)
+    return Summary({**t, "a": {m: {**tests, "task": tests["authors"]} for m, tests in t["a"].items()}})
 
 
 def bent(law: str):
@@ -116,7 +156,25 @@ def blind(P: dict, records: dict, rng: np.random.Generator) -> dict:
 
 
 FAITHFUL = World("faithful: the stored runs, resampled by task draw and by seed within each point", True, resampled)
+no_gap = donor("b", "ffn", lambda mean: max(("rnn", "transformer"), key=mean))
+NO_LEAD = World("no Transformer lead: its runs at each N drawn from the cheaper of the RNN and the FFN", False,
+                donor("a", "transformer", lambda mean: min(("rnn", "ffn"), key=mean)))
 WORLDS = {
+    "1-tr-fewest": (FAITHFUL, NO_LEAD),
+    "1-gap-largest-N": (FAITHFUL, NO_LEAD),
+    "2-tr-flattest": (FAITHFUL, World(
+        "no flatter Transformer: its runs rescaled to the log-log slope of the flatter other model", False,
+        regrown("a", ("transformer",), lambda t, m, N: N ** (min(_slope(t, "rnn"), _slope(t, "ffn")) - _slope(t, m))))),
+    "2-ffn-superlinear": (FAITHFUL, World("a linear FFN: its runs rescaled to a log-log slope of 1", False,
+                                          regrown("a", ("ffn",), lambda t, m, N: N ** (1 - _slope(t, m))))),
+    "3-ffn-below-rnn": (FAITHFUL, World("FFN as RNN: the FFN's runs at each N drawn from the RNN's", False,
+                                        donor("a", "ffn", lambda mean: "rnn"))),
+    "3-ffn-above-rnn": (FAITHFUL, World("FFN as RNN: the FFN's runs at each N drawn from the RNN's", False,
+                                        donor("a", "ffn", lambda mean: "rnn"))),
+    "4-rnn-milder": (FAITHFUL, World("no milder growth: the RNN's and the Transformer's runs rescaled to grow as the "
+                                     "FFN's does over panel (b)", False, regrown("b", ("rnn", "transformer"), _as_ffn))),
+    "test-protocol": (FAITHFUL, World("no protocol effect: the 1STR test scores the runs as the authors' test does",
+                                      False, _same_protocol)),
     "paper-means": (FAITHFUL,
                     World("the FFN's runs ×1.3: a model that is not the authors'", False, _moved(("ffn",), 1.3)),
                     World("every run ×1.15: models that are not the authors'", False, _moved(MODELS, 1.15))),

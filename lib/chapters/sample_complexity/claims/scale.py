@@ -35,8 +35,8 @@ def panel_b_scale(P, M, grid):
 
 
 def crossing_scale(P, M, grid):
-    """On simple-1STR the FFN's count grows like N d from below the N-free counts of the RNN and the Transformer: below
-    the crossing the gap cannot show. Where this run's grid ends before the paper's (N = 25), name the N at which
+    """On simple-1STR the FFN's count grows faster in N than those of the RNN and the Transformer, from below them:
+    below the crossing the gap cannot show. Where this run's grid ends before the paper's (N = 25), name the N at which
     this run's own log-log fits put the FFN at 1.8x each of the two (none where that one grows as fast here)."""
     if max(grid) >= FIRST_N_B or len(grid) < 2:
         return ""
@@ -48,7 +48,7 @@ def crossing_scale(P, M, grid):
         at[m] = (f"near $N$ = {max(max(grid), math.ceil(math.exp(log_N))):,}" if log_N < math.log(1e6) else
                  "nowhere below $N = 10^6$ (its count grows about as fast as the FFN's here)")
     gru = (f"; a {P['rnn_hidden']}-unit GRU where the paper's has {PAPER_GRU}" if P["rnn_hidden"] < PAPER_GRU else "")
-    return (f"the paper's $N$ = 25 to 33{gru}: the FFN's count, growing like $Nd$, passes 1.8× the Transformer's "
+    return (f"the paper's $N$ = 25 to 33{gru}: the FFN's count, growing faster than theirs, passes 1.8× the Transformer's "
             f"{at['transformer']} and the RNN's {at['rnn']} on this run's log-log fits")
 
 
