@@ -1,6 +1,7 @@
 """The spread over the fitter's seed of the converged fits that rows 11 and 12b read (rpe_decay): each fit as the
 paper profile runs it (`run_converged`, its starts doubled until the best of 2k is within 5% of the best of k), for
-seeds 0-4 (seed 0 is the stored point's), at the H its row reads. The rows' bands are set from this spread.
+seeds 0-4 (seed 0 is the stored point's; the power law's lin fits of row 8b: seeds 0-2), at the H its row reads. The
+rows' bands (11, 12b) and the faithful worlds of the fit rows (claims/power.py, SEED_SD) are set from this spread.
 Writes benchmarks/rpe_decay_fit_seeds.json.
 
     nice -n 19 .venv/bin/python benchmarks/rpe_decay_fit_seeds.py
@@ -24,11 +25,12 @@ def main() -> None:
     H = P["rel_bump_H"]
     jobs = [(Kernel("bump", T=T, w=T * P["rel_bump_frac"]), f, [H]) for T in P["rel_bump_T"] for f in ("lin", "log")]
     jobs += [(Kernel("delta", T=8), f, [1, 2, 4, 8, 16]) for f in ("lin", "log")]
+    jobs += [(Kernel("power", beta=1.2), "lin", [P["context_H"]], S) for S in P["context_windows"]]
     out = []
-    for k, f, Hs in jobs:
-        for seed in SEEDS:
+    for k, f, Hs, *S in jobs:
+        for seed in SEEDS if not S else SEEDS[:3]:
             t0 = time.perf_counter()
-            spec = converged_specs({**P, "seed": seed})[(kernel_name(k), f, window_of(P, k), tuple(Hs))]
+            spec = converged_specs({**P, "seed": seed})[(kernel_name(k), f, S[0] if S else window_of(P, k), tuple(Hs))]
             r = run_converged(spec, "cpu")
             out.append({"kernel": kernel_name(k), "family": f, "seed": seed, "H": list(Hs), "l1": r["l1"],
                         "l1_half": r["l1_half"], "starts": r["restarts"], "converged": r["converged"],
