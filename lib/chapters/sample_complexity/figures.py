@@ -226,7 +226,7 @@ def _none(text: str):
 
 
 def plot_attention(P: dict, records: dict):
-    """Left: one run's attention on one 1STR prompt, query position i against key j, with t_i circled. Right: every
+    """Top: one run's attention on one 1STR prompt, query position i against key j, with t_i circled. Bottom: every
     run's mean attention on t_i and on the other keys by the overlap of the query's code of t_i with the key's own."""
     from lib.core.plotting import COLORS, figure
 
@@ -234,7 +234,7 @@ def plot_attention(P: dict, records: dict):
     if res is None:
         return _none("This run has no attention point (it trains none for the attention reading).")
     N = P["attention_N"]
-    fig, axes = figure(2, 1, width=4.2, height=3.8, squeeze=False)
+    fig, axes = figure(1, 2, width=4.6, height=3.8, squeeze=False)   # stacked: readable on a phone
     ax = axes[0, 0]
     A, t = np.array(res["example"][0]), res["example_t"]
     im = ax.imshow(A, cmap="viridis", vmin=0, vmax=A.max(), aspect="equal")
@@ -244,7 +244,7 @@ def plot_attention(P: dict, records: dict):
     ax.grid(False)
     fig.colorbar(im, ax=ax, shrink=0.8, label="attention weight")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9)
-    ax = axes[0, 1]
+    ax = axes[1, 0]
     levels = np.array(res["overlap_levels"])
     for r, (curve, share) in enumerate(zip(np.array(res["by_overlap"], float), res["share"])):
         seen = np.isfinite(curve) & (levels < 1)
@@ -259,8 +259,8 @@ def plot_attention(P: dict, records: dict):
 
 
 def plot_attention_summary(P: dict, records: dict):
-    """Left: each run's attention mass on t_i over the prompts (one value per prompt: the mean over its positions),
-    against the uniform 1/N. Right: |W_Q^T W_K| of run 1 with the blocks of the encoding (the paper's Figure 2)."""
+    """Top: each run's attention mass on t_i over the prompts (one value per prompt: the mean over its positions),
+    against the uniform 1/N. Bottom: |W_Q^T W_K| of run 1 with the blocks of the encoding (the paper's Figure 2)."""
     import pandas as pd
     import seaborn as sns
 
@@ -270,7 +270,7 @@ def plot_attention_summary(P: dict, records: dict):
     if res is None:
         return _none("This run has no attention point (it trains none for the attention reading).")
     N, d, d_e = P["attention_N"], P["d"], res["d_e"]
-    fig, axes = figure(2, 1, width=4.2, height=3.6, squeeze=False)
+    fig, axes = figure(1, 2, width=4.6, height=3.6, squeeze=False)   # stacked: readable on a phone
     ax = axes[0, 0]
     peak = np.array(res["peak_k"]) / res["peak_n"]
     frame = pd.DataFrame([(f"{r + 1}\n{peak[r]:.0%}", v) for r, vs in enumerate(res["share_per_prompt"]) for v in vs],
@@ -280,7 +280,7 @@ def plot_attention_summary(P: dict, records: dict):
     ax.set(xlabel="run (and its positions peaking at $t_i$)", ylabel="attention mass on $t_i$ per prompt",
            title=f"{len(res['share_per_prompt'][0]):,} prompts per run", ylim=(0, None))
     ax.legend(loc="lower right", fontsize=9)      # below the boxes: a reader of code-blind attention looks there
-    ax = axes[0, 1]
+    ax = axes[1, 0]
     qk = np.abs(np.array(res["qk"]))
     im = ax.imshow(qk, cmap="viridis", aspect="equal")
     for x, style in ((d - 0.5, ":"), (d + d_e - 0.5, "--")):
