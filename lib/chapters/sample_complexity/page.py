@@ -79,7 +79,7 @@ def calibration_note() -> str:
     n = max(a["ffn"])
     slope = loglog_slope([k for k in sorted(a["ffn"]) if k >= SLOPE_FROM["a"]],
                          [a["ffn"][k] for k in sorted(a["ffn"]) if k >= SLOPE_FROM["a"]])
-    first_b = min(b["ffn"])
+    first_b, n0, cross = min(b["ffn"]), min(a["ffn"]), figure1.LARGEST_10.lo     # 3-ffn-above-rnn starts past the crossing
     level = figure1.RULE_TR_FEWEST.rule.level
     return (f"The numbers in the rules are this book's calibration, not the paper's: the factor "
             f"{number(figure1.RULE_GAP_LARGEST.rule.bar)} of `1-gap-largest-N` (the authors' code gives "
@@ -92,9 +92,9 @@ def calibration_note() -> str:
             f"{b['ffn'][first_b] / max(b['rnn'][first_b], b['transformer'][first_b]):.1f}× the others at $N = {first_b}$ "
             "(where its count passes theirs and the order depends on the draw: `4-ffn-gap` starts at "
             f"$N = {figure1.GAP_FROM}$ and "
-            f"shows $N = {first_b}$ per draw), the crossing of FFN and RNN at $N = 10$ where their means differ by "
-            f"{abs(a['ffn'][10] / a['rnn'][10] - 1):.0%}, and every model at {max(a[m][2] for m in MODELS):,.0f} "
-            "samples or fewer at $N = 2$.")
+            f"shows $N = {first_b}$ per draw), the crossing of FFN and RNN at $N = {cross}$ where their means differ by "
+            f"{abs(a['ffn'][cross] / a['rnn'][cross] - 1):.0%}, and every model at {max(a[m][n0] for m in MODELS):,.0f} "
+            f"samples or fewer at $N = {n0}$.")
 
 
 RULE_CHANGES = (

@@ -162,7 +162,7 @@ def _ffn_superlinear(P: dict, results: dict) -> Measured | None:
     if (s := _slopes(P, results, SLOPES)) is None:
         return None
     table, point, reps, paper, grid, M = s
-    every = _slopes(P, results, Scope("N"))     # the whole grid from N = 2: the ordering of the slopes can change
+    every = _slopes(P, results, Scope("N"))     # the whole grid: the ordering of the slopes can change
     alt = (f"; from N={every[4][0]}: FFN {every[1]['ffn']:.2f}, RNN {every[1]['rnn']:.2f}"
            if every and every[4] != grid else "")
     return Measured(reps["ffn"], f"FFN {point['ffn']:.2f} (bound {RULE_FFN_SUPERLINEAR.bound(reps['ffn']):.2f}){alt}",
@@ -320,8 +320,8 @@ ROWS = [
     Row("2-tr-flattest", "claim", "Theorem 1 (Thm 4 vs 6, 9); Figure 1(a)", "1STR: the Transformer's log-log slope of "
         "samples against $N$ ({scope}) is the smallest", capped(RULE_TR_FLATTEST), _tr_flattest, SLOPES),
     Row("2-ffn-superlinear", "claim", READ,
-        "1STR: the FFN's samples grow faster than linearly in $N$ (log-log slope over {scope}; the slopes from $N = 2$, "
-        "where the GRU's can be the steepest, are shown beside it)", capped(RULE_FFN_SUPERLINEAR), _ffn_superlinear,
+        "1STR: the FFN's samples grow faster than linearly in $N$ (log-log slope over {scope}; the slopes over every "
+        "$N$, where the GRU's can be the steepest, are shown beside it)", capped(RULE_FFN_SUPERLINEAR), _ffn_superlinear,
         SLOPES),
     Row("3-ffn-below-rnn", "claim", READ, "1STR: the FFN needs fewer samples than the RNN at {scope}",
         capped(RULE_FFN_BELOW_RNN), _ffn_vs_rnn(-1, LOW_N), LOW_N),
