@@ -26,6 +26,7 @@ from lib.chapters.rpe_decay.results.apph import apph_summary, arms, copy_baselin
 from lib.chapters.rpe_decay.results.fits import (
     bump_summary,
     context_summary,
+    error_summary,
     error_table,
     main_summary,
     memory_summary,
@@ -45,7 +46,7 @@ from lib.core.power import power_table
 from lib.core.tables import markdown_table
 
 __all__ = ["HEADLINES", "ROWS", "apph_findings", "apph_numbers", "apph_summary", "bump_summary", "claims", "context_summary",
-           "error_table", "findings_markdown", "gap_summary", "main_summary", "memory_summary", "partc_findings",
+           "error_summary", "error_table", "findings_markdown", "gap_summary", "main_summary", "memory_summary", "partc_findings",
            "point_counts", "power", "quoted_thresholds", "slope_table", "t5_table", "training_summary"]
 
 
@@ -95,8 +96,8 @@ def partc_findings(P: dict, results: dict) -> str:
                    f"{fmt(float(np.median(list(m['log'].values()))))} (log): {good}, the matched RPE, is lower in "
                    f"{order_wins(m, good)} of {len(m[good])} seeds. In {same} of its {len(cell)} (family, $H$) groups "
                    "the seeds end on one value (agreeing to three digits): every run starts its heads at the fitter's "
-                   "first start and the seeds differ only in their data, so they are one effective run, not "
-                   f"{len(m[good])}.")
+                   f"first start and the seeds differ only in their data, so there the {len(m[good])} seeds are one "
+                   "effective run.")
     beyond = training_claims.beyond_band(results)
     out.append(f"**Claim 14b.** The training floor is {fmt(floor)} (the median of {n} precision-limited lin runs). "
                + (f"Beyond {BAND}× of max(optimum, floor) (medians over seeds): " + "; ".join(beyond) + "."

@@ -42,6 +42,15 @@ def error_table(P: dict, results: dict) -> str:
     return markdown_table(["kernel", "window $S$", "RPE"] + [f"$H$ = {H}" for H in Hs], rows)
 
 
+def error_summary(P: dict, results: dict) -> str:
+    """The error table in short: every main kernel's l1 error at H = 8 and at the grid's largest H, lin beside log."""
+    H, rows = max(P["H_grid"]), []
+    for k in main_kernels(P):
+        e = [errors(results, k, f, window_of(P, k)) for f in FAMILIES]
+        rows.append([label(k)] + [fmt(x[h]["l1"]) if h in x else "" for h in (8, H) for x in e])
+    return markdown_table(["kernel"] + [f"{f}, $H$ = {h}" for h in (8, H) for f in FAMILIES], rows)
+
+
 def main_summary(P: dict, results: dict) -> str:
     W = float(P["window"])
     out = []
