@@ -59,13 +59,12 @@ ROWS = [
         "{scope}", fits.RULE_SLOPE_EXP, fits._slope_exp, scope=fits.FALL_H, explain=MISSED),
     Row("11-relative-bump", "claim", BEST, "Bump of width proportional to $T$, window $6T$: lin heads are "
         "scale-covariant (the same error at every $T$), log heads are not", fits.RULE_RELATIVE_BUMP, fits._relative_bump,
-        explain=fits.ill_conditioned(fits.bumps, lambda P: P["rel_bump_H"])),
+        explain=MISSED),
     Row("12a-sharp-memory-near", "claim", "Theorem 4.1", "Delta at $T = 2$ (Task I's kernel): both families reach it",
         fits.RULE_SHARP_NEAR, fits._sharp_memory_near, explain=MISSED),
     Row("12b-sharp-memory-far", "claim", BEST, "Delta at $T = 8$: the best log fit found with {scope}, and the best "
         "lin fit found with half as many heads, stay far from it",
-        fits.RULE_SHARP_FAR, fits._sharp_memory_far, scope=fits.FAR_H,
-        explain=fits.ill_conditioned(lambda P: [fits.Kernel("delta", T=8)], lambda P: fits.FAR_H.hi)),
+        fits.RULE_SHARP_FAR, fits._sharp_memory_far, scope=fits.FAR_H, explain=MISSED),
     Row("13-monotone-in-H", "check", "the fitter ($H$ heads contain every $H' < H$)", "Every fit: the error at $H$ is no "
         "larger than the best at smaller $H$ (fits at each $H$ are independent; a fit that grows has its starts "
         f"doubled, up to {MOST_STARTS})", fits.RULE_MONOTONE, fits._monotone),

@@ -10,8 +10,6 @@ Page-side: no computation imports it.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from lib.chapters.rpe_decay.claims.exact import parts
@@ -249,17 +247,7 @@ def _monotone(P, results):
 
 
 def band_missed(P, results, row) -> str:
-    """Why a row about a band of the calibration fits fails: its measured column says where."""
-    return "its measured column says where this run misses the rule (a band this book calibrated on independent fits)"
-
-
-def ill_conditioned(kernels, H):
-    """Why a row about the best lin fit found (11, 12b) fails, with the fit's numbers: these fits combine huge values
-    of opposite signs, and a better optimum found refutes a hypothesis about how large the best fit stays."""
-    def explain(P, results, row):
-        lin = [errors(results, k, "lin", window_of(P, k), part="converged").get(H(P)) for k in kernels(P)]
-        big = max((float(np.abs(e["alpha"]).max()) for e in lin if e), default=math.nan)
-        return (f"{row['measured']}. A hypothesis about the best fit found (a better fit refutes it): these lin fits at "
-                f"$H$ = {H(P)} combine values up to {big:.0e} of opposite signs, and which local optimum the fitter "
-                "reaches depends on its starts and its seed")
-    return explain
+    """Why a fit row fails or is censored: its measured column says where (a row about the best fit found is refuted
+    by a better fit, and a fit that did not converge in its starts leaves its row censored)."""
+    return ("its measured column says where this run misses the rule (a band this book calibrated on independent fits "
+            "or on converged fits over the fitter's seeds), with the starts of the fits it read")

@@ -106,11 +106,6 @@ def group_ratios(rows: list[dict], floor: float) -> dict[tuple, list[float]]:
     return out
 
 
-def within_band(groups: dict[tuple, list[float]]) -> bool:
-    """14b's rule (RULE_TRAIN_FLOOR) on the median over seeds of every (kernel, S, family, H)."""
-    return RULE_TRAIN_FLOOR.holds(max(float(np.median(v)) for v in groups.values()))
-
-
 def _train_floor(P, results):
     rows = train_table(results)
     if not rows:

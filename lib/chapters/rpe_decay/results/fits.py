@@ -119,9 +119,3 @@ def bump_summary(P: dict, results: dict) -> str:
         parts.append(f"$T$ = {T}: {fmt(e[0])} / {fmt(e[1])}")
     return (f"Bumps of width $T$/{1 / P['rel_bump_frac']:g}, $\\ell^1$ error at $H$ = {H} (lin / log): " + "; ".join(parts)
             + ".")
-
-
-def largest_value(P: dict, results: dict, kernels: list, family: str, H: int) -> float:
-    """The largest |value| among the best fits of `family` at H on `kernels` (each in its window)."""
-    fits = [errors(results, k, family, window_of(P, k)) for k in kernels]
-    return max((float(np.abs(e[H]["alpha"]).max()) for e in fits if H in e), default=math.nan)
