@@ -26,7 +26,7 @@ from lib.chapters.sample_complexity.results.authors import CLAIM_TEST
 from lib.core.power import World, resample_seeds
 from lib.science.stats import loglog_slope
 
-__all__ = ["WORLDS", "bent", "blind", "donor", "no_gap", "regrown", "resampled", "scaled"]
+__all__ = ["WORLDS", "blind", "donor", "no_gap", "onto", "regrown", "resampled", "scaled"]
 
 
 def _entry(e: dict, by_draw: np.ndarray, runs: np.ndarray) -> dict:
@@ -88,14 +88,13 @@ def donor(panel: str, model: str, pick):
     return draw
 
 
-def regrown(panel: str, models, growth):
-    """A world in which each of `models` in `panel` is rescaled at every N so that its mean grows as `growth(t, m, N)`
-    (a factor over its stored mean), its spread kept; then resampled."""
+def regrown(models, growth, panels=("a", "b")):
+    """A world in which each of `models` in `panels` is rescaled at every N by the factor `growth(P, t, m, N)` (t: the
+    stored summary table), its spread on the log scale kept; then resampled."""
     def draw(P: dict, results: dict, rng: np.random.Generator) -> Summary:
-        t = summary(P, results)
-        out = t
+        t = out = summary(P, results)
         for m in models:
-            out = scaled(out, lambda N, m=m: growth(t, m, N), (m,), (panel,))
+            out = scaled(out, lambda N, m=m: growth(P, t, m, N), (m,), panels)
         return resampled(P, out, rng)
     return draw
 
@@ -107,7 +106,7 @@ def _slope(t: dict, m: str) -> float:
     return loglog_slope([e["N"][i] for i in keep], e["mean"][keep])
 
 
-def _as_ffn(t: dict, m: str, N: int) -> float:
+def _as_ffn(P: dict, t: dict, m: str, N: int) -> float:
     """The factor that makes a panel (b) model's mean grow from the panel's first N as the FFN's does."""
     n0 = t["b"]["ffn"]["task"]["N"][0]
     return _mean(t, "b", "ffn", N) / _mean(t, "b", "ffn", n0) * _mean(t, "b", m, n0) / _mean(t, "b", m, N)
@@ -119,24 +118,16 @@ def _same_protocol(P: dict, results: dict, rng: np.random.Generator) -> Summary:
     return Summary({**t, "a": {m: {**tests, "task": tests["authors"]} for m, tests in t["a"].items()}})
 
 
-def bent(law: str):
-    """A world for 1-tr-logN: the Transformer's runs (panel (a) and the wide sweep) rescaled at each N so that the
-    mean the row reads there (wide.series: the task's test set) is `law` fitted to those means, their spread about it
-    kept; then resampled. (Rescaling by the law over the log law instead would keep the curvature of the residuals
-    about the log law, and with it much of the log law's lead.)"""
-    def draw(P: dict, results: dict, rng: np.random.Generator) -> Summary:
-        table = summary(P, results)
-        w = wide.series(table, P, "task")
+def onto(law: str):
+    """1-tr-logN's worlds: the factor that moves the Transformer's mean at N (wide.series: the task's test set) onto
+    `law` fitted to those means. (Rescaling by the law over the log law instead would keep the curvature of the
+    residuals about the log law, and with it much of the log law's lead.)"""
+    def growth(P: dict, t: dict, m: str, N: int) -> float:
+        w = wide.series(t, P, "task")
         means = w["runs"].mean(1)
-        fit = wide.fit_laws(w["N"], means, (law,) if law != "power" else ())[law]["params"]
-        to = dict(zip(w["N"], wide.law_curve(law, fit, w["N"]) / means))
-        return resampled(P, scaled(table, lambda N: to.get(N, 1.0), ("transformer",), ("a", "wide")), rng)
-    return draw
-
-
-def _moved(models, factor):
-    """A world whose `models` need `factor` times the samples of the stored runs (resampled)."""
-    return lambda P, results, rng: resampled(P, scaled(summary(P, results), factor, models), rng)
+        fit = wide.fit_laws(w["N"], means, () if law == "power" else (law,))[law]["params"]
+        return dict(zip(w["N"], wide.law_curve(law, fit, w["N"]) / means)).get(N, 1.0)
+    return growth
 
 
 def _attention(P: dict, records: dict) -> dict:
@@ -159,33 +150,38 @@ FAITHFUL = World("faithful: the stored runs, resampled by task draw and by seed 
 no_gap = donor("b", "ffn", lambda mean: max(("rnn", "transformer"), key=mean))
 NO_LEAD = World("no Transformer lead: its runs at each N drawn from the cheaper of the RNN and the FFN", False,
                 donor("a", "transformer", lambda mean: min(("rnn", "ffn"), key=mean)))
+AS_RNN = World("FFN as RNN: the FFN's runs at each N drawn from the RNN's", False,
+               donor("a", "ffn", lambda mean: "rnn"))
+flatter = lambda P, t, m, N: N ** (min(_slope(t, "rnn"), _slope(t, "ffn")) - _slope(t, m))
+LAWS = (("log2", "(ln N)² growth, polylogarithmic as Theorem 4 allows", "$a + b(\\ln N)^2$", True),
+        ("offset-power", "a power with an offset", "$a + cN^{0.2}$", False),
+        ("power", "a power of N", "$cN^p$", False),
+        ("linear", "a line", "$a + bN$", False))
 WORLDS = {
     "1-tr-fewest": (FAITHFUL, NO_LEAD),
     "1-gap-largest-N": (FAITHFUL, NO_LEAD),
-    "2-tr-flattest": (FAITHFUL, World(
-        "no flatter Transformer: its runs rescaled to the log-log slope of the flatter other model", False,
-        regrown("a", ("transformer",), lambda t, m, N: N ** (min(_slope(t, "rnn"), _slope(t, "ffn")) - _slope(t, m))))),
+    "2-tr-flattest": (FAITHFUL, World("no flatter Transformer: its runs rescaled to the log-log slope of the flatter "
+                                      "other model", False, regrown(("transformer",), flatter, ("a",)))),
     "2-ffn-superlinear": (FAITHFUL, World("a linear FFN: its runs rescaled to a log-log slope of 1", False,
-                                          regrown("a", ("ffn",), lambda t, m, N: N ** (1 - _slope(t, m))))),
-    "3-ffn-below-rnn": (FAITHFUL, World("FFN as RNN: the FFN's runs at each N drawn from the RNN's", False,
-                                        donor("a", "ffn", lambda mean: "rnn"))),
-    "3-ffn-above-rnn": (FAITHFUL, World("FFN as RNN: the FFN's runs at each N drawn from the RNN's", False,
-                                        donor("a", "ffn", lambda mean: "rnn"))),
+                                          regrown(("ffn",), lambda P, t, m, N: N ** (1 - _slope(t, m)), ("a",)))),
+    "3-ffn-below-rnn": (FAITHFUL, AS_RNN),
+    "3-ffn-above-rnn": (FAITHFUL, AS_RNN),
     "4-rnn-milder": (FAITHFUL, World("no milder growth: the RNN's and the Transformer's runs rescaled to grow as the "
-                                     "FFN's does over panel (b)", False, regrown("b", ("rnn", "transformer"), _as_ffn))),
+                                     "FFN's does over panel (b)", False,
+                                     regrown(("rnn", "transformer"), _as_ffn, ("b",)))),
     "test-protocol": (FAITHFUL, World("no protocol effect: the 1STR test scores the runs as the authors' test does",
                                       False, _same_protocol)),
     "paper-means": (FAITHFUL,
-                    World("the FFN's runs ×1.3: a model that is not the authors'", False, _moved(("ffn",), 1.3)),
-                    World("every run ×1.15: models that are not the authors'", False, _moved(MODELS, 1.15))),
+                    World("the FFN's runs ×1.3: a model that is not the authors'", False,
+                          regrown(("ffn",), lambda *_: 1.3)),
+                    World("every run ×1.15: models that are not the authors'", False,
+                          regrown(MODELS, lambda *_: 1.15))),
     "4-ffn-gap": (FAITHFUL, World("no gap: the FFN's runs at each N drawn from the slower of the RNN and the "
                                   "Transformer", False, no_gap)),
     "1-tr-logN": (FAITHFUL, *(World(f"{name}: the Transformer's runs rescaled at each N onto {law} fitted to their "
-                                    "means, their spread kept", polylog, bent(key)) for key, name, law, polylog in (
-        ("log2", "(ln N)² growth, polylogarithmic as Theorem 4 allows", "$a + b(\\ln N)^2$", True),
-        ("offset-power", "a power with an offset", "$a + cN^{0.2}$", False),
-        ("power", "a power of N", "$cN^p$", False),
-        ("linear", "a line", "$a + bN$", False)))),
+                                    "means, their spread kept", polylog,
+                                    regrown(("transformer",), onto(key), ("a", "wide")))
+                              for key, name, law, polylog in LAWS)),
     "5-attn-reads-t": (
         World("faithful: the stored attention runs, resampled by seed", True,
               lambda P, records, rng: resample_seeds(P, _attention(P, records), rng)),
