@@ -1,8 +1,8 @@
 """Appendix H's stored runs (experiments 4a and 4b of the NeurIPS version of Wang & E) read into numbers: one row per
-run of each current-token convention ("none": heads only, the paper's model; "free": with the trainable w0) beside
-the fitter's optimum for the same family, window and H and the copy-the-current-token baseline (`apph_table`), the
-runs of one (kernel, family, H) (`select`), and the page's table of every run (`apph_summary`). The rows H4a-log to
-H4b-log (claims/apph.py) judge them.
+run of each current-token convention ("none": heads only, as the paper's eqs. (3)-(4) write the model; "free": with
+the trainable w0) beside the fitter's optimum for the same family, window and H and the copy-the-current-token
+baseline (`apph_table`), the runs of one (kernel, family, H) (`select`), and the page's table of every run
+(`apph_summary`). The rows H4a-log to H4b-log (claims/apph.py) judge them.
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
     >>> arms(results), len(apph_table(P, results, "none")) == len(results["apph"]["none"]["result"]["runs"])
