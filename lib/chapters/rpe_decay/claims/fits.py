@@ -85,7 +85,8 @@ def measured(value, text: str, used: list[dict], **kw) -> Measured:
     moved = max((e["half"] / e["l1"] - 1 for e in above), default=0.0)
     bad = sum(not e["converged"] for e in used)
     floor = f", {len(used) - len(above)} below the float64 floor {number(FLOOR)}" if len(above) < len(used) else ""
-    note = (f"; fits converged in {min(starts)}–{max(starts)} starts (the best of half of them within {moved:.1%} of "
+    span = f"{min(starts)}" if min(starts) == max(starts) else f"{min(starts)}–{max(starts)}"
+    note = (f"; fits converged in {span} starts (the best of half of them within {moved:.1%} of "
             f"the best{floor})" + (f", {bad} not converged" if bad else ""))
     return Measured(value, text + note, gate=bad, **kw)
 
