@@ -21,7 +21,7 @@ from lib.chapters.rpe_decay import compute as rd
 from lib.chapters.rpe_decay import page as rpage
 from lib.core import params, runner, verify
 from lib.core.chapter import Chapter
-from lib.core.claims import unsettled
+from lib.core.claims import explanations, unsettled
 from lib.core.store import ROOT, Store, environment
 from lib.core.sweep import collect
 
@@ -137,21 +137,19 @@ def test_no_stored_number_names_a_dirty_tree(chapter):
     assert dirty == []
 
 
-FINDINGS = [c for c in STORED if hasattr(importlib.import_module(f"lib.chapters.{c}.page"), "findings_markdown")]
-
-
-@pytest.mark.parametrize("chapter", FINDINGS)
-def test_findings_explain_every_unsettled_claim_at_paper_scale(chapter):
-    """A page with a findings list names, at the paper's scale, each claim whose badge is FAIL or censored: a claim
-    that starts failing is explained on the page or this test says which one is not."""
+@pytest.mark.parametrize("chapter", STORED)
+def test_every_unsettled_claim_at_paper_scale_explains_itself(chapter):
+    """Each claim whose badge is FAIL or censored at the paper's scale carries its own explanation (`Row.explain`),
+    which the page lists under its claim table: a claim that starts failing is explained or this test names it."""
+    claims_mod = importlib.import_module(f"lib.chapters.{chapter}.claims")
     page = importlib.import_module(f"lib.chapters.{chapter}.page")
     compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
     P = params.resolve(chapter, "paper")
     results = collect(compute.points(P), Store(chapter, "paper", root=ROOT / "results", stored_only=True), "cpu",
                       log=None)
     rows = page.claims(P, results)
-    text = page.findings_markdown(P, results, rows)
-    assert [k for k in unsettled(rows) if f"`{k}`" not in text] == []
+    said = "\n".join(explanations(claims_mod.ROWS, rows, P, results))
+    assert [k for k in unsettled(rows) if f"`{k}`:" not in said] == []
 
 
 TINY = {"H_grid": [1, 2], "betas": [1.2], "taus": [10.0], "window": 1e4, "rel_bump_T": [16], "rel_bump_H": 2,
