@@ -119,7 +119,8 @@ def farther(P: dict, results: dict, rng: np.random.Generator) -> dict:
     def at(r, f):
         i = [far[f]["H"].index(H) for H in r["H"]]
         return {**r, **{k: [far[f][k][j] for j in i] for k in ("l1", "l1_half", "restarts", "converged")}}
-    return {**results, "converged": {key: {**rec, "result": at(rec["result"], key[1])} if key[0] == "delta T=2" else rec
+    return {**results, "converged": {key: {**rec, "result": at(rec["result"], key[1])}
+                                     if key[0] == "delta T=2" and key[1] in far else rec   # a grid without T = 8: as is
                                      for key, rec in conv.items()}}
 
 
