@@ -204,8 +204,8 @@ class Chapter:
                     f"other `lib` code than this build's (points {', '.join(key_of(r['spec']) for r in stale[:6])}"
                     f"{', ...' if len(stale) > 6 else ''}). Rerun with `--force` to recompute them.\n```\n\n" + line)
         self.glue_verdict(rows, headlines)
-        return ClaimCheck(Markdown(to_markdown(rows, "check")), Markdown(to_markdown(rows, "claim")), Markdown(line),
-                          table)
+        return ClaimCheck(Markdown(to_markdown(rows, "check")), Markdown(to_markdown(rows, "claim", table)),
+                          Markdown(line), table)
 
     def glue_verdict(self, rows: list[dict], headlines: tuple = ()) -> None:
         """Glue `verdict`, the page's verdict (verdict_line), for the first screen of the chapter: `{glue:md}`verdict``

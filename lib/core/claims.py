@@ -227,18 +227,42 @@ def explanations(rows: list[Row], evaluated: list[dict], *data) -> list[str]:
     return [f"`{r.id}`: {r.explain(*data, bad[r.id])}" for r in rows if r.id in bad and r.explain is not None]
 
 
-def to_markdown(rows: list[dict], kind: str | None = None) -> str:
+def to_markdown(rows: list[dict], kind: str | None = None, power: list[dict] | None = None) -> str:
     """The page's table of one kind of row (all rows if kind is None), one line per row: the verdict; the row's id
     and statement with, beneath it in the same cell, the rule it is held to, the reference value (the paper's, or the
     authors' code re-run) and source, and the scale or censoring note of a row that did not pass; what this run
     measured with its margin. A skeptic reads the rule beside the verdict, not in a fold. Three columns fill a
-    desktop's column; below about 600 px book.css shows each row as a card (the badge on its own line)."""
+    desktop's column; below about 600 px book.css shows each row as a card (the badge on its own line). power: the
+    stored power table (lib.core.power): each row that has one says, under its rule, how often a faithful rerun and a
+    world without the mechanism pass it."""
     rows = [r for r in rows if kind is None or r["kind"] == kind]
     if not rows:
         return f"This run has no {KINDS.get(kind, 'claim')} rows."
+    said = power_said(power or [])
     return markdown_table(["result", "claim" if kind != "check" else "check", "measured (this run)"],
-                          [[badge(c["passed"], c.get("scale", ""), c.get("censored", "")), claim_cell(c), c["measured"]]
-                           for c in rows])
+                          [[badge(c["passed"], c.get("scale", ""), c.get("censored", "")),
+                            claim_cell({**c, "power": said.get(c["id"], "")}), c["measured"]] for c in rows])
+
+
+def power_said(table: list[dict]) -> dict[str, str]:
+    """{row id: its power in words}: the share of its faithful worlds' draws that pass (the lowest, where it has
+    several) and the highest share that passes in a world without the theorem's mechanism.
+
+        >>> power_said([{"row": "a", "mechanism": True, "pass": 0.78}, {"row": "a", "mechanism": False, "pass": 0.0}])
+        {'a': 'a faithful rerun passes 78%, a world without the mechanism at most 0%'}
+    """
+    out = {}
+    for rid in dict.fromkeys(t["row"] for t in table):
+        got = [t for t in table if t["row"] == rid and t.get("unmeasured", 0) < 1]
+        yes, no = [t["pass"] for t in got if t["mechanism"]], [t["pass"] for t in got if not t["mechanism"]]
+        if yes and no:
+            out[rid] = (f"a faithful rerun passes {_pct(min(yes))}, a world without the mechanism at most "
+                        f"{_pct(max(no))}")
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{x:.0%}" if x in (0, 1) or round(x, 2) == x else f"{x:.1%}"     # 99.5% is not 100%
 
 
 def claim_cell(row: dict) -> str:
@@ -247,7 +271,7 @@ def claim_cell(row: dict) -> str:
     ref = [f"*reference value:* {row['paper']}" if row.get("paper") not in (None, "", "n/a") else "",
            f"*source:* {row['source']}" if row.get("source") else ""]
     lines = [("claim-rule", f"*rule:* {row['expected']}"), ("claim-ref", " · ".join(p for p in ref if p)),
-             ("claim-note", _note(row))]
+             ("claim-ref", f"*power:* {row['power']}" if row.get("power") else ""), ("claim-note", _note(row))]
     return f"`{row['id']}` {row['statement']}" + "".join(f' <span class="{cls}">{text}</span>'
                                                          for cls, text in lines if text)
 
