@@ -245,18 +245,24 @@ def to_markdown(rows: list[dict], kind: str | None = None, power: list[dict] | N
 
 
 def power_said(table: list[dict]) -> dict[str, str]:
-    """{row id: its power in words}: the share of its faithful worlds' draws that pass (the lowest, where it has
-    several) and the highest share that passes in a world without the theorem's mechanism.
+    """{row id: its power in words}: the share of draws that pass in its faithful world (the stored runs resampled;
+    the lowest, where it has several: "faithful, half the directions", say), with the share left censored where
+    there is one, and the highest share that passes in a world without the theorem's mechanism. Other worlds with the
+    mechanism (a law the theorem also allows) are in the power table, not here.
 
-        >>> power_said([{"row": "a", "mechanism": True, "pass": 0.78}, {"row": "a", "mechanism": False, "pass": 0.0}])
-        {'a': 'a faithful rerun passes 78%, a world without the mechanism at most 0%'}
+        >>> power_said([{"row": "a", "world": "faithful: resampled", "mechanism": True, "pass": 0.78, "censored": 0},
+        ...             {"row": "a", "world": "no gap", "mechanism": False, "pass": 0.0, "censored": 0}])
+        {'a': 'a faithful rerun passes 78%; a world without the mechanism at most 0%'}
     """
     out = {}
     for rid in dict.fromkeys(t["row"] for t in table):
         got = [t for t in table if t["row"] == rid and t.get("unmeasured", 0) < 1]
-        yes, no = [t["pass"] for t in got if t["mechanism"]], [t["pass"] for t in got if not t["mechanism"]]
+        yes = [t for t in got if t["mechanism"] and t["world"].startswith("faithful")]
+        no = [t["pass"] for t in got if not t["mechanism"]]
         if yes and no:
-            out[rid] = (f"a faithful rerun passes {_pct(min(yes))}, a world without the mechanism at most "
+            low = min(yes, key=lambda t: t["pass"])
+            cen = f" (censored {_pct(low['censored'])})" if low.get("censored") else ""
+            out[rid] = (f"a faithful rerun passes {_pct(low['pass'])}{cen}; a world without the mechanism at most "
                         f"{_pct(max(no))}")
     return out
 
