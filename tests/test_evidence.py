@@ -75,12 +75,12 @@ DAMAGE = {   # kind -> (how, what the line says)
 }
 
 
-def test_the_manifest_lists_the_sha256_of_every_point_claims_and_provenance(tmp_path):
+def test_the_manifest_lists_the_sha256_of_every_point_claims_power_and_provenance(tmp_path):
     folder = copy_paper(tmp_path)
     data = json.loads((folder / "manifest.json").read_text())
     assert data["format"] == 1 and data["algorithm"] == "sha256"
     points = sorted(f"points/{p.name}" for p in (folder / "points").glob("*.json"))
-    assert sorted(data["files"]) == sorted(points + ["claims.json", "provenance.json"]) and len(points) == 12
+    assert sorted(data["files"]) == sorted(points + ["claims.json", "power.json", "provenance.json"]) and len(points) == 12
     assert data["files"]["claims.json"] == hashlib.sha256((folder / "claims.json").read_bytes()).hexdigest()
     assert manifest.mismatches(folder) == []
     point = first_point(tmp_path)

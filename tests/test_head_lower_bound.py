@@ -566,14 +566,15 @@ def test_page_numbers_on_reach_and_prop3_read_back_from_the_stored_runs():
     q3, d3 = P["p3_q"], P["p3_d"]
     live = [H for H in range(1, q3) if 1 - H * (q3 + d3) / (q3 * d3) > 0]
     scope = page.prop3_scope(P, results)
-    assert scope["p3_n_live"] == len(live) and all(f"$H={H}$" in scope["p3_live"] for H in live)
+    assert scope["p3_n_live"] == len(live) and all(f"H = {H}" in scope["p3_live"] for H in live)
     h1 = [f for H, f in zip(p3["heads"], p3["fvu"]) if H == 1]
     assert scope["p3_h1"] == f"{min(h1):.3f} to {max(h1):.3f}"
     assert scope["p3_floor1"] == pytest.approx(1 - (q3 + d3) / (q3 * d3)) and scope["p21_floor1"] == pytest.approx(1 - 1 / q3)
     q_next = max(q3, 3)
     d_next = min(d for d in range(1, 100) if 1 - 2 * (q_next + d) / (q_next * d) > 0)      # two non-vacuous H below q
-    assert scope["p3_next"] == f"$q={q_next}$, $d={d_next}$"
-    assert f"a non-vacuous bound at {scope['p3_live']} only" in rows["7-floor-prop3"]["statement"]
+    assert scope["p3_next"] == f"q = {q_next}, d = {d_next}"
+    live_md = ", ".join(f"$H={H}$ ({1 - H * (q3 + d3) / (q3 * d3):.3f})" for H in live)
+    assert f"a non-vacuous bound at {live_md} only" in rows["7-floor-prop3"]["statement"]
 
 
 def test_every_claim_rule_with_worlds_passes_its_faithful_world_or_says_its_rate():

@@ -81,7 +81,8 @@ def _shown(rel: str, line: int, match: str) -> str:
 
 RAW_DOLLAR = re.compile(r"\$[^$\s][^$]{0,80}\$|\$\d")  # TeX left untypeset ("$10^{-4}$"), a dollar before a number
 LONE_NONE = re.compile(r"(?:^|[.:]\s+)None\.(?:\s|$)")   # "None." as a sentence: a Python None printed
-PY_LIST = re.compile(r"[=(]\s*\[\s*-?\d[\d.]*(?:\s*,\s*-?\d[\d.]*)*\s*\]")  # "(N=[4, 6, 8])", "N=\n[12]"
+PY_LIST = re.compile(r"[=(]\s*\[-?\d[\d.]*(?:, -?\d[\d.]*)+\]|=\s*\n\s*\[-?\d[\d.]*\]")  # Python's repr:
+# "(N=[4, 6, 8])", or a one-element list broken onto its own line ("N=\n[12]"); a command's "--set N_a=[2,4,6]" is not
 SHOWN = (ISSUE, LENT, re.compile(r"dirty", re.I), RAW_DOLLAR, LONE_NONE, PY_LIST)
 
 
@@ -104,7 +105,7 @@ def shown_problems(text: str) -> list[str]:
 def test_what_a_page_must_not_show_is_found():
     bad = ("see issue 12 · a lent GPU · abc+dirty-lib · range $10^{-4}$ · Found: None. · (N=[4, 6, 8]) · T=\n[12]")
     assert shown_problems(bad) == ["issue 12", "lent", "dirty", "$10^{-4}$", ": None. ", "=[4, 6, 8]", "=\n[12]"]
-    ok = ("N = 4, 6, 8 · the bound 10⁻⁴ · none of them · [1] Mousavi-Hosseini · error [0.03, 0.78] · "
+    ok = ("N = 4, 6, 8 · the bound 10⁻⁴ · none of them · [1] Mousavi-Hosseini · error [0.03, 0.78] · N_a=[2,4,6] · "
           "None of the runs · x[i] · costs 5 s")
     assert shown_problems(ok) == []
     page = ('<p>a <span class="math notranslate nohighlight">\\($x$\\)</span> b</p><pre>$OUT/x</pre>'

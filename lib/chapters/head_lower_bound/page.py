@@ -53,9 +53,9 @@ def prop3_scope(P: dict, results: dict) -> dict:
     h1 = [f for H, f in zip(results["prop3"]["result"]["heads"], results["prop3"]["result"]["fvu"]) if H == 1]
     r = prop3_reach(P, results)
     q3 = max(q, 3)
-    return {"p3_live": r["live"], "p3_n_live": r["n_live"], "p3_floor1": lower_bound("prop3", 1, q, d),
+    return {"p3_live": r["live_text"], "p3_n_live": r["n_live"], "p3_floor1": lower_bound("prop3", 1, q, d),
             "p21_floor1": lower_bound("prop21", 1, q, d), "p3_h1": f"{min(h1):.3f} to {max(h1):.3f}",
-            "p3_next": f"$q={q3}$, $d={2 * q3 // (q3 - 2) + 1}$"}
+            "p3_next": f"q = {q3}, d = {2 * q3 // (q3 - 2) + 1}"}
 
 
 def scaling_glue(P: dict, results: dict) -> dict:

@@ -162,7 +162,8 @@ def prop3_reach(P: dict, results: dict) -> dict:
     return {"floor": floor, "k": k, "n": n, "p": p, "se": se, "passed": RULE_BELOW_FLOOR_PROP3.holds(p),
             "median": float(np.median([f for _, f, _ in runs])), "best": min(f for _, f, _ in runs),
             "worst": max(f for _, f, _ in runs), "Hmax": max(H for H, _, _ in runs),
-            "live": ", ".join(f"$H={H}$ ({b:.3f})" for H, b in live) or "none", "n_live": len(live)}
+            "live": ", ".join(f"$H={H}$ ({b:.3f})" for H, b in live) or "none", "n_live": len(live),
+            "live_text": ", ".join(f"H = {H} ({b:.3f})" for H, b in live) or "none"}   # for prose glue (no math)
 
 
 def _prop3_where(P: dict, r: dict) -> str:
