@@ -608,7 +608,8 @@ def test_paper_findings_quote_the_stored_numbers():
     text = "\n".join([page.apph_findings(P, results), page.partc_findings(P, results),
                       page.findings_markdown(P, results, claim_rows)])
     assert text.strip()
-    allowed = " ".join([page.apph_summary(P, results), page.apph_numbers(P, results), page.training_summary(P, results)]
+    allowed = " ".join([page.apph_summary(P, results), page.apph_numbers(P, results), page.training_summary(P, results),
+                        page.partc_recipes()]     # its numbers: the benchmark JSON's (test_partc_recipes_read_the_json)
                        + [r["measured"] + " " + r["paper"] + " " + r["expected"] for r in claim_rows]
                        + [str(v) for v in P.values()] + [apph_claims.num(v) for v in apph_claims.PAPER.values()]
                        + [train_results.optimum_values(r) for r in train_results.train_table(results)]
@@ -645,3 +646,47 @@ def test_every_row_decides_and_words_its_rule_from_one_object():
     strict = dataclasses.replace(row.rule, rule=dataclasses.replace(row.rule.rule, parts=(
         dataclasses.replace(lin, bound=0.005), *rest)))
     assert not strict.decide(row.measure(P, good)).passed and "≤ 0.005 at every $T$" in strict.text
+
+
+def _json_numbers(x, out: set) -> set:
+    """Every number of a JSON value, as the page may write it, and the lengths of its lists."""
+    from lib.chapters.rpe_decay.results import times
+    if isinstance(x, dict):
+        for v in x.values():
+            _json_numbers(v, out)
+    elif isinstance(x, list):
+        out.add(str(len(x)))
+        for v in x:
+            _json_numbers(v, out)
+    elif isinstance(x, (int, float)) and not isinstance(x, bool):
+        out |= {str(x), f"{x:g}", f"{x:.0e}", f"{x:.1f}", times(x) if x > 0 else str(x)}
+    return out
+
+
+def test_partc_recipes_read_the_json(tmp_path):
+    """Part C's recipes paragraph (in partc_findings) takes every number from benchmarks/rpe_decay_partc_recipes.json:
+    each number in it is one of the JSON's (or the float32 optimum's MSE over what the heads can reach, of two JSON
+    numbers), every cell's best median ratio is quoted, and a JSON with other numbers gives other words."""
+    import re
+
+    from lib.chapters.rpe_decay.results import times
+    d = json.loads(page.RECIPES_JSON.read_text())
+    text = page.partc_recipes()
+    allowed = _json_numbers(d, set()) | {times(c["optimum_mse_float32"] / c["reachable"]) for c in d["cells"]}
+    stray = set(re.findall(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?", text.replace("float32", ""))) - allowed
+    assert stray == set(), f"numbers in the recipes paragraph that the JSON does not give: {stray}"
+    for c in d["cells"]:
+        assert f"{times(min(r['median_ratio'] for r in c['recipes']))}×" in text
+        assert f"{c['optimum_max_abs_c']:.0e}" in text or any(r["within"] for r in c["recipes"])
+    # other numbers in the JSON, other words: every recipe 1000x further, none within the factor
+    for c in d["cells"]:
+        for r in c["recipes"]:
+            r.update(median_ratio=r["median_ratio"] * 1000, ratio=[x * 1000 for x in r["ratio"]], within=False)
+        c["optimum_max_abs_c"] = 7.0e12
+    path = tmp_path / "recipes.json"
+    path.write_text(json.dumps(d))
+    moved = page.partc_recipes(path)
+    assert moved != text and "7e+12" in moved and "is to be recomputed" not in moved
+    assert "is to be recomputed" in text or not any(r["within"] for c in json.loads(page.RECIPES_JSON.read_text())[
+        "cells"] for r in c["recipes"])
+    assert page.partc_recipes(tmp_path / "missing.json") == ""

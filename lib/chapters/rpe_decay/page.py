@@ -10,6 +10,9 @@ experiments/ compute them).
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
 from lib.chapters.rpe_decay.claims import HEADLINES, ROWS, claims
@@ -19,9 +22,9 @@ from lib.chapters.rpe_decay.claims import training as training_claims
 from lib.chapters.rpe_decay.claims.apph import ARM, EXPLAIN, NUMBERS, PAPER, num, reproduces
 from lib.chapters.rpe_decay.claims.power import WORLDS
 from lib.chapters.rpe_decay.claims.training import BAND, effective_runs, matched, order_wins
-from lib.chapters.rpe_decay.experiments.fit import CONVERGED, MOST_STARTS
+from lib.chapters.rpe_decay.experiments.fit import CONVERGED, MOST_STARTS, Kernel
 from lib.chapters.rpe_decay.experiments.train import FAMILIES
-from lib.chapters.rpe_decay.results import fmt, label, point_counts
+from lib.chapters.rpe_decay.results import fmt, label, point_counts, times
 from lib.chapters.rpe_decay.results.apph import apph_summary, arms, copy_baseline, select, targets_of
 from lib.chapters.rpe_decay.results.fits import (
     bump_summary,
@@ -42,12 +45,13 @@ from lib.chapters.rpe_decay.results.training import (
     training_summary,
 )
 from lib.core.claims import explanations
+from lib.core.params import ROOT
 from lib.core.power import power_table
 from lib.core.tables import markdown_table
 
 __all__ = ["HEADLINES", "ROWS", "apph_findings", "apph_numbers", "apph_summary", "bump_summary", "claims", "context_summary",
            "error_summary", "error_table", "findings_markdown", "gap_summary", "main_summary", "memory_summary", "partc_findings",
-           "point_counts", "power", "quoted_thresholds", "slope_table", "t5_table", "training_summary"]
+           "partc_recipes", "point_counts", "power", "quoted_thresholds", "slope_table", "t5_table", "training_summary"]
 
 
 def power(P: dict, results: dict, draws: int) -> list[dict]:
@@ -73,7 +77,8 @@ def findings_markdown(P: dict, results: dict, rows: list[dict]) -> str:
 def partc_findings(P: dict, results: dict) -> str:
     """Part C in words, every number from the stored runs (the chapter's test checks them): per kernel and H, how
     many exponents the log heads end at, how far the matched RPE's median is from what its heads can reach and how
-    many of the seeds differ; then claim 14b's floor and the groups beyond its band."""
+    many of the seeds differ; then claim 14b's floor and the groups beyond its band; last, what other training recipes
+    reached on the hardest cells (`partc_recipes`, from benchmarks/rpe_decay_partc_recipes.json)."""
     rows = train_table(results)
     if not rows:
         return ""
@@ -102,7 +107,70 @@ def partc_findings(P: dict, results: dict) -> str:
     out.append(f"**Claim 14b.** The training floor is {fmt(floor)} (the median of {n} precision-limited lin runs). "
                + (f"Beyond {BAND}× of max(optimum, floor) (medians over seeds): " + "; ".join(beyond) + "."
                   if beyond else f"Every group's median is within {BAND}× of max(optimum, floor)."))
-    return "\n\n".join(out)
+    return "\n\n".join(out + [t for t in [partc_recipes()] if t])
+
+
+RECIPES_JSON = ROOT / "benchmarks" / "rpe_decay_partc_recipes.json"
+
+
+def _recipe(r: dict) -> str:
+    """A recipe of the JSON in words: its start, learning rates and steps."""
+    start = {"geometric": f"the fitter's start jittered {r['jitter']:g}", "random": "random starts",
+             "optimum": "the optimum's exponents"}[r["init"]]
+    return f"{start}, lr {r['lr']:g}, {r['steps']} steps"
+
+
+def partc_recipes(path: Path = RECIPES_JSON) -> str:
+    """What other training recipes reached on Part C's hardest log cells, every number from the JSON that
+    benchmarks/rpe_decay_partc_recipes.py writes (3 seeds per recipe, outside the stored points): per cell the range of
+    the recipes' medians over what the heads can reach, the best recipe, the effective runs and distinct exponents;
+    then the recipes within the target factor, and for the cells none reaches why (the optimum's values, in float32).
+    "" without the JSON."""
+    if not path.exists():
+        return ""
+    d = json.loads(path.read_text())
+    within, cells = d["within"], d["cells"]
+    lines, hits = [], []
+    for c in cells:
+        rs = sorted(c["recipes"], key=lambda r: r["median_ratio"])
+        best, worst = rs[0], rs[-1]
+        eff = sorted({r["effective_runs"] for r in rs})
+        dis = [n for r in rs for n in r["distinct"]]
+        hits += [(c, r) for r in rs if r["within"]]
+        lines.append(f"{label(Kernel(**c['k']))}, $H$ = {c['H']}: {len(rs)} recipes end between {times(best['median_ratio'])}× "
+                     f"({_recipe(best)}; {min(best['distinct'])}–{max(best['distinct'])} distinct exponents) and "
+                     f"{times(worst['median_ratio'])}× ({_recipe(worst)}) of what the heads can reach (the paper "
+                     f"profile's recipe: {times(next(r['median_ratio'] for r in rs if r['recipe'] == 'current'))}×), "
+                     f"their seeds {' to '.join(map(str, (eff[0], eff[-1])))} effective runs of {len(best['mse'])} and "
+                     f"{min(dis)} to {max(dis)} distinct exponents")
+    head = (f"**Other recipes** (`benchmarks/rpe_decay_partc_recipes.py`, $S$ = {cells[0]['S']}, a start jittered "
+            "wider, random starts, higher learning rates, longer training, a start at the optimum's exponents). "
+            + "; ".join(lines) + ". ")
+    out = head
+    if hits:
+        out += (f"Within {within:g}× of what the heads can reach: " + "; ".join(
+            f"at {label(Kernel(**c['k']))}, $H$ = {c['H']}, {_recipe(r)} (median {times(r['median_ratio'])}×, seeds "
+            f"{times(min(r['ratio']))}× to {times(max(r['ratio']))}×, {r['effective_runs']} effective runs of "
+            f"{len(r['mse'])})" for c, r in hits)
+            + f". The paper profile's Part C above still uses the original recipe; it is to be recomputed with a recipe "
+            f"within {within:g}×. ")
+    missed = [c for c in cells if not any(r["within"] for r in c["recipes"])]
+    if not missed:
+        return out.rstrip()
+    trained = max(r["max_abs_c"] for c in missed for r in c["recipes"])
+    dis = [n for c in missed for r in c["recipes"] for n in r["distinct"]]
+    where = " and ".join(f"{label(Kernel(**c['k']))}, $H$ = {c['H']}" for c in missed)
+    start = [f"{times(r['median_ratio'])}×" for c in missed for r in c["recipes"] if r["recipe"] == "at_optimum"]
+    return out + (f"No recipe gets within {within:g}× at {where}, "
+                  + (f"not even started at the optimum's exponents ({' and '.join(start)}): " if start else ": ")
+                  + ("its optimum is a cancellation whose head values reach " if len(missed) == 1 else
+                     "their optima are cancellations whose head values reach ")
+                  + " and ".join(f"{c['optimum_max_abs_c']:.0e}" for c in missed)
+                  + f" (the trained runs' at most {trained:.1f}), and evaluated in float32 "
+                  + ("it gives an MSE " if len(missed) == 1 else "they give MSEs ")
+                  + " and ".join(f"{times(c['optimum_mse_float32'] / c['reachable'])}×" for c in missed)
+                  + " what the heads can reach, so float32 AdamW can neither reach nor hold it: its trained heads keep "
+                  f"small values on {min(dis)} to {max(dis)} distinct exponents.")
 
 
 def _cell(got, rid) -> str:
