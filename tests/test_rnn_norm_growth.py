@@ -623,7 +623,7 @@ def test_paper_findings_quote_the_stored_numbers():
               f"{c['1str']['slope']:.2f}", f"{c['hi']:+.2f}", f"{c['hi'] / c['se']:+.1f} bootstrap SE",
               f"{nt['lipr_slope']:.2f} ± {nt['lipr_se']:.2f} (SE)", f"{cell[0]['best']:.2f} (width {cell[0]['width']})",
               f"none of its {cell[0]['runs']} runs", f"{cell[0]['wall_s']:,.0f} s", f"stops at $N$ = {max(cell[0]['below'])}",
-              "the Elman RNN learns 1STR only below $N$ = 16", "cannot pass on this grid", "the critical width of the GRU grows"]
+              "the Elman RNN learns 1STR only below N = 16", "cannot pass on this grid", "the critical width of the GRU grows"]
     quoted += [f"faithful {page.pct(t['pass'])} pass (FAIL {page.pct(t['fail'])}, censored {page.pct(t['censored'])})"
                for rid, t in faithful.items() if t["pass"] < page.LOW_POWER and any(r["id"] == rid for r in rows)
                and f"`{rid}`" in text]

@@ -187,6 +187,10 @@ class Headline:
     name: str
     ids: tuple
 
+    def __post_init__(self):
+        if "$" in self.name:      # the verdict sentence is glued Markdown, which does not typeset math
+            raise ValueError(f"headline {self.name!r}: write it without TeX (m*, log T, 1 − n/(Nd))")
+
     def says(self, rows: list[dict]) -> str:
         """The headline and its state on these rows: borne out (every row passes), not borne out (a row FAILs at
         scale), below scale (a row fails only below its scale), undecided (a row is censored, none fails); "": none

@@ -70,12 +70,12 @@ def first_screen(P: dict, results: dict, rows: list[dict]) -> str:
     where a phase diagram stops; the architectures whose simple-1STR d_h* sits at the grid's floor)."""
     ok, name = {r["id"]: r for r in rows}, {"gru": "GRU", "elman": "Elman RNN"}
     grows = [name[a] for a in P["archs"] if ok.get(f"10a-width-1str-{a}", {}).get("passed")]
-    stops = [f"the {name[c['arch']]} learns {LABELS[c['task']]} only below $N$ = {c['N']} (its width, norm and "
+    stops = [f"the {name[c['arch']]} learns {LABELS[c['task']]} only below N = {c['N']} (its width, norm and "
              "packing rows)" for c in unreached_cells(P, results)]
     floor = [name[a] for a in P["archs"] if f"10a-contrast-{a}" in ok
              and contrast_numbers(P, results, a)["simple"]["lo"][0] == 0]
     Ns = named_grid("N", sorted(P["phase_N"]))
     said = (f"At {Ns} the critical width of the {' and the '.join(grows)} grows at least as fast as Prop. 8's bound"
             if grows else f"At {Ns} no trained width row passes")
-    need = stops[:1] + ([f"simple-1STR's width sits at $d_h$ = 1 ({', '.join(floor)}: the contrasts)"] if floor else [])
-    return said + (f"; a larger $N$ or cap is needed where {' and where '.join(need)}." if need else ".")
+    need = stops[:1] + ([f"simple-1STR's width sits at 1 ({', '.join(floor)}: the contrasts)"] if floor else [])
+    return said + (f"; a larger N or cap is needed where {' and where '.join(need)}." if need else ".")

@@ -75,19 +75,19 @@ def grid_says(P: dict, rows: list[dict], power: list | None = None) -> str:
     def said(i, claim):
         return (f"leave open whether {claim}" if r[i].get("censored") else f"decide that {claim}" if r[i]["passed"]
                 else f"find against \"{claim}\"") + f" ({i})"
-    law = ("cannot tell $\\log T$ from $\\sqrt T$" if r["A11c"].get("censored") else
-           "favour $\\log T$" if r["A11c"]["passed"] else "favour a law other than $\\log T$")
-    grows, linear = said("A13b", "$m^*$ grows with $T$"), said("A11b", "$m^*$ is not proportional to $T$")
+    law = ("cannot tell log T from √T" if r["A11c"].get("censored") else
+           "favour log T" if r["A11c"]["passed"] else "favour a law other than log T")
+    grows, linear = said("A13b", "m* grows with T"), said("A11b", "m* is not proportional to T")
     both = linear.replace("decide that", "that", 1) if grows.startswith("decide") else linear
-    text = (f"On this run's grid ($T$ = {listing(P['and_T'])}, {P['and_trials']} trials per $(T, m)$) the success "
+    text = (f"On this run's grid (T = {listing(P['and_T'])}, {P['and_trials']} trials per (T, m)) the success "
             f"counts {grows} and {both}; they {law} (A11c).")
     rate = {t["world"]: t for t in power or [] if t["row"] == "A11c"}
     if PAPER_LOG.name in rate and PAPER_SQRT.name in rate:
         log, sqrt = rate[PAPER_LOG.name], rate[PAPER_SQRT.name]
         could = log["pass"] >= LOW_POWER and sqrt["pass"] <= 1 - LOW_POWER
-        text += (f" On the paper's grid ({len(PAPER['and_T'])} $T$, {PAPER['and_trials']} trials), drawn from the two "
-                 f"laws fitted to this run's cells, A11c's rule favours $\\log T$ in {share(log['pass'])} of {log['draws']} "
-                 f"draws from the log law and in {share(sqrt['pass'])} from the $\\sqrt T$ law"
+        text += (f" On the paper's grid ({len(PAPER['and_T'])} T, {PAPER['and_trials']} trials), drawn from the two "
+                 f"laws fitted to this run's cells, A11c's rule favours log T in {share(log['pass'])} of {log['draws']} "
+                 f"draws from the log law and in {share(sqrt['pass'])} from the √T law"
                  + (": that grid tells them apart." if could else "."))
     return text
 

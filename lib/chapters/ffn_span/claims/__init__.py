@@ -319,7 +319,7 @@ ROWS = [
 
 # The paper's headline claims this chapter tests, each with the rows that bear on it (the verdict sentence's phrases).
 HEADLINES = (
-    Headline("Theorem 6's bound $1-n/(Nd)$", ("8a-decay-law", "8a-span", "8-visible", "8-oracle", "8b-readout-on-line",
+    Headline("Theorem 6's bound 1 − n/(Nd)", ("8a-decay-law", "8a-span", "8-visible", "8-oracle", "8b-readout-on-line",
                                               "8b-ffn-above-line", "8c-floor")),
     Headline("AdamW, outside Theorem 6's class", ("8a-adamw", "8b-adamw-line")),
     Headline("the rotation test", ("rotation-ffn", "rotation-transformer")),
