@@ -29,7 +29,6 @@ from lib.chapters.rnn_norm_growth.results import (
 )
 from lib.core.claims import explanations
 from lib.core.power import power_table
-from lib.core.tables import named_grid
 
 # what the notebook (and tests/test_rnn_norm_growth.py) call through `page.`
 __all__ = ["HEADLINES", "ROWS", "RULE_CONTRAST", "RULE_NORM_LOWER", "RULE_WIDTH", "budget_summary", "claims",
@@ -74,7 +73,7 @@ def first_screen(P: dict, results: dict, rows: list[dict]) -> str:
              "packing rows)" for c in unreached_cells(P, results)]
     floor = [name[a] for a in P["archs"] if f"10a-contrast-{a}" in ok
              and contrast_numbers(P, results, a)["simple"]["lo"][0] == 0]
-    Ns = named_grid("N", sorted(P["phase_N"]))
+    Ns = "N = " + ", ".join(map(str, sorted(P["phase_N"])))      # glued Markdown: no TeX
     said = (f"At {Ns} the critical width of the {' and the '.join(grows)} grows at least as fast as Prop. 8's bound"
             if grows else f"At {Ns} no trained width row passes")
     need = stops[:1] + ([f"simple-1STR's width sits at 1 ({', '.join(floor)}: the contrasts)"] if floor else [])

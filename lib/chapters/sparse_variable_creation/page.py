@@ -77,7 +77,7 @@ def grid_says(P: dict, rows: list[dict], power: list | None = None) -> str:
                 else f"find against \"{claim}\"") + f" ({i})"
     law = ("cannot tell log T from √T" if r["A11c"].get("censored") else
            "favour log T" if r["A11c"]["passed"] else "favour a law other than log T")
-    grows, linear = said("A13b", "m* grows with T"), said("A11b", "m* is not proportional to T")
+    grows, linear = said("A13b", "m∗ grows with T"), said("A11b", "m∗ is not proportional to T")
     both = linear.replace("decide that", "that", 1) if grows.startswith("decide") else linear
     text = (f"On this run's grid (T = {listing(P['and_T'])}, {P['and_trials']} trials per (T, m)) the success "
             f"counts {grows} and {both}; they {law} (A11c).")

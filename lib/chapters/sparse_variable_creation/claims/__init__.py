@@ -318,7 +318,7 @@ ROWS = [
         "head, and the mean over heads dilutes it)", RULE_A16, _attention, scope=ATTENTION_T),
 ]
 
-HEADLINES = (Headline("sublinear growth of m*", ("A11a", "A11b", "A12", "A13a", "A13b")),
+HEADLINES = (Headline("sublinear growth of m∗", ("A11a", "A11b", "A12", "A13a", "A13b")),
              Headline("the log T law", ("A11c",)),
              Headline("sparse parities", ("A14a", "A14b", "A15")))
 
