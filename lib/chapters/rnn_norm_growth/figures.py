@@ -25,6 +25,7 @@ from lib.chapters.rnn_norm_growth.results import (
 TASK_COLORS = {"1str": "#fc8d62", "simple": "#8da0cb"}
 SHORT = {"gru": "GRU", "elman": "Elman RNN"}     # the architectures in a panel title
 LEGEND = 8.5           # legend font size: the figures are shown about 700 px wide
+PHASE_TEXT = 12.5      # the phase figure's text (pt): 6.6 in wide, shown about 350 px wide on a phone, 9 px there
 
 
 def plot_construction(P: dict, results: dict):
@@ -34,7 +35,7 @@ def plot_construction(P: dict, results: dict):
 
     c = results["construction"]["result"]
     N = np.array(c["N"], float)
-    fig, axes = figure(2, 1, width=4.4, height=3.5)
+    fig, axes = figure(1, 2, width=4.4, height=3.3)   # stacked: readable on a phone
     ax = axes[0, 0]
     ax.plot(N, c["mse_simple"], "o-", color=TASK_COLORS["simple"], label=f"simple-qSTR ($q$ = {P['q']})")
     ax.plot(N, c["mse_full"], "s-", color=TASK_COLORS["1str"], label=f"qSTR, independent indices ($q$ = {P['q']})")
@@ -42,7 +43,7 @@ def plot_construction(P: dict, results: dict):
     ax.set(xscale="log", xlabel="$N$ (sequence length)", ylabel="test MSE", ylim=(-0.1, max(2.2, max(c["mse_full"]) + 0.2)),
            title=f"accumulator, $d_h = qd$ = {P['q'] * P['d']} per direction")
     ax.legend(fontsize=LEGEND)
-    ax = axes[0, 1]
+    ax = axes[1, 0]
     ax.plot(N, c["err_plain"], "o-", color="#e78ac3", label=r"unrectified: $f = \Psi$ + bias")
     ax.plot(N, c["err_rect"], "s-", color="#66c2a5", label="rectified: dead zone of the bias's width")
     ax.plot(N, N * P["eps"] * math.sqrt(P["q"]) / 2, "k--", lw=0.8, label=r"$N\varepsilon\sqrt{q}/2$")
@@ -55,19 +56,31 @@ def plot_construction(P: dict, results: dict):
 
 
 def plot_phase(P: dict, results: dict):
-    """Per architecture: median best test MSE over (N, width) on 1STR and simple-1STR (red x: a run censored at the
-    cap), and d_h*(N) (a down triangle: censored, d_h* is at most that)."""
-    from matplotlib.ticker import FuncFormatter
+    """Per architecture (a column): median best test MSE over (N, width) on 1STR and on simple-1STR (red x: a run
+    censored at the cap), and below them d_h*(N) (a down triangle: censored, d_h* is at most that). Two columns
+    with text at PHASE_TEXT points: a phone shows the figure about 350 px wide, where that is still 9 px or more."""
+    import matplotlib.pyplot as plt
 
-    from lib.core.plotting import figure
+    from lib.core.plotting import figure, use_style
 
     table = phase_table(P, results)
     archs = P["archs"]
-    fig, axes = figure(3, len(archs), width=3.1, height=3.0)
+    use_style()                  # the book's style stays set once the context below restores what was before it
+    with plt.rc_context():
+        fig, axes = figure(len(archs), 3, width=3.3, height=2.9, squeeze=False)
+        plt.rcParams.update({k: PHASE_TEXT for k in ("font.size", "axes.titlesize", "axes.labelsize",
+                                                      "xtick.labelsize", "ytick.labelsize", "legend.fontsize")})
+        _phase_panels(P, table, archs, fig, axes)
+    return fig
+
+
+def _phase_panels(P: dict, table: dict, archs: list, fig, axes) -> None:
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
     W = np.array(P["widths"], float)
     for a, arch in enumerate(archs):
         for k, task in enumerate(TASKS):
-            e, ax = table[(arch, task)], axes[a, k]
+            e, ax = table[(arch, task)], axes[k, a]
             im = ax.imshow(e["median"].T, origin="lower", aspect="auto", cmap="viridis_r", vmin=0, vmax=1)
             # no printed values (unreadable at page size; the table below gives d_h*): a white dot marks the cells
             # at or below the threshold instead
@@ -78,10 +91,8 @@ def plot_phase(P: dict, results: dict):
             ax.set(xticks=range(len(e["N"])), xticklabels=e["N"], yticks=range(len(W)), yticklabels=P["widths"],
                    xlabel="$N$", ylabel="width $d_h$", title=f"{SHORT[arch]} on {LABELS[task]}")
             ax.grid(False)
-        bar = fig.colorbar(im, ax=axes[a, 1], label="median best test MSE")
-        bar.ax.axhline(P["threshold"], color="w", lw=1.6)
-        bar.ax.plot(0.5, P["threshold"], "o", mfc="w", mec="k", mew=0.8, ms=6, transform=bar.ax.get_yaxis_transform())
-        ax = axes[a, 2]
+
+        ax = axes[2, a]
         for task in TASKS:
             e = table[(arch, task)]
             ok = np.isfinite(e["dstar"])
@@ -95,20 +106,25 @@ def plot_phase(P: dict, results: dict):
             ax.plot(Ns, ref[0] * Ns / Ns[0], "k:", lw=0.8, label="slope 1")
         ax.set(xscale="log", yscale="log", xlabel="$N$", ylabel=rf"$d_h^*$ (MSE $\leq$ {P['threshold']})",
                title=f"{SHORT[arch]}: critical width")
-        plain = FuncFormatter(lambda v, _: f"{v:g}")          # widths read 4, 6, 10, not 4 x 10^0
-        ax.yaxis.set_major_formatter(plain)
-        ax.yaxis.set_minor_formatter(plain)
+        # widths read 1, 2, 4, 8, not 10^0; no minor labels (at this text size they run into each other)
+        ax.yaxis.set_major_locator(FixedLocator([2.0 ** k for k in range(8)]))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xticks(Ns, [f"{v:.0f}" for v in Ns])
         _no_minor_x(ax)
-        ax.legend(fontsize=LEGEND)
-    return fig
+        ax.legend(fontsize=PHASE_TEXT - 2, loc="upper center", bbox_to_anchor=(0.5, -0.3))
+    # one colour bar for the four maps (one scale, 0 to 1), under them, the threshold marked on it
+    bar = fig.colorbar(im, ax=list(axes[:2].ravel()), location="bottom", shrink=0.7, aspect=30,
+                       label="median best test MSE")
+    bar.ax.axvline(P["threshold"], color="w", lw=1.6)
+    bar.ax.plot(P["threshold"], 0.5, "o", mfc="w", mec="k", mew=0.8, ms=6, transform=bar.ax.get_xaxis_transform())
 
 
 def plot_norm(P: dict, results: dict):
     """Left: (L ||U||_op r_h)^2 of the widest Elman runs at the threshold, against N. Right: alpha*(N) of A.2."""
     from lib.core.plotting import COLORS, figure, mean_ci
 
-    fig, axes = figure(2, 1, width=4.4, height=3.5)
+    fig, axes = figure(1, 2, width=4.4, height=3.3)   # stacked: readable on a phone
     ax = axes[0, 0]
     for task, e in norm_table(P, results).items():
         if not len(e["N"]):
@@ -129,7 +145,7 @@ def plot_norm(P: dict, results: dict):
     _no_minor_x(ax)
     ax.set_xticks(sorted(P["phase_N"]), [str(n) for n in sorted(P["phase_N"])])
     ax.legend(fontsize=LEGEND)
-    ax = axes[0, 1]
+    ax = axes[1, 0]
     fit = a2_fit(results)
     ax.plot(fit["N"], fit["alpha"], "^", color=COLORS["transformer"],
             label=r"$\alpha^*(N) = \Vert W_{QK}\Vert_{op}$ of Eq. A.2")
@@ -147,7 +163,7 @@ def plot_packing(P: dict, results: dict):
     from lib.core.plotting import figure
 
     pk = packing_table(P, results)
-    fig, axes = figure(2, 1, width=4.4, height=3.5)
+    fig, axes = figure(1, 2, width=4.4, height=3.3)   # stacked: readable on a phone
     ax = axes[0, 0]
     for task, e in pk.items():
         ax.plot(e["N"], e["pr"], "o-", color=TASK_COLORS[task], label=f"{LABELS[task]}: slope {e['slope']:.2f}")
@@ -160,7 +176,7 @@ def plot_packing(P: dict, results: dict):
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))      # 3, 4, 6 rather than 3 x 10^0
     ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.legend(fontsize=LEGEND)
-    ax = axes[0, 1]
+    ax = axes[1, 0]
     e = pk["1str"]
     ax.plot(Ns, e["dist_median"], "o-", color=TASK_COLORS["1str"], label=r"replayed outputs $\Phi(s_j)$")
     ax.plot(Ns, e["g_dist_median"], "s--", color="gray", label=r"labels $g = (\langle u, x_k\rangle)_{k \neq j}$")

@@ -23,14 +23,17 @@ TASK = {"a": "1STR", "b": "simple-1STR"}     # what each panel trains on
 
 def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
     """One 1STR prompt and one simple-1STR prompt: the encoded tokens z_i and which token each position retrieves."""
-    from lib.core.plotting import COLORS, figure
+    import matplotlib.pyplot as plt
 
-    fig, axes = figure(3, 1, width=2.75, height=2.9)
+    from lib.core.plotting import COLORS, use_style
+
+    use_style()    # the prompt on top, the two retrieval patterns beneath it: 4.6 in wide, readable on a phone
+    fig, axes = plt.subplot_mosaic([["z", "z"], ["one", "simple"]], figsize=(4.6, 5.8), height_ratios=(1.1, 1))
     task = qstr.QSTR(N=N, d=d, task_seed=task_seed)
     gen = torch.Generator().manual_seed(seed)
     X, T = task.draw(1, 1, gen)
     z = task.encode(X, T)[0, 0]
-    ax = axes[0, 0]
+    ax = axes["z"]
     lim = float(z.abs().max())
     ax.imshow(z.numpy(), cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
     for x in (d - 0.5, d + task.d_e - 0.5):
@@ -38,7 +41,8 @@ def plot_prompt(N: int = 8, d: int = 10, task_seed: int = 42, seed: int = 0):
     ax.set(title=r"encoded prompt $z$ (1STR)", xlabel=rf"$x_i$ | $\omega_i$ | $\omega_{{t_i}}$   ($d={d}$, $d_e={task.d_e}$)",
            ylabel="position $i$")
     ax.grid(False)
-    for ax, simple, title in ((axes[0, 1], False, "1STR: $t_i$ per position"), (axes[0, 2], True, "simple-1STR: one shared $t$")):
+    for ax, simple, title in ((axes["one"], False, "1STR: $t_i$ per position"),
+                              (axes["simple"], True, "simple-1STR: one $t$")):
         _, T = task.draw(1, 1, gen, simple=simple)
         t = T[0, 0, :, 0].numpy()
         ax.scatter(t, np.arange(N), s=60, color=COLORS["transformer"])
