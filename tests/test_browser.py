@@ -6,7 +6,9 @@ On each screen: every chapter's verdict sentence ends above the bottom of its fi
 view without scrolling sideways and no claim table is wider than its column; with every dropdown opened, no table,
 figure or formula is wider than its column, or cut off by a box it is in, except inside a box that scrolls and says so
 (math-fit.js marks it "book-scrolls", or "mjx-scrolls" for a formula, and book.css shows the mark); the page never
-scrolls sideways; the console logs no error; every image has alt text that says something.
+scrolls sideways; the console logs no error; every image has alt text that says something; every figure's smallest
+text (9.5 pt, drawn at 220 dpi) is shown at 9 px or more (on a phone, a figure of several panels in a box that
+scrolls sideways).
 
 Nothing is timed by the clock: each page is measured once the page itself says it is ready (MathJax has typeset it
 and math-fit.js has fitted it), with a long script timeout for a loaded machine.
@@ -31,6 +33,7 @@ pytestmark = pytest.mark.e2e
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 VIEWPORTS = ((390, 844), (1280, 900))    # CSS px: a phone's screen (mobile emulation) and a desktop's window
 PHONE = 600                              # px: narrower than this, the screen is emulated as a phone's
+LEGIBLE = 9 / (9.5 / 72 * 220)           # shown px per PNG px at which a figure's smallest text (9.5 pt) is 9 px
 SCRIPT_TIMEOUT = 600                     # s: a page typesets in a second or two; one that never does fails here
 
 
@@ -137,6 +140,9 @@ return {
   wide: [...article.querySelectorAll('table, figure, img, mjx-container > mjx-math')]
       .map(e => [what(e), fault(e)]).filter(x => x[1]),
   images: [...article.querySelectorAll('img')].map(e => [e.getAttribute('src'), e.alt]),
+  // each figure's PNG: its width and the width it is shown at (the book's PNGs are drawn at 220 dpi)
+  figures: [...article.querySelectorAll('figure img')].filter(e => e.naturalWidth)
+      .map(e => [e.getAttribute('src'), e.naturalWidth, e.getBoundingClientRect().width]),
 };
 """
 
@@ -176,6 +182,9 @@ def check_page(driver, page: Path, name: str, viewport: tuple[int, int], shots: 
         if scroll > box + 1 or right > column + 1:
             problems.append(f"claim table wider than the column ({scroll} > {box} px)")
     problems += [f"{what} {fault}" for what, fault in m["wide"]]
+    for src, natural, shown in m["figures"]:   # the smallest figure text, 9.5 pt at 220 dpi, is 9 px or more
+        if shown < natural * LEGIBLE - 1:
+            problems.append(f"figure {src}: its smallest text is {9 * shown / (natural * LEGIBLE):.1f} px")
     for src, alt in m["images"]:
         words = (alt or "").split()
         if len(words) < 3 or any(w.endswith((".png", ".svg", ".jpg")) for w in words):

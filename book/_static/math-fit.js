@@ -11,12 +11,27 @@
    such box that does overflow gets the class "book-scrolls", which book.css marks with a line that says so and a
    visible scrollbar, so nothing looks cut off at the column's edge.
 
+   On a phone a figure of several panels shrunk to the column has text of 3 to 6 px. Each figure whose smallest text
+   (9.5 pt, drawn at 220 dpi: about 29 px of its PNG) would be under 9 px at the column's width is shown at the width
+   where it is 9 px (LEGIBLE of its PNG's width), in its own box that scrolls and says so.
+
    Re-done when the width changes and when a dropdown opens (its content has a width only then). window.bookFit()
    does it at once (the browser test calls it after opening every dropdown); when the page is first fitted (formulas
    typeset, if it has any) the <html> element gets data-book-fitted. */
 (function () {
   const MIN_SCALE = 0.6;
   const WIDE = 'table, figure, img, .cell_output .output';   // what may be wider than the column
+  const LEGIBLE = 9 / (9.5 / 72 * 220);      // shown px per PNG px at which a figure's smallest text is 9 px
+  const PHONE = window.matchMedia('(max-width: 600px)');
+
+  function fitFigures() {
+    document.querySelectorAll('.bd-article figure img').forEach(function (img) {
+      img.style.width = ''; img.style.maxWidth = '';
+      if (!PHONE.matches || !img.naturalWidth) return;
+      const need = Math.ceil(img.naturalWidth * LEGIBLE);       // against the width the column lets it have
+      if (need > img.getBoundingClientRect().width + 0.5) { img.style.maxWidth = 'none'; img.style.width = need + 'px'; }
+    });
+  }
 
   function fitFormulas() {
     document.querySelectorAll('.bd-article mjx-container').forEach(function (e) {
@@ -55,6 +70,7 @@
 
   function fit() {
     fitFormulas();
+    fitFigures();
     markBoxes();
   }
   window.bookFit = fit;
@@ -68,6 +84,9 @@
     let timer;
     window.addEventListener('resize', function () { clearTimeout(timer); timer = setTimeout(fit, 150); });
     document.addEventListener('toggle', fit, true);          // a dropdown opened: its content now has a width
+    document.querySelectorAll('.bd-article figure img').forEach(function (img) {
+      if (!img.complete) img.addEventListener('load', fit);  // its natural width is known once it has loaded
+    });
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();
