@@ -9,6 +9,7 @@ cells (book/chapters/<name>.md; `python -m lib run <name>` executes them):
 """
 from __future__ import annotations
 
+import inspect
 import os
 import time
 from collections import Counter
@@ -259,3 +260,21 @@ def verdict_line(rows: list[dict], profile: str, headlines: tuple = ()):
         'Each row is in the claim check at the end of the page (<a href="../intro.html#verdicts">what a verdict '
         "means</a>).")
     return Markdown(f'{sentence} <span class="verdict-more">{more}</span>')
+
+
+def source_lines(func, first: str, last: str):
+    """The lines of `func`'s source from the first that contains `first` to the next that contains `last`, dedented,
+    as a Python code block (IPython Markdown): a page shows the heart of its experiment as lib's own code, which
+    cannot drift from what ran.
+
+        >>> from lib.core.store import key_of
+        >>> print(source_lines(key_of, "return", "return").data.splitlines()[1][:6])
+        return
+    """
+    from IPython.display import Markdown
+
+    lines = inspect.getsource(func).splitlines()
+    i = next(k for k, line in enumerate(lines) if first in line)
+    j = next(k for k in range(i, len(lines)) if last in lines[k])
+    indent = min(len(x) - len(x.lstrip()) for x in lines[i:j + 1] if x.strip())
+    return Markdown("```python\n" + "\n".join(x[indent:] for x in lines[i:j + 1]) + "\n```")

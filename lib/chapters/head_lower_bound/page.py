@@ -9,7 +9,6 @@ Nothing here computes a stored number, and no computation imports it.
 """
 from __future__ import annotations
 
-import inspect
 import math
 
 from lib.chapters.head_lower_bound.claims import HEADLINES, ROWS, claims
@@ -29,7 +28,7 @@ __all__ = [
     "ROWS", "HEADLINES", "claims", "findings", "power",
     # the numbers and sentences the prose quotes, section by section
     "reach_numbers", "prop3_note", "prop3_scope", "heads_table", "code_overlaps", "construction_table", "scaling_glue",
-    "h1_best", "check_set_se", "figure2_numbers", "source_lines",
+    "h1_best", "check_set_se", "figure2_numbers",
 ]
 
 
@@ -76,16 +75,3 @@ def figure2_numbers(P: dict, results: dict) -> dict:
             "f2_steps": len(f2["epoch_loss"]) * math.ceil(P["fig2_train"] / 64), "paper_corr": PAPER_FIG2["corr"],
             "authors_diag": AUTHORS_RERUN["diag_mean"], "authors_outside": AUTHORS_RERUN["outside_median"],
             "authors_steps": AUTHORS_RERUN["steps"], "authors_ratio": FIG2_OUTSIDE}
-
-
-
-def source_lines(func, first: str, last: str):
-    """The lines of `func`'s source from the first that contains `first` to the next that contains `last`, dedented,
-    as a Python code block (IPython Markdown): the page shows lib's own code, which cannot drift from what ran."""
-    from IPython.display import Markdown
-
-    lines = inspect.getsource(func).splitlines()
-    i = next(k for k, line in enumerate(lines) if first in line)
-    j = next(k for k in range(i, len(lines)) if last in lines[k])
-    indent = min(len(x) - len(x.lstrip()) for x in lines[i:j + 1] if x.strip())
-    return Markdown("```python\n" + "\n".join(x[indent:] for x in lines[i:j + 1]) + "\n```")
