@@ -120,8 +120,8 @@ def test_the_verdict_line_says_in_words_first_then_names_the_rows():
     from lib.core.claims import Headline
     heads = (Headline("Theorem 1", ("a", "e")), Headline("Prop. 8", ("c", "d")), Headline("Fig. 2", ("zz",)))
     sentence, more = verdict_line(rows, "paper", heads).data.split(' <span class="verdict-more">')
-    assert sentence == ("**Verdict (paper profile): Theorem 1: borne out (2 of 2 rows pass); Prop. 8: below scale "
-                        "(0 of 2 rows pass, 1 below scale, 1 censored); every implementation check passes.**")
+    assert sentence == ("**Verdict (paper profile): Theorem 1: borne out (2 of 2 claims pass); Prop. 8: below scale "
+                        "(0 of 2 claims pass, 1 below scale, 1 censored); every implementation check passes.**")
     assert more.startswith("2 of 5 claims borne out, 2 fail (1 below scale), 1 undecided; fails: `b`;")
 
 

@@ -137,6 +137,16 @@ def test_claims_are_rows_with_kinds_and_sources(chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
+def test_headlines_name_rows_the_chapter_has(chapter):
+    """A headline reads out the rows it names: an id it misspells would drop out of the first screen unseen."""
+    mod = _module(chapter, "claims")
+    ids = {r.id for r in mod.ROWS}
+    heads = getattr(mod, "HEADLINES", ())
+    assert heads and all(isinstance(h, claims.Headline) and h.ids for h in heads)
+    assert [i for h in heads for i in h.ids if i not in ids] == []
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_page_is_outside_the_hash_and_the_source_follows_the_contract(chapter):
     hashed = lib_modules(chapter)
     for path in _modules_of(chapter):                 # results, claims, figures, page: outside the hash

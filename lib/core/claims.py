@@ -182,7 +182,9 @@ class Headline:
         >>> rows = [{"id": "a", "kind": "claim", "passed": True}, {"id": "b", "kind": "claim", "passed": False,
         ...          "censored": "N=16 unlearned"}]
         >>> Headline("Prop. 8's width bound", ("a", "b")).says(rows)
-        "Prop. 8's width bound: undecided (1 of 2 rows pass, 1 censored)"
+        "Prop. 8's width bound: undecided (1 of 2 claims pass, 1 censored)"
+        >>> Headline("Theorem 7's construction", ("k",)).says([{"id": "k", "kind": "check", "passed": True}])
+        "Theorem 7's construction: checked (1 of 1 implementation check passes)"
     """
     name: str
     ids: tuple
@@ -192,19 +194,26 @@ class Headline:
             raise ValueError(f"headline {self.name!r}: write it without TeX (m*, log T, 1 − n/(Nd))")
 
     def says(self, rows: list[dict]) -> str:
-        """The headline and its state on these rows: borne out (every row passes), not borne out (a row FAILs at
-        scale), below scale (a row fails only below its scale), undecided (a row is censored, none fails); "": none
+        """The headline and its state on these rows, read from its claim rows alone (an implementation check is not
+        evidence for a prediction): borne out (every claim passes), not borne out (a claim FAILs at scale), below
+        scale (one fails only below its scale), undecided (one is censored, none fails). A headline with no claim
+        row, only checks (a construction proved exact), says "checked", not "borne out", and how many hold. "": none
         of its rows was measured."""
-        rs = [r for r in rows if r["id"] in self.ids]
+        rs = [r for r in rows if r["id"] in self.ids and r.get("kind", "claim") == "claim"]
+        checks = [r for r in rows if r["id"] in self.ids and r.get("kind") == "check"]
         if not rs:
-            return ""
+            if not checks:
+                return ""
+            ok = sum(bool(r["passed"]) for r in checks)
+            return (f"{self.name}: {'checked' if ok == len(checks) else 'a check FAILS'} ({ok} of {len(checks)} "
+                    f"implementation check{'s pass' if len(checks) > 1 else ' passes'})")
         ok = sum(bool(r["passed"]) for r in rs)
         cen = sum(bool(r.get("censored")) for r in rs)
         low = sum(1 for r in rs if not r["passed"] and r.get("scale") and not r.get("censored"))
         bad = len(rs) - ok - cen - low
         word = ("not borne out" if bad else "below scale" if low else "undecided" if cen else "borne out")
         more = "".join(f", {k} {w}" for k, w in ((bad, "fail"), (low, "below scale"), (cen, "censored")) if k)
-        return f"{self.name}: {word} ({ok} of {len(rs)} row{'s' if len(rs) > 1 else ''} pass{more})"
+        return f"{self.name}: {word} ({ok} of {len(rs)} claim{'s pass' if len(rs) > 1 else ' passes'}{more})"
 
 
 def evaluate(rows: list[Row], *data) -> list[dict]:
