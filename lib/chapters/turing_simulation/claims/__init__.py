@@ -64,8 +64,7 @@ RULE_BETA = All((AtLeast(r"$\ln(3(T+1)) - \beta^*$", 0.0, where="at every $T$",
                          why=r"$T+1$ competitors, each $e^{-\beta}$, below the round's 1/3"),
                  Within(r"slope of $\beta^*$ against $\ln T$", 0.5, 1.5)))
 RULE_BETA_NOCORR = AtLeast(r"$\beta^*$(no correction) $-$ $\beta^*$(correction)", 0.0, strict=True,
-                           where="at every $T$",
-                           why="no threshold: larger by any amount")
+                           where="at every $T$", why="no threshold: larger by any amount")
 RULE_LOW_PRECISION = AtMost("runs not bit-exact", 0, by=EXACT, why="integer weights, bit activations")
 RULE_SCALAR_CODES = AtMost(r"the first $T$ at which $i/T$ collides", 1024, why="bfloat16 has 8 significant bits")
 RULE_TOY_PRODUCT = All((AtMost("max relative error to the formula", 0.01, strict=True),
@@ -77,8 +76,7 @@ RULE_BOUND = AtMost(r"slope of $\log\hat n$ against $\log\log T$", 6, spread=DIR
 
 
 def _spread(per_seed) -> dict:
-    """The spread of a statistic's per-direction values (sample sd over the finite ones) and their number, as a
-    Measured takes them; {} (no margin) with fewer than two."""
+    """Sample sd of the finite per-direction values and their count, as Measured takes them; {} (no margin) if < 2."""
     v = np.asarray(per_seed, float)
     v = v[np.isfinite(v)]
     if len(v) < 2 or not np.std(v, ddof=1) > 0:
@@ -94,8 +92,7 @@ def _at_T(T, values, fmt: str = ".1e") -> str:
 
 # ------------------------------------------------------------------------------------------- exact (checks)
 def _over_runs(text: str, paper: str, *stats):
-    """A measure of the exact-simulation runs: each of `stats`, an (aggregate, key) pair such as (sum, "lookup_bad"),
-    over every machine and horizon (results.exact_rows), one Measured per stat; `text` formats their values."""
+    """A measure of each (aggregate, key) pair in `stats`, e.g. (sum, "lookup_bad"), over every exact run."""
     def measure(P, results):
         rows = exact_rows(results)
         vals = [agg(r[key] for r in rows) for agg, key in stats]
@@ -105,13 +102,13 @@ def _over_runs(text: str, paper: str, *stats):
 
 
 def _exact(P, results):
-    rows, total = exact_rows(results), lambda key: sum(r[key] for r in exact_rows(results))
-    tf, ro = total("tf_mismatch"), total("ro_mismatch")
+    rows = exact_rows(results)
+    tf, ro, steps, runs = (sum(r[k] for r in rows) for k in ("tf_mismatch", "ro_mismatch", "steps", "inputs"))
     n_rand = max((r["runs"] for r in rows if r["name"] == "random"), default=0)
     Ts = sorted({r["T"] for r in rows})
     bit = all(r["tf_bit_exact"] and r["ro_bit_exact"] for r in rows)
     return Measured((Measured(tf + ro), Measured(bit)), f"{tf} teacher-forced and {ro} rollout mismatches over "
-                    f"{total('steps'):,} steps of {total('inputs')} runs; bit-equal: {bit}", paper=f"0 ({CAL})",
+                    f"{steps:,} steps of {runs} runs; bit-equal: {bit}", paper=f"0 ({CAL})",
                     where=f"{len(P['machines'])} catalogue machines and {n_rand} random machines, "
                           f"$T$ = {Ts[0]} to {Ts[-1]}")
 
@@ -172,10 +169,8 @@ def _flat_structured(P, results):
 
 
 def _polylog_random(P, results):
-    """Theorem 4.1 bounds the margin below by 1/poly(k, |A|, log T): p of r = c (ln T)^-p, fitted to the median
-    radii (and per direction, for the spread). An exponential collapse in T gives p far above any low degree over
-    this range of T. A direction that nothing up to the search's largest scale corrupts (inf) enters the median as
-    the largest value and leaves its own per-direction fit."""
+    """p of r = c (ln T)^-p (Theorem 4.1's margin) fitted to the median radii, and per direction for the spread; an
+    uncorrupted direction (inf) enters the median as the largest value and leaves its per-direction fit."""
     a = robust_arrays(results, True)
     lnT, med = np.log(a["T"].astype(float)), np.median(a["r"], axis=1)
     fin = np.isfinite(med) & (med > 0)
@@ -189,11 +184,8 @@ def _polylog_random(P, results):
 
 
 def _collapse(P, results):
-    """ln t* against T without correction. A radius at or below FLOOR is censored (the unperturbed network already
-    fails there, or the perturbation is below float64 resolution): it is kept as the bound t* <= FLOOR and must lie
-    at larger T than every measured radius, as a collapse predicts. The line is fitted to the measured radii; the
-    gate (RULE_COLLAPSE) counts them, or is inf where a censored radius precedes a measured one, so that the order
-    part fails whatever their number."""
+    """ln t* against T without correction, fitted to the radii above FLOOR; a censored one (<= FLOOR) must lie at
+    larger T than every measured one, and the gate is inf where it does not, so the order part fails regardless."""
     a = robust_arrays(results, False)
     ok = np.isfinite(a["t"]) & (a["t"] > FLOOR)
     slope = r2 = float("nan")
@@ -208,10 +200,8 @@ def _collapse(P, results):
 
 
 def _random_nocorr(P, results):
-    """The all-layer margin without correction, bounded above by each direction's radius: the smallest over the
-    directions at each T is the run's bound on it (more directions can only tighten it). The margin is that of the
-    worst T, in decades, over the spread of log10 r across the directions there (a radius at the floor enters as
-    the floor)."""
+    """The smallest radius over the directions at each T bounds the uncorrected margin (more can only tighten it);
+    the rule's margin is the worst T's, over the spread of log10 r across its directions."""
     a = robust_arrays(results, False)
     r0 = np.min(a["r"], axis=1)
     worst = int(np.argmax(r0))
@@ -232,8 +222,7 @@ def _beta(P, results):
 
 
 def _beta_nocorr(P, results):
-    """beta* without correction against beta* with it; the reference is the corrected run's beta*, which the rule
-    compares with (the paper has no softmax experiment)."""
+    """beta* without correction against the corrected run's (the paper has no softmax experiment)."""
     (_, bc), (Tn, bn) = softmax_arrays(results, True), softmax_arrays(results, False)
     at = lambda b: [f"{v:.1f}" if np.isfinite(v) else "none" for v in b]
     top = max(rec["spec"]["beta_max"] for rec in results["softmax"].values())
@@ -284,9 +273,8 @@ def _toy_rounded(P, results):
 
 # ------------------------------------------------------------------------------------------------ bound
 def _bound(P, results):
-    """The slope of log n_hat against log log T, n_hat from the smallest radius over every direction; its spread
-    from n_hat per random direction (gamma_j = min(structured, direction j)). The VC proxy w T is shown beside it,
-    not tested: its growth in T follows from its formula."""
+    """The slope of log n_hat against log log T; its spread from n_hat per direction j (gamma_j = min(structured,
+    r_j)). The VC proxy w T is shown, not tested: its growth follows from its formula."""
     b, a = bound(results), robust_arrays(results, True)
     slope = loglog_slope(np.log2(b["T"]), b["n_hat"])   # over the finite n_hat; NaN with fewer than two
     per = [loglog_slope(np.log2(a["T"]), a["alpha"] ** 2 * np.log(a["p"]) / np.fmin(a["l2"], r) ** 2) for r in a["r"].T]
@@ -297,7 +285,7 @@ def _bound(P, results):
 
 # ------------------------------------------------------------------------------------------------ rows
 def _says(text: str):
-    """An `explain` that gives the same finding whatever the numbers (the row's own text shows them)."""
+    """An `explain` with one finding whatever the numbers (the row's text shows them)."""
     return lambda P, results, row: text
 
 

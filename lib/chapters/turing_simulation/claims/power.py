@@ -20,14 +20,12 @@ FIELDS = ("n_directions",)   # the spec field that counts a robustness point's r
 
 
 def directions(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """The stored runs, each robustness point's directions drawn with replacement (the core resampler on them alone:
-    the other points have no seed axis)."""
+    """Each robustness point's directions drawn with replacement (the core resampler on those points alone)."""
     return {**results, "robust": resample_seeds(P, {"robust": results["robust"]}, rng, fields=FIELDS)["robust"]}
 
 
 def swapped(section: str, into: bool, resample: bool = True):
-    """A draw: the other arm's result at each T filed as the `into` arm's, the robustness points' directions
-    resampled first (`resample`)."""
+    """A draw: the other arm's result at each T filed as the `into` arm's, after resampling directions (`resample`)."""
     def draw(P, results, rng):
         sec = (directions(P, results, rng) if resample else results)[section]
         return {**results, section: {**sec, **{(T, into): sec[(T, c)] for T, c in sec if c != into}}}
@@ -35,8 +33,7 @@ def swapped(section: str, into: bool, resample: bool = True):
 
 
 def permuted(section: str, field: str, arm: bool):
-    """A draw: the stored `field` of the `arm` points of `section` put at randomly permuted T (the same values, no
-    order in T)."""
+    """A draw: the stored `field` of the `arm` points of `section` at randomly permuted T (no order in T)."""
     def draw(P, results, rng):
         keys = sorted(k for k in results[section] if k[1] == arm)
         vals = [results[section][k]["result"][field] for k in keys]
