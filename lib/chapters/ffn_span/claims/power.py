@@ -21,10 +21,11 @@ from lib.chapters.ffn_span.claims import off_span
 from lib.chapters.ffn_span.experiments.ffn import LAW_FLOOR
 from lib.core.power import World, resample_seeds
 
+CHEAP = ("span", "ffn", "transformer")   # the points every world resamples (the Monte-Carlo ones only where read)
 GROUP = {"nu": "visibility", "oracle_mse": "visibility", "readout_mse": "readout"}   # the points a field is in
 
 
-def resampled(P: dict, results: dict, rng: np.random.Generator, groups=("span", "ffn", "transformer")) -> dict:
+def resampled(P: dict, results: dict, rng: np.random.Generator, groups=CHEAP) -> dict:
     """The stored runs of the `groups` of points drawn with replacement within each point (a run's numbers together;
     the Monte-Carlo points by draw; the rest shared, unread by the row), the rotation test's plain and rotated FFN
     points by one draw, so that run r stays the twin of run r."""
@@ -40,24 +41,39 @@ def resampled(P: dict, results: dict, rng: np.random.Generator, groups=("span", 
     return out
 
 
-def _edit(**hows):
-    """A world's draw: the faithful resample, then each field named in `hows` of every stored point that has it
-    replaced by how(P, sim, result, values): the values as an array (n x runs or draws)."""
-    groups = {GROUP.get(f, "ffn") for f in hows} | {"span"}
+def faithful(*groups: str) -> World:
+    """The faithful world of a row that reads the points of `groups` besides the CHEAP ones."""
+    return World("faithful: the stored runs (and Monte-Carlo draws) resampled within each point", True,
+                 partial(resampled, groups=(*CHEAP, *groups)))
+
+
+def _world(name: str, change, groups=CHEAP, mechanism: bool = False) -> World:
+    """A world whose draw is the faithful resample of `groups`, then change(P, sim, rng, results) made to it."""
     def draw(P: dict, results: dict, rng: np.random.Generator) -> dict:
         sim = resampled(P, results, rng, groups)
-        for g in groups - {"span"}:
+        change(P, sim, rng, results)
+        return sim
+    return World(name, mechanism, draw)
+
+
+def _edited(name: str, **hows) -> World:
+    """A world without the mechanism: each field named in `hows`, of every stored point that has it, replaced by
+    how(P, sim, result, values): the values as an array (n x runs or draws)."""
+    groups = tuple(sorted({GROUP.get(f, "ffn") for f in hows}))
+    def change(P: dict, sim: dict, rng, results: dict):
+        for g in groups:
             for rec in sim[g].values():
                 r = rec["result"]
                 for field in set(hows) & set(r):
                     r[field] = hows[field](P, sim, r, np.asarray(r[field], float)).tolist()
-        return sim
-    return draw
+    return _world(name, change, ("span", *groups))
 
 
-def _line_shift(k: float):
-    """Values moved down by k n/(Nd) at each n: the line of a learner that sees k n more directions than its span."""
-    return lambda P, sim, r, v: v - k * (np.asarray(r["n"], float) / r["Nd"])[:, None]
+# The values of a learner with more than its span: the line of n + 1 inputs (one direction beyond the span, 1/(Nd)
+# lower at each n), the line of 2n inputs (n/(Nd) lower), and the visible fraction of n + 1 inputs.
+one_more = lambda P, sim, r, v: v - 1 / r["Nd"]
+twice = lambda P, sim, r, v: v - (np.asarray(r["n"], float) / r["Nd"])[:, None]
+more_nu = lambda P, sim, r, v: v * ((np.asarray(r["n"]) + 1) / np.asarray(r["n"]))[:, None]
 
 
 def _over_runs(per_run: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -82,81 +98,53 @@ def _no_span(P: dict, sim: dict, r: dict, v: np.ndarray) -> np.ndarray:
     return v - np.asarray(r["oracle_mse"], float)
 
 
-def _span_swapped(P: dict, results: dict, rng: np.random.Generator) -> dict:
+def _swapped(P: dict, sim: dict, rng, results: dict):
     """The span point's optimisers swapped: AdamW's runs are GD's (which keep the span), and GD's AdamW's."""
-    sim = resampled(P, results, rng)
     sp = sim["span"]["result"]
     sp["gd"], sp["adamw"] = sp["adamw"], sp["gd"]
-    return sim
 
 
-def _adamw_at(offset: float):
+def _adamw_at(P: dict, sim: dict, rng, results: dict, offset: float):
     """AdamW's runs moved so that their mean sits `offset` from the line 1 - n/(Nd) (their spread kept): an AdamW
     FFN that fits, on the line (0) or beating it (< 0)."""
-    def draw(P: dict, results: dict, rng: np.random.Generator) -> dict:
-        sim = resampled(P, results, rng)
-        sp = sim["span"]["result"]
-        mse = np.array(sp["adamw"]["test_mse"], float)
-        sp["adamw"]["test_mse"] = (mse - mse.mean() + 1 - sp["n"] / sp["Nd"] + offset).tolist()
-        return sim
-    return draw
+    sp = sim["span"]["result"]
+    mse = np.array(sp["adamw"]["test_mse"], float)
+    sp["adamw"]["test_mse"] = (mse - mse.mean() + 1 - sp["n"] / sp["Nd"] + offset).tolist()
 
 
-def _ffn_rotated_like_tr(P: dict, results: dict, rng: np.random.Generator) -> dict:
+def _ffn_rotated_like_tr(P: dict, sim: dict, rng, results: dict):
     """The rotation costs the FFN what it costs the Transformer: each rotated FFN run plus the Transformer's mean
     rotated - plain gap at its n (the same n grid)."""
-    sim = resampled(P, results, rng)
     tr = sim["transformer"]["result"]
     gap = (np.array(tr["test_mse_rotated"], float) - np.array(tr["test_mse"], float)).mean(1)
     r = sim["ffn"][(P["N_rotation"], True)]["result"]
     r["test_mse"] = (np.array(r["test_mse"], float) + gap[:, None]).tolist()
-    return sim
 
 
-def _tr_unrotated(P: dict, results: dict, rng: np.random.Generator) -> dict:
+def _tr_unrotated(P: dict, sim: dict, rng, results: dict):
     """The Transformer's rotated arm replaced by its plain runs, drawn again: a rotation that changes nothing."""
-    sim = resampled(P, results, rng)
     tr = sim["transformer"]["result"]
     plain = np.array(results["transformer"]["result"]["test_mse"], float)
     tr["test_mse_rotated"] = plain[:, rng.integers(0, plain.shape[1], size=plain.shape[1])].tolist()
-    return sim
-
-
-def _line_moved(k: float):
-    """Values moved down by k at each n of a point with Nd inputs in all: by k/(Nd), one direction per unit of k."""
-    return lambda P, sim, r, v: v - k / r["Nd"]
-
-
-
-
-def faithful(*groups: str) -> World:
-    """The faithful world of a row that reads the points of `groups` (span, ffn and transformer are cheap: always)."""
-    return World("faithful: the stored runs (and Monte-Carlo draws) resampled within each point", True,
-                 partial(resampled, groups=("span", "ffn", "transformer", *groups)))
 
 
 FAITHFUL = faithful()
 ONE_MORE = "one direction beyond the span: the line of $n+1$ inputs"
-more_nu = lambda P, sim, r, v: v * ((np.asarray(r["n"]) + 1) / np.asarray(r["n"]))[:, None]
 WORLDS = {
-    "8a-decay-law": (FAITHFUL, World("AdamW's off-span decay in place of GD's", False, _edit(law_dev=_adamw_law))),
-    "8a-span": (FAITHFUL, World(r"AdamW's end-of-training $\rho$ in place of GD's", False,
-                                _edit(rho=lambda P, sim, r, v: _over_runs(off_span(sim["span"]["result"], "adamw")[-1], v)))),
-    "8a-adamw": (FAITHFUL, World("the optimisers swapped: AdamW's runs are GD's", False, _span_swapped)),
-    "8-visible": (faithful("visibility"), World(ONE_MORE, False, _edit(nu=more_nu))),
-    "8-oracle": (faithful("visibility"), World(ONE_MORE, False, _edit(oracle_mse=_line_moved(1)))),
-    "8b-readout-on-line": (faithful("readout"), World(ONE_MORE, False, _edit(readout_mse=_line_moved(1)))),
-    "8b-ffn-above-line": (FAITHFUL, World("no span: the FFN's excess over the oracle, over an oracle that sees all "
-                                          "of x", False, _edit(test_mse=_no_span))),
-    "8c-floor": (faithful("readout"),
-                 World(ONE_MORE + " (read-out and FFN)", False,
-                       _edit(readout_mse=_line_moved(1), test_mse=_line_moved(1))),
-                 World("twice the span: the line of $2n$ inputs (read-out and FFN)", False,
-                       _edit(readout_mse=_line_shift(1), test_mse=_line_shift(1)))),
-    "8b-adamw-line": (FAITHFUL, World("AdamW that fits, on the line", True, _adamw_at(0.0)),
-                      World("AdamW that fits and beats the line by 0.1", False, _adamw_at(-0.1))),
-    "rotation-ffn": (FAITHFUL, World("the rotation costs the FFN what it costs the Transformer", False,
-                                     _ffn_rotated_like_tr)),
-    "rotation-transformer": (FAITHFUL, World("the rotation changes nothing: the rotated arm is the plain runs "
-                                             "drawn again", False, _tr_unrotated)),
+    "8a-decay-law": (FAITHFUL, _edited("AdamW's off-span decay in place of GD's", law_dev=_adamw_law)),
+    "8a-span": (FAITHFUL, _edited(r"AdamW's end-of-training $\rho$ in place of GD's",
+                                  rho=lambda P, sim, r, v: _over_runs(off_span(sim["span"]["result"], "adamw")[-1], v))),
+    "8a-adamw": (FAITHFUL, _world("the optimisers swapped: AdamW's runs are GD's", _swapped)),
+    "8-visible": (faithful("visibility"), _edited(ONE_MORE, nu=more_nu)),
+    "8-oracle": (faithful("visibility"), _edited(ONE_MORE, oracle_mse=one_more)),
+    "8b-readout-on-line": (faithful("readout"), _edited(ONE_MORE, readout_mse=one_more)),
+    "8b-ffn-above-line": (FAITHFUL, _edited("no span: the FFN's excess over the oracle, over an oracle that sees all "
+                                            "of x", test_mse=_no_span)),
+    "8c-floor": (faithful("readout"), _edited(ONE_MORE + " (read-out and FFN)", readout_mse=one_more, test_mse=one_more),
+                 _edited("twice the span: the line of $2n$ inputs (read-out and FFN)", readout_mse=twice, test_mse=twice)),
+    "8b-adamw-line": (FAITHFUL, _world("AdamW that fits, on the line", partial(_adamw_at, offset=0.0), mechanism=True),
+                      _world("AdamW that fits and beats the line by 0.1", partial(_adamw_at, offset=-0.1))),
+    "rotation-ffn": (FAITHFUL, _world("the rotation costs the FFN what it costs the Transformer", _ffn_rotated_like_tr)),
+    "rotation-transformer": (FAITHFUL, _world("the rotation changes nothing: the rotated arm is the plain runs drawn "
+                                              "again", _tr_unrotated)),
 }
