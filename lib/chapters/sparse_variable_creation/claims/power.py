@@ -1,11 +1,10 @@
-"""The worlds the planted-AND rows' power is measured in (lib.core.power): each row's own measure and rule run on
-result sets drawn from the stored trials. A point holds one T, its trials flattened over the grid of m, so the
-faithful world resamples the trials within each (T, m) cell (lib.core.power.resample_cells). The worlds without the
-theorem's mechanism: every T's cells resampled from one stored T (m* does not move with T); every cell of a T drawn
-with its smallest m's success fraction (success does not rise with m); the successes given the failed runs' attention
-(heads without the variable); and cells drawn from the logistic law fitted to this run's cells (results.fit_law) with
-m* moved: in proportion to T, or to the paper's grid, to show what that grid can decide. Page-side: no computation
-imports this module.
+"""The worlds the planted-AND and parity rows' power is measured in (lib.core.power): each row's own measure and rule
+run on result sets drawn from the stored runs. A point holds one T, its trials flattened over the grid of m, so the
+faithful world resamples the trials within each (T, m) cell (lib.core.power.resample_cells); a parity point's seeds
+are resampled by seed. A world without the theorem's mechanism (its name says which) gives some T another T's runs
+(`from_T`), edits the faithful draw, or draws every cell from a success probability (`_drawn`): its T's smallest m's,
+or the logistic law fitted to this run's cells (results.fit_law) with m* moved, in proportion to T or to the paper's
+grid, to show what that grid can decide. Page-side: no computation imports this module.
 
     >>> from lib.chapters import stored; P, results = stored("sparse_variable_creation")   # the committed paper results
     >>> from lib.chapters.sparse_variable_creation.claims import ROWS
@@ -18,7 +17,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from lib.chapters.sparse_variable_creation.claims import LARGE_T, SMALL_T
 from lib.chapters.sparse_variable_creation.results import PAPER, and_table, cells, fit_law, mstar_of
+from lib.core.claims import Scope
 from lib.core.power import World, resample_cells, resample_seeds
 
 
@@ -29,10 +30,20 @@ def resample(P: dict, results: dict, rng) -> dict:
                           lambda res: res["m"], shared=("checks",))
 
 
-def one_T(P: dict, results: dict, rng) -> dict:
-    """m* does not move with T: one stored T drawn per run, every T's cells resampled from its cells."""
-    r0 = results["and"][list(results["and"])[rng.integers(len(results["and"]))]]["result"]
-    return resample(P, {"and": {T: {**rec, "result": r0} for T, rec in results["and"].items()}}, rng)
+def parity_seeds(P: dict, results: dict, rng) -> dict:
+    """The faithful world of the parity rows: each T's seeds drawn with replacement (lib.core.power.resample_seeds)."""
+    return resample_seeds(P, {"parity": results["parity"]}, rng)
+
+
+def from_T(faithful, key: str, scope: Scope, source=None):
+    """The faithful draw with every T of `key` in `scope` given the stored runs of one T: source(every T) where
+    given, else a T of the scope drawn per run."""
+    def draw(P, results, rng):
+        runs, Ts = results[key], sorted(results[key])
+        ours = scope(Ts)
+        src = source(Ts) if source else ours[rng.integers(len(ours))]
+        return faithful(P, {key: {**runs, **{T: {**runs[T], "result": runs[src]["result"]} for T in ours}}}, rng)
+    return draw
 
 
 def _drawn(grid: dict, p, rng) -> dict:
@@ -45,24 +56,23 @@ def _drawn(grid: dict, p, rng) -> dict:
 
 
 def flat_in_m(P: dict, results: dict, rng) -> dict:
-    """Success does not rise with m: every cell of a T drawn with the success fraction of its smallest m."""
+    """Every cell of a T drawn with the success fraction of its smallest m."""
     first = {T: t["success"][0].mean() for T, t in and_table(results).items()}
     return _drawn(P, lambda T, m: np.full(len(m), first[T]), rng)
 
 
-def law(name: str, grid: dict | None = None, mstar=None):
-    """Cells drawn from the logistic law `name` fitted to this run's cells, on `grid` (None: this run's); mstar(fit,
-    T, T0), where given, moves its m* (T0: the smallest T)."""
+def law(name: str, grid: dict | None = None, mstar=lambda f, T, T0: mstar_of(f, T)):
+    """Cells drawn from the logistic law `name` fitted to this run's cells, on `grid` (None: this run's), its m* at T
+    mstar(fit, T, the smallest T)."""
     def draw(P, results, rng):
-        f = fit_law(cells(and_table(results)), name)
-        at = (lambda T: mstar(f, T, min(results["and"]))) if mstar else (lambda T: mstar_of(f, T))
-        return _drawn(grid or P, lambda T, m: expit((m - at(T)) / f["s"]), rng)
+        f, T0 = fit_law(cells(and_table(results)), name), min(results["and"])
+        return _drawn(grid or P, lambda T, m: expit((m - mstar(f, T, T0)) / f["s"]), rng)
     return draw
 
 
 def no_variable(P: dict, results: dict, rng) -> dict:
-    """Heads without the variable: the faithful draw, each success then given the [CLS] attention and top 3 of a
-    failed trial of its T drawn at random (of every T's failures, where its T has none)."""
+    """The faithful draw, each success then given the [CLS] attention and top 3 of a failed trial of its T drawn at
+    random (of every T's failures, where its T has none)."""
     sim = resample(P, results, rng)
     keys = ("planted_attention", "top3_is_planted")
     failed = {T: {k: np.asarray(rec["result"][k])[~np.asarray(rec["result"]["success"], bool)] for k in keys}
@@ -80,8 +90,8 @@ def no_variable(P: dict, results: dict, rng) -> dict:
 
 
 def underfit(P: dict, results: dict, rng) -> dict:
-    """Failures are underfitting: the faithful draw, each failed trial then given the training numbers of a model that
-    predicts the majority label (accuracy 7/8, the cross-entropy of a 1/8 label rate)."""
+    """The faithful draw, each failed trial then given the training numbers of a model that predicts the majority
+    label (accuracy 7/8, the cross-entropy of a 1/8 label rate)."""
     sim = resample(P, results, rng)
     for rec in sim["and"].values():
         r = rec["result"]
@@ -91,21 +101,8 @@ def underfit(P: dict, results: dict, rng) -> dict:
     return sim
 
 
-def parity_seeds(P: dict, results: dict, rng) -> dict:
-    """The faithful world of the parity rows: each T's seeds drawn with replacement (lib.core.power.resample_seeds)."""
-    return resample_seeds(P, {"parity": results["parity"]}, rng)
-
-
-def parity_from(pick):
-    """Every parity T in pick(Ts)'s keys drawn from the stored T it names, its seeds resampled."""
-    def draw(P, results, rng):
-        par = results["parity"]
-        return parity_seeds(P, {"parity": {**par, **{T: par[src] for T, src in pick(sorted(par), rng).items()}}}, rng)
-    return draw
-
-
 def unlearnt(P: dict, results: dict, rng) -> dict:
-    """No seed learns: the faithful draw with every seed's test and online accuracy held at chance, 1/2."""
+    """The faithful draw with every seed's test and online accuracy held at chance, 1/2."""
     sim = parity_seeds(P, results, rng)
     for rec in sim["parity"].values():
         r = rec["result"]
@@ -115,7 +112,7 @@ def unlearnt(P: dict, results: dict, rng) -> dict:
 
 FAITHFUL = World("faithful: the stored trials, resampled within each $(T, m)$ cell", True, resample)
 NO_SHIFT = World("$m^*$ does not move with $T$: every $T$'s cells resampled from one stored $T$'s (drawn per run)", False,
-                 one_T)
+                 from_T(resample, "and", Scope("T")))
 LINEAR = World("$m^*$ in proportion to $T$: the log law fitted to this run's cells, its $m^*$ at the smallest $T$ "
                "scaled with $T$", False, law("log", mstar=lambda f, T, T0: mstar_of(f, T0) * T / T0))
 LINEAR_40 = World("$m^* = 0.4\\,T$ (below the grid's smallest $m$ at the smallest $T$): the log law's logistic, moved",
@@ -134,10 +131,9 @@ UNDERFIT = World("failures underfit: each failed trial given a majority-label mo
 PARITY = World("faithful: the stored parity seeds, resampled within each $T$", True, parity_seeds)
 UNLEARNT = World("no seed learns: every seed's accuracy held at chance", False, unlearnt)
 SAME_T = World("the transition does not move with $T$: every $T$ up to 50 drawn from one of them (per run)", False,
-               parity_from(lambda Ts, rng: dict.fromkeys([T for T in Ts if T <= 50], Ts[rng.integers(
-                   len([T for T in Ts if T <= 50]))])))
+               from_T(parity_seeds, "parity", SMALL_T))
 BEYOND = World("beyond $T = 50$ as at the largest $T$ up to 50: its seeds drawn from that $T$'s", False,
-               parity_from(lambda Ts, rng: dict.fromkeys([T for T in Ts if T > 50], max(T for T in Ts if T <= 50))))
+               from_T(parity_seeds, "parity", LARGE_T, lambda Ts: max(SMALL_T(Ts))))
 
 WORLDS = {
     "A10": (FAITHFUL, UNDERFIT),
