@@ -3,7 +3,7 @@ one (architecture, task, N), holds every run of every width and seed (per-run nu
 packing numbers per seed). The faithful world (`resample_phase`) draws each point's seeds with replacement, point by
 point (lib.core.power's `resample_cells`, a point's seeds its one cell); a drawn seed brings its runs of every width
 and its packing numbers, so each N keeps its own spread. A world without a row's mechanism changes the stored
-points first (`changed`), then resamples them the same way:
+points first (`moved`), then resamples them the same way:
 
 - 10a-width-*: the smallest N's 1STR point at every N (flat);
 - 10a-contrast-*: simple-1STR's points replaced by the same architecture's 1STR points (no contrast);
@@ -47,44 +47,24 @@ def resample_phase(P: dict, results: dict, rng: np.random.Generator) -> dict:
     return out
 
 
-def changed(change):
-    """A world that changes the stored phase points, change(P, key, phase) -> the result to put at `key`, and then
-    resamples them."""
+def moved(arch: str, task: str = "1str", source: str = "1str", at_N0: bool = True, fields=(), by=None):
+    """A world without a mechanism: the phase points of (arch, task) replaced by (arch, source)'s at the smallest N
+    (`at_N0`) or at their own N, their `fields` times by(smallest N, N); then resampled like the faithful world."""
     def draw(P, results, rng):
-        phase = results["phase"]
-        return resample_phase(P, {**results, "phase": {k: {**rec, "result": change(P, k, phase)}
-                                                      for k, rec in phase.items()}}, rng)
+        phase, N0 = results["phase"], min(P["phase_N"])
+
+        def change(k):
+            if k[:2] != (arch, task):
+                return phase[k]["result"]
+            r = phase[(arch, source, N0 if at_N0 else k[2])]["result"]
+            return {**r, **{f: (np.asarray(r[f], float) * by(N0, k[2])).tolist() for f in fields if f in r}}
+        return resample_phase(P, {**results, "phase": {k: {**rec, "result": change(k)} for k, rec in phase.items()}}, rng)
     return draw
 
 
-def _scaled(result: dict, by: float, fields=NORMS) -> dict:
-    return {**result, **{f: (np.asarray(result[f], float) * by).tolist() for f in fields if f in result}}
-
-
 def one_N(slope: float):
-    """The Elman 1STR point of the smallest N at every N (the rows that read it read its widest runs), its norms
-    times (N / smallest N)^slope."""
-    def change(P, k, phase):
-        N0 = min(P["phase_N"])
-        return (_scaled(phase[("elman", "1str", N0)]["result"], (k[2] / N0) ** slope) if k[:2] == ("elman", "1str")
-                else phase[k]["result"])
-    return changed(change)
-
-
-def _shrunk(P, k, phase):
-    """The replayed outputs' distances on 1STR times (smallest N / N)^(1/2)."""
-    r = phase[k]["result"]
-    return _scaled(r, (min(P["phase_N"]) / k[2]) ** 0.5, ("pack_dist_median",)) if k[:2] == ("elman", "1str") else r
-
-
-def _flat(arch):
-    """The smallest N's 1STR point of `arch` at every N."""
-    return lambda P, k, phase: phase[(arch, "1str", min(P["phase_N"])) if k[:2] == (arch, "1str") else k]["result"]
-
-
-def _no_contrast(arch):
-    """Simple-1STR's points of `arch` replaced by its 1STR points at the same N."""
-    return lambda P, k, phase: phase[(arch, "1str", k[2]) if k[:2] == (arch, "simple") else k]["result"]
+    """The Elman 1STR point of the smallest N at every N, its norms times (N / smallest N)^slope."""
+    return moved("elman", fields=NORMS, by=lambda N0, N: (N / N0) ** slope)
 
 
 FAITHFUL = World("faithful: the stored runs, each point's seeds resampled (a seed keeps its runs of every width)",
@@ -96,13 +76,14 @@ STEEP = World("slope 2: the smallest N's widest runs, resampled, at every N, the
               "over it", False, one_N(2.0))
 WORLDS = {
     **{f"10a-width-1str-{arch}": (FAITHFUL, World("flat: the smallest N's 1STR point at every N, resampled", False,
-                                                  changed(_flat(arch)))) for arch in ARCHS},
+                                                  moved(arch))) for arch in ARCHS},
     **{f"10a-contrast-{arch}": (FAITHFUL, World(
         "no contrast: simple-1STR's points replaced by the same architecture's 1STR points, resampled", False,
-        changed(_no_contrast(arch)))) for arch in ARCHS},
+        moved(arch, "simple", at_N0=False))) for arch in ARCHS},
     "10b-norm-lower": (FAITHFUL, SLOPE_1, FLAT),
     "10b-norm": (FAITHFUL, SLOPE_1, FLAT, STEEP),
     "10c-effective-dim": (FAITHFUL, FLAT),
     "10c-separation": (FAITHFUL, World("shrunk: the replayed outputs' distances times (smallest N / N)^(1/2), "
-                                       "resampled", False, changed(_shrunk))),
+                                       "resampled", False, moved("elman", at_N0=False, fields=("pack_dist_median",),
+                                                                by=lambda N0, N: (N0 / N) ** 0.5))),
 }
