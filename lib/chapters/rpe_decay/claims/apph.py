@@ -40,6 +40,11 @@ def num(x: float) -> str:
 
 
 ARM = {"H4a-log": "none", "H4a-lin": "none", "H4b-lin": "none", "H4b-log": "free"}
+# The paper's four numbers: (kernel kind, family, fewest or most heads, "below": every seed under the number, or
+# "near": the median within REPRODUCES x of it, as a stated outcome of training)
+NUMBERS = {"H4a-log": ("spow", "log", "min", "below"), "H4a-lin": ("spow", "lin", "max", "near"),
+           "H4b-lin": ("sexp", "lin", "min", "below"), "H4b-log": ("sexp", "log", "max", "near")}
+REPRODUCES = 10.0         # a stated outcome ("near") is reproduced where this run's median is within this factor
 STAYS_HIGH = 0.1          # H4a-lin: the median stays at least this fraction of the paper's 0.19 (this book's band)
 COPY_FACTOR = 1.0         # H4b-log: the log heads' median is at least this many copy baselines (the paper's: 11.7)
 RULES = {
@@ -68,120 +73,121 @@ def _scale(P: dict, H: int, which: str) -> str:
 ARM_WORDS = {"none": "heads only", "free": "with w0 (the current token's own coefficient)"}
 
 
-def _where(P, H, current):
-    return f"$H$ = {H}, $S$ = {P['apph_S']}, {P['apph_steps']} steps, {ARM_WORDS[current]}"
+def _read(P, results, rid: str, current: str | None = None):
+    """(H, MSEs by seed, a table row) of row rid's cell (NUMBERS) in its arm, or in `current`; None where not run."""
+    kind, family, which, _ = NUMBERS[rid]
+    return select(P, results, kind, family, which, current or ARM[rid])
 
 
-def _below_rule(P, results, rid, kind, family):
-    got = select(P, results, kind, family, "min", ARM[rid])
+def mses(mse) -> str:
+    """The MSEs of a cell's seeds, in words."""
+    return ", ".join(fmt(m) for m in mse)
+
+
+def _measured(P, rid: str, H: int, value, text: str, **kw) -> Measured:
+    """Row rid's Measured at H heads: where it was read and, where its rule fails, how this run's setup is smaller
+    than the paper's."""
+    scale = "" if RULES[rid].holds(value) else _scale(P, H, NUMBERS[rid][2])
+    where = f"$H$ = {H}, $S$ = {P['apph_S']}, {P['apph_steps']} steps, {ARM_WORDS[ARM[rid]]}"
+    return Measured(value, text, where=where, scale=scale, **kw)
+
+
+def _below_rule(P, results, rid):
+    got = _read(P, results, rid)
     if got is None:
         return None
     H, mse, row = got
-    other = select(P, results, kind, family, "min", "free" if ARM[rid] == "none" else "none")
-    beside = (f"; with w0: {', '.join(fmt(m) for m in other[1])}" if other and ARM[rid] == "none" else "")
-    base = f"; copy-the-current-token baseline {fmt(row['copy'])}" if kind == "sexp" else ""
-    measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds); fitter's optimum {opt_text(row)}{base}; "
+    other = _read(P, results, rid, "free") if ARM[rid] == "none" else None
+    beside = f"; with w0: {mses(other[1])}" if other else ""
+    base = f"; copy-the-current-token baseline {fmt(row['copy'])}" if NUMBERS[rid][0] == "sexp" else ""
+    measured = (f"MSE {mses(mse)} (seeds); fitter's optimum {opt_text(row)}{base}; "
                 + margin(mse, RULES[rid].bound, True) + beside)
-    ok = RULES[rid].holds(mse)
-    return Measured(mse, measured, paper=f"< {num(PAPER[rid])} (one head)", where=_where(P, H, ARM[rid]),
-                    scale="" if ok else _scale(P, H, "min"))
+    return _measured(P, rid, H, mse, measured, paper=f"< {num(PAPER[rid])} (one head)")
 
 
 def _4a_log(P, results):
-    return _below_rule(P, results, "H4a-log", "spow", "log")
+    return _below_rule(P, results, "H4a-log")
 
 
 def _4b_lin(P, results):
-    return _below_rule(P, results, "H4b-lin", "sexp", "lin")
+    return _below_rule(P, results, "H4b-lin")
 
 
 def two_head_reading(P, results, current: str) -> dict | None:
     """Where the paper's 0.19 sits among lin heads on 4a: the H whose fitter optimum (t = 0 free) is nearest it in
     log10, that optimum, and the trained medians at that H in this arm and in the arm with w0 (None where the grid
     lacks the runs)."""
-    rows = [r for r in apph_table(P, results, current) if r["k"].kind == "spow" and r["family"] == "lin"]
+    lin_4a = lambda c: [r for r in apph_table(P, results, c) if r["k"].kind == "spow" and r["family"] == "lin"]
+    rows = lin_4a(current)
     if not rows:
         return None
     by_H = {H: [r for r in rows if r["H"] == H] for H in sorted({r["H"] for r in rows})}
     H = min(by_H, key=lambda h: abs(np.log10(by_H[h][0]["free_opt"]) - np.log10(PAPER["H4a-lin"])))
-    free = [r for r in apph_table(P, results, "free") if r["k"].kind == "spow" and r["family"] == "lin" and r["H"] == H]
+    free = [r for r in lin_4a("free") if r["H"] == H]
     return {"H": H, "opt": by_H[H][0]["free_opt"], "trained": float(np.median([r["mse"] for r in by_H[H]])),
             "trained_free": float(np.median([r["mse"] for r in free])) if free else np.nan}
 
 
 def _4a_lin(P, results):
     rid = "H4a-lin"
-    got = select(P, results, "spow", "lin", "max", ARM[rid])
+    got = _read(P, results, rid)
     if got is None:
         return None
     H, mse, row = got
-    rule = RULES[rid]
-    ok = rule.holds(float(np.median(mse)))
+    med = float(np.median(mse))
     two = two_head_reading(P, results, ARM[rid])
     reading = (f"; the paper's {num(PAPER[rid])} is nearest the optimum of {two['H']} lin head(s), {fmt(two['opt'])} "
                f"(trained here: {fmt(two['trained'])}; with w0: {fmt(two['trained_free'])})") if two else ""
-    measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds), median {times(float(np.median(mse)) / PAPER[rid])}× the "
-                f"paper's {num(PAPER[rid])}; fitter's optimum {opt_text(row)}; " + margin(mse, rule.bound, False, "median")
-                + reading)
-    return Measured(float(np.median(mse)), measured, paper=f"{num(PAPER[rid])} (up to 64 heads)",
-                    where=_where(P, H, ARM[rid]), scale="" if ok else _scale(P, H, "max"))
+    measured = (f"MSE {mses(mse)} (seeds), median {times(med / PAPER[rid])}× the paper's {num(PAPER[rid])}; fitter's "
+                f"optimum {opt_text(row)}; " + margin(mse, RULES[rid].bound, False, "median") + reading)
+    return _measured(P, rid, H, med, measured, paper=f"{num(PAPER[rid])} (up to 64 heads)")
 
 
 def _4b_log(P, results):
     rid = "H4b-log"
-    got = select(P, results, "sexp", "log", "max", ARM[rid])
+    got = _read(P, results, rid)
     if got is None:
         return None
     H, mse, row = got
-    copy, med = row["copy"], float(np.median(mse))
-    rule = RULES[rid]                     # the log heads add nothing to the current token
-    ok = rule.holds(med / copy)
-    lin = select(P, results, "sexp", "lin", "min", ARM[rid])
+    copy, med = row["copy"], float(np.median(mse))      # the log heads add nothing to the current token
+    lin = _read(P, results, "H4b-lin", ARM[rid])
     lin_med = float(np.median(lin[1])) if lin else np.nan
     vs_lin = f", {times(med / lin_med)}× the lin head's median ({fmt(lin_med)}, $H$ = {lin[0]})" if lin else ""
-    other = select(P, results, "sexp", "log", "max", "none")
-    beside = (f"; heads only: {', '.join(fmt(m) for m in other[1])} (≥ $\\rho(0)^2$ = 1: a log head never sees $t = 0$)"
-              if other else "")
-    measured = (f"MSE {', '.join(fmt(m) for m in mse)} (seeds); median {times(med / copy)}× the copy-the-current-token "
-                f"baseline {fmt(copy)}{vs_lin}; fitter's optimum {opt_text(row)}; "
-                + margin(mse, rule.bound * copy, False, "median") + beside)
+    other = _read(P, results, rid, "none")
+    beside = f"; heads only: {mses(other[1])} (≥ $\\rho(0)^2$ = 1: a log head never sees $t = 0$)" if other else ""
+    measured = (f"MSE {mses(mse)} (seeds); median {times(med / copy)}× the copy-the-current-token baseline "
+                f"{fmt(copy)}{vs_lin}; fitter's optimum {opt_text(row)}; "
+                + margin(mse, RULES[rid].bound * copy, False, "median") + beside)
     paper_ratio = PAPER[rid] / copy
-    return Measured(med / copy, measured, where=_where(P, H, ARM[rid]), scale="" if ok else _scale(P, H, "max"),
-                    paper=f"{num(PAPER[rid])} (64 heads) = {paper_ratio:.1f}× the copy baseline, > "
-                          f"{PAPER[rid] / PAPER['H4b-lin']:.0f}× the lin head's < {num(PAPER['H4b-lin'])}",
-                    expected=f"{rule.text}: {fmt(copy)} here, and the paper's {num(PAPER[rid])} is "
-                             f"{paper_ratio:.1f}× it")
-
-
-# The paper's four numbers: (kernel kind, family, fewest or most heads, "below": every seed under the number, or
-# "near": the median within REPRODUCES x of it, as a stated outcome of training)
-NUMBERS = {"H4a-log": ("spow", "log", "min", "below"), "H4a-lin": ("spow", "lin", "max", "near"),
-           "H4b-lin": ("sexp", "lin", "min", "below"), "H4b-log": ("sexp", "log", "max", "near")}
-REPRODUCES = 10.0         # a stated outcome ("near") is reproduced where this run's median is within this factor
+    return _measured(P, rid, H, med / copy, measured,
+                     paper=f"{num(PAPER[rid])} (64 heads) = {paper_ratio:.1f}× the copy baseline, > "
+                           f"{PAPER[rid] / PAPER['H4b-lin']:.0f}× the lin head's < {num(PAPER['H4b-lin'])}",
+                     expected=f"{RULES[rid].text}: {fmt(copy)} here, and the paper's {num(PAPER[rid])} is "
+                              f"{paper_ratio:.1f}× it")
 
 
 def reproduces(rid: str, mse) -> bool:
-    """Whether an arm's seeds reproduce one of the paper's numbers: every seed below it (the "one head" numbers), or
-    the median within REPRODUCES x of it either way (the numbers that training ended at)."""
-    if NUMBERS[rid][3] == "below":          # the row's own rule: every seed below the paper's number
+    """Whether an arm's seeds reproduce one of the paper's numbers: every seed below it (the row's own rule, for the
+    "one head" numbers), or the median within REPRODUCES x of it either way (the numbers that training ended at)."""
+    if NUMBERS[rid][3] == "below":
         return RULES[rid].holds(mse)
     return bool(abs(np.log10(float(np.median(mse)) / PAPER[rid])) <= np.log10(REPRODUCES))
 
 
 def _explain_4b_lin(P, results):
-    b_lin = {c: select(P, results, "sexp", "lin", "min", c) for c in arms(results)}
+    b_lin = {c: _read(P, results, "H4b-lin", c) for c in arms(results)}
     if not (b_lin.get("free") and b_lin.get("none")):
         return ""
     (H, free, _), (_, none, _) = b_lin["free"], b_lin["none"]
     lin_p = lambda c: ", ".join(f"{p[0]:.3f}" for p in exponents(P, results, "sexp", "lin", H, c))   # by seed
     return (f"with w0 the lin head's weight at $t = 0$ is redundant (w0 carries the current token), so its exponent "
             f"is set only by the tail beyond it: the seeds end at p = {lin_p('free')} and MSE "
-            f"{', '.join(fmt(m) for m in free)}; heads only (the row's arm), the head carries $t = 0$ as well and ends "
-            f"at p = {lin_p('none')} and MSE {', '.join(fmt(m) for m in none)} (the paper: < {num(PAPER['H4b-lin'])})")
+            f"{mses(free)}; heads only (the row's arm), the head carries $t = 0$ as well and ends "
+            f"at p = {lin_p('none')} and MSE {mses(none)} (the paper: < {num(PAPER['H4b-lin'])})")
 
 
 def _explain_4b_log(P, results):
-    got = select(P, results, "sexp", "log", "max", ARM["H4b-log"])
+    got = _read(P, results, "H4b-log")
     if not got:
         return ""
     H, mse, row = got
@@ -196,7 +202,7 @@ def _explain_4b_log(P, results):
 
 
 def _explain_4a_lin(P, results):
-    got, two = select(P, results, "spow", "lin", "max", ARM["H4a-lin"]), two_head_reading(P, results, ARM["H4a-lin"])
+    got, two = _read(P, results, "H4a-lin"), two_head_reading(P, results, ARM["H4a-lin"])
     if not (got and two):
         return ""
     H, mse, _ = got
@@ -211,13 +217,12 @@ def _explain_4a_lin(P, results):
 
 
 def _explain_4a_log(P, results):
-    got = select(P, results, "spow", "log", "min", ARM["H4a-log"])
+    got = _read(P, results, "H4a-log")
     if not got:
         return ""
     H, mse, _ = got
     p = ", ".join(f"{q[0]:.3f}" for q in exponents(P, results, "spow", "log", H, ARM["H4a-log"]))
-    return (f"heads only, one log head is $t^{{-0.5}}$ at p = 0.5: the seeds end at p = {p} and MSE "
-            f"{', '.join(fmt(m) for m in mse)}")
+    return (f"heads only, one log head is $t^{{-0.5}}$ at p = 0.5: the seeds end at p = {p} and MSE {mses(mse)}")
 
 
 EXPLAIN = {"H4a-log": _explain_4a_log, "H4a-lin": _explain_4a_lin, "H4b-lin": _explain_4b_lin,

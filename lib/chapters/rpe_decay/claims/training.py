@@ -52,8 +52,8 @@ def order_wins(m: dict, good: str) -> int:
 
 
 def effective_runs(runs: list) -> int:
-    """How many of a group's seeds differ: a seed whose log10 numbers (one per entry of its tuple) all lie within
-    IDENTICAL decades of an earlier seed's is the same run again (the seeds end on one attractor)."""
+    """How many of a group's seeds differ: a seed whose log10 numbers all lie within IDENTICAL decades of an earlier
+    seed's is the same run again (the seeds end on one attractor)."""
     kept: list[np.ndarray] = []
     for r in runs:
         v = np.log10(np.maximum(np.atleast_1d(np.asarray(r, float)), 1e-300))
@@ -98,20 +98,24 @@ def _train_order(P, results):
                     where=f"$S$ = {cs[0][1]}; {named_grid('H', ORDER_H(P['train_H']))}")
 
 
-def group_ratios(rows: list[dict], floor: float) -> dict[tuple, list[float]]:
-    """{(kernel, S, family, H): the trained MSE over max(optimum, floor) of each of its seeds}: every run counts."""
-    out: dict[tuple, list[float]] = {}
-    for r in rows:
-        out.setdefault(tuple(r[k] for k in GROUP), []).append(r["mse"] / reachable(r, floor))
-    return out
-
-
-def _train_floor(P, results):
+def floor_groups(results: dict):
+    """Part C's rows, training floor, its count of runs, and {(kernel, S, family, H): each seed's trained MSE over
+    max(optimum, floor)} (every run counts); None without runs."""
     rows = train_table(results)
     if not rows:
         return None
     floor, n = training_floor(rows)
-    groups = group_ratios(rows, floor)
+    groups: dict[tuple, list[float]] = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in GROUP), []).append(r["mse"] / reachable(r, floor))
+    return rows, floor, n, groups
+
+
+def _train_floor(P, results):
+    got = floor_groups(results)
+    if got is None:
+        return None
+    _, floor, n, groups = got
     med = {k: float(np.median(v)) for k, v in groups.items()}
     w = max(med, key=med.get)
     ratio = np.concatenate(list(groups.values()))
@@ -124,23 +128,17 @@ def _train_floor(P, results):
                     paper="none (designed here)", n=effective_runs(groups[w]))
 
 
-def spread(values) -> tuple[float, str]:
-    """(sd of log10 over seeds, its words): "seeds identical" where the sd is below IDENTICAL decades (a z-score
-    with a zero sd says nothing), "one seed" with one value."""
-    lv = np.log10(np.maximum(np.asarray(values, float), 1e-300))
-    if len(lv) < 2:
-        return 0.0, "one seed"
-    sd = float(lv.std(ddof=1))
-    return sd, (f"seeds identical (sd < {IDENTICAL:g} decades)" if sd < IDENTICAL else f"sd {sd:.2f} decades")
-
-
 def margin(values, threshold: float, below: bool, stat: str = "worst") -> str:
-    """The rule's margin in decades (log10 of threshold / value, signed so that > 0 is on the passing side; `stat`:
-    the worst seed or the median) and in units of the spread over seeds."""
+    """The rule's margin in decades (> 0 on the passing side; `stat`: the worst seed or the median) and in units of the
+    sd of log10 over seeds (none where the seeds are identical or one)."""
     lv = np.log10(np.maximum(np.asarray(values, float), 1e-300))
     d = (np.log10(threshold) - lv) if below else (lv - np.log10(threshold))
     m = float(d.min()) if stat == "worst" else float(np.median(d))
-    sd, words = spread(values)
+    if len(lv) < 2:
+        sd, words = 0.0, "one seed"
+    else:
+        sd = float(lv.std(ddof=1))
+        words = f"seeds identical (sd < {IDENTICAL:g} decades)" if sd < IDENTICAL else f"sd {sd:.2f} decades"
     z = f" = {m / sd:+.1f} sd over {len(lv)} seeds ({words})" if sd >= IDENTICAL else f"; {words}"
     return f"margin {m:+.1f} decades" + z
 
@@ -148,10 +146,9 @@ def margin(values, threshold: float, below: bool, stat: str = "worst") -> str:
 def beyond_band(results: dict) -> list[str]:
     """The (kernel, family, H) groups whose median over seeds is beyond 14b's band, worst first: the median, what
     its heads can reach, the ratio, and what the fitter's optimum asks of the values."""
-    rows = train_table(results)
-    floor, _ = training_floor(rows)
+    rows, floor, _, groups = floor_groups(results) or ([], 0.0, 0, {})
     out = []
-    for key, v in sorted(group_ratios(rows, floor).items(), key=lambda kv: -float(np.median(kv[1]))):
+    for key, v in sorted(groups.items(), key=lambda kv: -float(np.median(kv[1]))):
         if float(np.median(v)) <= BAND:
             continue
         sel = [r for r in rows if tuple(r[k] for k in GROUP) == key]
