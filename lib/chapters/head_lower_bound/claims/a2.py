@@ -1,8 +1,6 @@
-"""The head_lower_bound rows on Equation A.2: the construction (Lemma 11: its codes satisfy Assumption 3,
-11-assumption3; the worst target's alpha* inside the bounds of the lemma's proof, 11-alpha-bounds; alpha*(N) closer
-to a + b ln N than to powers of N, 11-alpha-logN), and the trained Figure 2 (fig2-diagonal, fig2-outside, fig2-top,
-fig2-sign): |W_Q^T W_K| against the A.2 block (results.figure2_stats), held to the paper's figure and to the authors'
-script re-run. Each measure takes (P, results) and returns a Measured; its rule decides.
+"""The head_lower_bound rows on Equation A.2: the construction against Lemma 11 (11-*), and the trained Figure 2
+(fig2-*): |W_Q^T W_K| against the A.2 block (results.figure2_stats), held to the paper's figure and to the authors'
+script re-run.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
     >>> [row(P, results).value for row in (assumption3, fig2_top)]
@@ -65,8 +63,7 @@ PAPER_FIG2 = {"diag_mean": 36.0, "off_median": 5.0, "top_on_diag": "23 of 23", "
 AUTHORS_RERUN = {"diag_mean": 35.6, "outside_median": 0.02, "steps": 3128}
 FIG2_OUTSIDE = 1800      # AUTHORS_RERUN's diagonal over its outside median (35.6 / 0.02), rounded
 
-# The rules of the Figure 2 rows (lib.core.rules): each decides its row and writes the rule's text. One run each: no
-# spread over seeds, so no margin.
+# The Figure 2 rows: one run each, no spread over seeds, so no margin.
 RULE_DIAGONAL = AtLeast("diagonal mean / block off-diagonal median", 3,
                         why=f"the paper's figure: {PAPER_FIG2['ratio']}; one run, no spread over seeds")
 RULE_OUTSIDE = AtLeast("diagonal mean / median outside the block", FIG2_OUTSIDE // 4,

@@ -1,7 +1,5 @@
-"""The head_lower_bound rows on the H sweeps: the Bayes-risk calculator behind Prop. 21's floor (calc-bayes,
-calc-mlp), the floors of Prop. 21 and Prop. 3 (5-floor-prop21, 7-floor-prop3), what H >= q heads reach
-(5-reach-prop21, 5-reach-fraction, 6-rank-used, 7-below-floor-prop3) and the one-head control; with the numbers and
-sentences the page quotes about them. Each measure takes (P, results) and returns a Measured; its rule decides.
+"""The head_lower_bound rows on the H sweeps: the Bayes-risk calculator behind Prop. 21's floor, the floors of
+Prop. 21 and Prop. 3, what H >= q heads reach and the one-head control; with the numbers the page quotes about them.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
     >>> r = reach_numbers(P, results); r["reach_k"], r["reach_n"], r["reach_bar"], round(r["luck_pass"], 2)
@@ -24,12 +22,12 @@ LUCK = Fraction(1, 3)  # the chance per run of a world where training finds the 
 
 
 def _floor_rule(value: str, floor: str, why: str) -> AtLeast:
-    """A floor held run by run: (value - floor) / se at least -FLOOR_SE; the margin, of the worst run, in its SEs."""
+    """A floor held run by run: (value - floor) / se at least -FLOOR_SE."""
     return AtLeast(rf"$(\mathrm{{{value}}} - {floor})/\mathrm{{se}}$", -FLOOR_SE, where="at every run", spread="SE",
                    why=why)
 
 
-# The rules, one object per row (lib.core.rules): each decides its row and writes the rule's text.
+# The rules, one per row.
 RULE_REACH = AtMost("best FVU at $H=q$", REACH, spread="SE", why="the FVU that counts as getting the data right")
 RULE_CALC_BAYES = All((AtMost(r"max $|z|$ of the Monte-Carlo risk against the formula at ranks $< q$", FLOOR_SE,
                               spread="SE", why="its Monte-Carlo noise"),
@@ -53,27 +51,27 @@ def _formula(c: dict) -> str:
 
 
 def _z(value, floor, se) -> np.ndarray:
-    """(value - floor) / se per run (a zero se floored at 1e-12): what a floor rule holds to -FLOOR_SE."""
+    """(value - floor) / se per run (a zero se floored at 1e-12)."""
     return (np.asarray(value, float) - np.asarray(floor, float)) / np.maximum(np.asarray(se, float), 1e-12)
 
 
 def _share(k: int, n: int) -> tuple[float, float]:
-    """k/n and its binomial standard error (p(1-p) floored at 1/(4n), a spread at p = 0 or 1)."""
+    """k/n and its binomial SE (p(1-p) floored at 1/(4n), a spread at p = 0 or 1)."""
     p = k / n
     return p, math.sqrt(max(p * (1 - p), 0.25 / n) / n)
 
 
 # ------------------------------------------------------------------------------------- the Bayes-risk calculator
 def calc_bayes(P, results):
-    """Ranks below q: the Monte-Carlo risk within FLOOR_SE standard errors of the formula. Rank q: the predictor is
-    exact (y is a function of A x), so its risk is 0 up to rounding, held to 1e-9 rather than to a standard error
-    that would itself be 0."""
+    """Ranks below q: the Monte-Carlo risk against the formula, in SEs. Rank q: y is a function of A x, so the risk is
+    0 up to rounding, held to 1e-9 rather than to an SE that would itself be 0."""
     c = result_of(results, "calculator")
-    z = [abs(b - f) / max(se, 1e-12) for b, f, se in zip(c["bayes"], c["formula"], c["bayes_se"]) if f > 0]
-    exact = [b for b, f in zip(c["bayes"], c["formula"]) if f == 0]
-    return Measured((Measured(np.array(z), spread=1.0), Measured(max(exact))),
+    formula = np.asarray(c["formula"])
+    z = np.abs(_z(c["bayes"], formula, c["bayes_se"]))[formula > 0]
+    exact = max(np.asarray(c["bayes"])[formula == 0])
+    return Measured((Measured(z, spread=1.0), Measured(exact)),
                     ", ".join(f"{b:.3f}±{s:.3f}" for b, s in zip(c["bayes"], c["bayes_se"]))
-                    + f"; ranks < q: max |z| = {max(z):.1f}; rank q: {max(exact):.1e}", paper=_formula(c))
+                    + f"; ranks < q: max |z| = {max(z):.1f}; rank q: {exact:.1e}", paper=_formula(c))
 
 
 def calc_mlp(P, results):
@@ -82,18 +80,24 @@ def calc_mlp(P, results):
                     paper=_formula(c))
 
 
+def _floor_runs(results: dict, setting: str, keep) -> tuple[list, np.ndarray, str]:
+    """The runs of `setting` whose (H, floor) `keep` selects, as (H, floor), their z against the floor (NaN: none),
+    and their FVU in words: what the floor checks of Prop. 21 and Prop. 3 decide and show."""
+    runs = [(H, b, f, s) for H, b, f, s, _ in heads_runs(result_of(results, setting)) if keep(H, b)]
+    z = _z(*zip(*[(f, b, s) for _, b, f, s in runs])) if runs else np.array([np.nan])
+    return [(H, b) for H, b, _, _ in runs], z, " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in runs)
+
+
 # --------------------------------------------------------------------------------------------- Prop. 21's data
 def floor_prop21(P, results):
     q = P["p21_q"]
-    below = [(H, b, f, s) for H, b, f, s, _ in heads_runs(result_of(results, "prop21")) if H < q]
-    return Measured(_z(*zip(*[(f, b, s) for _, b, f, s in below])),
-                    " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in below), spread=1.0,
-                    paper=" / ".join(f"{max(0, 1 - H / q):.2f}" for H in range(1, q)), where=f"$d={P['p21_d']}$, $q={q}$")
+    _, z, text = _floor_runs(results, "prop21", lambda H, b: H < q)
+    return Measured(z, text, spread=1.0, paper=" / ".join(f"{max(0, 1 - H / q):.2f}" for H in range(1, q)),
+                    where=f"$d={P['p21_d']}$, $q={q}$")
 
 
 def reach_prop21(P, results):
-    """The best H = q run, and how often a rerun of these runs has one that reaches: 1 - (1 - k/n)^n for k of the n
-    runs at FVU <= REACH (the rate of the faithful world of claims/power.py, which resamples them)."""
+    """The best H = q run, and the chance 1 - (1 - k/n)^n that a rerun (the faithful world's resample) has one."""
     runs = heads_runs(result_of(results, "prop21"), P["p21_q"])
     best_q, se = min((f, s) for H, _, f, s, _ in runs)
     k = sum(f <= REACH for _, _, f, _, _ in runs)
@@ -103,7 +107,7 @@ def reach_prop21(P, results):
 
 
 def rank_used(P, results):
-    """Zero error needs all q directions (Prop. 21's proof): every run, of any H, that reaches FVU <= REACH."""
+    """Every run, of any H, at FVU <= REACH: zero error needs all q directions (Prop. 21's proof)."""
     q = P["p21_q"]
     done = [(H, f, relative_rank(sv)) for H, _, f, _, sv in heads_runs(result_of(results, "prop21")) if f <= REACH]
     if not done:
@@ -113,9 +117,8 @@ def rank_used(P, results):
 
 
 def reach_numbers(P: dict, results: dict) -> dict:
-    """What 5-reach-fraction decides on and the page quotes: k of the n Prop. 21 runs with H >= q at FVU <= REACH,
-    the share and its binomial SE, the fewest runs that pass RULE_REACH_FRACTION (the bar), the chance that a world
-    where each run reaches by luck with chance LUCK clears it (binomial), and the stalled runs' relative ranks."""
+    """What 5-reach-fraction decides on and the page quotes: k of the n H >= q runs at FVU <= REACH, the fewest that
+    pass RULE_REACH_FRACTION (the bar), the chance that runs reaching by luck (LUCK each) clear it, the stalled ranks."""
     q = P["p21_q"]
     runs = [(H, f, relative_rank(sv)) for H, _, f, _, sv in heads_runs(result_of(results, "prop21")) if H >= q]
     k, n = sum(f <= REACH for _, f, _ in runs), len(runs)
@@ -128,8 +131,7 @@ def reach_numbers(P: dict, results: dict) -> dict:
 
 
 def reach_fraction(P, results):
-    """How many runs with H >= q heads reach the threshold: a share, with its binomial standard error, held to
-    REACH_SHARE; the grid says what the bar is in runs and how often luck alone clears it."""
+    """The share of H >= q runs that reach, with its binomial SE; the grid says the bar in runs and luck's chance."""
     r = reach_numbers(P, results)
     p, se = _share(r["reach_k"], r["reach_n"])
     return Measured(p, f"{r['reach_k']} of {r['reach_n']} ({p:.2f} ± {se:.2f}); stalled: {r['stalled']}", spread=se,
@@ -140,7 +142,6 @@ def reach_fraction(P, results):
 
 
 def reach_finding(P: dict, results: dict, row: dict) -> str:
-    """5-reach-fraction's finding where it fails: how many runs reached, against REACH_SHARE."""
     n = reach_numbers(P, results)
     return (f"{n['reach_k']} of the {n['reach_n']} Prop. 21 runs with H ≥ q reach FVU ≤ {number(REACH)}, fewer than "
             f"{number(REACH_SHARE)} of them; the stalled runs' relative ranks: {n['stall_ranks']} (below q: two heads "
@@ -149,9 +150,8 @@ def reach_finding(P: dict, results: dict, row: dict) -> str:
 
 # ---------------------------------------------------------------------------------------------- Prop. 3's data
 def prop3_reach(P: dict, results: dict) -> dict:
-    """Whether the Prop. 3 arm learns: its H >= q runs against the floor of H = q - 1 heads (each run below it by 3 of
-    its test standard errors), as a share with its binomial SE; their FVU; whether 7-floor-prop3 can bite (it can
-    where 7-below-floor-prop3 passes); and which H have a non-vacuous Prop. 3 bound at this q and d."""
+    """Whether the Prop. 3 arm learns: the share of its H >= q runs FLOOR_SE SEs below the floor of H = q - 1, their
+    FVU, whether 7-floor-prop3 can bite (where that share passes), and the H with a non-vacuous bound."""
     q, d = P["p3_q"], P["p3_d"]
     floor = float(lower_bound("prop3", q - 1, q, d))
     runs = [(H, f, s) for H, _, f, s, _ in heads_runs(result_of(results, "prop3")) if H >= q]
@@ -167,18 +167,14 @@ def prop3_reach(P: dict, results: dict) -> dict:
 
 
 def _prop3_where(P: dict, r: dict) -> str:
-    """What the Prop. 3 arm's grid can test: the head counts with a non-vacuous bound."""
-    plural = "s" if r["n_live"] != 1 else ""
     return (f"$d={P['p3_d']}$, $q={P['p3_q']}$: a non-vacuous bound at {r['live']} only, so the arm tests the floor "
-            f"at {r['n_live']} head count{plural}, not how it falls with $H$")
+            f"at {r['n_live']} head count{'s' * (r['n_live'] != 1)}, not how it falls with $H$")
 
 
 def floor_prop3(P, results):
-    rows = [(H, b, f, s) for H, b, f, s, _ in heads_runs(result_of(results, "prop3")) if b > 0]
-    z = _z(*zip(*[(f, b, s) for _, b, f, s in rows])) if rows else np.array([np.nan])
-    return Measured((Measured(len(rows)), Measured(z, spread=1.0)),
-                    " / ".join(f"H={H}: {f:.3f}±{s:.3f}" for H, _, f, s in rows) or "-",
-                    paper=" / ".join(f"H={H}: {b:.2f}" for H, b in sorted({(H, b) for H, b, _, _ in rows})) or "vacuous",
+    runs, z, text = _floor_runs(results, "prop3", lambda H, b: b > 0)
+    return Measured((Measured(len(runs)), Measured(z, spread=1.0)), text or "-",
+                    paper=" / ".join(f"H={H}: {b:.2f}" for H, b in sorted(set(runs))) or "vacuous",
                     where=_prop3_where(P, prop3_reach(P, results)))
 
 
@@ -192,8 +188,7 @@ def below_floor_prop3(P, results):
 
 
 def prop3_note(P: dict, results: dict, row: dict | None = None) -> str:
-    """Whether 7-floor-prop3 can bite, computed from the Prop. 3 runs: the sentence under the heads table, and
-    7-below-floor-prop3's finding where it fails."""
+    """Whether 7-floor-prop3 can bite: the sentence under the heads table, and 7-below-floor-prop3's finding."""
     r = prop3_reach(P, results)
     q = P["p3_q"]
     said = (f"{r['k']} of the {r['n']} Prop. 3 runs with H ≥ q end below the floor of H = {q - 1} head{'s' * (q > 2)}, "

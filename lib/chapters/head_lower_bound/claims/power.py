@@ -1,8 +1,5 @@
 """The power of head_lower_bound's claim rules, declared as worlds (lib.core.power): for each row, the stored runs
-resampled (the faithful world, with the mechanism) and the stored runs relabelled or rescaled so that the mechanism is
-absent. A stored point holds several cells, one per head count H (the H sweeps; the scaling sweep: H = q and H = 1
-at each N), so the faithful world draws each cell's runs with replacement (lib.core.power.resample_cells): every
-per-run number of a run follows it, and no spread is pooled across cells. No computation imports this module.
+resampled within each head count H (and N), and the stored runs relabelled or rescaled so that the mechanism is absent.
 
     >>> from lib.chapters import stored; from lib.core.power import power_table
     >>> from lib.chapters.head_lower_bound.claims import ROWS
@@ -24,6 +21,8 @@ from lib.core.rules import number
 RUN_AXIS = {"curves": 1}            # a per-run field whose run axis is not its first (curves: checkpoints x runs)
 SHARED = ("curve_samples",)         # a list of the point's, not of its runs, whatever its length
 DESIGN = ("heads", "bound")         # what a run is (its H and its floor), kept where a run's outcome is swapped in
+SHORT = "H ≥ q no better than q − 1: the resampled H ≥ q runs replaced by stored H = q − 1 runs"
+ONE, BELOW, UP = (lambda H, q: H == 1), (lambda H, q: H < q), (lambda H, q: H >= q)
 
 
 def _points(results: dict):
@@ -43,25 +42,10 @@ def _arr(v) -> np.ndarray:
     return a.astype(float) if a.dtype == object else a
 
 
-def _swapped(results: dict, setting: str, to, src: dict, pick) -> dict:
-    """`results` (a copy) with the outcome of the runs `to` of `setting` replaced by those of the runs `pick` of the
-    stored result `src`: every per-run field but the run's design (its H and its floor)."""
-    rec = results[setting]["result"]
-    r, n = dict(rec), len(rec["heads"])
-    for k, v in rec.items():
-        axis = RUN_AXIS.get(k, 0)
-        if k in DESIGN or k in SHARED or not isinstance(v, list) or np.ndim(v) <= axis or np.shape(v)[axis] != n:
-            continue
-        a = np.moveaxis(_arr(v), axis, 0).copy()
-        a[to] = np.moveaxis(_arr(src[k]), axis, 0)[pick]
-        r[k] = np.moveaxis(a, 0, axis).tolist()
-    results[setting] = {**results[setting], "result": r}
-    return results
-
-
 def _outcomes(setting: str, key: str, to, src, luck: float = 0.0, donor: str | None = None):
-    """The resampled runs of `setting` whose H is `to(H, q)` given the outcomes of stored runs of `donor` (default:
-    the same setting) whose H is `src(H, q)`, or with chance `luck` of a stored H >= q run that reached FVU <= REACH."""
+    """The resampled runs of `setting` whose H is `to(H, q)` given the outcomes (every per-run field but the run's
+    DESIGN) of stored runs of `donor` (default: the same setting) whose H is `src(H, q)`, or with chance `luck` of a
+    stored H >= q run that reached FVU <= REACH."""
     def draw(P, results, rng):
         stored, q = results[donor or setting]["result"], P[key]
         heads = np.asarray(stored["heads"])
@@ -69,13 +53,26 @@ def _outcomes(setting: str, key: str, to, src, luck: float = 0.0, donor: str | N
         sources = np.flatnonzero(src(heads, q))
         to_i = np.flatnonzero(to(np.asarray(results[setting]["result"]["heads"]), q))
         pick = [rng.choice(reached) if len(reached) and rng.random() < luck else rng.choice(sources) for _ in to_i]
-        return _swapped(resample(P, results, rng), setting, to_i, stored, pick)
+        sim = resample(P, results, rng)
+        rec = sim[setting]["result"]
+        r, n = dict(rec), len(rec["heads"])
+        for k, v in rec.items():
+            axis = RUN_AXIS.get(k, 0)
+            if k in DESIGN or k in SHARED or not isinstance(v, list) or np.ndim(v) <= axis or np.shape(v)[axis] != n:
+                continue
+            a = np.moveaxis(_arr(v), axis, 0).copy()
+            a[to_i] = np.moveaxis(_arr(stored[k]), axis, 0)[pick]
+            r[k] = np.moveaxis(a, 0, axis).tolist()
+        sim[setting] = {**sim[setting], "result": r}
+        return sim
     return draw
 
 
-def _short(setting: str, key: str, luck: float = 0.0):
-    """H >= q no better than H = q - 1 (but for `luck`)."""
-    return _outcomes(setting, key, lambda H, q: H >= q, lambda H, q: H == q - 1, luck)
+def _short(setting: str, key: str, luck=0) -> World:
+    """H >= q no better than H = q - 1, but for a stored H >= q run that reached with chance `luck`."""
+    name = (f"training finds the solution by luck: each H ≥ q run a stored H ≥ q run that reached with chance "
+            f"{number(luck)}, else a stored H = q − 1 run") if luck else SHORT
+    return World(name, False, _outcomes(setting, key, UP, lambda H, q: H == q - 1, float(luck)))
 
 
 def _growth(power: float):
@@ -95,22 +92,15 @@ def _growth(power: float):
 
 
 FAITHFUL = World("faithful: the stored runs, resampled within each H (and N)", True, resample)
-SHORT = "H ≥ q no better than q − 1: the resampled H ≥ q runs replaced by stored H = q − 1 runs"
-ONE, BELOW, UP = (lambda H, q: H == 1), (lambda H, q: H < q), (lambda H, q: H >= q)
 NO_FLOOR = ("no floor: the resampled H < q runs given the outcomes of stored H ≥ q runs (their floors kept)", False)
-
-
-def _luck(chance) -> World:
-    return World(f"training finds the solution by luck: each H ≥ q run a stored H ≥ q run that reached with chance "
-                 f"{number(chance)}, else a stored H = q − 1 run", False, _short("prop21", "p21_q", luck=float(chance)))
-
+SHORT21 = _short("prop21", "p21_q")
 
 WORLDS = {
     "5-floor-prop21": (FAITHFUL, World(*NO_FLOOR, _outcomes("prop21", "p21_q", BELOW, UP))),
     "7-floor-prop3": (FAITHFUL, World(*NO_FLOOR, _outcomes("prop3", "p3_q", BELOW, UP))),
-    "5-reach-prop21": (FAITHFUL, World(SHORT, False, _short("prop21", "p21_q"))),
-    "5-reach-fraction": (FAITHFUL, World(SHORT, False, _short("prop21", "p21_q")), _luck(LUCK), _luck(0.1)),
-    "7-below-floor-prop3": (FAITHFUL, World(SHORT, False, _short("prop3", "p3_q"))),
+    "5-reach-prop21": (FAITHFUL, SHORT21),
+    "5-reach-fraction": (FAITHFUL, SHORT21, _short("prop21", "p21_q", LUCK), _short("prop21", "p21_q", 0.1)),
+    "7-below-floor-prop3": (FAITHFUL, _short("prop3", "p3_q")),
     "control-one-head": (FAITHFUL, World("one head on the square link: the control's resampled H = 1 runs replaced by "
                                          "stored Prop. 21 H = 1 runs", False,
                                          _outcomes("control", "p21_q", ONE, ONE, donor="prop21"))),

@@ -1,7 +1,5 @@
 """The head_lower_bound rows on samples-to-threshold against N: the H = 1 runs held by Prop. 21 (4-floor-h1), and
-the power fit and the AIC comparison of growth laws that 4-scaling decides on (results.py reads the counts per N and
-fits the power), with the sentences the page quotes about them. Each row's function measures (it returns a
-lib.core.claims.Measured); its rule decides.
+the power fit and the AIC comparison of growth laws that 4-scaling decides on, with the sentences the page quotes.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
     >>> round(scaling_numbers(P, results)["p"], 2)
@@ -19,11 +17,10 @@ from lib.core.claims import Measured
 from lib.core.rules import EXACT, PAPER, AtMost, Needs, number
 from lib.science import a2
 
-# The rules of 4-floor-h1 and 4-scaling (lib.core.rules): each decides its row and writes the rule's text. 4-scaling's
-# gate is the count of H = q runs that never crossed (Measured.gate): with any, the row is censored.
 RULE_FLOOR_H1 = AtMost("$H=1$ runs that cross the threshold", 0, by=PAPER,
                        why="Prop. 21 holds an $H=1$ run's FVU at $1-1/q$ or above, over the threshold")
-# 4-scaling: a power N^p with p >= MAX_POWER is ruled out when p + SCALING_SE se < MAX_POWER (the book's calibration)
+# 4-scaling: a power N^p with p >= MAX_POWER is ruled out when p + SCALING_SE se < MAX_POWER (the book's calibration);
+# its gate is the count of H = q runs that never crossed (Measured.gate): with any, the row is censored.
 MAX_POWER, SCALING_SE = Fraction(1, 2), 2
 RULE_SCALING = Needs(AtMost("$H=q$ runs that never cross the threshold", 0, by=EXACT),
                      AtMost(rf"$p + {SCALING_SE}\,\mathrm{{se}}$", MAX_POWER, strict=True, spread="SE",
@@ -36,8 +33,8 @@ def floor_h1(P, results):
     if P["scale_threshold"] >= floor:
         return None                                   # Prop. 21 does not keep H = 1 above such a threshold
     h1 = scaling_table(P, results)[1]
-    best = min(min(f for h, f in zip(results["scaling"][N]["result"]["heads"], results["scaling"][N]["result"]["best_fvu"])
-                   if h == 1) for N in P["scale_N"])
+    runs = [results["scaling"][N]["result"] for N in P["scale_N"]]
+    best = min(f for r in runs for h, f in zip(r["heads"], r["best_fvu"]) if h == 1)
     return Measured(int((~np.isnan(h1["samples"])).sum()), f"censored {int(np.isnan(h1['samples']).sum())} of "
                     f"{h1['samples'].size}; lowest FVU on the 1,000 check prompts {best:.3f} (the best of every check: a "
                     "noisy minimum)", paper=f"FVU ≥ 1 − 1/q = {floor:.2f}",
@@ -45,9 +42,8 @@ def floor_h1(P, results):
 
 
 def scaling_numbers(P: dict, results: dict) -> dict | None:
-    """What 4-scaling decides on and what the page says of it: the power fit p ± se over every H = q run, its distance
-    below MAX_POWER in SEs, whether RULE_SCALING's bound holds, and the AIC of a + b f(N) for each law of
-    SAMPLE_GROWTHS, the lowest first. None where a run is censored (the fits need every count)."""
+    """What 4-scaling decides on and the page says: the power fit over every H = q run against MAX_POWER, and the AIC
+    of a + b f(N) for each law of SAMPLE_GROWTHS. None where a run is censored (the fits need every count)."""
     tab = scaling_table(P, results)[P["scale_q"]]
     N, S = tab["N"], tab["samples"]
     if np.isnan(S).any():
@@ -65,8 +61,7 @@ GROWTH_LABEL = {"ln N": "a + b ln N", "N^1/2": "a + b√N", "N": "a + bN"}   # p
 
 
 def growth_sentence(s: dict) -> str:
-    """What the power fit and the AIC comparison of 4-scaling say together, in words: p against 1/2, which law the AIC
-    prefers and by how much, and so what the row can claim (slower than sqrt N; polylogarithmic only where ln N wins)."""
+    """The power fit and the AIC comparison of 4-scaling in words: slower than sqrt N; polylog only where ln N wins."""
     best, second = s["order"][0], s["order"][1]
     ranked = ", ".join(f"{GROWTH_LABEL[k]} {s['aic'][k]:.1f}" for k in s["order"])
     power = (f"the power fit gives p = {s['p']:.2f} ± {s['se']:.2f}, "
@@ -87,27 +82,25 @@ def scaling_claim(P, results):
     """p + SCALING_SE se of the power fit (a polylog has local slope 1/ln N: 0.36 at N = 16, 0.18 at 256), the AIC of
     each law beside it; a run that never crossed is a bound, not a value: their count is RULE_SCALING's gate."""
     S = scaling_table(P, results)[P["scale_q"]]["samples"]
-    where = rf"$q={P['scale_q']}$, threshold {P['scale_threshold']}, $N = {min(P['scale_N'])},\dots,{max(P['scale_N'])}$"
     span = max(P["scale_N"]) / min(P["scale_N"])
-    scale = "" if span >= 16 else (rf"$N$ spans a factor {span:.0f}: telling $\log N$ from $N^{{1/2}}$ needs $N$ over "
-                                   "a decade or more (the paper profile: 16 to 256)")
-    paper = r"polylog $N$ (Thm 4); $\Omega(N)$ for an FFN (Thm 6)"
     never = int(np.isnan(S).sum())
+    about = {"gate": never, "paper": r"polylog $N$ (Thm 4); $\Omega(N)$ for an FFN (Thm 6)",
+             "where": rf"$q={P['scale_q']}$, threshold {P['scale_threshold']}, "
+                      rf"$N = {min(P['scale_N'])},\dots,{max(P['scale_N'])}$",
+             "scale": "" if span >= 16 else (rf"$N$ spans a factor {span:.0f}: telling $\log N$ from $N^{{1/2}}$ needs "
+                                             "$N$ over a decade or more (the paper profile: 16 to 256)")}
     if never:               # the gate censors: runs above the cap bound the slope from below only
         return Measured(math.nan, f"censored: {never} of {S.size} runs never crossed (n* > "
-                        f"{P['scale_max_samples']:,}), so the slope is only bounded below", gate=never, paper=paper,
-                        where=where, scale=scale)
+                        f"{P['scale_max_samples']:,}), so the slope is only bounded below", **about)
     s = scaling_numbers(P, results)
     aic = ", ".join(f"{k}: {s['aic'][k]:.1f}" for k in SAMPLE_GROWTHS)
     shape = "slower than √N, consistent with ln N" if s["log_best"] else f"slower than √N; lowest AIC: {s['order'][0]}, not ln N"
     return Measured(s["p"] + SCALING_SE * s["se"], f"p = {s['p']:.2f} ± {s['se']:.2f} over {s['runs']} runs "
                     f"({s['margin']:.1f} SE below {number(MAX_POWER)}); AIC of " rf"$a+b\,f(N)$: {aic}"
-                    + (f" ({shape})" if s["passed"] else ""), spread=s["se"], gate=never, paper=paper, where=where,
-                    scale=scale)
+                    + (f" ({shape})" if s["passed"] else ""), spread=s["se"], **about)
 
 
 def scaling_finding(P: dict, results: dict, row: dict) -> str:
-    """4-scaling's finding where it fails: the power fit against MAX_POWER and what the AIC says, or the row's own
-    measured text where a censored run leaves nothing fitted."""
+    """4-scaling's finding: growth_sentence, or the row's measured text where a censored run leaves nothing fitted."""
     sn = scaling_numbers(P, results)
     return row["measured"] if sn is None else growth_sentence(sn) + "."
