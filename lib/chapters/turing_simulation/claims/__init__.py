@@ -174,7 +174,7 @@ def _polylog_random(P, results):
     a = robust_arrays(results, True)
     lnT, med = np.log(a["T"].astype(float)), np.median(a["r"], axis=1)
     fin = np.isfinite(med) & (med > 0)
-    p = -loglog_slope(lnT[fin], med[fin])
+    p = -loglog_slope(lnT, med)   # over the finite positive medians, as `fin` selects for the text
     per = [-loglog_slope(lnT, r) for r in a["r"].T if np.all(np.isfinite(r))]
     cens = int(np.isinf(a["r"]).sum())
     text = (f"{', '.join(f'{m:.3g}' for m in med)} (max/min {float(med[fin].max() / med[fin].min()):.2f}); "
