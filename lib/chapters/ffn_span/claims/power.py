@@ -70,10 +70,13 @@ def _edited(name: str, **hows) -> World:
 
 
 # The values of a learner with more than its span: the line of n + 1 inputs (one direction beyond the span, 1/(Nd)
-# lower at each n), the line of 2n inputs (n/(Nd) lower), and the visible fraction of n + 1 inputs.
+# lower at each n), the line of 2n inputs (n/(Nd) lower), the visible fraction of n + 1 inputs, and an FFN whose
+# first layer is not held to the span (its excess over the oracle on the same test prompts: over an oracle that
+# sees all of x, risk 0).
 one_more = lambda P, sim, r, v: v - 1 / r["Nd"]
 twice = lambda P, sim, r, v: v - (np.asarray(r["n"], float) / r["Nd"])[:, None]
 more_nu = lambda P, sim, r, v: v * ((np.asarray(r["n"]) + 1) / np.asarray(r["n"]))[:, None]
+no_span = lambda P, sim, r, v: v - np.asarray(r["oracle_mse"], float)
 
 
 def _over_runs(per_run: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -90,12 +93,6 @@ def _adamw_law(P: dict, sim: dict, r: dict, v: np.ndarray) -> np.ndarray:
     law = (1 - P["gd_lr"] * P["gd_l2"]) ** (2 * np.asarray(sp["steps"], float))
     shown = law >= LAW_FLOOR
     return _over_runs(np.abs(off[shown] / (off[0] * law[shown, None]) - 1).max(0), v)
-
-
-def _no_span(P: dict, sim: dict, r: dict, v: np.ndarray) -> np.ndarray:
-    """An FFN whose first layer is not held to the span: its excess over the oracle on the same test prompts, over an
-    oracle that sees all of x (risk 0)."""
-    return v - np.asarray(r["oracle_mse"], float)
 
 
 def _swapped(P: dict, sim: dict, rng, results: dict):
@@ -139,7 +136,7 @@ WORLDS = {
     "8-oracle": (faithful("visibility"), _edited(ONE_MORE, oracle_mse=one_more)),
     "8b-readout-on-line": (faithful("readout"), _edited(ONE_MORE, readout_mse=one_more)),
     "8b-ffn-above-line": (FAITHFUL, _edited("no span: the FFN's excess over the oracle, over an oracle that sees all "
-                                            "of x", test_mse=_no_span)),
+                                            "of x", test_mse=no_span)),
     "8c-floor": (faithful("readout"), _edited(ONE_MORE + " (read-out and FFN)", readout_mse=one_more, test_mse=one_more),
                  _edited("twice the span: the line of $2n$ inputs (read-out and FFN)", readout_mse=twice, test_mse=twice)),
     "8b-adamw-line": (FAITHFUL, _world("AdamW that fits, on the line", partial(_adamw_at, offset=0.0), mechanism=True),
