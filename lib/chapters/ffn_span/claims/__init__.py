@@ -59,17 +59,20 @@ def in_span(rec: dict) -> np.ndarray:
     return (result_array(rec, "rho") <= RULE_SPAN.bound) | (result_array(rec, "w_ratio") <= VANISHED)
 
 
-def _line_z(mean, se, n, Nd) -> float:
-    """A mean test MSE against Theorem 6's line 1 - n/(Nd), in standard errors."""
-    return float(zscore(mean - (1 - n / Nd), se))
+line = lambda n, Nd: 1 - n / Nd      # Theorem 6's line, the risk of a learner that sees only its span
+
+
+def _zs(table: dict, target, keep=lambda n, e: True) -> list[tuple]:
+    """(z, N, n): each mean of a {N: {"n", "Nd", "mean", "se"}} table against target(n, Nd), in SE, where keep(n, e)."""
+    return [(float(zscore(e["mean"][i] - target(n, e["Nd"]), e["se"][i])), N, n)
+            for N, e in table.items() for i, n in enumerate(e["n"]) if keep(n, e)]
 
 
 # ------------------------------------------------------------------------------------------------- measures
 # The steps of Theorem 6's proof (App. B): (a) the span property under GD and not under AdamW, the visible
 # fraction and the oracle at 1 - n/(Nd), (b) learners of the class on or above that line and the floor it puts
-# on the samples to a threshold, AdamW (outside the class) at one n, and the rotation test. Each measure takes
-# (P, results) and returns what it measured (a Measured), which its row's rule (RULE_* above) decides. Rows about
-# n < Nd are left out (None) when the grid has no such n: only those runs store rho and the decay law.
+# on the samples to a threshold, AdamW (outside the class) at one n, and the rotation test. Rows about n < Nd are
+# left out (None) when the grid has no such n: only those runs store rho and the decay law.
 def _decay_law(P: dict, results: dict) -> Measured | None:
     dev = _runs(results, "law_dev")
     dev = dev[np.isfinite(dev)]
@@ -119,21 +122,19 @@ def _adamw(P: dict, results: dict) -> Measured:
                     paper="derived (this book): Adam is not rotation-equivariant", where=f"$N={sp['N']}$, $n={sp['n']}$")
 
 
-def _monte_carlo(which: str, paper: str):
-    """The visible fraction (nu, against n/(Nd)) or the oracle's risk (against 1 - n/(Nd)), by Monte Carlo: the
-    largest |z| over the N of the grid and n < Nd."""
+def _monte_carlo(which: str, target, paper: str):
+    """A Monte-Carlo field of the visibility points (nu, the oracle's risk) against target(n, Nd): the largest |z|
+    over the N of the grid and n < Nd."""
     def measure(P: dict, results: dict) -> Measured | None:
-        zs = []
+        table = {}
         for N, rec in results["visibility"].items():
             v = result_array(rec, which)
-            for i, n in enumerate(rec["result"]["n"]):
-                x = n / (N * P["d"])
-                zs.append((float(zscore(v[i].mean() - (x if which == "nu" else 1 - x), standard_error(v[i]))), N, n))
+            table[N] = {"n": rec["result"]["n"], "Nd": N * P["d"], "mean": v.mean(1), "se": standard_error(v, 1)}
+        zs = _zs(table, target)
         if not zs:
             return None
-        zmax = max(zs, key=lambda r: abs(r[0]))
-        return Measured(abs(zmax[0]), rf"max $\lvert z\rvert$ = {abs(zmax[0]):.1f} ($N={zmax[1]}$, $n={zmax[2]}$)",
-                        spread=1.0, paper=paper,
+        z, N, n = max(zs, key=lambda r: abs(r[0]))
+        return Measured(abs(z), rf"max $\lvert z\rvert$ = {abs(z):.1f} ($N={N}$, $n={n}$)", spread=1.0, paper=paper,
                         where=f"{named_grid('N', sorted(P['N_grid']))}; {len(zs)} points, {P['n_draws']} draws each")
     return measure
 
@@ -141,35 +142,30 @@ def _monte_carlo(which: str, paper: str):
 def _above_line(P: dict, results: dict) -> Measured | None:
     """The trained FFN on or above the line, n < Nd, averaged over runs (each its own u)."""
     table = ffn_table(P, results)
-    margins = [(_line_z(e["mean"][i], e["se"][i], n, e["Nd"]), e["mean"][i] - (1 - n / e["Nd"]), N, n)
-               for N, e in table.items() for i, n in enumerate(e["n"]) if n < e["Nd"]]
-    if not margins:
+    zs = _zs(table, line, lambda n, e: n < e["Nd"])
+    if not zs:
         return None
-    worst = min(margins, key=lambda m: m[0])
+    z, N, n = min(zs)
+    margin = table[N]["mean"][table[N]["n"].index(n)] - line(n, table[N]["Nd"])
     below = lambda r: np.array(r["result"]["n"]) < r["result"]["Nd"]
     gap = np.concatenate([(result_array(r, "test_mse") - result_array(r, "oracle_mse"))[below(r)].ravel()
                           for (N, rot), r in results["ffn"].items() if not rot])
-    return Measured(worst[0], f"nearest the line {worst[1]:+.3f} ({worst[0]:+.1f} SE) at N={worst[2]}, "
-                    f"n={worst[3]}; FFN - oracle on the same test prompts, per run: min {gap.min():+.3f}",
+    return Measured(z, f"nearest the line {margin:+.3f} ({z:+.1f} SE) at N={N}, n={n}; FFN - oracle on the same test "
+                    f"prompts, per run: min {gap.min():+.3f}",
                     spread=1.0, paper=r"Thm 6: $\inf_A \sup_{\mathbf u} R \ge 1-n/(Nd)$",
-                    where=f"{P['n_seeds']} random $\\mathbf u$, {len(margins)} points")
+                    where=f"{P['n_seeds']} random $\\mathbf u$, {len(zs)} points")
 
 
 def _floor(P: dict, results: dict) -> Measured | None:
-    """Theorem 6's floor n* >= (1 - eps) N d at the grid's resolution: the lowest z of a learner's mean test MSE
-    against eps over the grid's n below the floor (where n* < floor would put the mean under eps), for the two
-    learners of the class: the span-restricted read-out, which sits on the line and so reaches eps just past the
-    floor, and the GD-trained FFN. No crossing is interpolated."""
-    eps = P["threshold"]
-    zs, first = [], []
-    for name, table in (("read-out", readout_table(P, results)), ("GD FFN", ffn_table(P, results))):
-        for N, e in table.items():
-            floor = (1 - eps) * e["Nd"]
-            zs += [(float(zscore(e["mean"][i] - eps, e["se"][i])), name, N, n)
-                   for i, n in enumerate(e["n"]) if n < floor]
-            if name == "read-out":
-                reach = [n for i, n in enumerate(e["n"]) if e["mean"][i] < eps]
-                first.append(f"{reach[0] if reach else '> ' + str(e['n'][-1])} (floor {floor:.0f})")
+    """Theorem 6's floor n* >= (1 - eps) N d at the grid's resolution: the lowest z of the read-out's and the GD
+    FFN's mean test MSE against eps at the grid's n below the floor (no crossing is interpolated)."""
+    eps, readout = P["threshold"], readout_table(P, results)
+    zs = [(z, name, N, n) for name, table in (("read-out", readout), ("GD FFN", ffn_table(P, results)))
+          for z, N, n in _zs(table, lambda n, Nd: eps, lambda n, e: n < (1 - eps) * e["Nd"])]
+    first = []
+    for e in readout.values():
+        reach = [n for i, n in enumerate(e["n"]) if e["mean"][i] < eps]
+        first.append(f"{reach[0] if reach else '> ' + str(e['n'][-1])} (floor {(1 - eps) * e['Nd']:.0f})")
     if not zs:
         return None
     z, name, N, n = min(zs)
@@ -181,14 +177,10 @@ def _floor(P: dict, results: dict) -> Measured | None:
 
 def _readout(P: dict, results: dict) -> Measured | None:
     """The span-restricted least-squares learner on the line where beta = u (n >= d), not below it anywhere."""
-    z_on, z_all = [], []
-    for N, e in readout_table(P, results).items():
-        for i, n in enumerate(e["n"]):
-            z_all.append((_line_z(e["mean"][i], e["se"][i], n, e["Nd"]), N, n))
-            if n >= P["d"]:
-                z_on.append(z_all[-1])
+    z_all = _zs(readout_table(P, results), line)
     if not z_all:
         return None
+    z_on = [z for z in z_all if z[2] >= P["d"]]
     on = max(z_on, key=lambda r: abs(r[0])) if z_on else None
     low = min(z_all)
     return Measured((Measured(np.array([abs(on[0])] if on else []), spread=1.0 if on else None),  # no n >= d: nothing to hold
@@ -203,13 +195,13 @@ def _adamw_line(P: dict, results: dict) -> Measured:
     """The authors' FFN and optimiser on a fixed n < Nd against the line; its gate, how far below predicting zero
     (test MSE 1) it ends: a learner that does not fit cannot tell whether AdamW beats the line."""
     sp = results["span"]["result"]
-    line = 1 - sp["n"] / sp["Nd"]
+    at = line(sp["n"], sp["Nd"])
     am, gm = (np.array(sp[opt]["test_mse"], float) for opt in ("adamw", "gd"))
     mean, se = am.mean(), standard_error(am)
-    z = float(zscore(mean - line, se))
-    return Measured(z, f"AdamW {mean:.3f} ± {se:.3f} ({z:+.1f} SE from the line {line:.3f}; "
-                    f"{float(zscore(1 - mean, se)):+.1f} SE below predicting zero); GD on the same prompts "
-                    f"{gm.mean():.3f} ± {standard_error(gm):.3f}", spread=1.0, gate=float(zscore(1 - mean, se)),
+    z, fit = float(zscore(mean - at, se)), float(zscore(1 - mean, se))
+    return Measured(z, f"AdamW {mean:.3f} ± {se:.3f} ({z:+.1f} SE from the line {at:.3f}; "
+                    f"{fit:+.1f} SE below predicting zero); GD on the same prompts "
+                    f"{gm.mean():.3f} ± {standard_error(gm):.3f}", spread=1.0, gate=fit,
                     paper="Thm 6's line; AdamW is outside its class",
                     where=f"$N={sp['N']}$, $n={sp['n']}$, {len(am)} runs (random $\\mathbf u$)")
 
@@ -221,9 +213,8 @@ def _rotation_pairs(P: dict, results: dict):
 
 
 def _rotation_ffn(P: dict, results: dict) -> Measured:
-    """Run r of the rotated point is run r of the plain one with its tokens rotated (common random numbers), so
-    the paired differences measure the rotation alone: their mean over every n and run, with its SE (from the per-n
-    SEs); the pooled z and the largest per-n one are shown too."""
+    """The paired differences (run r of the rotated point is run r of the plain one, its tokens rotated) measure the
+    rotation alone: their mean over every n and run, with its SE from the per-n SEs."""
     N = P["N_rotation"]
     a, b = _rotation_pairs(P, results)
     diff = b - a
@@ -254,9 +245,8 @@ def _rotation_transformer(P: dict, results: dict) -> Measured:
 
 # ------------------------------------------------------------------------------------- findings (claims only)
 def _explain_adamw(P: dict, results: dict, row: dict) -> str:
-    rho = off_span(results["span"]["result"], "adamw")
-    return (f"AdamW's off-span fraction ended at {(rho[-1] / rho[0]).min():.2g} of its start in its lowest run: "
-            "on these data AdamW kept the first layer (nearly) in the span, as GD does.")
+    return (f"AdamW's off-span fraction ended at {_adamw(P, results).value[0].value.min():.2g} of its start in its "
+            "lowest run: on these data AdamW kept the first layer (nearly) in the span, as GD does.")
 
 
 def _explain_adamw_line(P: dict, results: dict, row: dict) -> str:
@@ -288,10 +278,10 @@ ROWS = [
         RULE_ADAMW, _adamw, explain=_explain_adamw),
     Row("8-visible", "check", APP_B, r"the visible fraction $\nu(n)=\mathbb E\lVert\mathbf V\mathbf P_t\mathbf u\rVert^2$ "
         "equals $n/(Nd)$ within Monte-Carlo error, at every $N$ and $n < Nd$", RULE_VISIBLE,
-        _monte_carlo("nu", r"App. B: $\mathbb E_{\mathbf u,t}\,\nu = n/(Nd)$")),
+        _monte_carlo("nu", lambda n, Nd: n / Nd, r"App. B: $\mathbb E_{\mathbf u,t}\,\nu = n/(Nd)$")),
     Row("8-oracle", "check", "Theorem 6 (App. B)", r"the risk of the oracle $\mathbb E[y \mid \mathbf V\mathbf x, t, \mathbf u]$ "
         "equals $1-n/(Nd)$ within Monte-Carlo error, at every $N$ and $n < Nd$", RULE_ORACLE,
-        _monte_carlo("oracle_mse", "Thm 6: $1-n/(Nd)$")),
+        _monte_carlo("oracle_mse", line, "Thm 6: $1-n/(Nd)$")),
     Row("8b-readout-on-line", "check", "Theorem 6 (App. B)", "A learner of the theorem's class reaches the line: the "
         r"span-restricted least-squares read-out (first layer the projector onto the span, read-out $\langle\beta,"
         r"(\mathbf W\mathbf x)_t\rangle$ fitted with minimum norm) has test MSE $1-n/(Nd)$ where $n\ge d$, and is not "
