@@ -105,21 +105,16 @@ def count_text(k: int, n: int, m) -> str:
     return f"{k}/{n} at m = {m} [{float(lo):.2f}, {float(hi):.2f}]"
 
 
-def grid_sides(results) -> dict:
-    """{T: (side, m, k, n)}: +1 where some m's success count has its 95% interval above 1/2 (the first such m), -1
-    where every m's lies below (the largest m), 0 where neither (the m with the largest count, the largest of ties)."""
-    out = {}
+def _in_grid(P, results):
+    """A11a, per T: side +1 where some m's count has its interval above 1/2 (shown: the first such m), -1 where every
+    m's lies below (the largest m), 0 where neither (the m with the largest count, the largest of ties)."""
+    g = {}
     for T, v in and_table(results).items():
         k, n = v["success"].sum(1), v["success"].shape[1]
         side = side_of_half(k, np.full(len(k), n))
-        i = (int(np.flatnonzero(side == 1)[0]) if (side == 1).any() else len(k) - 1 if (side == -1).all()
-             else len(k) - 1 - int(np.argmax(k[::-1])))
-        out[T] = (1 if (side == 1).any() else -1 if (side == -1).all() else 0, v["m"][i], int(k[i]), n)
-    return out
-
-
-def _in_grid(P, results):
-    g = grid_sides(results)
+        s = 1 if (side == 1).any() else -1 if (side == -1).all() else 0
+        i = int(np.argmax(side == 1)) if s == 1 else len(k) - 1 - (int(np.argmax(k[::-1])) if s == 0 else 0)
+        g[T] = (s, v["m"][i], int(k[i]), n)
     text = "; ".join(f"T={T}: " + {1: "above 1/2", -1: "every m below 1/2", 0: "undecided"}[s]
                      + f", {count_text(k, n, m)}" for T, (s, m, k, n) in g.items())
     undecided = [T for T, (s, *_) in g.items() if s == 0]
@@ -171,11 +166,10 @@ def _anchor(P, results):
     if ANCHOR_T not in results.get("and", {}) or not set(ANCHOR_M) <= set(P["and_m"]):
         return None
     t = and_table(results)[ANCHOR_T]
-    c = {m: (int(s.sum()), len(s)) for m, s in zip(t["m"], t["success"]) if m in ANCHOR_M}
-    (k1, n1), (k2, n2) = c[ANCHOR_M[0]], c[ANCHOR_M[1]]
-    sides = RULE_A12.sides([k1, k2], [n1, n2])
-    return Measured([k1, k2], f"{count_text(k1, n1, ANCHOR_M[0])}, {count_text(k2, n2, ANCHOR_M[1])}", n=[n1, n2],
-                    want=[-1, 1], censored=f"the {CONFIDENCE:.0%} interval at m = "
+    k, n = [int(t["success"][t["m"].index(m)].sum()) for m in ANCHOR_M], [t["success"].shape[1]] * 2
+    sides = RULE_A12.sides(k, n)
+    return Measured(k, ", ".join(map(count_text, k, n, ANCHOR_M)), n=n, want=[-1, 1],
+                    censored=f"the {CONFIDENCE:.0%} interval at m = "
                     + " and ".join(str(m) for m, s in zip(ANCHOR_M, sides) if s == 0) + " contains 1/2")
 
 
@@ -200,7 +194,7 @@ def _attention(P, results):
     """A16: per T, the successes' [CLS] attention mass on I summed over the H heads (the stored mean over heads
     times H), its margin in SE over trials. The points store no per-head mass, so the largest head's share, which
     Prop. 4.7's one head needs, is shown as the interval the sum allows: from the mean over heads to min(1, sum)."""
-    att = {T: v for T, v in attention_on_planted(results).items() if ATTENTION_T([T])}
+    att = attention_on_planted(results, min_T=ATTENTION_T.lo)
     if not att:
         return None
     H = P["heads"]

@@ -31,10 +31,9 @@ RULE_A6 = All((AtMost(r"errors (value and attention $1/(r+1)$) over $\gamma$", F
                AtMost(r"$\lVert W_K\rVert_F$", 4, tol=EXACT_TOL, by=PAPER, why="$s + 1$ at $s = 3$"),
                AtMost(r"$\lVert W_V\rVert_F$", 6, tol=EXACT_TOL, by=PAPER, why="$2s$"),
                AtMost(r"$\lVert W_C\rVert_F$", 3, tol=EXACT_TOL, by=PAPER, why="$s$")))
-RULE_A7 = All((AtMost("error", EXACT_TOL, strict=True, by=EXACT, where="on every input"),
-               Holds("widths $(4(s+1), 2(s+1))$")))
-RULE_A8 = All((AtMost("error", EXACT_TOL, strict=True, by=EXACT, where="on every input"),
-               Holds("widths $(4s2^s, 2^{s+1})$")))
+NET_ERROR = AtMost("error", EXACT_TOL, strict=True, by=EXACT, where="on every input")     # A7 and A8's exact networks
+RULE_A7 = All((NET_ERROR, Holds("widths $(4(s+1), 2(s+1))$")))
+RULE_A8 = All((NET_ERROR, Holds("widths $(4s2^s, 2^{s+1})$")))
 
 def _ex(results):
     return results["exact"]["result"]
@@ -95,14 +94,14 @@ def _b4(P, results):
                 f"{max(r['att_err'] for r in rows):.4f} (allowed $\\gamma/4$ = {rows[0]['gamma'] / 4})", errs, *norms)
 
 
-def _lookup(widths, words: str, where: str, count: bool = False):
-    """A7/A8: the exact Boolean constructions' largest error and whether every network has the lemma's widths."""
+def _lookup(rule, widths, where: str, count: bool = False):
+    """A7/A8: the exact Boolean constructions' largest error and whether every network has the widths `rule` states."""
     def measure(P, results):
         rows = _ex(results)["symmetric" if count else "general"]
         err = max(r["err"] for r in rows)
         ok = all(r["widths"] == widths(r["s"]) for r in rows)
         on = f" on {sum(r['inputs'] for r in rows):,} evaluations" if count else ""
-        return parts(f"max error {err:.1e}{on}; widths {words}: {ok}", err, ok, where=where.format(**P))
+        return parts(f"max error {err:.1e}{on}; {rule.parts[1].what}: {ok}", err, ok, where=where.format(**P))
     return measure
 
 
@@ -122,9 +121,8 @@ CHECKS = [
         "bag of vectors: the head approximates $(r-s)/(r+1)$, attention $1/(r+1)$ on [CLS] and the active bits",
         RULE_A6, _b4),
     Row("A7", "check", "Lemma B.5 (with B.8)", "one head and a 3-layer ReLU MLP compute symmetric sparse functions exactly",
-        RULE_A7, _lookup(lambda s: [4 * (s + 1), 2 * (s + 1)], "$(4(s+1), 2(s+1))$",
-                         "AND, OR, MAJ, PARITY, s = 1 to {symmetric_s_max}", count=True)),
+        RULE_A7, _lookup(RULE_A7, lambda s: [4 * (s + 1), 2 * (s + 1)], "AND, OR, MAJ, PARITY, s = 1 to {symmetric_s_max}",
+                         count=True)),
     Row("A8", "check", "Lemma B.6 (with B.8)", "$s$ heads and a ReLU MLP compute any $s$-sparse function exactly",
-        RULE_A8, _lookup(lambda s: [4 * s * 2 ** s, 2 ** (s + 1)], "$(4s2^s, 2^{s+1})$",
-                         "random truth tables, s = 1 to {general_s_max}")),
+        RULE_A8, _lookup(RULE_A8, lambda s: [4 * s * 2 ** s, 2 ** (s + 1)], "random truth tables, s = 1 to {general_s_max}")),
 ]
