@@ -55,10 +55,13 @@ def _z(value, floor, se) -> np.ndarray:
     return (np.asarray(value, float) - np.asarray(floor, float)) / np.maximum(np.asarray(se, float), 1e-12)
 
 
-def _share(k: int, n: int) -> tuple[float, float]:
-    """k/n and its binomial SE (p(1-p) floored at 1/(4n), a spread at p = 0 or 1)."""
+def _share(P: dict, q: int, k: int, n: int, Hmax: int, said: str, paper: str, where: str) -> Measured:
+    """k of the n runs with H = q..Hmax as a share, its binomial SE (p(1-p) floored at 1/(4n), a spread at p = 0 or
+    1), what else the run `said` and the grid `where`: 5-reach-fraction's and 7-below-floor-prop3's shape."""
     p = k / n
-    return p, math.sqrt(max(p * (1 - p), 0.25 / n) / n)
+    se = math.sqrt(max(p * (1 - p), 0.25 / n) / n)
+    return Measured(p, f"{k} of {n} ({p:.2f} ± {se:.2f}); {said}", spread=se, paper=paper,
+                    where=rf"$H={q},\dots,{Hmax}$, {P['n_seeds']} seeds each{where}")
 
 
 # ------------------------------------------------------------------------------------- the Bayes-risk calculator
@@ -133,12 +136,10 @@ def reach_numbers(P: dict, results: dict) -> dict:
 def reach_fraction(P, results):
     """The share of H >= q runs that reach, with its binomial SE; the grid says the bar in runs and luck's chance."""
     r = reach_numbers(P, results)
-    p, se = _share(r["reach_k"], r["reach_n"])
-    return Measured(p, f"{r['reach_k']} of {r['reach_n']} ({p:.2f} ± {se:.2f}); stalled: {r['stalled']}", spread=se,
-                    paper="Thm 4: $H=q$ suffices (for the constrained ERM, not for training)",
-                    where=rf"$H={P['p21_q']},\dots,{r['Hmax']}$, {P['n_seeds']} seeds each: the bar is {r['reach_bar']} "
-                          f"of {r['reach_n']} runs, which runs that reach by luck, each with chance {r['luck']}, clear "
-                          f"with chance {r['luck_pass']:.2f}")
+    return _share(P, P["p21_q"], r["reach_k"], r["reach_n"], r["Hmax"], said=f"stalled: {r['stalled']}",
+                  paper="Thm 4: $H=q$ suffices (for the constrained ERM, not for training)",
+                  where=f": the bar is {r['reach_bar']} of {r['reach_n']} runs, which runs that reach by luck, each "
+                        f"with chance {r['luck']}, clear with chance {r['luck_pass']:.2f}")
 
 
 def reach_finding(P: dict, results: dict, row: dict) -> str:
@@ -150,16 +151,15 @@ def reach_finding(P: dict, results: dict, row: dict) -> str:
 
 # ---------------------------------------------------------------------------------------------- Prop. 3's data
 def prop3_reach(P: dict, results: dict) -> dict:
-    """Whether the Prop. 3 arm learns: the share of its H >= q runs FLOOR_SE SEs below the floor of H = q - 1, their
-    FVU, whether 7-floor-prop3 can bite (where that share passes), and the H with a non-vacuous bound."""
+    """Whether the Prop. 3 arm learns: k of its n H >= q runs FLOOR_SE SEs below the floor of H = q - 1, their FVU,
+    whether 7-floor-prop3 can bite (where that share passes), and the H with a non-vacuous bound."""
     q, d = P["p3_q"], P["p3_d"]
     floor = float(lower_bound("prop3", q - 1, q, d))
     runs = [(H, f, s) for H, _, f, s, _ in heads_runs(result_of(results, "prop3")) if H >= q]
     k, n = sum(f + FLOOR_SE * s < floor for _, f, s in runs), len(runs)
-    p, se = _share(k, n)
     live = [(H, float(lower_bound("prop3", H, q, d))) for H in range(1, q)]
     live = [(H, b) for H, b in live if b > 0]
-    return {"floor": floor, "k": k, "n": n, "p": p, "se": se, "passed": RULE_BELOW_FLOOR_PROP3.holds(p),
+    return {"floor": floor, "k": k, "n": n, "passed": RULE_BELOW_FLOOR_PROP3.holds(k / n),
             "median": float(np.median([f for _, f, _ in runs])), "best": min(f for _, f, _ in runs),
             "worst": max(f for _, f, _ in runs), "Hmax": max(H for H, _, _ in runs),
             "live": ", ".join(f"$H={H}$ ({b:.3f})" for H, b in live) or "none", "n_live": len(live),
@@ -181,10 +181,9 @@ def floor_prop3(P, results):
 def below_floor_prop3(P, results):
     r = prop3_reach(P, results)
     q = P["p3_q"]
-    return Measured(r["p"], f"{r['k']} of {r['n']} ({r['p']:.2f} ± {r['se']:.2f}); FVU {r['best']:.3f} to "
-                    f"{r['worst']:.3f} (median {r['median']:.3f}) against {r['floor']:.3f}", spread=r["se"],
-                    paper=f"Thm 4: $H=q$ suffices; Prop. 3 floor at $H={q - 1}$: {r['floor']:.3f}",
-                    where=rf"$H={q},\dots,{r['Hmax']}$, {P['n_seeds']} seeds each; " + _prop3_where(P, r))
+    return _share(P, q, r["k"], r["n"], r["Hmax"], where="; " + _prop3_where(P, r),
+                  said=f"FVU {r['best']:.3f} to {r['worst']:.3f} (median {r['median']:.3f}) against {r['floor']:.3f}",
+                  paper=f"Thm 4: $H=q$ suffices; Prop. 3 floor at $H={q - 1}$: {r['floor']:.3f}")
 
 
 def prop3_note(P: dict, results: dict, row: dict | None = None) -> str:
