@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.core.claims import Measured, Verdict, verdict
-from lib.core.rules import Rule, number
+from lib.core.claims import Measured
+from lib.core.rules import Decides, Rule, number
 
 
 def z(replicates, at: float = 0.0, sign: int = 1, log: bool = False) -> float:
@@ -52,10 +52,8 @@ class Replicates(Rule):
         return f"{self.share(m.value):.1%} of {len(np.asarray(m.value))} replicates"
 
     def margin_text(self, m: Measured) -> str:
-        v = np.asarray(m.value, float)
-        sd = float(v.std())
-        z = (float(v.mean()) - self.bar) / sd if sd > 0 else math.inf * np.sign(v.mean() - self.bar)
-        return f"; margin {z:+.1f} {self.spread}" if np.isfinite(z) else ""
+        margin = z(m.value, float(self.bar))
+        return f"; margin {margin:+.1f} {self.spread}" if np.isfinite(margin) else ""
 
     def outcome(self, m: Measured) -> bool | str:
         return self.share(m.value) >= self.level
@@ -106,7 +104,7 @@ class Quantile(Rule):
 
 
 @dataclass(frozen=True)
-class Each:
+class Each(Decides):
     """A bootstrap rule (Replicates or Quantile) held in every cell of {label: replicates} (Measured.value: each N,
     each ratio): it
     passes where every cell does. The margin is the weakest cell's, named (for Replicates the lowest share, then the
@@ -129,16 +127,12 @@ class Each:
         """(passes, share of replicates on the passing side, margin) of one cell (share 0 for a Quantile)."""
         r = self.rule
         if isinstance(r, Replicates):
-            v = np.asarray(replicates, float)
-            share = float(np.mean(v > r.bar if r.strict else v >= r.bar))
-            return share >= r.level, share, z(v, float(r.bar))
+            share = r.share(replicates)
+            return share >= r.level, share, z(replicates, float(r.bar))
         return r.holds(replicates), 0.0, r.margin(replicates)
 
     def shown(self, m: Measured) -> str:
         return ", ".join(f"{k}: {self.cell(v)[1]:.1%}" for k, v in m.value.items())
-
-    def expected(self, m: Measured) -> str:
-        return ""
 
     def margin_text(self, m: Measured) -> str:
         got = {k: self.cell(v) for k, v in m.value.items()}
@@ -151,6 +145,3 @@ class Each:
 
     def outcome(self, m: Measured) -> bool | str:
         return all(self.cell(v)[0] for v in m.value.values())
-
-    def decide(self, m: Measured) -> Verdict:
-        return verdict(m, (m.text or self.shown(m)) + self.margin_text(m), self.outcome(m))

@@ -54,8 +54,35 @@ def shown(value) -> str:
     return ", ".join(f"{float(v):.4g}" for v in np.atleast_1d(np.asarray(value, float)))
 
 
+class Decides:
+    """How every rule kind decides, `decide(m)`: the verdict of `outcome(m)`, its text the measure's (or `shown(m)`)
+    and `margin_text(m)`, with `expected(m)`; a kind overrides the parts it has."""
+
+    def outcome(self, m: Measured) -> bool | str:
+        """True (pass), False (FAIL) or, where the rule leaves the row undecided, why (censored)."""
+        raise NotImplementedError
+
+    def shown(self, m: Measured) -> str:
+        """The numbers in words where the measure gives none."""
+        return shown(m.value)
+
+    def margin_text(self, m: Measured) -> str:
+        """"; margin +x UNIT" where the measure gives a spread and the margin is finite, else ""."""
+        return ""
+
+    def expected(self, m: Measured) -> str:
+        """The rule with this run's numbers in it, where it quotes one ("": the rule's text)."""
+        return ""
+
+    def decide(self, m: Measured) -> Verdict:
+        """The verdict on what the measure found (see outcome, margin_text)."""
+        if not isinstance(m, Measured):
+            raise TypeError(f"rule {self.text!r}: decide takes a Measured, got {type(m).__name__}")
+        return verdict(m, (m.text or self.shown(m)) + self.margin_text(m), self.outcome(m), self.expected(m))
+
+
 @dataclass(frozen=True)
-class Rule:
+class Rule(Decides):
     """What every rule shares: the statistic's name, whose threshold it is and why, text after the bound (`where`,
     e.g. "at every $T$"), and the margin's unit (`spread`, formatted with n, e.g. "sd over {n} directions").
     `unsure`: where a value is marked unsure (Measured.unsure), the words that say why ("where no run learned");
@@ -88,28 +115,6 @@ class Rule:
     def censors(self) -> str:
         """When the rule leaves a row censored, in words, where its condition does not say it ("")."""
         return ""
-
-    def outcome(self, m: Measured) -> bool | str:
-        """True (pass), False (FAIL) or, where the rule leaves the row undecided, why (censored)."""
-        raise NotImplementedError
-
-    def shown(self, m: Measured) -> str:
-        """The numbers in words where the measure gives none."""
-        return shown(m.value)
-
-    def margin_text(self, m: Measured) -> str:
-        """"; margin +x UNIT" where the measure gives a spread and the margin is finite, else ""."""
-        return ""
-
-    def expected(self, m: Measured) -> str:
-        """The rule with this run's numbers in it, where it quotes one ("": the rule's text)."""
-        return ""
-
-    def decide(self, m: Measured) -> Verdict:
-        """The verdict on what the measure found (see outcome, margin_text)."""
-        if not isinstance(m, Measured):
-            raise TypeError(f"rule {self.what!r}: decide takes a Measured, got {type(m).__name__}")
-        return verdict(m, (m.text or self.shown(m)) + self.margin_text(m), self.outcome(m), self.expected(m))
 
     def _margin(self, m: float, n) -> str:
         if "{n}" in self.spread and n is None:
@@ -252,7 +257,7 @@ class Holds(Rule):
 
 
 @dataclass(frozen=True)
-class All:
+class All(Decides):
     """Several rules, all to pass, each decided on its own Measured (`m.value`, one per part): a part that fails
     decides FAIL, else a censored part leaves the row censored. The text is `m.text` and the parts' margins.
     Consecutive parts with the same calibration share one note.
@@ -292,12 +297,6 @@ class All:
     def shown(self, m: Measured) -> str:
         return ""
 
-    def expected(self, m: Measured) -> str:
-        return ""
-
-    def decide(self, m: Measured) -> Verdict:
-        return verdict(m, m.text + self.margin_text(m), self.outcome(m))
-
 
 def _bare(rule) -> str:
     """A rule's text without its calibration note."""
@@ -305,7 +304,7 @@ def _bare(rule) -> str:
 
 
 @dataclass(frozen=True)
-class Needs:
+class Needs(Decides):
     """A rule that a run can decide only where `gate` holds on `Measured.gate` (enough measured points, say):
     where it does not, the row is censored, not failed (with `on_fail`, only where the rule would fail: a pass
     stands).
@@ -350,11 +349,11 @@ class Needs:
         g = self.gate
         return f"{shown(m.gate)} {g.what}, {'fewer' if g.sign > 0 else 'more'} than {number(g.bound)}"
 
+    def shown(self, m: Measured) -> str:
+        return self.rule.shown(m)
+
     def margin_text(self, m: Measured) -> str:
         return self.rule.margin_text(m)
-
-    def decide(self, m: Measured) -> Verdict:
-        return verdict(m, (m.text or self.rule.shown(m)) + self.rule.margin_text(m), self.outcome(m), self.expected(m))
 
 
 @dataclass(frozen=True)
