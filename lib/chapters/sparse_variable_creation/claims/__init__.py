@@ -14,28 +14,9 @@ import math
 import numpy as np
 from scipy.stats import norm
 
+from lib.chapters.sparse_variable_creation import results as rs
 from lib.chapters.sparse_variable_creation.claims.checks import CHECKS, parts
-from lib.chapters.sparse_variable_creation.results import (
-    ANCHOR_T,
-    CONFIDENCE,
-    DECIDES,
-    PAPER,
-    PAPER_T,
-    SHIFT_LEVEL,
-    and_table,
-    attention_on_planted,
-    bounds,
-    cells,
-    compare_laws,
-    fits,
-    floor_bits,
-    interval,
-    mstar_of,
-    mstar_text,
-    shift_test,
-    side_of_half,
-    transition,
-)
+from lib.chapters.sparse_variable_creation.results import ANCHOR_T, CONFIDENCE, DECIDES, PAPER, PAPER_T, SHIFT_LEVEL
 from lib.core.claims import Headline, Measured, Row, Scope, evaluate
 from lib.core.interval_rules import Laws, ShareInterval, Significance
 from lib.core.rules import PAPER as BY_PAPER
@@ -81,11 +62,11 @@ RULE_A16 = All((AtLeast(r"[CLS] attention mass on $\mathcal I$ summed over the h
 
 
 def _floor(P, results):
-    b = bounds(results)
+    b = rs.bounds(results)
     if not b:
         return None
-    lo, hi = (np.array([v[i] - floor_bits(T) for T, v in b.items()]) for i in (0, 1))
-    return Measured(lo, ", ".join(f"T={T}: {m} vs {floor_bits(T):.1f}" for T, m in zip(b, mstar_text(b).split(", ")))
+    lo, hi = (np.array([v[i] - rs.floor_bits(T) for T, v in b.items()]) for i in (0, 1))
+    return Measured(lo, ", ".join(f"T={T}: {m} vs {rs.floor_bits(T):.1f}" for T, m in zip(b, rs.mstar_text(b).split(", ")))
                     + f" (the grid's smallest $m$: {P['and_m'][0]})", lo=lo, hi=hi)
 
 
@@ -101,7 +82,7 @@ def _fits_train(P, results):
 
 
 def count_text(k: int, n: int, m) -> str:
-    lo, hi = interval(k, n)
+    lo, hi = rs.interval(k, n)
     return f"{k}/{n} at m = {m} [{float(lo):.2f}, {float(hi):.2f}]"
 
 
@@ -109,9 +90,9 @@ def _in_grid(P, results):
     """A11a, per T: side +1 where some m's count has its interval above 1/2 (shown: the first such m), -1 where every
     m's lies below (the largest m), 0 where neither (the m with the largest count, the largest of ties)."""
     g = {}
-    for T, v in and_table(results).items():
+    for T, v in rs.and_table(results).items():
         k, n = v["success"].sum(1), v["success"].shape[1]
-        side = side_of_half(k, np.full(len(k), n))
+        side = rs.side_of_half(k, np.full(len(k), n))
         s = 1 if (side == 1).any() else -1 if (side == -1).all() else 0
         i = int(np.argmax(side == 1)) if s == 1 else len(k) - 1 - (int(np.argmax(k[::-1])) if s == 0 else 0)
         g[T] = (s, v["m"][i], int(k[i]), n)
@@ -130,7 +111,7 @@ def scale_note(P):
 def _exponent(P, results):
     """A11b: the exponent's one-sided upper bound (exponent + UPPER_Z bootstrap SE), for every m* a T's bound allows:
     the worst end decides, a range across 1 is censored."""
-    f = fits(results)
+    f = rs.fits(results)
     if not f:
         return None
     se, cen = f["exp_se"], f["censored"]
@@ -148,11 +129,11 @@ def _exponent(P, results):
 
 
 def _laws(P, results):
-    t = and_table(results)
+    t = rs.and_table(results)
     if len(t) < 3:
         return None
-    cmp, T = compare_laws(cells(t)), list(t)
-    m = mstar_of(cmp["fits"]["log"], [T[0], T[-1]])
+    cmp, T = rs.compare_laws(rs.cells(t)), list(t)
+    m = rs.mstar_of(cmp["fits"]["log"], [T[0], T[-1]])
     text = ("log-likelihood (relative likelihood): "
             + ", ".join(f"{law} {v['loglik']:.2f} ({cmp['weights'][law]:.2f})" for law, v in cmp["fits"].items())
             + f"; likelihood ratio log / best other {cmp['ratio']:.2f} ($\\ln$ {cmp['log_ratio']:+.2f}, decides "
@@ -165,7 +146,7 @@ def _laws(P, results):
 def _anchor(P, results):
     if ANCHOR_T not in results.get("and", {}) or not set(ANCHOR_M) <= set(P["and_m"]):
         return None
-    t = and_table(results)[ANCHOR_T]
+    t = rs.and_table(results)[ANCHOR_T]
     k, n = [int(t["success"][t["m"].index(m)].sum()) for m in ANCHOR_M], [t["success"].shape[1]] * 2
     sides = RULE_A12.sides(k, n)
     return Measured(k, ", ".join(map(count_text, k, n, ANCHOR_M)), n=n, want=[-1, 1],
@@ -174,17 +155,17 @@ def _anchor(P, results):
 
 
 def _rises(P, results):
-    rise = {T: float(v["success"].mean(1)[-1] - v["success"].mean(1)[0]) for T, v in and_table(results).items()}
+    rise = {T: float(v["success"].mean(1)[-1] - v["success"].mean(1)[0]) for T, v in rs.and_table(results).items()}
     return Measured(list(rise.values()), ", ".join(f"T={T}: +{r:.2f}" for T, r in rise.items()))
 
 
 def _shift(P, results):
     """A13b: the likelihood-ratio test of the log law's T term against one curve for every T (results.shift_test)."""
-    t = and_table(results)
+    t = rs.and_table(results)
     if len(t) < 2:
         return None
-    st, T = shift_test(cells(t)), list(t)
-    m = mstar_of(st["fit"], [T[0], T[-1]])
+    st, T = rs.shift_test(rs.cells(t)), list(t)
+    m = rs.mstar_of(st["fit"], [T[0], T[-1]])
     text = (f"log law: $m^*$ {m[0]:.0f} at T = {T[0]} → {m[1]:.0f} at T = {T[-1]} (b = {st['b']:.1f}); "
             f"against one curve for every T: $\\chi^2_1$ = {st['stat']:.1f}, one-sided p = {st['p']:.1e}")
     return Measured(st["b"], text, p=st["p"], censored=f"the grid cannot tell a shift from none (p ≥ {SHIFT_LEVEL})")
@@ -194,7 +175,7 @@ def _attention(P, results):
     """A16: per T, the successes' [CLS] attention mass on I summed over the H heads (the stored mean over heads
     times H), its margin in SE over trials. The points store no per-head mass, so the largest head's share, which
     Prop. 4.7's one head needs, is shown as the interval the sum allows: from the mean over heads to min(1, sum)."""
-    att = attention_on_planted(results, min_T=ATTENTION_T.lo)
+    att = rs.attention_on_planted(results, min_T=ATTENTION_T.lo)
     if not att:
         return None
     H = P["heads"]
@@ -220,16 +201,15 @@ def _learnt(scope: Scope, suffix: str = ""):
         hit = {T: np.array(r["test_acc"]) >= PARITY_ACC for T, r in _parity_runs(results, scope).items()}
         if not hit:
             return None
-        return Measured([int(a.sum()) for a in hit.values()], ", ".join(f"T={T}: {a.mean():.0%}{suffix}"
-                                                                         for T, a in hit.items()),
-                        n=[len(a) for a in hit.values()])
+        text = ", ".join(f"T={T}: {a.mean():.0%}{suffix}" for T, a in hit.items())
+        return Measured([int(a.sum()) for a in hit.values()], text, n=[len(a) for a in hit.values()])
     return measure
 
 
 def _parity_later(P, results):
     """Median transition per T, a seed that never reached PARITY_ACC entering as +inf (later than the run): the
     median is then exact while fewer than half the seeds are censored, else only "> iters"."""
-    med = {T: float(np.median(np.nan_to_num(transition(r), nan=math.inf)))
+    med = {T: float(np.median(np.nan_to_num(rs.transition(r), nan=math.inf)))
            for T, r in _parity_runs(results, SMALL_T).items()}
     if len(med) < 2:
         return None
@@ -244,7 +224,7 @@ def _parity_later(P, results):
 def _counts_decide(P, results, row) -> str:
     """What a count can decide with this run's trials per cell: where its 95% interval leaves 1/2."""
     n = P["and_trials"]
-    side = side_of_half(np.arange(n + 1), np.full(n + 1, n))
+    side = rs.side_of_half(np.arange(n + 1), np.full(n + 1, n))
     below, above = np.flatnonzero(side == -1), np.flatnonzero(side == 1)
     text = (f"with {n} trials per $(T, m)$ a success count decides against 1/2 (its {CONFIDENCE:.0%} Clopper-Pearson "
             "interval on one side) " + (f"only at {below[-1]} or fewer, or at {above[0]} or more." if len(below)
@@ -255,15 +235,15 @@ def _counts_decide(P, results, row) -> str:
 
 
 def _explain_growth(P, results, row) -> str:
-    b = bounds(results)
-    return (f"$m^*$ = {mstar_text(b)} at $T$ = {', '.join(map(str, b))}: " + (
+    b = rs.bounds(results)
+    return (f"$m^*$ = {rs.mstar_text(b)} at $T$ = {', '.join(map(str, b))}: " + (
         "the bounded $T$ leave the exponent's upper bound on both sides of 1; a grid of $m$ reaching further there "
         "decides the row." if row.get("censored") else f"with {P['and_trials']} trials per $(T, m)$ this run does not "
         "show the sublinear growth of the paper's Figure 4."))
 
 
 def _explain_laws(P, results, row) -> str:
-    return (f"{len(and_table(results))} values of $T$ with {P['and_trials']} trials each cannot tell $\\log T$ from "
+    return (f"{len(rs.and_table(results))} values of $T$ with {P['and_trials']} trials each cannot tell $\\log T$ from "
             "$\\sqrt T$; the power table gives the rule's rates on this grid and on the paper's.")
 
 
@@ -281,7 +261,7 @@ ROWS = [
     Row("A9", "check", "Sec. 5, information-theoretic bound",
         "the critical sample size exceeds the bits needed to name $\\mathcal I$ (on the paper's grid its smallest $m$, "
         f"{PAPER['and_m'][0]}, already exceeds $\\log_2\\binom{{{PAPER['and_T'][-1]}}}{{3}}$ = "
-        f"{floor_bits(PAPER['and_T'][-1]):.1f}: a check of the grid, not a test of the theory)",
+        f"{rs.floor_bits(PAPER['and_T'][-1]):.1f}: a check of the grid, not a test of the theory)",
         RULE_A9, _floor),
     Row("A10", "claim", "App. C.1 (\"in 100% of runs\")", "training always fits: failures are overfitting",
         RULE_A10, _fits_train),
