@@ -11,6 +11,7 @@ claims/power.py. Page-side: no computation imports it.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -67,22 +68,23 @@ def _runs(n: int) -> str:
     return f"{n} run" + ("" if n == 1 else "s")
 
 
-def _contrast(arch):
-    def measure(P, results):
-        if arch not in P["archs"]:
-            return None
-        c = contrast_numbers(P, results, arch)
-        a, b, se = c["1str"], c["simple"], c["se"]
-        fmt = lambda e: f"{e['slope']:.2f}" + (f" (range {slope_interval(e)})" if "[" in slope_interval(e) else "")
-        in_se = (f": {signed(c['lo'] / se)} to {signed(c['hi'] / se)} SE" if se > 0 else "")
-        spread = (f"bootstrap SE {se:.2f} ({BOOT_DRAWS:,} seed resamples){in_se}" if np.isfinite(se) else
-                  f"no bootstrap SE (most of {BOOT_DRAWS:,} seed resamples lack a $d_h^*$ at some $N$)")
-        text = (f"1STR {fmt(a)}, simple-1STR {fmt(b)}; difference from {signed(c['lo'])} to {signed(c['hi'])} "
-                f"over the slopes the censoring allows, {spread}")
-        return Measured(text=text, lo=c["lo"], hi=c["hi"], spread=se, where=named_grid("N", a["N"]), censored=(
-            f"the allowed differences straddle {number(RULE_CONTRAST.z)} SE ({_runs(a['censored'] + b['censored'])} "
-            "censored at the cap, or a $d_h^*$ at an end of the grid)"))
-    return measure
+def _trained(arch: str, measure, *args, **kw):
+    """`measure(P, results, *args, **kw)` where this run trained `arch`; None (the row left out) where it did not."""
+    return lambda P, results: measure(P, results, *args, **kw) if arch in P["archs"] else None
+
+
+def _contrast(P, results, arch):
+    c = contrast_numbers(P, results, arch)
+    a, b, se = c["1str"], c["simple"], c["se"]
+    fmt = lambda e: f"{e['slope']:.2f}" + (f" (range {slope_interval(e)})" if "[" in slope_interval(e) else "")
+    in_se = (f": {signed(c['lo'] / se)} to {signed(c['hi'] / se)} SE" if se > 0 else "")
+    spread = (f"bootstrap SE {se:.2f} ({BOOT_DRAWS:,} seed resamples){in_se}" if np.isfinite(se) else
+              f"no bootstrap SE (most of {BOOT_DRAWS:,} seed resamples lack a $d_h^*$ at some $N$)")
+    text = (f"1STR {fmt(a)}, simple-1STR {fmt(b)}; difference from {signed(c['lo'])} to {signed(c['hi'])} "
+            f"over the slopes the censoring allows, {spread}")
+    return Measured(text=text, lo=c["lo"], hi=c["hi"], spread=se, where=named_grid("N", a["N"]), censored=(
+        f"the allowed differences straddle {number(RULE_CONTRAST.z)} SE ({_runs(a['censored'] + b['censored'])} "
+        "censored at the cap, or a $d_h^*$ at an end of the grid)"))
 
 
 # Prop. 8's bounds in the "paper" column: two formulas, not one, because a table column on paper breaks a line only
@@ -91,34 +93,24 @@ KAPPA = r"$\kappa = \mathfrak L^2\lVert U\rVert_{op}^2$"
 KAPPA_BOUND = r"Prop. 8: $d_h \gtrsim N/\log(1+\kappa)$, " + KAPPA
 
 
-def _bound(x: float) -> str:
-    """A censoring-aware slope bound as a reader reads it: a number, or 'unbounded'."""
-    return f"{x:.2f}" if np.isfinite(x) else "unbounded"
+def _width_1str(P, results, arch):
+    e = phase_table(P, results)[(arch, "1str")]
+    low = (f"slope at least {e['slope_min']:.2f}" if np.isfinite(e["slope_min"]) else
+           "slope unbounded below (a length without $d_h^*$ allows any)")
+    bound = lambda x: f"{x:.2f}" if np.isfinite(x) else "unbounded"      # a censoring-aware slope bound, as read
+    # failing only through its censored widths (the largest slope they allow would pass): the range straddles
+    return Measured(e["slope_min"], f"{low} (censoring-aware; {e['slope']:.2f} through the estimates); "
+                    f"$d_h^*$ = {dstar_text(e)}; {_runs(e['censored'])} censored at the cap",
+                    spread=boot_se(slope_bootstrap(P, results, arch, "1str", seed=1)),
+                    lo=e["slope_min"], hi=e["slope_max"], paper=KAPPA_BOUND + " (a lower bound)",
+                    where=f"threshold {P['threshold']}; {named_grid('N', e['N'])}",
+                    censored=f"the censoring-aware range [{bound(e['slope_min'])}, "
+                             f"{bound(e['slope_max'])}] straddles {number(RULE_WIDTH.bound)}")
 
 
-def _width_1str(arch):
-    def measure(P, results):
-        if arch not in P["archs"]:
-            return None
-        e = phase_table(P, results)[(arch, "1str")]
-        low = (f"slope at least {e['slope_min']:.2f}" if np.isfinite(e["slope_min"]) else
-               "slope unbounded below (a length without $d_h^*$ allows any)")
-        # failing only through its censored widths (the largest slope they allow would pass): the range straddles
-        return Measured(e["slope_min"], f"{low} (censoring-aware; {e['slope']:.2f} through the estimates); "
-                        f"$d_h^*$ = {dstar_text(e)}; {_runs(e['censored'])} censored at the cap",
-                        spread=boot_se(slope_bootstrap(P, results, arch, "1str", seed=1)),
-                        lo=e["slope_min"], hi=e["slope_max"], paper=KAPPA_BOUND + " (a lower bound)",
-                        where=f"threshold {P['threshold']}; {named_grid('N', e['N'])}",
-                        censored=f"the censoring-aware range [{_bound(e['slope_min'])}, "
-                                 f"{_bound(e['slope_max'])}] straddles {number(RULE_WIDTH.bound)}")
-    return measure
-
-
-def _norm_fit(P, results, **verdict) -> Measured | None:
-    """What rows 10b-norm-lower and 10b-norm measure: the slope of (Lip rad)^2 with its SE and dof, and as the gate
-    the number of N whose value at the threshold is unknown (norm_unknown)."""
-    if "elman" not in P["archs"]:
-        return None
+def _norm(P, results, paper: str, at_threshold: bool) -> Measured | None:
+    """Rows 10b-norm*: the slope of (Lip rad)^2 with its SE and dof, and as the gate the number of N whose value at
+    the threshold is unknown (norm_unknown)."""
     nt = norm_table(P, results)["1str"]
     if "lipr" not in nt:
         return None
@@ -135,22 +127,10 @@ def _norm_fit(P, results, **verdict) -> Measured | None:
     censored = ("; ".join(parts) + f": the value there is unknown, so the slope over {named_grid('N', sorted(P['phase_N']))} "
                 "could take any value" if parts else "")
     return Measured(slope, text, spread=se, n=dof, gate=len(unknown["none"]) + len(unknown["cut"]), censored=censored,
-                    **verdict)
-
-
-def _norm_lower(P, results):
-    return _norm_fit(P, results, paper=r"Prop. 8: $\kappa r_h^2 \gtrsim N/\log(1+d_h)$, " + KAPPA
-                     + ", below an unknown constant", where=f"width {max(P['widths'])}, threshold {P['threshold']}")
-
-
-def _norm(P, results):
-    return _norm_fit(P, results, paper="Prop. 8 at equality: $N/\\log(1+d_h)$, slope 1 at a fixed width",
-                     where=f"width {max(P['widths'])}")
+                    paper=paper, where=f"width {max(P['widths'])}" + (f", threshold {P['threshold']}" if at_threshold else ""))
 
 
 def _effective_dim(P, results):
-    if "elman" not in P["archs"]:
-        return None
     pk = packing_table(P, results)
     pr = lambda e: ", ".join(f"{v:.1f}" for v in e["pr"])
     # UNLEARNED: a slope through an N whose widest runs did not learn could take any value
@@ -169,8 +149,6 @@ def _unlearned_text(pk, tasks=("1str", "simple")) -> str:
 
 
 def _separation(P, results):
-    if "elman" not in P["archs"]:
-        return None
     p1 = packing_table(P, results)["1str"]
     unsure = np.isin(p1["N"], p1["unlearned"])
     bad = [N for N, v in zip(p1["N"], p1["dist_median"]) if not RULE_SEPARATION.holds(v)]
@@ -185,51 +163,46 @@ def _separation(P, results):
 
 
 # ------------------------------------------------------------------- explain: each row's finding where it does not pass
-def _explain_width(arch):
-    def explain(P, results, row):
-        one = phase_table(P, results)[(arch, "1str")]
-        unreached = [N for N, hi in zip(one["N"], one["hi"]) if not np.isfinite(hi)]
-        if not unreached:
-            return row.get("censored", "")
-        return (f"at {named_grid('N', unreached)} no width up to {max(P['widths'])} reached the threshold within the "
-                f"cap of {P['max_samples']:,} samples ({_runs(one['censored'])} cut off there), so the 1STR diagram "
-                f"stops at $N$ = {max([N for N in one['N'] if N < min(unreached)], default='none')}. Growth faster "
-                "than the bound would look like this, and so would a training budget too small for $N$; only a "
-                "larger cap decides which.")
-    return explain
+def _explain_width(P, results, row, arch):
+    one = phase_table(P, results)[(arch, "1str")]
+    unreached = [N for N, hi in zip(one["N"], one["hi"]) if not np.isfinite(hi)]
+    if not unreached:
+        return row.get("censored", "")
+    return (f"at {named_grid('N', unreached)} no width up to {max(P['widths'])} reached the threshold within the "
+            f"cap of {P['max_samples']:,} samples ({_runs(one['censored'])} cut off there), so the 1STR diagram "
+            f"stops at $N$ = {max([N for N in one['N'] if N < min(unreached)], default='none')}. Growth faster "
+            "than the bound would look like this, and so would a training budget too small for $N$; only a "
+            "larger cap decides which.")
 
 
-def _explain_contrast(arch):
-    def explain(P, results, row):
-        c = contrast_numbers(P, results, arch)
-        one, simple = c["1str"], c["simple"]
-        floor = [f"{LABELS[t]} reaches the threshold at the floor $d_h$ = 1 at {named_grid('N', Ns)}, so its $d_h^*$ "
-                 "there is only a bound" for t, e in (("1str", one), ("simple", simple))
-                 if (Ns := [N for N, lo, h in zip(e["N"], e["lo"], e["hi"]) if lo == 0 and np.isfinite(h)])]
-        open_ = [N for N, h in zip(one["N"], one["hi"]) if not np.isfinite(h)]
-        why = "; ".join(([f"1STR at {named_grid('N', open_)} has no $d_h^*$ (no width reached the threshold within "
-                          "the cap)"] if open_ else []) + floor)
-        if row.get("censored"):
-            return (f"censored: the slope differences the censoring allows run from {signed(c['lo'])} to "
-                    f"{signed(c['hi'])} (1STR {slope_interval(one)}, simple-1STR {slope_interval(simple)}): {why}.")
-        both = [a / b for a, b, lo in zip(one["dstar"], simple["dstar"], simple["lo"]) if lo > 0 and np.isfinite(a)]
-        return (f"on simple-1STR the critical width grows as it does on 1STR, $d_h^*$ = {dstar_text(simple)} against "
-                f"{dstar_text(one)} at {named_grid('N', one['N'])} (slopes {simple['slope']:.2f} and "
-                f"{one['slope']:.2f}). The largest difference any censored value allows is {signed(c['hi'])}, "
-                f"{c['hi'] / c['se']:+.1f} bootstrap SE: short of the {RULE_CONTRAST.z} SE the seeds' noise alone "
-                "gives." + (f" {why[0].upper() + why[1:]}." if why else "") + (
-                    " With the smallest allowed difference at −∞ the row cannot pass on this grid, whatever the "
-                    "runs' noise: the rule tests the contrast only at $N$ where simple-1STR's $d_h^*$ leaves the "
-                    "floor." if c["lo"] == -math.inf else "") + (
-                    " The tasks differ in level instead: where both are estimated, $d_h^*$ on 1STR is "
-                    + " to ".join(dict.fromkeys(f"{x:.1f}" for x in (min(both), max(both)))) + " times simple-1STR's."
-                    if both else ""))
-    return explain
+def _explain_contrast(P, results, row, arch):
+    c = contrast_numbers(P, results, arch)
+    one, simple = c["1str"], c["simple"]
+    floor = [f"{LABELS[t]} reaches the threshold at the floor $d_h$ = 1 at {named_grid('N', Ns)}, so its $d_h^*$ "
+             "there is only a bound" for t, e in (("1str", one), ("simple", simple))
+             if (Ns := [N for N, lo, h in zip(e["N"], e["lo"], e["hi"]) if lo == 0 and np.isfinite(h)])]
+    open_ = [N for N, h in zip(one["N"], one["hi"]) if not np.isfinite(h)]
+    why = "; ".join(([f"1STR at {named_grid('N', open_)} has no $d_h^*$ (no width reached the threshold within "
+                      "the cap)"] if open_ else []) + floor)
+    if row.get("censored"):
+        return (f"censored: the slope differences the censoring allows run from {signed(c['lo'])} to "
+                f"{signed(c['hi'])} (1STR {slope_interval(one)}, simple-1STR {slope_interval(simple)}): {why}.")
+    both = [a / b for a, b, lo in zip(one["dstar"], simple["dstar"], simple["lo"]) if lo > 0 and np.isfinite(a)]
+    return (f"on simple-1STR the critical width grows as it does on 1STR, $d_h^*$ = {dstar_text(simple)} against "
+            f"{dstar_text(one)} at {named_grid('N', one['N'])} (slopes {simple['slope']:.2f} and "
+            f"{one['slope']:.2f}). The largest difference any censored value allows is {signed(c['hi'])}, "
+            f"{c['hi'] / c['se']:+.1f} bootstrap SE: short of the {RULE_CONTRAST.z} SE the seeds' noise alone "
+            "gives." + (f" {why[0].upper() + why[1:]}." if why else "") + (
+                " With the smallest allowed difference at −∞ the row cannot pass on this grid, whatever the "
+                "runs' noise: the rule tests the contrast only at $N$ where simple-1STR's $d_h^*$ leaves the "
+                "floor." if c["lo"] == -math.inf else "") + (
+                " The tasks differ in level instead: where both are estimated, $d_h^*$ on 1STR is "
+                + " to ".join(dict.fromkeys(f"{x:.1f}" for x in (min(both), max(both)))) + " times simple-1STR's."
+                if both else ""))
 
 
 def _explain_norm(P, results, row):
     """Beyond the row's note: what its rule reads over the N that have a value, or what a failure refutes."""
-    rule, measure = {"10b-norm-lower": (RULE_NORM_LOWER, _norm_lower), "10b-norm": (RULE_NORM, _norm)}[row["id"]]
     nt = norm_table(P, results)["1str"]
     known, grid = sorted(set(nt["N"].astype(int).tolist())), named_grid("N", sorted(P["phase_N"]))
     if not row.get("censored"):
@@ -237,7 +210,8 @@ def _explain_norm(P, results, row):
                 f"{nt['lipr_slope']:.2f} over {grid}, outside the rule. The proposition bounds the product only below "
                 r"an unknown constant and $\log(1+d_h)$, so this refutes the book's reading of it as a slope at the "
                 "threshold at this width, not the proposition.")
-    v = rule.decide(measure({**P, "phase_N": known}, results)) if len(known) >= 2 else None
+    same = {r.id: r for r in TRAINED_ROWS}[row["id"]]        # the row itself, its measure and rule on the known N
+    v = same.decide({**P, "phase_N": known}, results) if len(known) >= 2 else None
     return (f"over {named_grid('N', known)} alone, where the widest runs have a value, the slope is "
             f"{nt['lipr_slope']:.2f} ± {nt['lipr_se']:.2f} (SE) and the same rule reads "
             f"{'pass' if v.passed else 'censored' if v.censored else 'FAIL'}; the row decides only with a value at "
@@ -271,25 +245,27 @@ HYP_BOUND = ("hypothesis (this book): Prop. 8's lower bound read as a slope (the
 TRAINED_ROWS = [row for arch in ARCHS for row in (
     Row(f"10a-width-1str-{arch}", "claim", HYP_BOUND, f"{LABELS[arch]}: the critical width $d_h^*(N)$, "
         "the narrowest width whose median best test MSE, trained until it reaches the threshold or plateaus, reaches "
-        "the threshold on 1STR, grows at least as fast as the bound", RULE_WIDTH, _width_1str(arch),
-        explain=_explain_width(arch)),
+        "the threshold on 1STR, grows at least as fast as the bound", RULE_WIDTH, _trained(arch, _width_1str, arch),
+        explain=partial(_explain_width, arch=arch)),
     Row(f"10a-contrast-{arch}", "claim", CONTRAST_SOURCE,
         f"{LABELS[arch]}: the critical width grows faster in $N$ on 1STR than on simple-1STR", RULE_CONTRAST,
-        _contrast(arch), explain=_explain_contrast(arch)))] + [
+        _trained(arch, _contrast, arch), explain=partial(_explain_contrast, arch=arch)))] + [
     Row("10b-norm-lower", "claim", HYP_BOUND, r"Elman RNN of the widest width, at the test-MSE threshold on 1STR: "
         r"$(\mathrm{Lip}\cdot\mathrm{rad})^2$, the readout's Lipschitz constant on the states it sees times their "
         r"radius (Prop. 8's $\mathfrak L\lVert U\rVert_{op} r_h$ measured on the states, unchanged by trading scale "
-        "between the states and $U$), grows at least like $N$", RULE_NORM_LOWER, _norm_lower,
-        explain=_explain_norm),
+        "between the states and $U$), grows at least like $N$", RULE_NORM_LOWER, _trained(
+            "elman", _norm, r"Prop. 8: $\kappa r_h^2 \gtrsim N/\log(1+d_h)$, " + KAPPA + ", below an unknown constant",
+            at_threshold=True), explain=_explain_norm),
     Row("10b-norm", "claim", "hypothesis (this book): Prop. 8 at equality",
         r"The same $(\mathrm{Lip}\cdot\mathrm{rad})^2$ grows like the bound, $N/\log(1+d_h)$: trained runs at the "
-        "threshold sit near it", RULE_NORM, _norm, explain=_explain_norm),
+        "threshold sit near it", RULE_NORM, _trained("elman", _norm, r"Prop. 8 at equality: $N/\log(1+d_h)$, slope 1 "
+                                                      "at a fixed width", at_threshold=False), explain=_explain_norm),
     Row("10c-effective-dim", "claim", "hypothesis of this book (Prop. 35's packing read as dimension)",
         "Participation ratio of the states $s_j$ (widest Elman runs) grows with $N$ on 1STR, not on simple-1STR",
-        RULE_EFFECTIVE_DIM, _effective_dim, explain=_explain_effective_dim),
+        RULE_EFFECTIVE_DIM, _trained("elman", _effective_dim), explain=_explain_effective_dim),
     Row("10c-separation", "claim", "Prop. 35 (event $E_1$ of its proof)",
         r"Replayed outputs $\Phi(s_j)\in\mathbb R^{N-1}$ of different prompts stay apart at the scale of the labels: "
-        r"median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$ at every $N$", RULE_SEPARATION, _separation,
+        r"median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$ at every $N$", RULE_SEPARATION, _trained("elman", _separation),
         explain=_explain_separation),
 ]
 ROWS = CONSTRUCTION_ROWS + TRAINED_ROWS + TRANSFORMER_ROWS + MEMORISER_ROWS
