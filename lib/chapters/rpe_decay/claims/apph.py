@@ -19,6 +19,7 @@ each convention is page.apph_numbers. Page-side: no computation imports it.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import numpy as np
 
@@ -105,12 +106,7 @@ def _below_rule(P, results, rid):
     return _measured(P, rid, H, mse, measured, paper=f"< {num(PAPER[rid])} (one head)")
 
 
-def _4a_log(P, results):
-    return _below_rule(P, results, "H4a-log")
-
-
-def _4b_lin(P, results):
-    return _below_rule(P, results, "H4b-lin")
+_4a_log, _4b_lin = partial(_below_rule, rid="H4a-log"), partial(_below_rule, rid="H4b-lin")
 
 
 def two_head_reading(P, results, current: str) -> dict | None:

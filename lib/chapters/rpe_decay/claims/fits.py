@@ -66,21 +66,20 @@ RULE_MONOTONE = AtMost(r"error($H$) / min over $H' < H$", GROWTH, where=f"where 
                        f"{number(FLOOR)}", why="larger is an optimiser failure: $H$ heads contain every smaller set")
 
 
-def fits(P, results, kernel: Kernel, *Hs, S: float | None = None) -> dict | None:
-    """{(family, H): the converged fit} of both families at every H of Hs (every H of the point if none), in the
-    window the page fits the kernel in (or S); None where a fit lacks one (a row is read at the H its rule names and
-    at no other)."""
+def fits(P, results, kernel: Kernel, *Hs, S: float | None = None, need=()) -> dict | None:
+    """{(family, H): the converged fit} of both families at every H of Hs (every H if none) in the page's window for
+    the kernel (or S); None where one of Hs or a (family, H) of `need` is missing (a row reads no other H)."""
     S = window_of(P, kernel) if S is None else S
     got = {f: errors(results, kernel, f, S, part="converged") for f in FAMILIES}
     if not all(got.values()) or not all(H in got[f] for f in FAMILIES for H in Hs):
         return None
-    return {(f, H): e for f in FAMILIES for H, e in got[f].items() if not Hs or H in Hs}
+    e = {(f, H): e for f in FAMILIES for H, e in got[f].items() if not Hs or H in Hs}
+    return e if set(need) <= set(e) else None
 
 
 def measured(value, text: str, used: list[dict], **kw) -> Measured:
-    """A fit row's Measured: its value and text, the starts of the fits it read and how far the best of half of
-    them is from the best (its convergence, measured; fits below the float64 floor FLOOR converge by reaching it),
-    and how many did not converge (the gate)."""
+    """A fit row's Measured: its text with the starts of the fits it read, how far the best of half of them is from
+    the best (fits below the float64 floor FLOOR converge by reaching it), and how many did not converge (the gate)."""
     starts, above = [e["starts"] for e in used], [e for e in used if e["l1"] > FLOOR]
     moved = max((e["half"] / e["l1"] - 1 for e in above), default=0.0)
     bad = sum(not e["converged"] for e in used)
@@ -120,31 +119,31 @@ def _heavy_tail_lin(P, results):
 
 
 def _context(P, results, family):
-    """(where, windows, [fit of `family` at context_H, one per window]) of the context sweep at beta = 1.2."""
+    """(where, windows, [fit of `family` at context_H], [its error]), one per window of the sweep at beta = 1.2."""
     if 1.2 not in P["context_betas"]:
         return None
     H0, Ss = P["context_H"], sorted(P["context_windows"])
     got = [fits(P, results, HEAVY, H0, S=S) for S in Ss]
     if None in got:
         return None
-    return f"$H$ = {H0}, $S$ = " + ", ".join(f"{S:g}" for S in Ss), Ss, [e[family, H0] for e in got]
+    used = [e[family, H0] for e in got]
+    return f"$H$ = {H0}, $S$ = " + ", ".join(f"{S:g}" for S in Ss), Ss, used, [e["l1"] for e in used]
 
 
 def _context_log(P, results):
     c = _context(P, results, "log")
     if c is None:
         return None
-    E = [e["l1"] for e in c[2]]
+    where, _, used, E = c
     return measured(np.array(E), r"$E_{\log}$ " + ", ".join(map(fmt, E))
-                    + f" ({band_margin(max(E), RULE_CONTEXT_LOG.rule.bound)})", c[2], paper=NO_RATE, where=c[0])
+                    + f" ({band_margin(max(E), RULE_CONTEXT_LOG.rule.bound)})", used, paper=NO_RATE, where=where)
 
 
 def _context_lin(P, results):
     c = _context(P, results, "lin")
     if c is None or not set(CONTEXT_S) <= set(c[1]):
         return None
-    where, Ss, used = c
-    E = [e["l1"] for e in used]
+    where, Ss, used, E = c
     growth = E[Ss.index(CONTEXT_S[1])] / E[Ss.index(CONTEXT_S[0])]
     ends = " to ".join(f"{S:g}".replace("e+0", "e") for S in CONTEXT_S)          # "512 to 1e6"
     return measured(parts(all(b > a for a, b in zip(E, E[1:])), growth), r"best $E_{\rm lin}$ found "
@@ -152,8 +151,8 @@ def _context_lin(P, results):
 
 
 def _exp_kernel_lin(P, results):
-    e = fits(P, results, EXP)
-    if e is None or not {("lin", 8), ("lin", 16)} <= set(e):
+    e = fits(P, results, EXP, need=[("lin", 8), ("lin", 16)])
+    if e is None:
         return None
     l8, l16 = e["lin", 8]["l1"], e["lin", 16]["l1"]
     return measured(parts(l8, l16), f"$E_{{\\rm lin}}(8)$ {fmt(l8)}, $E_{{\\rm lin}}(16)$ {fmt(l16)}",
@@ -181,8 +180,8 @@ def _slope_power(P, results):
 
 
 def _slope_exp(P, results):
-    e = fits(P, results, EXP)
-    if e is None or not {("lin", FALL_H.lo), ("lin", FALL_H.hi)} <= set(e):
+    e = fits(P, results, EXP, need=[("lin", FALL_H.lo), ("lin", FALL_H.hi)])
+    if e is None:
         return None
     a, b = e["lin", FALL_H.lo], e["lin", FALL_H.hi]
     return measured(a["l1"] / b["l1"], f"{fmt(a['l1'])} → {fmt(b['l1'])} (×{a['l1'] / b['l1']:.0e})", [a, b],
@@ -209,20 +208,17 @@ def _relative_bump(P, results):
 
 
 def _sharp_memory_near(P, results):
-    if 2 not in P["delta_T"]:
+    e = fits(P, results, Kernel("delta", T=2), need=[("lin", 4), ("log", 2)]) if 2 in P["delta_T"] else None
+    if e is None:
         return None
-    lin = errors(results, Kernel("delta", T=2), "lin", window_of(P, Kernel("delta", T=2)), part="converged")
-    log = errors(results, Kernel("delta", T=2), "log", window_of(P, Kernel("delta", T=2)), part="converged")
-    if 4 not in lin or 2 not in log:
-        return None
-    l4, g2 = lin[4]["l1"], log[2]["l1"]
-    return measured(parts(l4, g2), f"lin(4) {fmt(l4)}, log(2) {fmt(g2)}", [lin[4], log[2]],
+    l4, g2 = e["lin", 4]["l1"], e["log", 2]["l1"]
+    return measured(parts(l4, g2), f"lin(4) {fmt(l4)}, log(2) {fmt(g2)}", [e["lin", 4], e["log", 2]],
                     paper=r"Thm 4.1: $O(H^{-n})$ with an $e^{0.01T}$ or $T^{1.01}$ factor", where="delta at $T = 2$")
 
 
 def _sharp_memory_far(P, results):
-    e = fits(P, results, Kernel("delta", T=8)) if 8 in P["delta_T"] else None
-    if e is None or ("lin", FAR_H.hi) not in e:
+    e = fits(P, results, Kernel("delta", T=8), need=[("lin", FAR_H.hi)]) if 8 in P["delta_T"] else None
+    if e is None:
         return None
     read = {(f, H): x for (f, H), x in e.items() if H in (FAR_H if f == "log" else NEAR_H)([H])}
     best = lambda f: min((x["l1"], H) for (g, H), x in read.items() if g == f)

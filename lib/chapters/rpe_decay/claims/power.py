@@ -20,12 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from lib.chapters.rpe_decay.claims import ROWS
-from lib.chapters.rpe_decay.claims.apph import PAPER
-from lib.chapters.rpe_decay.results.training import reachable, train_table, training_floor
+from lib.chapters.rpe_decay.claims.apph import ARM, NUMBERS, PAPER, num
+from lib.chapters.rpe_decay.claims.training import floor_groups
 from lib.core.power import World
 
-__all__ = ["ROWS", "WORLDS", "at_paper", "at_reach", "collapsed", "families_swapped", "flat_in_H", "matched_lower",
-           "moved", "other_rpe", "resample_runs", "reseeded", "swapped", "farther"]
+__all__ = ["ROWS", "WORLDS"]
 
 FIELDS = {"train": ("family", "H", "seed"), "apph": ("seed", "kernel", "family", "H")}   # a stored run's labels
 PER_RUN = ("mse_exact", "test_mse", "l1", "p", "k0")     # a result's numbers, one per run; "curves": (checks, runs)
@@ -41,8 +40,7 @@ LARGEST_SD = max(SEED_SD.values())
 
 def remap(results: dict, part: str, per_point) -> dict:
     """`results` with the runs of each point of `part` ("train", "apph") re-indexed: per_point(key, spec) gives a
-    function of a run's labels (a dict) that returns the labels it changes, and the run takes the numbers of the
-    stored run so labelled (its own labels stay). Other points are shared with `results`, not copied."""
+    function of a run's labels (a dict) returning the labels it changes; the run takes that stored run's numbers."""
     out = {**results, part: {}}
     for key, rec in results.get(part, {}).items():
         names, r = FIELDS[part], rec["result"]
@@ -58,22 +56,31 @@ def remap(results: dict, part: str, per_point) -> dict:
 
 
 def resample_runs(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """The faithful world: each training point's seeds (Part C, Appendix H) drawn with replacement, one draw per
-    point, a drawn seed bringing every run it holds (so a seed's lin and log runs stay paired); the fit points, one
-    best fit per H with no seeds, as they are."""
+    """The faithful world: each training point's seeds drawn with replacement, a drawn seed bringing every run it
+    holds (a seed's lin and log runs stay paired); the fit points (no seeds) as they are."""
     def per_point(key, spec):
         idx = rng.integers(0, spec["seeds"], spec["seeds"])
         return lambda run: {"seed": int(idx[run["seed"]])}
     return remap(remap(results, "train", per_point), "apph", per_point)
 
 
-def swapped(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """No RPE effect in Part C (14a): the seeds resampled, then each seed's lin and log runs swapped with probability
-    1/2 (all its H together), point by point."""
-    def per_point(key, spec):
-        flip = rng.random(spec["seeds"]) < 0.5
-        return lambda run: {"family": OTHER[run["family"]]} if flip[run["seed"]] else {}
-    return remap(resample_runs(P, results, rng), "train", per_point)
+def swap_where(part: str, label: str, hit):
+    """A world without the matched RPE: the seeds resampled, then on each point of `part` a run's lin and log runs
+    swapped where hit(spec, rng)[the run's `label`] holds (the other RPE's runs, same seed, in this one's place)."""
+    def draw(P: dict, results: dict, rng: np.random.Generator) -> dict:
+        def per_point(key, spec):
+            mask = hit(spec, rng)
+            return lambda run: {"family": OTHER[run["family"]]} if mask[run[label]] else {}
+        return remap(resample_runs(P, results, rng), part, per_point)
+    return draw
+
+
+def other_rpe(kind: str) -> World:
+    """Appendix H without the RPE that matches the kernel `kind`: on it the lin runs take the same seed's log runs and
+    the log runs the lin ones."""
+    hit = lambda spec, rng: [k["kind"] == kind for k in spec["kernels"]]
+    return World("the other RPE's runs in place of this one's (same seeds, resampled)", False,
+                 swap_where("apph", "kernel", hit))
 
 
 def collapsed(P: dict, results: dict, rng: np.random.Generator) -> dict:
@@ -84,15 +91,10 @@ def collapsed(P: dict, results: dict, rng: np.random.Generator) -> dict:
     return remap(resample_runs(P, results, rng), "train", per_point)
 
 
-def other_rpe(kinds: tuple):
-    """Appendix H without the RPE that matches the kernel: the seeds resampled, then on the kernels of `kinds` the
-    lin runs take the same seed's log runs and the log runs the lin ones."""
-    def draw(P, results, rng):
-        def per_point(key, spec):
-            hit = [k["kind"] in kinds for k in spec["kernels"]]
-            return lambda run: {"family": OTHER[run["family"]]} if hit[run["kernel"]] else {}
-        return remap(resample_runs(P, results, rng), "apph", per_point)
-    return draw
+def on_fits(results: dict, change) -> dict:
+    """`results` with each converged fit point's result replaced by change(key, result)."""
+    return {**results, "converged": {key: {**rec, "result": change(key, rec["result"])}
+                                     for key, rec in results.get("converged", {}).items()}}
 
 
 def families_swapped(P: dict, results: dict, rng: np.random.Generator) -> dict:
@@ -104,24 +106,21 @@ def families_swapped(P: dict, results: dict, rng: np.random.Generator) -> dict:
 
 def flat_in_H(P: dict, results: dict, rng: np.random.Generator) -> dict:
     """A rate row without its mechanism: every H of a converged fit point given the fit of its fewest heads."""
-    return {**results, "converged": {key: {**rec, "result": {**rec["result"], **{
-        f: [rec["result"][f][0]] * len(rec["result"]["H"]) for f in ("l1", "l1_half", "alpha", "p", "restarts",
-                                                                   "converged")}}}
-        for key, rec in results.get("converged", {}).items()}}
+    fields = ("l1", "l1_half", "alpha", "p", "restarts", "converged")
+    return on_fits(results, lambda key, r: {**r, **{f: [r[f][0]] * len(r["H"]) for f in fields}})
 
 
 def farther(P: dict, results: dict, rng: np.random.Generator) -> dict:
     """Row 12a without its mechanism (a memory near enough for the heads): the delta at T = 2's converged fits given
-    the delta at T = 8's at the same family and H."""
-    conv = results.get("converged", {})
-    far = {f: rec["result"] for (name, f, S, Hs), rec in conv.items() if name == "delta T=8"}
+    the delta at T = 8's at the same family and H (a grid without T = 8: as is)."""
+    far = {f: rec["result"] for (name, f, S, Hs), rec in results.get("converged", {}).items() if name == "delta T=8"}
 
-    def at(r, f):
-        i = [far[f]["H"].index(H) for H in r["H"]]
-        return {**r, **{k: [far[f][k][j] for j in i] for k in ("l1", "l1_half", "restarts", "converged")}}
-    return {**results, "converged": {key: {**rec, "result": at(rec["result"], key[1])}
-                                     if key[0] == "delta T=2" and key[1] in far else rec   # a grid without T = 8: as is
-                                     for key, rec in conv.items()}}
+    def at(key, r):
+        if key[0] != "delta T=2" or key[1] not in far:
+            return r
+        i = [far[key[1]]["H"].index(H) for H in r["H"]]
+        return {**r, **{k: [far[key[1]][k][j] for j in i] for k in ("l1", "l1_half", "restarts", "converged")}}
+    return on_fits(results, at)
 
 
 def reseeded(P: dict, results: dict, rng: np.random.Generator) -> dict:
@@ -130,14 +129,12 @@ def reseeded(P: dict, results: dict, rng: np.random.Generator) -> dict:
     def draw(key, r):
         g = 10.0 ** rng.normal(0.0, SEED_SD.get(key[:2], LARGEST_SD), len(r["l1"]))
         return {**r, "l1": (np.asarray(r["l1"]) * g).tolist(), "l1_half": (np.asarray(r["l1_half"]) * g).tolist()}
-    return {**results, "converged": {key: {**rec, "result": draw(key, rec["result"])}
-                                     for key, rec in results.get("converged", {}).items()}}
+    return on_fits(results, draw)
 
 
 def moved(factors):
-    """A world's draw: the seeds resampled, then each run's MSE multiplied by a factor fixed by the stored runs:
-    factors(results) gives a function (part, key, run labels) -> factor, so every group keeps its spread over seeds.
-    The factors are computed once, on the first stored results the draw sees."""
+    """A world's draw: the seeds resampled, then each run's MSE multiplied by factors(stored)(part, key, run labels),
+    computed once on the first stored results the draw sees, so every group keeps its spread over seeds."""
     memo = {}
 
     def draw(P: dict, results: dict, rng: np.random.Generator) -> dict:
@@ -162,17 +159,15 @@ def matched_lower(stored: dict):
 def at_reach(stored: dict, factor: float = 2.0):
     """14b with its mechanism: each Part C group (kernel, S, family, H) moved so that its median over seeds is
     `factor` times what its heads can reach, max(optimum, floor), both measured on the stored runs."""
-    rows = train_table(stored)
-    floor, groups = training_floor(rows)[0], {}
-    for r in rows:
-        groups.setdefault((r["kernel"], r["S"], r["family"], r["H"]), []).append(r)
-    move = {g: factor * reachable(rs[0], floor) / float(np.median([r["mse"] for r in rs])) for g, rs in groups.items()}
+    move = {g: factor / float(np.median(v)) for g, v in floor_groups(stored)[3].items()}   # 14b's own groups
     return lambda part, key, run: move[(*key, run["family"], run["H"])] if part == "train" else 1.0
 
 
-def at_paper(rid: str, arm: str, kind: str, family: str):
-    """An Appendix H row's runs (its arm, kernel and family at the most heads) moved so that their median over
-    seeds is the paper's number."""
+def at_paper(rid: str) -> World:
+    """The world with the mechanism where the stored runs miss the paper's number: Appendix H row rid's runs (its arm,
+    kernel and family at the most heads) moved so that their median over seeds is the paper's number."""
+    arm, (kind, family, _, _) = ARM[rid], NUMBERS[rid]
+
     def factors(stored):
         if arm not in stored.get("apph", {}):
             return lambda part, key, run: 1.0
@@ -181,19 +176,13 @@ def at_paper(rid: str, arm: str, kind: str, family: str):
         x = PAPER[rid] / float(np.median([m for (_, j, f, H), m in zip(r["runs"], r["mse_exact"]) if cell(j, f, H)]))
         return lambda part, key, run: x if part == "apph" and key == arm and cell(run["kernel"], run["family"],
                                                                                    run["H"]) else 1.0
-    return factors
-
-
-def at_paper_world(rid: str, arm: str, kind: str, family: str, number: str) -> World:
-    """The world with the mechanism where the stored runs miss the paper's number: `at_paper`'s runs, resampled."""
-    return World(f"the stored {family} runs with the most heads moved to the paper's {number} (median), their spread "
-                 "kept", True, moved(at_paper(rid, arm, kind, family)))
+    return World(f"the stored {family} runs with the most heads moved to the paper's {num(PAPER[rid])} (median), "
+                 "their spread kept", True, moved(factors))
 
 
 FAITHFUL = World("faithful: the stored runs, each point's seeds drawn with replacement (a seed's runs together)",
                  True, resample_runs)
-OTHER_4A, OTHER_4B = (World("the other RPE's runs in place of this one's (same seeds, resampled)", False,
-                            other_rpe(kinds)) for kinds in (("spow",), ("sexp",)))
+OTHER_4A, OTHER_4B = other_rpe("spow"), other_rpe("sexp")
 RESEEDED = World("faithful: each converged fit redrawn within its spread over the fitter's seeds", True, reseeded)
 SWAPPED = World("the lin and log fits swapped (each family's errors read as the other's)", False, families_swapped)
 FLAT = World("no rate: every H given the fit of the fewest heads", False, flat_in_H)
@@ -208,7 +197,8 @@ WORLDS = {
         FAITHFUL,
         World("the stored runs with the matched RPE's runs ten times lower (seeds resampled)", True,
               moved(matched_lower)),
-        World("no RPE effect: each seed's lin and log runs swapped at random (seeds resampled)", False, swapped)),
+        World("no RPE effect: each seed's lin and log runs swapped at random (seeds resampled)", False,
+              swap_where("train", "seed", lambda spec, rng: rng.random(spec["seeds"]) < 0.5))),
     "14b-train-floor": (
         FAITHFUL,
         World("the stored runs moved to twice what their heads can reach, their spread over seeds kept", True,
@@ -216,7 +206,7 @@ WORLDS = {
         World("log heads collapsed: every log run replaced by its seed's one-head log run (seeds resampled)", False,
               collapsed)),
     "H4a-log": (FAITHFUL, OTHER_4A),
-    "H4a-lin": (FAITHFUL, at_paper_world("H4a-lin", "none", "spow", "lin", "0.19"), OTHER_4A),
+    "H4a-lin": (FAITHFUL, at_paper("H4a-lin"), OTHER_4A),
     "H4b-lin": (FAITHFUL, OTHER_4B),
-    "H4b-log": (FAITHFUL, at_paper_world("H4b-log", "free", "sexp", "log", "5.3e-4"), OTHER_4B),
+    "H4b-log": (FAITHFUL, at_paper("H4b-log"), OTHER_4B),
 }

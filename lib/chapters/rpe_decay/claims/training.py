@@ -63,8 +63,8 @@ def effective_runs(runs: list) -> int:
 
 
 def cells(P, results, Hs):
-    """Part C's (kernel, H) cells at each kernel's largest S: (kernel, S, H, {family: {seed: MSE}}, rows), and the
-    training floor; None where there are no runs."""
+    """Part C's (kernel, H) cells at each kernel's largest S, (kernel, S, H, {family: {seed: MSE}}), and the training
+    floor; None where there are no runs."""
     rows = train_table(results)
     if not rows:
         return None
@@ -76,7 +76,7 @@ def cells(P, results, Hs):
             if not sel:
                 continue
             out.append((sel[0]["k"], S, H, {f: {r["seed"]: r["mse"] for r in sel if r["family"] == f}
-                                            for f in FAMILIES}, sel))
+                                            for f in FAMILIES}))
     return out, training_floor(rows)[0]
 
 
@@ -85,7 +85,7 @@ def _train_order(P, results):
     if got is None or not got[0]:
         return None
     (cs, floor), shares, words, at_floor, n = got, [], [], 0, []
-    for k, _, H, m, _ in cs:
+    for k, _, H, m in cs:
         good, med = matched(k), {f: float(np.median(list(m[f].values()))) for f in FAMILIES}
         shares.append(order_wins(m, good) / P["train_seeds"])         # of the seeds the hypothesis is stated over
         n.append(effective_runs([(m["lin"][s], m["log"][s]) for s in sorted(m["lin"])]))
