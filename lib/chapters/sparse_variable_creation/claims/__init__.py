@@ -71,9 +71,8 @@ def _floor(P, results):
 
 
 def _fits_train(P, results):
-    r = [results["and"][T]["result"] for T in results["and"]]
-    acc = np.concatenate([x["final_train_acc"] for x in r])
-    loss = np.concatenate([x["min_train_loss"] for x in r])
+    acc, loss = (np.concatenate([rec["result"][k] for rec in results["and"].values()])
+                 for k in ("final_train_acc", "min_train_loss"))
     k_acc, k_loss = int((acc == 1).sum()), int((loss < FIT_LOSS).sum())
     scale = "" if P["and_iters"] >= 1000 else "the paper's 1000 iterations (paper profile): this run trains for fewer"
     return Measured((Measured(k_acc, n=len(acc)), Measured(k_loss, n=len(loss))),

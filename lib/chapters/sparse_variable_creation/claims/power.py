@@ -83,9 +83,8 @@ def no_variable(P: dict, results: dict, rng) -> dict:
         if s.any() and len(pool[keys[0]]):
             pick = rng.integers(0, len(pool[keys[0]]), s.sum())
             for k in keys:
-                v = np.array(r[k], dtype=pool[k].dtype)
-                v[s] = pool[k][pick]
-                r[k] = v
+                r[k] = np.array(r[k], dtype=pool[k].dtype)
+                r[k][s] = pool[k][pick]
     return sim
 
 
