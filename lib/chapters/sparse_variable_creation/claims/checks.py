@@ -63,8 +63,7 @@ def _b2(P, results):
     norm_off = max(max(abs(r["Wq"] - r["R"]), abs(r["Wk"] - math.sqrt(r["s"])), abs(r["Wv"] - math.sqrt(2)),
                        abs(r["Wc"] - 1)) for r in rows)
     return parts(f"max error {err:.4f}; norms off by {norm_off:.1e}", err, norm_off,
-                where=f"{named_grid('T', sorted({r['T'] for r in rows}))}; "
-                      f"{named_grid('s', sorted({r['s'] for r in rows}))}")
+                where="; ".join(named_grid(k, sorted({r[k] for r in rows})) for k in ("T", "s")))
 
 
 def _minR_bound(P, results):
