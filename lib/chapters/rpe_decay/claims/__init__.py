@@ -80,16 +80,16 @@ ROWS = [
     # H4a-H4b: Appendix H's four numbers (claims/apph.py), decided on two models: heads only, and with a free w0
     Row("H4a-log", "claim", apph.SOURCE.format("H.2.7, Table 8"), r"Experiment 4a, $\rho(t) = t^{-0.5}$: trained log-type "
         "RPE with one head (the smallest $H$ of the run)", apph.RULES["H4a-log"], apph._4a_log,
-        explain=apph.explain("H4a-log")),
+        explain=apph.EXPLAIN["H4a-log"]),
     Row("H4a-lin", "claim", apph.SOURCE.format("H.2.7, Table 8"), r"Experiment 4a, $\rho(t) = t^{-0.5}$: trained lin-type "
         "RPE with the most heads stays far from the target", apph.RULES["H4a-lin"], apph._4a_lin,
-        explain=apph.explain("H4a-lin")),
+        explain=apph.EXPLAIN["H4a-lin"]),
     Row("H4b-lin", "claim", apph.SOURCE.format("H.2.8, Table 9"), r"Experiment 4b, $\rho(t) = e^{-5t}$: trained lin-type "
-        "RPE with one head", apph.RULES["H4b-lin"], apph._4b_lin, explain=apph.explain("H4b-lin")),
+        "RPE with one head", apph.RULES["H4b-lin"], apph._4b_lin, explain=apph.EXPLAIN["H4b-lin"]),
     Row("H4b-log", "claim", apph.SOURCE.format("H.2.8, Table 9"), r"Experiment 4b, $\rho(t) = e^{-5t}$: trained log-type "
         "RPE with the most heads does no better than copying the current token (this book's restatement of the "
         "paper's 5.3e-4, which is above that baseline)", apph.RULES["H4b-log"], apph._4b_log,
-        explain=apph.explain("H4b-log")),
+        explain=apph.EXPLAIN["H4b-log"]),
 ]
 HEADLINES = (
     Headline("Thm 6.1's rates", ("9a-exp-kernel-lin", "10a-slope-power", "10b-slope-exp")),

@@ -110,9 +110,8 @@ _4a_log, _4b_lin = partial(_below_rule, rid="H4a-log"), partial(_below_rule, rid
 
 
 def two_head_reading(P, results, current: str) -> dict | None:
-    """Where the paper's 0.19 sits among lin heads on 4a: the H whose fitter optimum (t = 0 free) is nearest it in
-    log10, that optimum, and the trained medians at that H in this arm and in the arm with w0 (None where the grid
-    lacks the runs)."""
+    """Where the paper's 0.19 sits among lin heads on 4a: the H whose fitter optimum (t = 0 free) is nearest it, that
+    optimum, and the trained medians at that H in this arm and with w0 (None where the grid lacks the runs)."""
     lin_4a = lambda c: [r for r in apph_table(P, results, c) if r["k"].kind == "spow" and r["family"] == "lin"]
     rows = lin_4a(current)
     if not rows:
@@ -170,7 +169,7 @@ def reproduces(rid: str, mse) -> bool:
     return bool(abs(np.log10(float(np.median(mse)) / PAPER[rid])) <= np.log10(REPRODUCES))
 
 
-def _explain_4b_lin(P, results):
+def _explain_4b_lin(P, results, row=None):
     b_lin = {c: _read(P, results, "H4b-lin", c) for c in arms(results)}
     if not (b_lin.get("free") and b_lin.get("none")):
         return ""
@@ -182,7 +181,7 @@ def _explain_4b_lin(P, results):
             f"at p = {lin_p('none')} and MSE {mses(none)} (the paper: < {num(PAPER['H4b-lin'])})")
 
 
-def _explain_4b_log(P, results):
+def _explain_4b_log(P, results, row=None):
     got = _read(P, results, "H4b-log")
     if not got:
         return ""
@@ -197,7 +196,7 @@ def _explain_4b_log(P, results):
             r"$\rho(0)^2 = 1$: the mask of $\phi_{\log}$ at distance 0, not the decay")
 
 
-def _explain_4a_lin(P, results):
+def _explain_4a_lin(P, results, row=None):
     got, two = _read(P, results, "H4a-lin"), two_head_reading(P, results, ARM["H4a-lin"])
     if not (got and two):
         return ""
@@ -212,7 +211,7 @@ def _explain_4a_lin(P, results):
             f"{two['H']} of their heads")
 
 
-def _explain_4a_log(P, results):
+def _explain_4a_log(P, results, row=None):
     got = _read(P, results, "H4a-log")
     if not got:
         return ""
@@ -221,10 +220,6 @@ def _explain_4a_log(P, results):
     return (f"heads only, one log head is $t^{{-0.5}}$ at p = 0.5: the seeds end at p = {p} and MSE {mses(mse)}")
 
 
+# Each row's finding (its `explain`, which needs no row: the page shows them all), every number from the stored runs
 EXPLAIN = {"H4a-log": _explain_4a_log, "H4a-lin": _explain_4a_lin, "H4b-lin": _explain_4b_lin,
            "H4b-log": _explain_4b_log}
-
-
-def explain(rid: str):
-    """A row's finding (its `explain`): what decides it, every number from the stored runs."""
-    return lambda P, results, row: EXPLAIN[rid](P, results)

@@ -21,7 +21,8 @@ import numpy as np
 
 from lib.chapters.rpe_decay.claims import ROWS
 from lib.chapters.rpe_decay.claims.apph import ARM, NUMBERS, PAPER, num
-from lib.chapters.rpe_decay.claims.training import floor_groups
+from lib.chapters.rpe_decay.claims.training import floor_groups, matched
+from lib.chapters.rpe_decay.experiments.fit import Kernel
 from lib.core.power import World
 
 __all__ = ["ROWS", "WORLDS"]
@@ -152,7 +153,7 @@ def moved(factors):
 
 def matched_lower(stored: dict):
     """14a with an effect: the matched RPE's runs (log on power laws, lin on exponentials) a decade lower."""
-    good = {key: "log" if rec["spec"]["kernel"]["kind"] == "power" else "lin" for key, rec in stored["train"].items()}
+    good = {key: matched(Kernel(**rec["spec"]["kernel"])) for key, rec in stored["train"].items()}
     return lambda part, key, run: 0.1 if part == "train" and run["family"] == good[key] else 1.0
 
 
