@@ -77,16 +77,14 @@ def swap_where(part: str, label: str, hit):
 
 
 def other_rpe(kind: str) -> World:
-    """Appendix H without the RPE that matches the kernel `kind`: on it the lin runs take the same seed's log runs and
-    the log runs the lin ones."""
+    """Appendix H without the RPE that matches the kernel `kind`: there each lin run takes its seed's log run, and back."""
     hit = lambda spec, rng: [k["kind"] == kind for k in spec["kernels"]]
     return World("the other RPE's runs in place of this one's (same seeds, resampled)", False,
                  swap_where("apph", "kernel", hit))
 
 
 def collapsed(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """No heads beyond one in Part C's log runs (14b): the seeds resampled, then every log run takes its seed's
-    one-head log run (the fewest heads of its point)."""
+    """No heads beyond one in Part C's log runs (14b): the seeds resampled, each log run takes its seed's one-head run."""
     def per_point(key, spec):
         return lambda run: {"H": min(spec["H"])} if run["family"] == "log" else {}
     return remap(resample_runs(P, results, rng), "train", per_point)
@@ -99,8 +97,7 @@ def on_fits(results: dict, change) -> dict:
 
 
 def families_swapped(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """A fit row without its mechanism: every converged lin fit in place of the log fit of the same kernel, window
-    and H, and the other way round."""
+    """A fit row without its mechanism: each converged lin fit read as the log fit of its kernel, window and H, and back."""
     return {**results, "converged": {(name, OTHER[f], S, Hs): rec
                                      for (name, f, S, Hs), rec in results.get("converged", {}).items()}}
 
