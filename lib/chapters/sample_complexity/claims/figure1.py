@@ -15,13 +15,7 @@ import numpy as np
 
 from lib.chapters.sample_complexity.claims.scale import crossing_scale, gru_scale, panel_b_scale, protocol_scale
 from lib.chapters.sample_complexity.results import LABELS, MODELS, SLOPE_FROM, per_draw, summary
-from lib.chapters.sample_complexity.results.authors import (
-    BEYOND,
-    PAPER_FFN_TASK_TEST_N12,
-    SHORT,
-    comparison,
-    paper_means,
-)
+from lib.chapters.sample_complexity.results.authors import BEYOND, PAPER_FFN_TASK_TEST_N12, SHORT, comparison, paper_means
 from lib.chapters.sample_complexity.results.bootstrap import LEVEL, boot, slope
 from lib.core.bootstrap_rules import Each, Quantile, Replicates
 from lib.core.claims import Measured, Row, Scope
@@ -96,6 +90,11 @@ def _largest(scope: Scope):
     return lambda Ns: [max(Ns)] if scope([max(Ns)]) else None
 
 
+def _two(scope: Scope):
+    """The N in `scope`, where there are at least two (what a slope or a growth needs)."""
+    return lambda Ns: scope(Ns) if len(scope(Ns)) >= 2 else None
+
+
 def _cap(table, P, panel, grid, scale="", tests=None) -> dict:
     """The Measured fields every row here shares: its gate (how many means over `grid` count runs censored at the
     cap), those means in words, and the row's scale note with the protocol's."""
@@ -108,83 +107,82 @@ def _cap(table, P, panel, grid, scale="", tests=None) -> dict:
 RERUN = "authors' code, re-run"
 
 
-def _at_least(share: float) -> str:
-    """The smallest of several replicate shares, as read: "every replicate", or "≥ 98.5% of replicates"."""
+def _panel(panel: str, select, scale=None, ends=False):
+    """A Figure 1 row's measure from `stat(P, results, *_data(...))` -> (statistic, text, the authors' text) over the
+    N `select` picks; scale(P, M, grid): the row's scale note; ends: the row reads the grid's first and last N only."""
+    def wrap(stat):
+        def measure(P: dict, results: dict) -> Measured | None:
+            if (d := _data(P, results, panel, select)) is None:
+                return None
+            value, text, paper = stat(P, results, *d)
+            read = [d[3][0], d[3][-1]] if ends else d[3]
+            return Measured(value, text, paper=f"{RERUN}: {paper}",
+                            where=f"$N$ = {read[0]} to {read[1]}" if ends else named_grid("N", read),
+                            **_cap(d[0], P, panel, read, scale(P, d[1], d[3]) if scale else ""))
+        return measure
+    return wrap
+
+
+def _least(rule, lead: dict) -> str:
+    """The smallest share of replicates on the rule's side over the cells of `lead`, as read: "every replicate", or
+    "≥ 98.5% of replicates"."""
+    share = min(rule.cell(v)[1] for v in lead.values())
     return "every replicate" if share >= 1.0 else f"≥ {share:.1%} of replicates"
 
 
-def _tr_fewest(P: dict, results: dict) -> Measured | None:
-    if (d := _data(P, results, "a", FROM_4)) is None:
-        return None
-    table, M, B, grid, ref, rg = d
+@_panel("a", FROM_4)
+def _tr_fewest(P, results, table, M, B, grid, ref, rg):
     lead = {f"N={n}": np.log(np.minimum(B["rnn"][n], B["ffn"][n]) / B["transformer"][n]) for n in grid}
-    share = min(RULE_TR_FEWEST.cell(v)[1] for v in lead.values())
     lowest = [n for n in rg if ref["transformer"][n] < min(ref["rnn"][n], ref["ffn"][n])]
     lowest = "at every $N$" if lowest == rg else f"at {named_grid('N', lowest) if lowest else 'no $N$'} of {listing(rg)}"
-    return Measured(lead, f"TR lowest in {_at_least(share)} at every N", paper=f"{RERUN}: lowest {lowest}",
-                    where=named_grid("N", grid), **_cap(table, P, "a", grid))
+    return lead, f"TR lowest in {_least(RULE_TR_FEWEST, lead)} at every N", f"lowest {lowest}"
 
 
-def _gap_largest(P: dict, results: dict) -> Measured | None:
-    if (d := _data(P, results, "a", _largest(LARGEST_8))) is None:
-        return None
-    table, M, B, (n,), ref, rg = d
+@_panel("a", _largest(LARGEST_8), gru_scale)
+def _gap_largest(P, results, table, M, B, grid, ref, rg):
+    n = grid[0]
     ratio = {f"{SHORT[m]}/TR": B[m][n] / B["transformer"][n] for m in ("ffn", "rnn")}
     text = ", ".join(f"{SHORT[m]}/TR {M[m][n] / M['transformer'][n]:.1f}× (bound "
                      f"{RULE_GAP_LARGEST.rule.bound(ratio[f'{SHORT[m]}/TR']):.1f}×)" for m in ("ffn", "rnn"))
     paper = ", ".join(f"{SHORT[m]}/TR {ref[m][rg[0]] / ref['transformer'][rg[0]]:.1f}×" for m in ("ffn", "rnn"))
-    return Measured(ratio, text, paper=f"{RERUN}: {paper} at N={rg[0]}", where=named_grid("N", [n]),
-                    **_cap(table, P, "a", [n], gru_scale(P, M, [n])))
+    return ratio, text, f"{paper} at N={rg[0]}"
 
 
-def _slopes(P: dict, results: dict, scope: Scope):
-    """The log-log slope of each model over the panel (a) N in `scope` (at least two): this run's, its bootstrap
-    replicates and the authors'; with the grids and the means."""
-    if (d := _data(P, results, "a", lambda Ns: scope(Ns) if len(scope(Ns)) >= 2 else None)) is None:
-        return None
-    table, M, B, grid, ref, rg = d
-    point = {m: loglog_slope(grid, [M[m][n] for n in grid]) for m in MODELS}
-    reps = {m: slope(grid, np.stack([B[m][n] for n in grid], -1)) for m in MODELS}
-    paper = {m: loglog_slope(rg, [ref[m][n] for n in rg]) for m in MODELS}
-    return table, point, reps, paper, grid, M
+def _slopes(table, M, B, grid, ref, rg) -> tuple[dict, dict, dict]:
+    """Each model's log-log slope over the grid: this run's, its bootstrap replicates' and the authors'."""
+    return ({m: loglog_slope(grid, [M[m][n] for n in grid]) for m in MODELS},
+            {m: slope(grid, np.stack([B[m][n] for n in grid], -1)) for m in MODELS},
+            {m: loglog_slope(rg, [ref[m][n] for n in rg]) for m in MODELS})
 
 
-def _tr_flattest(P: dict, results: dict) -> Measured | None:
-    if (s := _slopes(P, results, SLOPES)) is None:
-        return None
-    table, point, reps, paper, grid, M = s
+@_panel("a", _two(SLOPES), gru_scale)
+def _tr_flattest(P, results, *d):
+    point, reps, paper = _slopes(*d)
     lead = np.minimum(reps["rnn"], reps["ffn"]) - reps["transformer"]
     text = lambda v: ", ".join(f"{SHORT[m]} {v[m]:.2f}" for m in ("ffn", "rnn", "transformer"))
-    return Measured(lead, f"{text(point)}; TR flattest in {float(np.mean(lead > RULE_TR_FLATTEST.bar)):.1%} of replicates",
-                    paper=f"{RERUN}: {text(paper)}", where=named_grid("N", grid),
-                    **_cap(table, P, "a", grid, gru_scale(P, M, grid)))
+    return lead, f"{text(point)}; TR flattest in {float(np.mean(lead > RULE_TR_FLATTEST.bar)):.1%} of replicates", text(paper)
 
 
-def _ffn_superlinear(P: dict, results: dict) -> Measured | None:
-    if (s := _slopes(P, results, SLOPES)) is None:
-        return None
-    table, point, reps, paper, grid, M = s
-    every = _slopes(P, results, Scope("N"))     # the whole grid: the ordering of the slopes can change
-    alt = (f"; from N={every[4][0]}: FFN {every[1]['ffn']:.2f}, RNN {every[1]['rnn']:.2f}"
-           if every and every[4] != grid else "")
-    return Measured(reps["ffn"], f"FFN {point['ffn']:.2f} (bound {RULE_FFN_SUPERLINEAR.bound(reps['ffn']):.2f}){alt}",
-                    paper=f"{RERUN}: FFN {paper['ffn']:.2f}", where=named_grid("N", grid), **_cap(table, P, "a", grid))
+@_panel("a", _two(SLOPES))
+def _ffn_superlinear(P, results, *d):
+    point, reps, paper = _slopes(*d)
+    every = _data(P, results, "a", _two(Scope("N")))     # the whole grid: the ordering of the slopes can change
+    alt = (f"; from N={every[3][0]}: FFN {_slopes(*every)[0]['ffn']:.2f}, RNN {_slopes(*every)[0]['rnn']:.2f}"
+           if every and every[3] != d[3] else "")
+    return reps["ffn"], f"FFN {point['ffn']:.2f} (bound {RULE_FFN_SUPERLINEAR.bound(reps['ffn']):.2f}){alt}", \
+        f"FFN {paper['ffn']:.2f}"
 
 
 def _ffn_vs_rnn(sign: int, select):
     """3-ffn-below-rnn (sign -1: its rule on ln(RNN/FFN)) and 3-ffn-above-rnn (+1: on ln(FFN/RNN))."""
-    def measure(P: dict, results: dict) -> Measured | None:
-        if (d := _data(P, results, "a", select)) is None:
-            return None
-        table, M, B, grid, ref, rg = d
-        rule = RULE_FFN_BELOW_RNN if sign < 0 else RULE_FFN_ABOVE_RNN
+    rule = RULE_FFN_BELOW_RNN if sign < 0 else RULE_FFN_ABOVE_RNN
+
+    def stat(P, results, table, M, B, grid, ref, rg):
         lead = {f"N={n}": sign * np.log(B["ffn"][n] / B["rnn"][n]) for n in grid}
-        paper = ", ".join(f"N={n}: {ref['ffn'][n]:,.0f} vs {ref['rnn'][n]:,.0f}" for n in rg)
         text = ", ".join(f"N={n}: {M['ffn'][n]:,.0f} vs {M['rnn'][n]:,.0f} ({rule.cell(lead[f'N={n}'])[1]:.1%})"
                          for n in grid)
-        return Measured(lead, text, paper=f"{RERUN}: {paper}", where=named_grid("N", grid),
-                        **_cap(table, P, "a", grid, gru_scale(P, M, grid)))
-    return measure
+        return lead, text, ", ".join(f"N={n}: {ref['ffn'][n]:,.0f} vs {ref['rnn'][n]:,.0f}" for n in rg)
+    return _panel("a", select, gru_scale)(stat)
 
 
 def _gap_grid(Ns):
@@ -192,25 +190,21 @@ def _gap_grid(Ns):
     return GAP(Ns) if Ns and max(Ns) >= GAP_FROM else Ns
 
 
-def _excess(B: dict, n: int) -> np.ndarray:
-    """4-ffn-gap's statistic at one N, per replicate: ln(FFN / the larger of the RNN and the Transformer)."""
-    return np.log(B["ffn"][n] / np.maximum(B["rnn"][n], B["transformer"][n]))
+def _excess(B: dict, grid) -> dict:
+    """4-ffn-gap's statistic at each N, per replicate: ln(FFN / the larger of the RNN and the Transformer)."""
+    return {f"N={n}": np.log(B["ffn"][n] / np.maximum(B["rnn"][n], B["transformer"][n])) for n in grid}
 
 
-def _ffn_gap(P: dict, results: dict) -> Measured | None:
-    if (d := _data(P, results, "b", _gap_grid)) is None:
-        return None
-    table, M, B, grid, ref, rg = d
-    lead = {f"N={n}": _excess(B, n) for n in grid}
-    share = min(RULE_FFN_GAP.cell(v)[1] for v in lead.values())
+@_panel("b", _gap_grid, crossing_scale)
+def _ffn_gap(P, results, table, M, B, grid, ref, rg):
+    lead = _excess(B, grid)
     ratio = {n: M["ffn"][n] / max(M["rnn"][n], M["transformer"][n]) for n in grid}
     paper = min(ref["ffn"][n] / max(ref["rnn"][n], ref["transformer"][n]) for n in rg)
     below = [n for n in table["b"]["ffn"]["task"]["N"] if n < min(grid)]   # shown, not tested: the order per draw
     shown = "; ".join(f"N={n} (not tested), FFN per draw {_draws(table, 'b', 'ffn', n)} against TR "
                       f"{M['transformer'][n]:,.0f}, RNN {M['rnn'][n]:,.0f}" for n in below)
-    return Measured(lead, f"FFN above in {_at_least(share)} at every N; min ratio {min(ratio.values()):.2f}"
-                    + (f"; {shown}" if shown else ""), paper=f"{RERUN}: min ratio {paper:.2f}", where=named_grid("N", grid),
-                    **_cap(table, P, "b", grid, crossing_scale(P, M, grid)))
+    return lead, (f"FFN above in {_least(RULE_FFN_GAP, lead)} at every N; min ratio {min(ratio.values()):.2f}"
+                  + (f"; {shown}" if shown else "")), f"min ratio {paper:.2f}"
 
 
 def _draws(table: dict, panel: str, model: str, N: int) -> str:
@@ -221,7 +215,7 @@ def _gap_explained(P: dict, results: dict, row: dict) -> str:
     """Where 4-ffn-gap fails: per task draw, the FFN's mean against the other two at each tested N where its rule
     does not hold, and why the order there can depend on the draw."""
     table, M, B, grid, ref, _ = _data(P, results, "b", _gap_grid)
-    cell = {n: RULE_FFN_GAP.cell(_excess(B, n)) for n in grid}
+    cell = {n: RULE_FFN_GAP.cell(v) for n, v in zip(grid, _excess(B, grid).values())}
     weak, held = [n for n in grid if not cell[n][0]], [n for n in grid if cell[n][0]]
     seeds = ", ".join(str(P["task_seed"] + j) for j in range(table["b"]["ffn"]["task"]["by_draw"].shape[1]))
     said = [f"at $N$ = {n} only in {cell[n][1]:.1%} of replicates: the FFN's mean per task draw (task seeds {seeds}) "
@@ -239,17 +233,12 @@ def _gap_explained(P: dict, results: dict, row: dict) -> str:
             "interval).")
 
 
-def _rnn_milder(P: dict, results: dict) -> Measured | None:
-    if (d := _data(P, results, "b", lambda Ns: Ns if len(Ns) >= 2 else None)) is None:
-        return None
-    table, M, B, grid, ref, rg = d
+@_panel("b", _two(Scope("N")), panel_b_scale, ends=True)
+def _rnn_milder(P, results, table, M, B, grid, ref, rg):
     lo, hi = grid[0], grid[-1]
     lead = {SHORT[m]: np.log(B["ffn"][hi] / B["ffn"][lo] * B[m][lo] / B[m][hi]) for m in ("rnn", "transformer")}
-    share = min(RULE_RNN_MILDER.cell(v)[1] for v in lead.values())
     growth = lambda x, a, b: ", ".join(f"{SHORT[m]} {x[m][b] / x[m][a]:.2f}×" for m in ("ffn", "rnn", "transformer"))
-    return Measured(lead, f"{growth(M, lo, hi)}; FFN faster in {_at_least(share)}",
-                    paper=f"{RERUN}: {growth(ref, rg[0], rg[-1])}", where=f"$N$ = {lo} to {hi}",
-                    **_cap(table, P, "b", [lo, hi], panel_b_scale(P, M, grid)))
+    return lead, f"{growth(M, lo, hi)}; FFN faster in {_least(RULE_RNN_MILDER, lead)}", growth(ref, rg[0], rg[-1])
 
 
 def _test_protocol(P: dict, results: dict) -> Measured | None:

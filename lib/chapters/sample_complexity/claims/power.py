@@ -26,7 +26,7 @@ from lib.chapters.sample_complexity.results.authors import CLAIM_TEST
 from lib.core.power import World, resample_seeds
 from lib.science.stats import loglog_slope
 
-__all__ = ["WORLDS", "blind", "donor", "no_gap", "onto", "regrown", "resampled", "scaled"]
+__all__ = ["WORLDS", "blind", "donor", "no_gap", "onto", "regrown", "resampled"]
 
 
 def _entry(e: dict, by_draw: np.ndarray, runs: np.ndarray) -> dict:
@@ -60,18 +60,6 @@ def resampled(P: dict, results: dict, rng: np.random.Generator, donors: dict | N
     return out
 
 
-def scaled(table: dict, factor, models=MODELS, panels=("a", "b")) -> Summary:
-    """The table with every run of `models` in `panels` times `factor` (a number, or a function of N): their means
-    moved by that factor, their spread on the log scale kept."""
-    out = Summary({p: {m: dict(t) for m, t in ms.items()} for p, ms in table.items()})
-    for p in panels:
-        for m in models:
-            for test, e in out.get(p, {}).get(m, {}).items():
-                f = np.array([factor(N) if callable(factor) else factor for N in e["N"]], float)[:, None, None]
-                out[p][m][test] = _entry(e, e["by_draw"] * f, e["runs"].reshape(e["by_draw"].shape) * f)
-    return out
-
-
 def _mean(table: dict, panel: str, model: str, N: int) -> float:
     e = table[panel][model][CLAIM_TEST[panel]]
     return float(e["mean"][e["N"].index(N)])
@@ -89,12 +77,17 @@ def donor(panel: str, model: str, pick):
 
 
 def regrown(models, growth, panels=("a", "b")):
-    """A world in which each of `models` in `panels` is rescaled at every N by the factor `growth(P, t, m, N)` (t: the
-    stored summary table), its spread on the log scale kept; then resampled."""
+    """A world in which every run of each of `models` in `panels` is rescaled at every N by the factor
+    `growth(P, t, m, N)` (t: the stored summary table): its mean moved by that factor, its spread on the log scale
+    kept; then resampled."""
     def draw(P: dict, results: dict, rng: np.random.Generator) -> Summary:
-        t = out = summary(P, results)
-        for m in models:
-            out = scaled(out, lambda N, m=m: growth(P, t, m, N), (m,), panels)
+        t = summary(P, results)
+        out = Summary({p: {m: dict(tests) for m, tests in ms.items()} for p, ms in t.items()})
+        for p in panels:
+            for m in models:
+                for test, e in out.get(p, {}).get(m, {}).items():
+                    f = np.array([growth(P, t, m, N) for N in e["N"]], float)[:, None, None]
+                    out[p][m][test] = _entry(e, e["by_draw"] * f, e["runs"].reshape(e["by_draw"].shape) * f)
         return resampled(P, out, rng)
     return draw
 

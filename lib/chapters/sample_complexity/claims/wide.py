@@ -30,9 +30,8 @@ RULE_LOGN = Needs(AtMost("means of the wide sweep that count runs censored at th
 
 
 def _logn(P: dict, results: dict) -> Measured | None:
-    """On the task's own test set, the log law's lead over the power law and the linear law in every bootstrap
-    replicate, with the sweep's means that count censored runs (the gate). Below MIN_DECADES of N the row says the
-    scale it needs."""
+    """The log law's lead over the power and the linear law per bootstrap replicate (the task's test set), gated by
+    the sweep's means that count censored runs; below MIN_DECADES of N the row says the scale it needs."""
     w = wide.series(summary(P, results), P, "task")
     if w is None or len(w["N"]) < 4:
         return None
