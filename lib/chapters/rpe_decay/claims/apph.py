@@ -25,7 +25,7 @@ import numpy as np
 
 from lib.chapters.rpe_decay.claims.training import margin
 from lib.chapters.rpe_decay.results import fmt, times
-from lib.chapters.rpe_decay.results.apph import apph_table, arms, exponents, opt_text, select
+from lib.chapters.rpe_decay.results.apph import apph_table, exponents, opt_text, select
 from lib.core.claims import Measured
 from lib.core.rules import PAPER as BY_PAPER
 from lib.core.rules import AtLeast, AtMost
@@ -170,10 +170,10 @@ def reproduces(rid: str, mse) -> bool:
 
 
 def _explain_4b_lin(P, results, row=None):
-    b_lin = {c: _read(P, results, "H4b-lin", c) for c in arms(results)}
-    if not (b_lin.get("free") and b_lin.get("none")):
+    got = _read(P, results, "H4b-lin", "free"), _read(P, results, "H4b-lin", "none")      # both arms
+    if not all(got):
         return ""
-    (H, free, _), (_, none, _) = b_lin["free"], b_lin["none"]
+    (H, free, _), (_, none, _) = got
     lin_p = lambda c: ", ".join(f"{p[0]:.3f}" for p in exponents(P, results, "sexp", "lin", H, c))   # by seed
     return (f"with w0 the lin head's weight at $t = 0$ is redundant (w0 carries the current token), so its exponent "
             f"is set only by the tail beyond it: the seeds end at p = {lin_p('free')} and MSE "
