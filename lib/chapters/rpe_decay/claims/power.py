@@ -136,7 +136,9 @@ def moved(factors):
     memo = {}
 
     def draw(P: dict, results: dict, rng: np.random.Generator) -> dict:
-        factor = memo.setdefault(id(results), (results, factors(results)))[1]    # kept: its id stays its own
+        if id(results) not in memo:        # the results kept beside their factors, so the id stays their own
+            memo[id(results)] = (results, factors(results))
+        factor = memo[id(results)][1]
         out = resample_runs(P, results, rng)
         for part in ("train", "apph"):
             for key, rec in out.get(part, {}).items():
