@@ -233,11 +233,16 @@ def evaluate(rows: list[Row], *data) -> list[dict]:
     return out
 
 
-def explanations(rows: list[Row], evaluated: list[dict], *data) -> list[str]:
-    """The findings of the rows that failed or are censored (`unsettled`), each its row's own `explain` on the page's
+def explained(rows: list[Row], evaluated: list[dict], *data) -> dict[str, str]:
+    """{id: finding} of the rows that failed or are censored (`unsettled`), each its row's own `explain` on the page's
     data, in the rows' order; a row without one says nothing beyond its note."""
     bad = unsettled(evaluated)
-    return [f"`{r.id}`: {r.explain(*data, bad[r.id])}" for r in rows if r.id in bad and r.explain is not None]
+    return {r.id: r.explain(*data, bad[r.id]) for r in rows if r.id in bad and r.explain is not None}
+
+
+def explanations(rows: list[Row], evaluated: list[dict], *data) -> list[str]:
+    """The findings of `explained`, each after its row's id: "`id`: finding"."""
+    return [f"`{rid}`: {text}" for rid, text in explained(rows, evaluated, *data).items()]
 
 
 def to_markdown(rows: list[dict], kind: str | None = None, power: list[dict] | None = None) -> str:

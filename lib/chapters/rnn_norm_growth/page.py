@@ -27,7 +27,7 @@ from lib.chapters.rnn_norm_growth.results import (
     unreached_cells,
     unreached_markdown,
 )
-from lib.core.claims import explanations
+from lib.core.claims import explained
 from lib.core.power import power_table
 
 # what the notebook (and tests/test_rnn_norm_growth.py) call through `page.`
@@ -61,7 +61,7 @@ def _rates(table: list[dict], rid: str) -> str:
 def findings(P: dict, results: dict, rows: list[dict], table: list[dict]) -> str:
     """One bullet per claim row that fails or is censored: its own `explain`, and where its faithful world passes
     less than LOW_POWER of the time, its rates in every world of the power table `table`."""
-    return "\n".join(f"- {e}{_rates(table, e.split('`')[1])}" for e in explanations(ROWS, rows, P, results))
+    return "\n".join(f"- `{rid}`: {e}{_rates(table, rid)}" for rid, e in explained(ROWS, rows, P, results).items())
 
 
 def first_screen(P: dict, results: dict, rows: list[dict]) -> str:

@@ -23,7 +23,7 @@ from lib.chapters.sparse_variable_creation.results import (
     minimal_R_fit,
     norm_summary,
 )
-from lib.core.claims import explanations
+from lib.core.claims import explained
 from lib.core.power import power_table
 from lib.core.tables import listing
 
@@ -54,9 +54,8 @@ def findings(P: dict, results: dict, rows: list[dict], power: list | None = None
     rate = lambda t: (f" On the stored runs resampled ({t['draws']} draws) the rule passes {t['pass']:.0%}, FAILs "
                       f"{t['fail']:.0%} and is censored {t['censored']:.0%}.")
     out = []
-    for line in explanations(ROWS, rows, P, results):
-        rid = line[1:line.index("`", 1)]
-        out.append(line + (rate(faithful[rid]) if rid in faithful else ""))
+    for rid, text in explained(ROWS, rows, P, results).items():
+        out.append(f"`{rid}`: {text}" + (rate(faithful[rid]) if rid in faithful else ""))
     for r in rows:
         t = faithful.get(r["id"])
         if r["passed"] and t and t["pass"] < LOW_POWER:
