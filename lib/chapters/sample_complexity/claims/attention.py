@@ -1,13 +1,11 @@
 """The learned mechanism, beyond Figure 1: where a trained Transformer of panel (a) looks. compute.run_attention trains
 Figure 1's Transformer at attention_N to the panel's threshold and summarises its attention on fresh 1STR prompts
 (compute.attention_stats); this module holds its claim row `5-attn-reads-t`, a hypothesis of this book (the worlds
-of its power are claims/power.py's; the numbers the prose quotes are results/attention.py's). No computation imports
-it.
+of its power are claims/power.py's; the numbers the prose quotes are results/attention.py's).
 
 The theory's construction (Theorem 4, Eq. A.2) retrieves t_i by attention alone: the score of key j at query i is
 alpha <w_{t_i}, w_j>, the query's code of t_i against the key's own code, so the attention peaks at j = t_i and, on
-the other keys, grows with the overlap of the two codes. A network that ignores the codes (attention by content, or
-spread evenly) peaks at t_i at 1/N of the positions.
+the other keys, grows with the overlap of the two codes.
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
     >>> ROW.decide(P, records).passed
@@ -21,7 +19,8 @@ from lib.chapters.sample_complexity.results.attention import numbers, result
 from lib.core.claims import Measured, Row
 from lib.core.rules import Share
 
-# A majority of positions, whatever N: attention blind to the codes peaks at t_i at 1/N of them (1/12 at N = 12).
+# A majority of positions, whatever N: attention blind to the codes (by content, or spread evenly) peaks at t_i at
+# 1/N of them (1/12 at N = 12).
 RULE_PEAK = Share("positions whose attention peaks at $t_i$", at_least=0.5, binomial=True,
                   why="a majority; attention blind to the position codes peaks there at $1/N$ of the positions",
                   where="in every run")

@@ -1,9 +1,10 @@
-"""The claims about Figure 1: the paper's statements about the hierarchy on 1STR and simple-1STR, readings of the
-figure, the test-protocol finding of this book and the comparison with the authors' means (`paper-means`). Each
-measure takes (P, results), reads the summary table (results.summary) and returns what it found (a Measured); the
-row's rule decides it. Every row reads means that may count runs censored at the cap (lower bounds, which do not tell
-which way a statistic goes), so every rule here is `capped`: a Needs gate that leaves the row censored where such a
-mean is among those it reads.
+"""The claims about Figure 1: the paper's statements about the hierarchy on 1STR and simple-1STR (§1: on 1STR "both
+FFNs and RNNs suffer from a large sample complexity for larger N"; on simple-1STR "RNNs perform closer to Transformers
+with a much milder dependence on N compared to FFNs"), readings of the figure, the test-protocol finding of this book
+and the comparison with the authors' means (`paper-means`). Each measure reads the summary table (results.summary);
+every rule is `capped`, since a mean that counts runs censored at the cap is a lower bound, which does not tell which
+way a statistic goes. The "paper" column holds the same statistic on the means of the authors' code, re-run on one
+H100 for this book (not the published figure, whose means are only readable from a PNG).
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
     >>> BY_ID["1-tr-fewest"].decide(P, records).passed, BY_ID["paper-means"].decide(P, records).passed
@@ -28,9 +29,8 @@ GAP_FROM = 27                     # 4-ffn-gap: N = 25 is where the FFN's count p
 FROM_4, SLOPES, LOW_N = Scope("N", lo=4), Scope("N", lo=SLOPE_FROM["a"]), Scope("N", 4, 6)
 LARGEST_8, LARGEST_10, GAP = Scope("N", lo=8), Scope("N", lo=10), Scope("N", lo=GAP_FROM)
 
-# The rules, one object per row (lib.core.rules, lib.core.bootstrap_rules): each decides its row on the bootstrap
-# replicates and writes the rule's text, so a threshold is typed once; the margin is z, (mean - bar) / sd of the
-# replicates. Every threshold is this book's calibration (page.calibration_note gives the authors' values beside them).
+# The rules, one per row, decide on the bootstrap replicates (margin: z, (mean - bar) / sd of the replicates). Every
+# threshold is this book's calibration (page.calibration_note gives the authors' values beside them).
 LOG_REPS = "sd of the replicates, log scale"
 LEAD = dict(bar=0.0, level=LEVEL, strict=True, where="at each $N$")
 RULE_TR_FEWEST = Each(Replicates(r"TR's lead, $\ln(\min(\text{FFN}, \text{RNN})/\text{TR})$", **LEAD))
@@ -96,8 +96,8 @@ def _two(scope: Scope):
 
 
 def _cap(table, P, panel, grid, scale="", tests=None) -> dict:
-    """The Measured fields every row here shares: its gate (how many means over `grid` count runs censored at the
-    cap), those means in words, and the row's scale note with the protocol's."""
+    """The Measured fields every row here shares: its gate (the means over `grid` that count runs censored at the
+    cap), in words, and the row's scale note with the protocol's."""
     cen = [f"{SHORT[m]} at N={n} ({int(e['censored'][i])} of {e['runs'].shape[1]})"
            for m in MODELS for t in tests or ["authors" if panel == "a" else "task"] for e in [table[panel][m][t]]
            for i, n in enumerate(e["N"]) if n in grid and e["censored"][i]]
@@ -124,8 +124,7 @@ def _panel(panel: str, select, scale=None, ends=False):
 
 
 def _least(rule, lead: dict) -> str:
-    """The smallest share of replicates on the rule's side over the cells of `lead`, as read: "every replicate", or
-    "≥ 98.5% of replicates"."""
+    """The smallest share of replicates on the rule's side over `lead`'s cells: "every replicate", "≥ 98.5% of ..."."""
     share = min(rule.cell(v)[1] for v in lead.values())
     return "every replicate" if share >= 1.0 else f"≥ {share:.1%} of replicates"
 
@@ -266,8 +265,7 @@ def _compared(P: dict, results: dict):
 
 
 def _paper_means(P: dict, results: dict) -> Measured | None:
-    """How many of the compared means lie beyond |z| = BEYOND (RULE_MEANS allows ALLOWED of them), and how many
-    count a censored run (its gate)."""
+    """The compared means beyond |z| = BEYOND, per CALIBRATED_ON, gated by those that count a censored run."""
     table, rows, beyond, cen = _compared(P, results)
     if not rows:
         return None
@@ -301,11 +299,6 @@ def _means_explained(P: dict, results: dict, row: dict) -> str:
 FIG1 = "Figure 1 (paper)"
 READ = "Figure 1 (a reading of the figure; the book's calibration)"
 _AUTHORS_A = paper_means("a")
-# The paper's statements about Figure 1 (§1: on 1STR "both FFNs and RNNs suffer from a large sample complexity for
-# larger N"; on simple-1STR "RNNs perform closer to Transformers with a much milder dependence on N compared to
-# FFNs"), readings of the figure, the test-protocol finding of this book, and the authors' own numbers. Each row tests
-# a direction or a bound on the bootstrap (see above); the "paper" column holds the same statistic on the means of the
-# authors' code, re-run on one H100 for this book (not the published figure, whose means are only readable from a PNG).
 ROWS = [
     Row("1-tr-fewest", "claim", FIG1, "1STR, authors' test set: the Transformer needs the fewest samples at every "
         "{scope}", capped(RULE_TR_FEWEST), _tr_fewest, FROM_4),
@@ -322,9 +315,8 @@ ROWS = [
     Row("3-ffn-above-rnn", "claim", READ,
         f"1STR: the FFN needs more samples than the RNN at the largest $N$ ({{scope}}; at $N = {LARGEST_10.lo}$ the "
         f"authors' means differ by {abs(_AUTHORS_A['ffn'][LARGEST_10.lo] / _AUTHORS_A['rnn'][LARGEST_10.lo] - 1):.0%}, "
-        "within their seeds, "
-        "so the crossing itself is not tested)", capped(RULE_FFN_ABOVE_RNN), _ffn_vs_rnn(+1, _largest(LARGEST_10)),
-        LARGEST_10),
+        "within their seeds, so the crossing itself is not tested)", capped(RULE_FFN_ABOVE_RNN),
+        _ffn_vs_rnn(+1, _largest(LARGEST_10)), LARGEST_10),
     Row("4-ffn-gap", "claim", "Figure 1(b) (paper); Theorem 6's lower bound, of order $Nd$, lies far below these counts",
         f"simple-1STR: at every {{scope}} the FFN needs more samples than both the RNN and the Transformer (below "
         f"{GAP_FROM}, where the FFN's count passes the others and the order depends on the task draw, its means per "

@@ -1,14 +1,9 @@
 """The worlds the power of the chapter's rules is measured in (lib.core.power): for each row, its own rule on the
 stored runs resampled (the faithful world) and on the stored runs changed so that the theorem's mechanism is absent.
-
-Figure 1's rows read the summary table (results.summary), whose points hold per (panel, model, N) the runs of G
-task draws of R seeds each: `resampled` draws each point's task draws with replacement and then the seeds within
-each drawn draw, point by point, so no spread is pooled across N; it returns the table, which the measures read as
-they read the records. The other worlds move or swap those runs: a model's runs scaled away from the authors' means
-(paper-means), the FFN's runs replaced by the slower other model's at each N (4-ffn-gap), the Transformer's counts
-moved onto another law of N (1-tr-logN). The attention row reads its stored point: its runs resampled, or their
-peaks drawn as attention blind to the codes places them. With a few runs per point a resample often repeats one,
-which narrows the spread a row estimates from them (paper-means' sigma).
+Figure 1's rows read the summary table, which `resampled` draws again point by point (no spread is pooled across N)
+and hands to the measures as they take the records; the other worlds move or swap its runs (WORLDS names each). With
+a few runs per point a resample often repeats one, which narrows the spread a row estimates from them (paper-means'
+sigma).
 
     >>> from lib.chapters import stored; P, records = stored("sample_complexity")   # the committed paper results
     >>> from lib.chapters.sample_complexity.claims import ROWS
@@ -77,9 +72,8 @@ def donor(panel: str, model: str, pick):
 
 
 def regrown(models, growth, panels=("a", "b")):
-    """A world in which every run of each of `models` in `panels` is rescaled at every N by the factor
-    `growth(P, t, m, N)` (t: the stored summary table): its mean moved by that factor, its spread on the log scale
-    kept; then resampled."""
+    """A world in which every run of `models` in `panels` is multiplied at each N by `growth(P, t, m, N)` (t: the
+    stored summary table), its mean moved and its spread on the log scale kept; then resampled."""
     def draw(P: dict, results: dict, rng: np.random.Generator) -> Summary:
         t = summary(P, results)
         out = Summary({p: {m: dict(tests) for m, tests in ms.items()} for p, ms in t.items()})
