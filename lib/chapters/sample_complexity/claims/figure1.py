@@ -115,10 +115,11 @@ def _panel(panel: str, select, scale=None, ends=False):
             if (d := _data(P, results, panel, select)) is None:
                 return None
             value, text, paper = stat(P, results, *d)
-            read = [d[3][0], d[3][-1]] if ends else d[3]
+            table, M, _, grid = d[:4]
+            read = [grid[0], grid[-1]] if ends else grid
             return Measured(value, text, paper=f"{RERUN}: {paper}",
                             where=f"$N$ = {read[0]} to {read[1]}" if ends else named_grid("N", read),
-                            **_cap(d[0], P, panel, read, scale(P, d[1], d[3]) if scale else ""))
+                            **_cap(table, P, panel, read, scale(P, M, grid) if scale else ""))
         return measure
     return wrap
 
@@ -166,10 +167,10 @@ def _tr_flattest(P, results, *d):
 def _ffn_superlinear(P, results, *d):
     point, reps, paper = _slopes(*d)
     every = _data(P, results, "a", _two(Scope("N")))     # the whole grid: the ordering of the slopes can change
-    alt = (f"; from N={every[3][0]}: FFN {_slopes(*every)[0]['ffn']:.2f}, RNN {_slopes(*every)[0]['rnn']:.2f}"
-           if every and every[3] != d[3] else "")
-    return reps["ffn"], f"FFN {point['ffn']:.2f} (bound {RULE_FFN_SUPERLINEAR.bound(reps['ffn']):.2f}){alt}", \
-        f"FFN {paper['ffn']:.2f}"
+    alt = _slopes(*every)[0] if every and every[3] != d[3] else None
+    alt = f"; from N={every[3][0]}: FFN {alt['ffn']:.2f}, RNN {alt['rnn']:.2f}" if alt else ""
+    text = f"FFN {point['ffn']:.2f} (bound {RULE_FFN_SUPERLINEAR.bound(reps['ffn']):.2f}){alt}"
+    return reps["ffn"], text, f"FFN {paper['ffn']:.2f}"
 
 
 def _ffn_vs_rnn(sign: int, select):
