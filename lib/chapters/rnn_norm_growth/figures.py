@@ -42,7 +42,7 @@ def plot_construction(P: dict, results: dict):
     ax.axhline(1, color="gray", ls=":", lw=0.8, label="predicting 0")
     ax.set(xscale="log", xlabel="$N$ (sequence length)", ylabel="test MSE", ylim=(-0.1, max(2.2, max(c["mse_full"]) + 0.2)),
            title=f"accumulator, $d_h = qd$ = {P['q'] * P['d']} per direction")
-    ax.legend(fontsize=LEGEND)
+    ax.legend(fontsize=LEGEND, loc="center right", bbox_to_anchor=(1, 0.27))   # in the empty band below MSE 1
     ax = axes[1, 0]
     ax.plot(N, c["err_plain"], "o-", color="#e78ac3", label=r"unrectified: $f = \Psi$ + bias")
     ax.plot(N, c["err_rect"], "s-", color="#66c2a5", label="rectified: dead zone of the bias's width")
