@@ -25,6 +25,8 @@
                                                          verdict and measured value on both sides, each changed
                                                          stored number against its seeds' range; exit status 1
                                                          when a verdict changed
+    python -m lib decide CHAPTER [--profile P]           recompute a stored profile's claims and their power
+                                                         from its points, without the notebook
     python -m lib verify [CHAPTER]                       every committed result set: its manifest, its claims
                                                          recomputed from its points, its parameters and code hash
 
@@ -250,6 +252,10 @@ def main(argv=None) -> int:
     new.add_argument("--title", default=None, help="the chapter's title (default: from the name)")
     pdf_cmd = sub.add_parser("pdf", help="the whole book as one PDF, printed from the built HTML by headless Chromium")
     pdf_cmd.add_argument("--paper", default="letter", help="paper size: letter (default, book.pdf) or a4 (book-a4.pdf)")
+    dec = sub.add_parser("decide", help="recompute a stored profile's claims.json and power.json from its points, "
+                         "without the notebook (refuses a tree whose claims code differs from its commit)")
+    dec.add_argument("chapter", help="a chapter name, or 'all'")
+    dec.add_argument("--profile", default="paper", help="parameters/<chapter>/<profile>.yaml (default: paper)")
     ver = sub.add_parser("verify", help="check every committed result set: manifest, claims, parameters, code hash "
                          "(exit 1: a problem, one line each)")
     ver.add_argument("chapter", nargs="?", help="a chapter name (default: every chapter)")
@@ -273,7 +279,7 @@ def main(argv=None) -> int:
                      "(BOOK_RESULTS=ROOT python -m lib compute ...; DIR: ROOT/<chapter>/<profile>): points whose run "
                      "function reaches a change are re-stamped where DIR holds them identical")
     res.add_argument("--from-bytes", action="store_true",
-                     help="points stamped with the raw-bytes hash used until 2026-11-26, of the code at --rev whose "
+                     help="points stamped with the older raw-bytes hash, of the code at --rev whose "
                      "parsed code is today's: give them today's hash (the same code)")
     args = ap.parse_args(argv)
 
@@ -304,6 +310,13 @@ def main(argv=None) -> int:
             from lib.core.verify import verify_all
 
             return verify_all(args.chapter)
+        if args.cmd == "decide":
+            from lib.core.decide import decide
+
+            for chapter in (toc_chapters() if args.chapter == "all" else [args.chapter]):
+                params_mod.resolve(chapter, args.profile)    # an unknown chapter or profile: one line, exit 2
+                decide(chapter, args.profile)
+            return 0
         if args.cmd == "diff":
             from lib.core.diff import diff
 

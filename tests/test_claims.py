@@ -102,27 +102,97 @@ def test_unsettled_is_what_the_badges_call_fail_or_censored():
     assert sorted(unsettled(rows)) == ["b", "d"] and sorted(unsettled(rows, "check")) == ["e"]
 
 
-def test_the_verdict_line_says_in_words_first_then_names_the_rows():
-    """The first thing on a chapter's first screen: one sentence (claims borne out, failing, undecided; the checks),
-    then the ids of the rows that did not pass, on a line of their own."""
+def test_the_verdict_line_is_a_short_list_then_names_the_rows():
+    """The first thing on a chapter's first screen: one line per headline with a mark (or the counts, without
+    headlines), the checks, then the ids of the rows that did not pass, on a line of their own."""
     from lib.core.chapter import verdict_line
     r = lambda i, kind="claim", passed=True, **kw: {"id": i, "kind": kind, "passed": passed, **kw}
     rows = [r("a"), r("b", passed=False), r("c", passed=False, censored="T = 800"), r("d", passed=False, scale="N"),
-            r("e"), r("k1", "check"), r("k2", "check")]
+            r("e"), r("k1", "check"), r("k2", "check"), r("u", undecided="a faithful rerun passes 59%")]
+    item = lambda text: f'<span class="verdict-item">{text}</span>'
     sentence, more = verdict_line(rows, "paper").data.split(' <span class="verdict-more">')
-    assert sentence == ("**Verdict (paper profile): 2 of 5 claims borne out, 2 fail (1 below scale), 1 undecided; "
-                        "every implementation check passes.**")
-    assert more.startswith("Fails: `b`; below scale: `d`; undecided (censored): `c`.") and more.endswith("</span>")
-    one = verdict_line([r("a", passed=False, scale="N"), r("k", "check", passed=False), r("k2", "check")], "quick")
-    assert one.data.startswith("**Verdict (quick profile): 0 of 1 claim borne out, 1 fails below scale; "
-                               "1 of 2 implementation checks fails.**")
-    assert verdict_line([r("a")], "paper").data.startswith("**Verdict (paper profile): 1 of 1 claim borne out.**")
+    assert sentence == ("**Verdict (paper profile)** " + item("· 2 of 6 claims borne out, 2 fail (1 below scale), 2 "
+                        "undecided") + " " + item("✓ every implementation check passes"))
+    assert more.startswith("Fails: <code>b</code>; below scale: <code>d</code>; undecided: <code>c</code>, "
+                           "<code>u</code>.") and more.endswith("</span>")
     from lib.core.claims import Headline
-    heads = (Headline("Theorem 1", ("a", "e")), Headline("Prop. 8", ("c", "d")), Headline("Fig. 2", ("zz",)))
-    sentence, more = verdict_line(rows, "paper", heads).data.split(' <span class="verdict-more">')
-    assert sentence == ("**Verdict (paper profile): Theorem 1: borne out (2 of 2 claims pass); Prop. 8: below scale "
-                        "(0 of 2 claims pass, 1 below scale, 1 censored); every implementation check passes.**")
-    assert more.startswith("2 of 5 claims borne out, 2 fail (1 below scale), 1 undecided; fails: `b`;")
+    heads = (Headline("Theorem 1", ("a", "e")), Headline("Prop. 8", ("c", "d")), Headline("Fig. 2", ("zz",)),
+             Headline("Thm 2", ("b",)), Headline("Thm 3", ("u",)))
+    sentence, more = verdict_line(rows, "paper", heads, {"x": "needs N >= 27"}, "ran with <code>N</code>").data.split(
+        ' <span class="verdict-more">')
+    assert sentence == ('<span class="verdict-made">ran with <code>N</code></span> **Verdict (paper profile)** '
+                        + " ".join([item("✓ Theorem 1: borne out (2 of 2 claims pass)"),
+                                    item("✗ Prop. 8: below scale (0 of 2 claims pass, 1 below scale, 1 undecided)"),
+                                    item("✗ Thm 2: not borne out (0 of 1 claim passes, 1 fail)"),
+                                    item("◌ Thm 3: undecided (0 of 1 claim passes, 1 undecided)"),
+                                    item("· 6 of 7 claims testable at this run's parameters; the other 1 are listed "
+                                         "under the claim check"),
+                                    item("✓ every implementation check passes")]))
+    assert more.startswith("2 of 6 claims borne out, 2 fail (1 below scale), 2 undecided; fails: <code>b</code>;")
+
+
+def test_a_pass_its_power_does_not_support_reads_undecided():
+    """The gate: a rule that passes a world without the mechanism 30% of the time is not evidence, and neither is a
+    FAIL with no world that has the mechanism; both read undecided on the page, with their numbers, and count so."""
+    import numpy as np
+
+    from lib.core.chapter import verdict_line
+    from lib.core.claims import Headline
+    from lib.core.gate import gate
+    from lib.core.power import World, faithful, power_table, resample_seeds
+    from lib.core.rules import AtLeast
+    results = {"x": {"spec": {"seeds": 10}, "result": {"gain": [1.0] * 10}}}
+
+    def loose(P, r, rng):       # a world without the mechanism in which the rule passes 30% of the time
+        sim = resample_seeds(P, r, rng)
+        sim["x"]["result"]["gain"] = [1.0 if rng.random() < 0.3 else 0.0] * 10
+        return sim
+    row = Row("gain", "claim", "s", "the gain is positive", AtLeast("mean gain", 0.5),
+              lambda P, r: Measured(float(np.mean(r["x"]["result"]["gain"]))))
+    table = power_table([row], {"gain": (faithful(), World("no gain, sometimes", False, loose))}, {}, results,
+                        draws=200, more_seeds=False)
+    rows = gate(evaluate([row], {}, results), table)
+    assert rows[0]["passed"] and "world without the mechanism (no gain, sometimes) passes" in rows[0]["undecided"]
+    md = to_markdown(rows, "claim", table)
+    assert "{bdg-muted}`◌ undecided`" in md and "✓ pass" not in md and "undecided at this scale" in md
+    head = Headline("The gain", ("gain",))
+    assert head.says(rows).startswith("The gain: undecided") and "◌ The gain: undecided" in verdict_line(
+        rows, "paper", (head,)).data
+    # a FAIL with no world that has the mechanism (beyond the faithful one) is not evidence either
+    fails = Row("gain", "claim", "s", "the gain is above 2", AtLeast("mean gain", 2),
+                lambda P, r: Measured(float(np.mean(r["x"]["result"]["gain"]))))
+    table = power_table([fails], {"gain": (faithful(), World("no gain", False, loose))}, {}, results, draws=50,
+                        more_seeds=False)
+    rows = gate(evaluate([fails], {}, results), table)
+    assert not rows[0]["passed"] and "no world with the mechanism is declared" in rows[0]["undecided"]
+    assert "✗ FAIL" not in to_markdown(rows, "claim", table) and head.says(rows).startswith("The gain: undecided")
+    # ... and with one that passes 100%, the FAIL stands
+    moved = World("the gain the theorem predicts", True, lambda P, r, rng: {"x": {"spec": {"seeds": 10},
+                                                                               "result": {"gain": [3.0] * 10}}})
+    table = power_table([fails], {"gain": (faithful(), World("no gain", False, loose), moved)}, {}, results, draws=50)
+    rows = gate(evaluate([fails], {}, results), table)
+    assert "undecided" not in rows[0] and "✗ FAIL" in to_markdown(rows, "claim", table)
+
+
+def test_more_seeds_says_what_would_decide_an_undecided_row():
+    """An undecided row names the seeds per cell that would decide it: the power redrawn with k times the stored
+    seeds (the smallest k up to 8 at which the gate holds)."""
+    import numpy as np
+
+    from lib.core.gate import gate
+    from lib.core.power import World, faithful, power_table, resample_seeds, shifted
+    from lib.core.rules import AtLeast
+    rng = np.random.default_rng(1)
+    results = {"x": {"spec": {"seeds": 6}, "result": {"gain": (0.35 + rng.normal(0, 1, 6)).tolist()}}}
+    z = lambda P, r: Measured(float(np.mean(r["x"]["result"]["gain"]) / (np.std(r["x"]["result"]["gain"], ddof=1)
+                                                                          / np.sqrt(len(r["x"]["result"]["gain"])))))
+    row = Row("gain", "claim", "s", "the gain is positive", AtLeast("z", 2), z)
+    none = World("no gain", False, lambda P, r, rng: shifted(resample_seeds(P, r, rng), "gain",
+                                                            -float(np.mean(r["x"]["result"]["gain"]))))
+    table = power_table([row], {"gain": (faithful(), none)}, {}, results, draws=100)
+    rows = gate(evaluate([row], {}, results), table)
+    assert rows[0].get("undecided") and "× the stored seeds per cell" in rows[0]["undecided"]
+    assert {t.get("seeds_times", 1) for t in table} > {1}
 
 
 def test_the_parameters_table_is_folded():

@@ -16,7 +16,8 @@ from collections import Counter
 from typing import NamedTuple
 
 from lib.core import params as params_mod
-from lib.core.claims import below_scale, censored, tally, to_markdown
+from lib.core.claims import below_scale, censored, tally, to_markdown, unmeasured, unmeasured_markdown
+from lib.core.gate import gate
 from lib.core.manifest import write_manifest
 from lib.core.power import draws_for
 from lib.core.store import Store, environment, is_stale, key_of, shown_device, summary_line
@@ -38,6 +39,18 @@ class ClaimCheck(NamedTuple):
 
         from lib.core.power import to_markdown as power_markdown
         return Markdown(power_markdown(self.power, ids))
+
+
+def set_text(key: str, value) -> str:
+    """The `--set` argument that gives `key` this value (YAML flow style, as params.parse_overrides reads it back).
+
+        >>> set_text("models", ["transformer", "ffn"]), set_text("lr", 0.001)
+        ('models=[transformer,ffn]', 'lr=0.001')
+        >>> params_mod.parse_overrides([set_text("N", [2, 4]), set_text("f", False)])
+        {'N': [2, 4], 'f': False}
+    """
+    one = lambda v: "true" if v is True else "false" if v is False else str(v)
+    return f"{key}={'[' + ','.join(one(v) for v in value) + ']' if isinstance(value, list) else one(value)}"
 
 
 def plain(value):
@@ -153,17 +166,17 @@ class Chapter:
         rules (lib.core.power.power_table) with `draws` simulated results per world (lib.core.power.draws_for the
         profile): called once, when the claims are computed, and stored as power.json; a stored-only render reads
         power.json (and computes it, without storing, where there is none). headlines: the chapter's
-        lib.core.claims.Headline list, which the verdict sentence reads out."""
+        lib.core.claims.Headline list, which the verdict sentence reads out. The rows are gated in place by their
+        power (lib.core.gate: `undecided` where it does not let the rule's outcome stand), so the cells after this
+        one read the verdicts the page shows."""
         from IPython.display import Markdown
 
         wall = time.perf_counter() - self.t0
-        checks_ok, checks_bad = tally(rows, "check")
-        passed, failed = tally(rows, "claim")
-        low, open_ = below_scale(rows), censored(rows)
         used = self.used
         if self.stored is not None:  # the claims are recomputed from the stored results; the store is not touched
             prov = self.stored
             table = (self.store.read("power.json") or power(draws_for(self.profile))) if power else []
+            rows[:] = gate(rows, table)
         else:
             prov = {"chapter": self.name, "profile": self.profile, "wall_s": round(wall, 2),
                     "seeds": {k: v for k, v in self.params.items() if "seed" in k}, "params": self.params, **self.env,
@@ -179,18 +192,22 @@ class Chapter:
                 prov["torch"] = ", ".join(sorted({t for _, t in machines}))
             prov["point_commits"] = len({r["commit"] for r in used})
             table = power(draws_for(self.profile)) if power else []
+            rows[:] = gate(rows, table)
             self.store.write("claims.json", rows)
             if power:
                 self.store.write("power.json", table)
             self.store.write("provenance.json", prov)
             write_manifest(self.store.dir)   # every point was loaded (checked) or computed: the profile is complete
+        checks_ok, checks_bad = tally(rows, "check")
+        passed, failed = tally(rows, "claim")
+        low, open_ = below_scale(rows), censored(rows)
         rendered = self.stored is not None or "compute_wall_s" in prov
         # One line a reader reads (profile, machines, the verdict counts); the commits, hashes, seeds and times that
         # make it reproducible folded beneath it.
         line = (f"**Provenance.** profile `{self.profile}`{', stored results' if self.stored is not None else ''} · "
                 f"device {shown_device(prov['device'])} · implementation checks {checks_ok} passed, {checks_bad} failed · claims "
                 f"{passed} passed, {failed} failed" + (f" ({low} of them below the scale their effect needs)" if low else "")
-                + (f", {open_} undecided (censored)" if open_ else "") + ".")
+                + (f", {open_} undecided" if open_ else "") + ".")
         detail = (f"computed at commit `{prov['commit']}`"
                   + (f" (the last of {prov['point_commits']} commits its points come from)"
                      if prov.get("point_commits", 1) > 1 else "") + f" · lib `{prov['lib_hash']}` · "
@@ -205,61 +222,118 @@ class Chapter:
                     f"other `lib` code than this build's (points {', '.join(key_of(r['spec']) for r in stale[:6])}"
                     f"{', ...' if len(stale) > 6 else ''}). Rerun with `--force` to recompute them.\n```\n\n" + line)
         self.glue_verdict(rows, headlines)
-        return ClaimCheck(Markdown(to_markdown(rows, "check")), Markdown(to_markdown(rows, "claim", table)),
-                          Markdown(line), table)
+        table_md = to_markdown(rows, "claim", table)
+        left = unmeasured_markdown(self.spec_rows(), rows)
+        if left:
+            table_md += f"\n\nClaims this run could not measure, and why:\n\n{left}"
+        return ClaimCheck(Markdown(to_markdown(rows, "check")), Markdown(table_md), Markdown(line), table)
 
     def glue_verdict(self, rows: list[dict], headlines: tuple = ()) -> None:
         """Glue `verdict`, the page's verdict (verdict_line), for the first screen of the chapter: `{glue:md}`verdict``
         directly under its title."""
         from myst_nb import glue
 
-        glue("verdict", verdict_line(rows, self.profile, headlines), display=False)
+        glue("verdict", verdict_line(rows, self.profile, headlines, self.unmeasured(rows), self.made_by()),
+             display=False)
+
+    def overrides(self) -> dict:
+        """{key: value} of the parameters this run set beyond its profile's file (`--set`, or a notebook edited by
+        hand): what the page must say made it."""
+        try:
+            base = params_mod.resolve(self.name, self.profile)
+        except params_mod.ParamError:
+            return {}
+        return {k: v for k, v in self.params.items() if k in base and base[k] != v}
+
+    def made_by(self) -> str:
+        """"" for a run of its profile as the file sets it; otherwise which parameters it overrode and the one command
+        that reproduces this page."""
+        moved = self.overrides()
+        if not moved:
+            return ""
+        sets = " ".join(f"--set {set_text(k, v)}" for k, v in moved.items())
+        shown = ", ".join(f"<code>{k}</code> = <code>{set_text(k, v).split('=', 1)[1]}</code>"
+                          for k, v in moved.items())
+        return (f"This page ran the <code>{self.profile}</code> profile with {shown}; to reproduce it: "
+                f"<code>python -m lib run {self.name} --profile {self.profile} {sets}</code>")
+
+    def spec_rows(self) -> list:
+        """The chapter's claim rows as declared (its claims module's ROWS, imported by name; [] without one)."""
+        import importlib
+
+        try:
+            return list(importlib.import_module(f"lib.chapters.{self.name}.claims").ROWS)
+        except (ImportError, AttributeError):
+            return []
+
+    def unmeasured(self, rows: list[dict]) -> dict[str, str]:
+        """{id: reason} of the chapter's claim rows this run could not measure (lib.core.claims.unmeasured)."""
+        return unmeasured(self.spec_rows(), rows)
 
 
-def verdict_line(rows: list[dict], profile: str, headlines: tuple = ()):
-    """The verdict of a claim check, as Markdown: first one sentence in words, short enough to be the first thing on
-    a phone's screen (per headline claim of the paper, `headlines`, whether this run bears it out; without
-    headlines, how many claims are borne out, fail and are undecided; whether the implementation checks pass),
-    then, on a line of its own (book.css), the counts, the ids of the rows that did not pass and where the words are
-    defined.
+MARKS = {"borne out": "✓", "not borne out": "✗", "below scale": "✗", "undecided": "◌"}
+
+
+def verdict_line(rows: list[dict], profile: str, headlines: tuple = (), unmeasured: dict | None = None,
+                 made_by: str = ""):
+    """The verdict of a claim check, as Markdown for the first screen of a phone: what made the page where a run set
+    parameters beyond its profile (`made_by`), then one line per headline claim of the paper (`headlines`), each with
+    a mark a reader takes in at a glance (✓ borne out, ✗ not borne out or below scale, ◌ undecided) and its counts;
+    without headlines, how many claims are borne out, fail and are undecided; how many claims this run could test
+    where some could not be measured (`unmeasured`, {id: reason}: listed under the claim table); then, on a line of
+    its own (book.css), the ids of the rows that did not pass and where the words are defined.
 
         >>> from lib.chapters import stored; from lib.chapters.ffn_span import page; P, results = stored("ffn_span")
         >>> print(verdict_line(page.claims(P, results), "paper").data.split(" <span")[0])
-        **Verdict (paper profile): 2 of 3 claims borne out, 1 undecided; every implementation check passes.**
+        **Verdict (paper profile)**
     """
     from IPython.display import Markdown
 
+    unmeasured = unmeasured or {}
     checks_ok, checks_bad = tally(rows, "check")
     passed, failed = tally(rows, "claim")
     low, open_ = below_scale(rows), censored(rows)
     claims = [r for r in rows if r["kind"] == "claim"]
-    bad = [r["id"] for r in claims if not r["passed"] and not r.get("censored") and not r.get("scale")]
-    under = [r["id"] for r in claims if not r["passed"] and r.get("scale") and not r.get("censored")]
-    cen = [r["id"] for r in claims if r.get("censored")]
+    settled = [r for r in claims if not r.get("censored") and not r.get("undecided")]
+    bad = [r["id"] for r in settled if not r["passed"] and not r.get("scale")]
+    under = [r["id"] for r in settled if not r["passed"] and r.get("scale")]
+    cen = [r["id"] for r in claims if r.get("censored") or r.get("undecided")]
     n = passed + failed + open_
-    said = [f"{passed} of {n} claim{'s' if n > 1 else ''} borne out" if n else "no claim measured on this run"]
+    counts = [f"{passed} of {n} claim{'s' if n > 1 else ''} borne out" if n else "no claim measured on this run"]
     if failed:
-        said.append(f"{failed} fail{'s' if failed == 1 else ''}"
-                    + (" below scale" if low == failed else f" ({low} below scale)" if low else ""))
+        counts.append(f"{failed} fail{'s' if failed == 1 else ''}"
+                      + (" below scale" if low == failed else f" ({low} below scale)" if low else ""))
     if open_:
-        said.append(f"{open_} undecided")
+        counts.append(f"{open_} undecided")
     checks = ("" if not checks_ok + checks_bad else "every implementation check passes" if not checks_bad else
               f"{checks_bad} of {checks_ok + checks_bad} implementation check{'s' if checks_ok + checks_bad > 1 else ''} "
               f"fail{'s' if checks_bad == 1 else ''}")
-    heads = [s for s in (h.says(rows) for h in headlines) if s]
-    said_counts, said = said, heads or said
-    sentence = (f"**Verdict ({profile} profile): " + ("; " if heads else ", ").join(said)
-                + (f"; {checks}" if checks else "") + ".**")
-    ids = lambda xs: ", ".join(f"`{x}`" for x in xs)
-    named = "; ".join(([", ".join(said_counts)] if heads else []) + [
-        f"{what}: {ids(xs)}" for what, xs in (("fails", bad), ("below scale", under), ("undecided (censored)", cen))
-        if xs])
-    # a glued Markdown is parsed inline without Sphinx's roles: the link to the definitions and the span that puts
-    # the ids on a line of their own (book.css) are plain HTML
+    item = lambda mark, text: f'<span class="verdict-item">{mark} {text}</span>'
+    lines = []
+    for h in headlines:
+        said = h.says(rows)
+        if said:
+            word = h.state(rows)[0]
+            lines.append(item(MARKS.get(word, "✓"), said))
+    if not lines:
+        lines.append(item("·", ", ".join(counts)))
+    if unmeasured:
+        total = n + len(unmeasured)
+        lines.append(item("·", f"{n} of {total} claims testable at this run's parameters; the other "
+                               f"{len(unmeasured)} are listed under the claim check"))
+    if checks:
+        lines.append(item("✓" if not checks_bad else "✗", checks))
+    ids = lambda xs: ", ".join(f"<code>{x}</code>" for x in xs)
+    named = "; ".join(([", ".join(counts)] if headlines else []) + [
+        f"{what}: {ids(xs)}" for what, xs in (("fails", bad), ("below scale", under), ("undecided", cen)) if xs])
+    # a glued Markdown is parsed inline without Sphinx's roles: the lines, the link to the definitions and the span
+    # that sets the ids apart (book.css) are plain HTML
     more = ((named[0].upper() + named[1:] + ". ") if named else "") + (
         'Each row is in the claim check at the end of the page (<a href="../intro.html#verdicts">what a verdict '
         "means</a>).")
-    return Markdown(f'{sentence} <span class="verdict-more">{more}</span>')
+    made = f'<span class="verdict-made">{made_by}</span> ' if made_by else ""
+    return Markdown(f"{made}**Verdict ({profile} profile)** {' '.join(lines)} "
+                    f'<span class="verdict-more">{more}</span>')
 
 
 def source_lines(func, first: str, last: str):

@@ -182,7 +182,7 @@ class Headline:
         >>> rows = [{"id": "a", "kind": "claim", "passed": True}, {"id": "b", "kind": "claim", "passed": False,
         ...          "censored": "N=16 unlearned"}]
         >>> Headline("Prop. 8's width bound", ("a", "b")).says(rows)
-        "Prop. 8's width bound: undecided (1 of 2 claims pass, 1 censored)"
+        "Prop. 8's width bound: undecided (1 of 2 claims pass, 1 undecided)"
         >>> Headline("Theorem 7's construction", ("k",)).says([{"id": "k", "kind": "check", "passed": True}])
         "Theorem 7's construction: checked (1 of 1 implementation check passes)"
     """
@@ -207,13 +207,23 @@ class Headline:
             ok = sum(bool(r["passed"]) for r in checks)
             return (f"{self.name}: {'checked' if ok == len(checks) else 'a check FAILS'} ({ok} of {len(checks)} "
                     f"implementation check{'s pass' if len(checks) > 1 else ' passes'})")
-        ok = sum(bool(r["passed"]) for r in rs)
-        cen = sum(bool(r.get("censored")) for r in rs)
-        low = sum(1 for r in rs if not r["passed"] and r.get("scale") and not r.get("censored"))
-        bad = len(rs) - ok - cen - low
-        word = ("not borne out" if bad else "below scale" if low else "undecided" if cen else "borne out")
-        more = "".join(f", {k} {w}" for k, w in ((bad, "fail"), (low, "below scale"), (cen, "censored")) if k)
+        word, counts = self.state(rows)
+        ok, bad, low, cen = counts
+        more = "".join(f", {k} {w}" for k, w in ((bad, "fail"), (low, "below scale"), (cen, "undecided")) if k)
         return f"{self.name}: {word} ({ok} of {len(rs)} claim{'s pass' if len(rs) > 1 else ' passes'}{more})"
+
+    def state(self, rows: list[dict]) -> tuple[str, tuple]:
+        """(word, (passed, failed, below scale, undecided)) of the headline's claim rows: a row left undecided by
+        its power (`undecided`, lib.core.gate) or censored counts as undecided, never as a pass or a failure."""
+        rs = [r for r in rows if r["id"] in self.ids and r.get("kind", "claim") == "claim"]
+        cen = sum(1 for r in rs if r.get("censored") or r.get("undecided"))
+        ok = sum(1 for r in rs if r["passed"] and not r.get("undecided") and not r.get("censored"))
+        low = sum(1 for r in rs if not r["passed"] and r.get("scale") and not r.get("censored")
+                  and not r.get("undecided"))
+        bad = len(rs) - ok - cen - low
+        word = ("not borne out" if bad else "below scale" if low else "undecided" if cen else
+                "borne out" if rs else "")
+        return word, (ok, bad, low, cen)
 
 
 def evaluate(rows: list[Row], *data) -> list[dict]:
@@ -231,6 +241,21 @@ def evaluate(rows: list[Row], *data) -> list[dict]:
                     "expected": v.expected or row.expected, "paper": v.paper, "measured": v.measured, "passed": bool(v.passed),
                     "scale": v.scale, **({"censored": v.censored} if v.censored else {})})
     return out
+
+
+def unmeasured(spec: list[Row], evaluated: list[dict]) -> dict[str, str]:
+    """{id: reason} of the claim rows in `spec` that this run could not measure (its measure returned None), the
+    reason in words from the row's scope where it has one."""
+    done = {r["id"] for r in evaluated}
+    return {r.id: (f"needs {r.scope.text} on its grid, which this run's parameters do not give it" if r.scope else
+                   "this run's parameters give its measure nothing to read (see its statement)")
+            for r in spec if r.kind == "claim" and r.id not in done}
+
+
+def unmeasured_markdown(spec: list[Row], evaluated: list[dict]) -> str:
+    """Markdown: the claim rows this run could not measure, each with its statement and the reason ("" if none)."""
+    why = unmeasured(spec, evaluated)
+    return "\n".join(f"- `{r.id}` {r.text}: *not measured: {why[r.id]}*" for r in spec if r.id in why)
 
 
 def explained(rows: list[Row], evaluated: list[dict], *data) -> dict[str, str]:
@@ -258,7 +283,7 @@ def to_markdown(rows: list[dict], kind: str | None = None, power: list[dict] | N
         return f"This run has no {KINDS.get(kind, 'claim')} rows."
     said = power_said(power or [])
     return markdown_table(["result", "claim" if kind != "check" else "check", "measured (this run)"],
-                          [[badge(c["passed"], c.get("scale", ""), c.get("censored", "")),
+                          [[badge(c["passed"], c.get("scale", ""), c.get("censored", ""), c.get("undecided", "")),
                             claim_cell({**c, "power": said.get(c["id"], "")}), c["measured"]] for c in rows])
 
 
@@ -274,7 +299,7 @@ def power_said(table: list[dict]) -> dict[str, str]:
     """
     out = {}
     for rid in dict.fromkeys(t["row"] for t in table):
-        got = [t for t in table if t["row"] == rid and t.get("unmeasured", 0) < 1]
+        got = [t for t in table if t["row"] == rid and t.get("unmeasured", 0) < 1 and t.get("seeds_times", 1) == 1]
         yes = [t for t in got if t["mechanism"] and t["world"].startswith("faithful")]
         no = [t["pass"] for t in got if not t["mechanism"]]
         if yes and no:
@@ -301,44 +326,53 @@ def claim_cell(row: dict) -> str:
 
 
 def _note(row: dict) -> str:
-    """The note a row's badge refers to: what is censored, or the scale a failure below it needs."""
+    """The note a row's badge refers to: what is censored, why its power leaves it undecided, or the scale a
+    failure below it needs."""
     if row.get("censored"):
         return f"*censored: {row['censored']}*"
+    if row.get("undecided"):
+        rule = "passes" if row["passed"] else "FAILs"
+        return f"*undecided at this scale: the rule {rule} on this run, but {row['undecided']}*"
     if row.get("scale"):
         return f"*{'below scale' if not row['passed'] else 'scale'}: {row['scale']}*"
     return ""
 
 
-def badge(passed: bool, scale: str = "", censored: str = "") -> str:
+def badge(passed: bool, scale: str = "", censored: str = "", undecided: str = "") -> str:
     """The verdict cell: first in its row (in view on a phone), a symbol and a word, green, grey (undecided: censored
     points), orange (a failure below the scale its effect needs, which the row's note names) or red (sphinx-design's
     badges). Grey is sphinx-design's `muted`, which book.css pins to a mid grey: the book theme draws `secondary`
     orange, the colour of "below scale"."""
     if censored:
         return "{bdg-muted}`◌ censored`"
+    if undecided:
+        return "{bdg-muted}`◌ undecided`"
     return "{bdg-success}`✓ pass`" if passed else "{bdg-warning}`✗ below scale`" if scale else "{bdg-danger}`✗ FAIL`"
 
 
 def below_scale(rows: list[dict], kind: str = "claim") -> int:
     """Failed rows of a kind that carry a scale note: the effect needs a larger run than this one."""
     return sum(1 for r in rows if r.get("kind", "claim") == kind and not r["passed"] and r.get("scale")
-               and not r.get("censored"))
+               and not r.get("censored") and not r.get("undecided"))
 
 
 def censored(rows: list[dict], kind: str = "claim") -> int:
-    """Rows of a kind left undecided by censored points (neither passed nor failed)."""
-    return sum(1 for r in rows if r.get("kind", "claim") == kind and r.get("censored"))
+    """Rows of a kind left undecided (neither passed nor failed): by censored points, or by their power
+    (`undecided`, lib.core.gate)."""
+    return sum(1 for r in rows if r.get("kind", "claim") == kind and (r.get("censored") or r.get("undecided")))
 
 
 def unsettled(rows: list[dict], kind: str = "claim") -> dict[str, dict]:
     """{id: row} of the rows of a kind whose badge is FAIL or censored: what a page's findings explain (a failure
     below its scale is left to the note that names the scale it needs)."""
     return {r["id"]: r for r in rows if r.get("kind", "claim") == kind
-            and (r.get("censored") or (not r["passed"] and not r.get("scale")))}
+            and (r.get("censored") or r.get("undecided") or (not r["passed"] and not r.get("scale")))}
 
 
 def tally(rows: list[dict], kind: str | None = None) -> tuple[int, int]:
-    """(passed, failed) among the rows of one kind (all rows if kind is None); censored rows are neither."""
-    rows = [r for r in rows if (kind is None or r.get("kind", "claim") == kind) and not r.get("censored")]
+    """(passed, failed) among the rows of one kind (all rows if kind is None); censored or undecided rows are
+    neither."""
+    rows = [r for r in rows if (kind is None or r.get("kind", "claim") == kind) and not r.get("censored")
+            and not r.get("undecided")]
     passed = sum(bool(r["passed"]) for r in rows)
     return passed, len(rows) - passed

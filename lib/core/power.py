@@ -29,11 +29,13 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 
+from lib.core import gate
 from lib.core.tables import markdown_table
 
 OUTCOMES = ("pass", "fail", "censored")
@@ -46,13 +48,44 @@ def draws_for(profile: str) -> int:
     return DRAWS if profile == "paper" else QUICK_DRAWS
 
 
+ROLES = ("faithful", "with", "without")
+
+
 @dataclass(frozen=True)
 class World:
     """A world a row's rule is run in: its name in words (how it is made), whether the theorem's mechanism is in
-    it, and `draw(P, results, rng)`, one simulated result set shaped like the stored one."""
+    it, and `draw(P, results, rng)`, one simulated result set shaped like the stored one. Its `role` (lib.core.gate
+    reads it): "faithful" (the stored runs resampled: `faithful()`), "with" (the stored runs moved to what the
+    theorem predicts) or "without" (the mechanism taken away); by default a world with the mechanism whose name
+    starts with "faithful" is the faithful one, any other with the mechanism is "with"."""
     name: str
     mechanism: bool
     draw: Callable
+    role: str = ""
+
+    def __post_init__(self):
+        if not self.role:
+            object.__setattr__(self, "role", ("faithful" if self.name.startswith("faithful") else "with")
+                               if self.mechanism else "without")
+        if self.role not in ROLES or (self.role == "without") == self.mechanism:
+            raise ValueError(f"world {self.name!r}: role {self.role!r} with mechanism={self.mechanism}: a role is "
+                             "one of faithful, with (both with the mechanism) or without")
+
+
+# How many times its stored seeds (runs) each cell draws: 1 but inside `seeds_times(k)`, which the power harness uses
+# to ask what more seeds per cell would decide; `_resampled` counts the draws that honoured it.
+_TIMES = [1]
+_resampled = [0]
+
+
+@contextmanager
+def seeds_times(k: int):
+    """Within it, `resample_seeds` and `resample_cells` draw k times the stored runs of every point or cell."""
+    _TIMES.append(int(k))
+    try:
+        yield
+    finally:
+        _TIMES.pop()
 
 
 def faithful(name: str = "faithful: the stored runs, resampled by seed within each point",
@@ -107,7 +140,8 @@ def resample_seeds(P: dict, results: dict, rng: np.random.Generator, fields: tup
                 raise ValueError(f"point {key}: its spec counts {k} runs but no stored number has an axis of {k}: "
                                  "its runs are stored otherwise (flattened over a grid, say): give the chapter a "
                                  "resampler of its own")
-            parent[key] = {**rec, "result": _take(rec["result"], k, rng.integers(0, k, size=k))}
+            _resampled[0] += 1
+            parent[key] = {**rec, "result": _take(rec["result"], k, rng.integers(0, k, size=k * _TIMES[-1]))}
     return out
 
 
@@ -136,13 +170,16 @@ def resample_cells(results: dict, rng: np.random.Generator, points: Callable, ce
     """
     out = copy.deepcopy(results)
     run_axis = run_axis or {}
+    times = _TIMES[-1]
     for parent, key in points(out):
         rec = parent[key]
         labels = np.asarray(cells(rec["result"]))
-        idx = np.arange(len(labels))
+        idx = np.repeat(np.arange(len(labels)), times)     # with k times the runs, each run's place holds k draws
         for lab in np.unique(labels, axis=0):
             cell = np.flatnonzero(np.all((labels == lab).reshape(len(labels), -1), axis=1))
-            idx[cell] = rng.choice(cell, len(cell))
+            at = np.flatnonzero(np.isin(idx, cell))
+            idx[at] = rng.choice(cell, len(at))
+        _resampled[0] += 1
         r = dict(rec["result"])
         for k, v in r.items():
             axis = run_axis.get(k, 0)
@@ -185,15 +222,17 @@ def rates(row, world: World, P: dict, results: dict, draws: int = DRAWS, seed: i
         counts[got or "unmeasured"] += 1
     shares = {k: counts[k] / draws for k in counts}
     worst = max(shares[k] * (1 - shares[k]) for k in OUTCOMES)
-    return {"row": row.id, "world": world.name, "mechanism": world.mechanism, "draws": draws,
+    return {"row": row.id, "world": world.name, "mechanism": world.mechanism, "role": world.role, "draws": draws,
             **{k: shares[k] for k in OUTCOMES}, **({"unmeasured": shares["unmeasured"]} if counts["unmeasured"] else {}),
             "se": round(math.sqrt(worst / draws), 4)}
 
 
 def power_table(rows: list, worlds: dict, P: dict, results: dict, draws: int = DRAWS, seed: int = 0,
-                data: Callable | None = None) -> list[dict]:
+                data: Callable | None = None, more_seeds: bool = True) -> list[dict]:
     """Every row that declares worlds and that this run measures, in each of its worlds (rows in their order, worlds
-    in theirs). A row must declare a world with the mechanism and one without it."""
+    in theirs). A row must declare a world with the mechanism and one without it. For a claim row whose verdict its
+    power leaves undecided (lib.core.gate), `what_more_seeds` adds its worlds redrawn with more seeds per cell
+    (more_seeds=False: not)."""
     by_id = {r.id: r for r in rows}
     unknown = set(worlds) - set(by_id)
     if unknown:
@@ -205,16 +244,47 @@ def power_table(rows: list, worlds: dict, P: dict, results: dict, draws: int = D
             continue
         if not any(w.mechanism for w in ws) or all(w.mechanism for w in ws):
             raise ValueError(f"row {row.id}: its worlds need one with the theorem's mechanism and one without it")
-        if outcome(row, *(data(P, results) if data else (P, results))) is None:
+        stored = outcome(row, *(data(P, results) if data else (P, results)))
+        if stored is None:
             continue                                    # not measured on this run: no row of its claim check
-        out += [rates(row, w, P, results, draws, seed + 1000 * i + j, data) for j, w in enumerate(ws)]
+        here = [rates(row, w, P, results, draws, seed + 1000 * i + j, data) for j, w in enumerate(ws)]
+        out += here
+        if more_seeds and row.kind == "claim" and (stored == "censored" or gate.why(
+                {"id": row.id, "kind": "claim", "passed": stored == "pass"}, here)):
+            out += what_more_seeds(row, ws, P, results, max(draws // 2, 20), seed + 1000 * i, data)
+    return out
+
+
+def what_more_seeds(row, worlds: tuple, P: dict, results: dict, draws: int, seed: int = 0,
+                    data: Callable | None = None) -> list[dict]:
+    """The row's worlds redrawn with k times the stored seeds per cell (`seeds_times`), for the k the search needs:
+    k = MAX_TIMES first, then halving towards the smallest k at which the gate (lib.core.gate.holds) lets a verdict
+    stand. Each entry carries `seeds_times`. [] where no world resamples seeds (more seeds would change nothing)."""
+    def at(k):
+        before = _resampled[0]
+        with seeds_times(k):
+            got = [{**rates(row, w, P, results, draws, seed + 97 * k + j, data), "seeds_times": k}
+                   for j, w in enumerate(worlds)]
+        return got, _resampled[0] > before
+
+    top, resampled = at(gate.MAX_TIMES)
+    if not resampled:
+        return []
+    out, lo, hi = list(top), 1, gate.MAX_TIMES
+    if gate.holds(row.id, top, gate.MAX_TIMES):
+        while hi - lo > 1:                              # the smallest k that decides, by halving
+            mid = (lo + hi) // 2
+            got, _ = at(mid)
+            out += got
+            lo, hi = (lo, mid) if gate.holds(row.id, got, mid) else (mid, hi)
     return out
 
 
 def to_markdown(table: list[dict], ids: list[str] | None = None) -> str:
     """The power table a page shows: per row and world, the shares of pass, FAIL and censored (± their Monte Carlo
     SE), in the order the rows and their worlds are declared."""
-    rows = [t for t in table if (ids is None or t["row"] in ids) and t.get("unmeasured", 0) < 1]
+    rows = [t for t in table if (ids is None or t["row"] in ids) and t.get("unmeasured", 0) < 1
+            and t.get("seeds_times", 1) == 1]
     if not rows:
         return "No row of this run declares its power."
     pct = lambda x: f"{x:.0%}" if x in (0, 1) or round(x, 2) == x else f"{x:.1%}"    # 99.5% is not 100%

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from lib.core import params as params_mod
+from lib.core.gate import gate
 from lib.core.manifest import DamagedResult, mismatches
 from lib.core.store import ROOT, MissingResult, Store, _jsonable, lib_hash, read_json, results_root
 from lib.core.sweep import collect
@@ -28,14 +29,15 @@ PROVENANCE = ("chapter", "profile", "commit", "lib_hash", "device", "torch", "wa
 def recompute_claims(chapter: str, profile: str, params: dict, root: Path | None = None,
                      folder: Path | None = None) -> list[dict]:
     """The chapter's claim rows, evaluated again from the points stored for `params` (nothing is computed: a missing
-    point raises MissingResult). folder: the result set's own folder, where it is not <root>/<chapter>/<profile>."""
+    point raises MissingResult) and gated by the stored power.json (lib.core.gate). folder: the result set's own
+    folder, where it is not <root>/<chapter>/<profile>."""
     compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
     page = importlib.import_module(f"lib.chapters.{chapter}.page")
     store = Store(chapter, profile, root=root, stored_only=True)
     if folder is not None:
         store.dir = Path(folder)
     results = collect(compute.points(params), store, "cpu", log=None)
-    return page.claims(params, results)
+    return gate(page.claims(params, results), store.read("power.json") or [])
 
 
 def progress(chapter: str, profile: str = "paper", root: Path | None = None) -> tuple[int, int, list[str]]:
