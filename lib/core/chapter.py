@@ -259,10 +259,10 @@ class Chapter:
 
     def spec_rows(self) -> list:
         """The chapter's claim rows as declared (its claims module's ROWS, imported by name; [] without one)."""
-        import importlib
+        from lib.core.reach import module
 
         try:
-            return list(importlib.import_module(f"lib.chapters.{self.name}.claims").ROWS)
+            return list(module(self.name, "claims").ROWS)
         except (ImportError, AttributeError):
             return []
 

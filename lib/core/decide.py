@@ -12,7 +12,6 @@ because the stored claims would then come from code no commit holds.
 """
 from __future__ import annotations
 
-import importlib
 import subprocess
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from lib.core import params as params_mod
 from lib.core.gate import gate
 from lib.core.manifest import write_manifest
 from lib.core.power import draws_for
+from lib.core.reach import module
 from lib.core.store import ROOT, Store
 from lib.core.sweep import collect
 
@@ -31,7 +31,7 @@ class DirtyTree(params_mod.ParamError):
 def claims_sources(chapter: str) -> list[str]:
     """The paths whose code and parameters decide a chapter's claims: lib/core, lib/science, the chapter's package and
     those of the chapters its page reads (READS), and its parameters."""
-    reads = getattr(importlib.import_module(f"lib.chapters.{chapter}"), "READS", ())
+    reads = getattr(module(chapter), "READS", ())
     return ["lib/core", "lib/science", "lib/__main__.py", *(f"lib/chapters/{c}" for c in (chapter, *reads)),
             f"parameters/{chapter}"]
 
@@ -50,8 +50,7 @@ def judged(chapter: str, profile: str, root: Path | None = None, draws: int | No
            folder: Path | None = None) -> tuple[list[dict], list[dict]]:
     """(rows, power table) of a stored result set, recomputed from its points (nothing is trained: a missing point
     raises MissingResult): the rows gated by the table. draws: per world (default: lib.core.power.draws_for)."""
-    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
-    page = importlib.import_module(f"lib.chapters.{chapter}.page")
+    compute, page = module(chapter, "compute"), module(chapter, "page")
     P = params_mod.resolve(chapter, profile)
     store = Store(chapter, profile, root=root, stored_only=True)
     if folder is not None:

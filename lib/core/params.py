@@ -338,9 +338,9 @@ def _compute_module(chapter: str):
     memory estimate (`footprint(P)`); None for a chapter without one."""
     if not (ROOT / "lib" / "chapters" / chapter / "compute.py").is_file():
         return None
-    import importlib
+    from lib.core.reach import module
 
-    return importlib.import_module(f"lib.chapters.{chapter}.compute")
+    return module(chapter, "compute")
 
 
 def memory_of(device: str) -> tuple[float, str]:

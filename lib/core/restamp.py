@@ -37,12 +37,12 @@ from __future__ import annotations
 import ast
 import copy
 import hashlib
-import importlib
 import subprocess
 import time
 from pathlib import Path
 
 from lib.core.manifest import read_point, write_manifest
+from lib.core.reach import module
 from lib.core.store import (
     ROOT,
     Store,
@@ -324,7 +324,7 @@ def restamp(chapter: str, profile: str, rev: str, check: int = 0, root: Path | N
     records = {f: r for f, r in records.items() if r["lib_hash"] == old}    # today's own points stay as they are
     if not records:
         raise RestampRefused(f"every stored point already carries today's lib {new}")
-    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    compute = module(chapter, "compute")
     points = {key_of(spec_dict(p.spec)): p for p in compute.points(params_mod.resolve(chapter, profile))}
     records = {f: r for f, r in records.items() if f.stem in points}      # a stray file (other parameters) stays
     root_of = lambda p: (p.run.__module__, p.run.__name__)

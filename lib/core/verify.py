@@ -13,13 +13,13 @@ results. `python -m lib verify [CHAPTER]` runs `audit` on every committed profil
 """
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 
 from lib.core import params as params_mod
 from lib.core.gate import gate
 from lib.core.manifest import DamagedResult, mismatches
+from lib.core.reach import module
 from lib.core.store import ROOT, MissingResult, Store, _jsonable, lib_hash, read_json, results_root
 from lib.core.sweep import collect
 
@@ -31,8 +31,7 @@ def recompute_claims(chapter: str, profile: str, params: dict, root: Path | None
     """The chapter's claim rows, evaluated again from the points stored for `params` (nothing is computed: a missing
     point raises MissingResult) and gated by the stored power.json (lib.core.gate). folder: the result set's own
     folder, where it is not <root>/<chapter>/<profile>."""
-    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
-    page = importlib.import_module(f"lib.chapters.{chapter}.page")
+    compute, page = module(chapter, "compute"), module(chapter, "page")
     store = Store(chapter, profile, root=root, stored_only=True)
     if folder is not None:
         store.dir = Path(folder)
@@ -46,7 +45,7 @@ def progress(chapter: str, profile: str = "paper", root: Path | None = None) -> 
     parameters). A profile is complete when stored == total; until then no page is rendered from it."""
     from lib.core import params as params_mod
 
-    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    compute = module(chapter, "compute")
     store = Store(chapter, profile, root=root)
     points = compute.points(params_mod.resolve(chapter, profile))
     keys = {store.point_path(p.spec).name for p in points}
@@ -85,7 +84,7 @@ def problems(chapter: str, profile: str, root: Path | None = None) -> list[str]:
 def power_problems(chapter: str, store: Store, ids: set) -> list[str]:
     """What is wrong with a result set's power table: missing where the chapter's page computes one (page.power),
     a row it does not have, a world without its shares, or shares that do not add up."""
-    page = importlib.import_module(f"lib.chapters.{chapter}.page")
+    page = module(chapter, "page")
     table = store.read("power.json")
     if table is None:
         return [f"{store.dir}: no power.json (the page computes the power of its rules)"] if hasattr(page, "power") else []
@@ -111,7 +110,7 @@ def _claim_difference(i: str, stored: dict | None, again: dict | None) -> str:
 
 def stored_points(chapter: str, profile: str, overrides: dict | None = None) -> tuple[int, int]:
     """(stored, total) sweep points of a chapter's profile: what `compute --deadline` reports as left."""
-    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    compute = module(chapter, "compute")
     points = compute.points(params_mod.resolve(chapter, profile, overrides))
     store = Store(chapter, profile, stored_only=False)
     return sum(store.has(p.spec) for p in points), len(points)
