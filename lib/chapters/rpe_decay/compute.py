@@ -10,8 +10,10 @@ Sweep points (see `points`):
   projection inside l1 reweighting rounds (lib.science.numerics), from several starts, in float64; l1 and l2
   errors on s >= 1 (the residual stream carries x_t, so the s = 0 tap is free for both families); `run_fit` in
   experiments/fit.py, beside the kernels.
-- converged (one per kernel, RPE family and window that a claim about the best fit found reads, at the H it reads):
-  the same fits, each converged in its starts (`run_converged`: the starts doubled until the best no longer moves).
+- converged (per kernel, RPE family and window that a claim about the best fit found reads, at the H it reads, one
+  point for each of FITTER_SEEDS independent seeds of the fitter): the same fits, each converged in its starts
+  (`run_converged`: the starts doubled until the best no longer moves); the claims read a fit as converged where
+  the seeds' bests agree.
 - train (one per training kernel and context length): one-layer DP-free models with lin or log RPE trained on the
   linear target y = rho * x (Part C, this book's design); `run_train` in experiments/train.py.
 - apph (one point per current-token convention, `apph_current`): experiments 4a and 4b of the NeurIPS version's
@@ -23,11 +25,11 @@ no computation imports them.
 
     >>> from lib.core import params; P = params.resolve("rpe_decay", "paper")
     >>> len(points(P)), sorted({p.name.split()[0] for p in points(P)})   # lib.core.sweep.collect computes or loads them
-    (84, ['apph', 'converged', 'exact', 'fit', 'train'])
+    (126, ['apph', 'converged', 'exact', 'fit', 'train'])
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lib.chapters.rpe_decay.experiments import exact
 from lib.chapters.rpe_decay.experiments.apph import AppHPoint, run_apph
@@ -46,6 +48,7 @@ from lib.chapters.rpe_decay.experiments.fit import (
 from lib.chapters.rpe_decay.experiments.train import FAMILIES, TrainPoint, run_train
 from lib.core.sweep import Point
 
+FITTER_SEEDS = 3      # independent seeds of the fitter per converged fit: seed, seed + 1, ... (each its own starts)
 
 # ---------------------------------------------------------------------------------------------- points
 def window_of(P: dict, k: Kernel) -> float:
@@ -169,14 +172,15 @@ def converged_specs(P: dict) -> dict[tuple, ConvergedPoint]:
 
 def points(P: dict) -> list[Point]:
     """results["exact"], results["fit"][(kernel name, family, S, H)], results["converged"][(kernel name, family, S,
-    H)], results["train"][(kernel name, S)] and results["apph"][current]. Cost: rough seconds on one CPU thread,
+    H)][fitter seed], results["train"][(kernel name, S)] and results["apph"][current]. Cost: rough seconds on one CPU thread,
     from the quadrature points times the heads (fits), the sequence positions trained (training) and the head-taps
     and sequence-taps per step (Appendix H)."""
     out = [Point(("exact",), exact_spec(P), run_exact, cost=1.0)]
     out += [Point(("fit", key), spec, run_fit, cost=len(grid(spec.S)[0]) * sum(spec.H) * spec.restarts / 5e4, threads=1)
             for key, spec in fit_specs(P).items()]
-    out += [Point(("converged", key), spec, run_converged, threads=1,
-                  cost=len(grid(spec.S)[0]) * sum(spec.H) * spec.restarts * 4 / 5e4) for key, spec in converged_specs(P).items()]
+    out += [Point(("converged", key, spec.seed + j), replace(spec, seed=spec.seed + j), run_converged, threads=1,
+                  cost=len(grid(spec.S)[0]) * sum(spec.H) * spec.restarts * 4 / 5e4)
+            for key, spec in converged_specs(P).items() for j in range(FITTER_SEEDS)]
     for k in train_kernels(P):
         for S in sorted(P["train_S"], reverse=True):
             spec = train_spec(P, k, S)
