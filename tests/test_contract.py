@@ -147,6 +147,27 @@ def test_headlines_name_rows_the_chapter_has(chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_claim_row_is_in_exactly_one_headline(chapter):
+    """The first screen reads out every claim through its headline: a row in none would drop out of it (a FAIL
+    included), a row in two would be counted twice."""
+    mod = _module(chapter, "claims")
+    named = [i for h in mod.HEADLINES for i in h.ids]
+    claims_ = [r.id for r in mod.ROWS if r.kind == "claim"]
+    assert {i: named.count(i) for i in claims_ if named.count(i) != 1} == {}
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_claim_row_declares_the_worlds_the_gate_needs(chapter):
+    """lib.core.gate shows a verdict only where the row's power supports it: every claim row declares a faithful
+    world (the stored runs resampled) and one without the theorem's mechanism (claims/power.py's WORLDS); a row
+    without them could only ever read undecided."""
+    mod, power = _module(chapter, "claims"), _module(chapter, "claims.power")
+    roles = {rid: {w.role for w in ws} for rid, ws in power.WORLDS.items()}
+    assert {r.id: sorted(roles.get(r.id, ())) for r in mod.ROWS if r.kind == "claim"
+            and not {"faithful", "without"} <= roles.get(r.id, set())} == {}
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_page_is_outside_the_hash_and_the_source_follows_the_contract(chapter):
     hashed = lib_modules(chapter)
     for path in _modules_of(chapter):                 # results, claims, figures, page: outside the hash
