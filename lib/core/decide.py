@@ -29,11 +29,12 @@ class DirtyTree(params_mod.ParamError):
 
 
 def claims_sources(chapter: str) -> list[str]:
-    """The paths whose code and parameters decide a chapter's claims: lib/core, lib/science, the chapter's package and
-    those of the chapters its page reads (READS), and its parameters."""
+    """The paths whose code and parameters decide a chapter's claims: lib/core, lib/science, the chapter's package,
+    the compute modules of the chapters whose stored points its page reads (READS: lib.chapters.points_of), and its
+    parameters."""
     reads = getattr(module(chapter), "READS", ())
-    return ["lib/core", "lib/science", "lib/__main__.py", *(f"lib/chapters/{c}" for c in (chapter, *reads)),
-            f"parameters/{chapter}"]
+    return ["lib/core", "lib/science", "lib/__main__.py", f"lib/chapters/{chapter}",
+            *(f"lib/chapters/{c}/compute.py" for c in reads), f"parameters/{chapter}"]
 
 
 def dirty_files(chapter: str) -> list[str]:
