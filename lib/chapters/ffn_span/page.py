@@ -22,7 +22,7 @@ from lib.core.tables import markdown_table
 from lib.science.stats import BELOW_GRID
 
 __all__ = ["HEADLINES", "ROWS", "adamw_reference", "claims", "ffn_table", "findings", "power", "risk_table",
-           "samples_table"]
+           "run_markdown", "samples_table", "spec_markdown"]
 
 
 def power(P: dict, results: dict, draws: int) -> list[dict]:
@@ -34,6 +34,23 @@ def power(P: dict, results: dict, draws: int) -> list[dict]:
 def findings(P: dict, results: dict, rows: list[dict]) -> str:
     """Markdown bullets: each claim that failed or is censored, with its row's own explanation ("": none)."""
     return "\n".join(f"- {line}" for line in explanations(ROWS, rows, P, results))
+
+
+def spec_markdown(spec) -> str:
+    """Markdown: a point's spec, field by field (what its stored numbers depend on), as a reader reads it."""
+    from dataclasses import fields
+
+    return "`" + type(spec).__name__ + "`: " + ", ".join(f"{f.name} = {getattr(spec, f.name)}" for f in fields(spec))
+
+
+def run_markdown(out: dict) -> str:
+    """Markdown: what run_ffn returned for one point, per n: each run's off-span fraction rho at the end of training
+    ("none off it" where n >= Nd: the span is then all of R^(Nd), and rho is not defined) and its test MSE."""
+    cell = lambda xs, fmt: ", ".join("none off it" if not np.isfinite(x) else format(x, fmt)
+                                     for x in np.asarray(xs, float))
+    return markdown_table(["$n$", r"$\rho$ at the end, per run", "test MSE, per run"],
+                          [[n, cell(rho, ".1e"), cell(mse, ".3f")]
+                           for n, rho, mse in zip(out["n"], out["rho"], out["test_mse"])])
 
 
 def risk_table(P: dict, results: dict, table: dict) -> str:
