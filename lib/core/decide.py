@@ -29,23 +29,28 @@ class DirtyTree(params_mod.ParamError):
 
 
 def claims_sources(chapter: str) -> list[str]:
-    """The paths whose code and parameters decide a chapter's claims: lib/core, lib/science, the chapter's package,
-    the compute modules of the chapters whose stored points its page reads (READS: lib.chapters.points_of), and its
-    parameters."""
-    reads = getattr(module(chapter), "READS", ())
-    return ["lib/core", "lib/science", "lib/__main__.py", f"lib/chapters/{chapter}",
-            *(f"lib/chapters/{c}/compute.py" for c in reads), f"parameters/{chapter}"]
+    """The files whose code and parameters decide a chapter's claims: every lib module that its page, this module and
+    the compute modules of the chapters whose stored points it reads (READS) import, and its parameters."""
+    import sys
+
+    module(chapter, "page")
+    for c in getattr(module(chapter), "READS", ()):
+        module(c, "compute")
+    lib = ROOT / "lib"
+    files = {Path(m.__file__).resolve() for m in list(sys.modules.values())
+             if getattr(m, "__file__", None) and m.__name__.startswith("lib")}
+    return sorted(str(f.relative_to(ROOT)) for f in files if f.is_relative_to(lib)) + [f"parameters/{chapter}"]
 
 
 def dirty_files(chapter: str) -> list[str]:
-    """The files among `claims_sources` that differ from the checkout's commit (untracked ones under lib/ included)."""
+    """The files among `claims_sources` that differ from the checkout's commit (or are not in it)."""
     try:
         out = subprocess.run(["git", "status", "--porcelain", "--", *claims_sources(chapter)], cwd=ROOT,
                              capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return []
-    # an untracked module under lib/ may be imported by the claims; an untracked profile is not the one decided
-    return [line[3:] for line in out.stdout.splitlines() if line.strip() and "__pycache__" not in line
+    # an untracked profile is not the one decided; an untracked module the claims import is
+    return [line[3:] for line in out.stdout.splitlines() if line.strip()
             and (not line.startswith("??") or line[3:].startswith("lib/"))]
 
 
