@@ -28,6 +28,11 @@ class DirtyTree(params_mod.ParamError):
     """The claims code or parameters differ from the commit: stored claims would come from uncommitted code."""
 
 
+# decide trains nothing (a missing point raises) and every stored point it loads is checked against the manifest's
+# bytes: the modules that only schedule and run points, and print their progress, cannot move a stored claim.
+RUNS_POINTS = ("lib/core/sweep.py", "lib/core/schedule.py", "lib/core/executors.py")
+
+
 def claims_sources(chapter: str) -> list[str]:
     """The files whose code and parameters decide a chapter's claims: every lib module that its page, this module and
     the compute modules of the chapters whose stored points it reads (READS) import, and its parameters."""
@@ -39,7 +44,8 @@ def claims_sources(chapter: str) -> list[str]:
     lib = ROOT / "lib"
     files = {Path(m.__file__).resolve() for m in list(sys.modules.values())
              if getattr(m, "__file__", None) and m.__name__.startswith("lib")}
-    return sorted(str(f.relative_to(ROOT)) for f in files if f.is_relative_to(lib)) + [f"parameters/{chapter}"]
+    rel = sorted(str(f.relative_to(ROOT)) for f in files if f.is_relative_to(lib))
+    return [f for f in rel if f not in RUNS_POINTS] + [f"parameters/{chapter}"]
 
 
 def dirty_files(chapter: str) -> list[str]:
