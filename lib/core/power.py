@@ -203,6 +203,45 @@ def shifted(results: dict, field: str, by: float) -> dict:
     return out
 
 
+def _fresh(node):
+    """A copy of a nested results dict's dicts (its lists shared): a world may then replace any value in it without
+    touching the stored results or another draw."""
+    return {k: _fresh(v) for k, v in node.items()} if isinstance(node, dict) else node
+
+
+def edited(name: str, base: World, mechanism: bool = False, role: str = "", **edits) -> World:
+    """A world declared as data: the draw of `base` (the faithful world, say), then every stored number named in
+    `edits` replaced, in each record that has it, by edits[field](values, result): the values as a float array and the
+    record's result (its other fields). A swap is `swapped`.
+
+        >>> r = {"p": {"spec": {"seeds": 2}, "result": {"gain": [1.0, 3.0], "base": [0.5, 0.5]}}}
+        >>> w = edited("no gain: each run's gain is its base", faithful(), gain=lambda v, res: res["base"])
+        >>> w.draw({}, r, np.random.default_rng(0))["p"]["result"]["gain"], r["p"]["result"]["gain"], w.role
+        ([0.5, 0.5], [1.0, 3.0], 'without')
+    """
+    def draw(P: dict, results: dict, rng: np.random.Generator) -> dict:
+        sim = _fresh(base.draw(P, results, rng))
+        for parent, key in _records(sim):
+            r = parent[key]["result"]
+            for field in set(edits) & set(r):
+                r[field] = np.asarray(edits[field](np.asarray(r[field], float), r), float).tolist()
+        return sim
+    return World(name, mechanism, draw, role)
+
+
+def swapped(name: str, base: World, a: str, b: str, mechanism: bool = False, role: str = "") -> World:
+    """A world declared as data: the draw of `base`, then the stored fields `a` and `b` exchanged in every record that
+    has both (two arms' runs swapped: the lin and the log head's, GD's and AdamW's)."""
+    def draw(P: dict, results: dict, rng: np.random.Generator) -> dict:
+        sim = _fresh(base.draw(P, results, rng))
+        for parent, key in _records(sim):
+            r = parent[key]["result"]
+            if a in r and b in r:
+                r[a], r[b] = r[b], r[a]
+        return sim
+    return World(name, mechanism, draw, role)
+
+
 def outcome(row, *data) -> str | None:
     """"pass", "fail" or "censored": the row's own measure decided by its own rule (None: not measured)."""
     v = row.decide(*data)
