@@ -189,6 +189,21 @@ def test_fig2_outside_asks_what_the_authors_run_gives():
         assert _decide("fig2-outside", {"fig2_d": d, "fig2_train": 640}, results).passed is passed
 
 
+def test_figure2_worlds_tell_the_a2_pattern_from_a_map_without_it():
+    """Figure 2 is one run: its faithful world resamples the map's entries within their class, and every fig2 row
+    passes it; the same entries shuffled over the matrix (no A.2 pattern) or with the block's key columns permuted
+    (codes crossed) fail every row but rarely; A.2 rebuilt at the map's scale passes."""
+    d, d_e, rng = 3, 12, np.random.default_rng(0)
+    M = 0.01 * rng.standard_normal((d + 2 * d_e, d + 2 * d_e))
+    M[d + d_e:, d:d + d_e] = rng.standard_normal((d_e, d_e)) + np.diag(10 + rng.standard_normal(d_e))
+    results = {"figure2": {"result": {"M": M.tolist(), "d_e": d_e, "epoch_loss": [0.1], "test_mse": 0.1}}}
+    P = {"fig2_d": d, "fig2_train": 640}
+    rows = ["fig2-diagonal", "fig2-outside", "fig2-top", "fig2-sign"]
+    table = power_table(hc.ROWS, {r: WORLDS[r] for r in rows}, P, results, 30, more_seeds=False)
+    for t in table:
+        assert t["pass"] >= 0.8 if t["mechanism"] else t["pass"] <= 0.2, (t["row"], t["world"], t["pass"])
+
+
 def test_head_mask_gives_exactly_the_smaller_model():
     D, gen = 7, torch.Generator().manual_seed(0)
     big = models.MergedAttention(D=D, H=3, m=5)
@@ -369,11 +384,26 @@ def test_scaling_tells_polylog_from_a_power():
     assert not _decide("4-scaling", *_scaling_results(lambda N: 300 * N ** 0.9)).passed
     P, res = _scaling_results(lambda N: 2000 * np.log(N))
     res["scaling"][256]["result"]["samples"][0] = np.nan                            # one censored run
+    P["scale_max_samples"] = 20000
     m = scaling_claims.scaling_claim(P, res)
-    assert m.gate == 1                                                              # the gate's count, RULE_SCALING decides
+    assert m.lo < 0.5 and m.hi == math.inf                          # a count at the cap bounds the power from below
     v = scaling_claims.RULE_SCALING.decide(m)
-    assert not v.passed and v.measured.startswith("censored") and v.censored == "1 $H=q$ runs that never cross the " \
-        "threshold, more than 0"
+    assert not v.passed and "1 of 25 runs never crossed" in v.measured and v.censored.startswith("1 runs never crossed")
+
+
+def test_scaling_fails_where_runs_never_cross_at_a_linear_growth():
+    """A count that grows like N and passes the cap at the largest N was censored, never FAILed: the counts at the cap
+    bound the power from below, and where that bound reaches 1/2 the row FAILs; a run that never crossed at the
+    smallest N bounds nothing, and leaves the row censored."""
+    P, res = _scaling_results(lambda N: 300 * N)
+    P["scale_max_samples"] = 50000
+    for r in res["scaling"].values():
+        r["result"]["samples"] = [s if s <= 50000 else np.nan for s in r["result"]["samples"]]
+    m = scaling_claims.scaling_claim(P, res)
+    v = scaling_claims.RULE_SCALING.decide(m)
+    assert m.lo > 0.5 and not v.passed and not v.censored
+    res["scaling"][16]["result"]["samples"][0] = np.nan
+    assert scaling_claims.RULE_SCALING.decide(scaling_claims.scaling_claim(P, res)).censored
 
 
 # --------------------------------------------------------------------------------------------- rules and power
@@ -405,19 +435,31 @@ def test_resampling_keeps_each_run_whole_and_in_its_cell():
 
 
 def test_reach_fraction_rule_has_power():
-    """5-reach-fraction asked for half of the H >= q runs; at a third it passes 1 of 3 and fails 1 of 4. On a
-    stored-like sweep (2 of 3 H = q runs reach), the rows' own rules pass the resampled runs more often than runs where
-    H >= q heads do no better than q - 1 (none reach), or where training finds the solution in 1 run of 10."""
-    assert heads_claims.REACH_SHARE == pytest.approx(1 / 3)
+    """5-reach-fraction asks for half of the H >= q runs: it passes 2 of 4 and fails 1 of 3. On a stored-like sweep
+    (2 of 3 H = q runs reach), the rows' own rules pass the resampled runs more often than runs where H >= q heads do no
+    better than q - 1 (none reach), or where training finds the solution in 1 run of 10; runs moved to FVU 0 pass."""
+    assert heads_claims.REACH_SHARE == pytest.approx(1 / 2)
     P = {"p21_q": 2, "n_seeds": 3}
-    assert _decide("5-reach-fraction", P, _prop21([0.01, 0.5, 0.5], [[1.0, 0.9]] * 3)).passed
-    assert not _decide("5-reach-fraction", P, _prop21([0.01, 0.5, 0.5, 0.5], [[1.0, 0.9]] * 4)).passed
+    assert _decide("5-reach-fraction", P, _prop21([0.01, 0.02, 0.5, 0.5], [[1.0, 0.9]] * 4)).passed
+    assert not _decide("5-reach-fraction", P, _prop21([0.01, 0.5, 0.5], [[1.0, 0.9]] * 3)).passed
     res = _prop21([0.6, 0.55, 0.62, 0.01, 0.02, 0.28], [[1.0, 0.01]] * 3 + [[1.0, 0.9]] * 3)
     res["prop21"]["result"]["heads"] = [1, 1, 1, 2, 2, 2]
     rates = _power(["5-reach-fraction", "5-reach-prop21"], P, res)
     for row in ("5-reach-fraction", "5-reach-prop21"):
-        assert rates[row, "faithful"] >= 0.6 and rates[row, "H"] == 0.0
+        assert rates[row, "faithful"] >= 0.6 and rates[row, "H"] == 0.0 and rates[row, "solved"] == 1.0
     assert rates["5-reach-fraction", "luck 0.1"] < rates["5-reach-fraction", "faithful"] - 0.4
+
+
+def test_luck_world_swaps_only_the_h_ge_q_runs_at_more_seeds():
+    """With k times the stored runs per cell (lib.core.power.seeds_times), the world without the mechanism swaps the
+    outcomes of the resampled H >= q runs, wherever they sit in the longer lists, and leaves every H < q run's own."""
+    from lib.core.power import seeds_times
+    res = _prop21([0.6, 0.55, 0.62, 0.01, 0.02, 0.28], [[1.0, 0.01]] * 3 + [[1.0, 0.9]] * 3)
+    res["prop21"]["result"]["heads"] = [1, 1, 1, 2, 2, 2]
+    with seeds_times(4):
+        out = WORLDS["5-reach-prop21"][2].draw({"p21_q": 2}, res, np.random.default_rng(0))["prop21"]["result"]
+    heads, fvu = np.asarray(out["heads"]), np.asarray(out["fvu"])
+    assert len(heads) == 24 and set(fvu[heads == 2]) <= {0.6, 0.55, 0.62} and set(fvu[heads == 1]) <= {0.6, 0.55, 0.62}
 
 
 def _prop3(fvu, heads, q=2, d=8, se=0.004):
@@ -447,10 +489,10 @@ def test_scaling_rule_has_power():
     """4-scaling on counts that grow like ln N with the spread of 5 seeds: the resampled runs pass more often than the
     same runs rescaled to grow like sqrt N; rescaled to grow like N, they pass never."""
     P, res = _scaling_results(lambda N: 2000 * np.log(N), noise=0.2)
-    rates = _power(["4-scaling"], P, res)
-    assert rates["4-scaling", "faithful"] > rates["4-scaling", "growth"] + 0.5
-    table = power_table(hc.ROWS, {"4-scaling": WORLDS["4-scaling"]}, P, res, 20)
-    assert table[2]["pass"] == 0.0
+    table = {t["world"].split(":")[0]: t for t in power_table(hc.ROWS, {"4-scaling": WORLDS["4-scaling"]}, P, res, 20)}
+    assert table["faithful"]["pass"] > table["growth like √N"]["pass"] + 0.5
+    assert table["growth like ln N (Thm 4's polylog)"]["pass"] >= 0.8
+    assert table["growth linear in N (an FFN's, Thm 6)"]["pass"] == 0.0
 
 
 def test_scaling_row_says_slower_than_sqrt_n_unless_the_aic_picks_ln_n():
@@ -519,7 +561,7 @@ def test_every_row_decides_and_words_its_rule_from_one_object(monkeypatch):
     res = _prop21([0.01, 0.02, 0.36, 0.4], [good, good, stalled, stalled])
     row = next(r for r in hc.ROWS if r.id == "5-reach-fraction")
     v = row.decide(P, res)
-    assert v.passed and v.measured.endswith(f"margin {(0.5 - 1 / 3) / 0.25:+.1f} SE") and "≥ 1/3 (" in row.expected
+    assert v.passed and v.measured.endswith("margin +0.0 SE") and "≥ 1/2 (" in row.expected
     strict = dataclasses.replace(heads_claims.RULE_REACH_FRACTION, bound=Fraction(3, 4))
     monkeypatch.setattr(heads_claims, "RULE_REACH_FRACTION", strict)
     monkeypatch.setattr(heads_claims, "REACH_SHARE", strict.bound)
@@ -549,7 +591,7 @@ def test_page_numbers_on_reach_and_prop3_read_back_from_the_stored_runs():
     q = P["p21_q"]
     up = [f for H, f in zip(p21["heads"], p21["fvu"]) if H >= q]
     n = len(up)
-    bar = math.ceil(n / 3)
+    bar = math.ceil(n / 2)
     luck = sum(math.comb(n, j) * (1 / 3) ** j * (2 / 3) ** (n - j) for j in range(bar, n + 1))
     r = page.reach_numbers(P, results)
     assert (r["reach_bar"], r["reach_n"]) == (bar, n) and r["luck_pass"] == pytest.approx(luck)
@@ -560,8 +602,8 @@ def test_page_numbers_on_reach_and_prop3_read_back_from_the_stored_runs():
     rerun = 1 - (1 - sum(f <= 0.05 for f in at_q) / len(at_q)) ** len(at_q)
     assert f"passes with chance {rerun:.2f}" in rows["5-reach-prop21"]["measured"]
     by_id = {row.id: row for row in hc.ROWS}
-    for rid, world, want in (("5-reach-prop21", 0, rerun), ("5-reach-fraction", 2, luck)):
-        got = rates(by_id[rid], WORLDS[rid][world], P, results, draws=200)["pass"]
+    for rid, world, want in (("5-reach-prop21", "faithful", rerun), ("5-reach-fraction", "chance 1/3", luck)):
+        got = rates(by_id[rid], next(w for w in WORLDS[rid] if world in w.name), P, results, draws=200)["pass"]
         assert abs(got - want) < 3 * math.sqrt(want * (1 - want) / 200), (rid, got, want)
     q3, d3 = P["p3_q"], P["p3_d"]
     live = [H for H in range(1, q3) if 1 - H * (q3 + d3) / (q3 * d3) > 0]
@@ -585,7 +627,7 @@ def test_every_claim_rule_with_worlds_passes_its_faithful_world_or_says_its_rate
     rows = {x["id"]: x for x in page.claims(P, results)}
     for rid in WORLDS:
         ts = [t for t in table if t["row"] == rid]
-        faithful = next(t["pass"] for t in ts if t["mechanism"])
+        faithful = next(t["pass"] for t in ts if t["role"] == "faithful")
         assert min(t["pass"] for t in ts if not t["mechanism"]) < faithful
         if faithful < 0.8:
             assert "chance" in rows[rid]["measured"] + rows[rid]["statement"], (rid, faithful)

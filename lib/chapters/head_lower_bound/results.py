@@ -134,6 +134,7 @@ def figure2_stats(M: np.ndarray, d: int, d_e: int) -> dict:
     rows, cols = np.unravel_index(np.argsort(A, axis=None)[::-1][:d_e], A.shape)   # the d_e largest entries
     on_diag = int(np.sum((rows >= d + d_e) & (rows < d + 2 * d_e) & (rows - (d + d_e) == cols - d)))
     template = a2.weights(1, d, d_e, 1.0)[0].numpy()                         # Eq. A.2 with q = 1, alpha = 1
-    return {"diag_mean": float(np.abs(diag).mean()), "off_median": float(np.median(off)),
+    return {"diag_mean": float(np.abs(diag).mean()), "diag_median": float(np.median(np.abs(diag))),
+            "off_median": float(np.median(off)),
             "outside_median": float(np.median(A[outside])), "top_on_diag": on_diag,
             "positive": float(np.mean(diag > 0)), "corr": float(np.corrcoef(A.ravel(), template.ravel())[0, 1])}

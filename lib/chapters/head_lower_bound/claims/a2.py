@@ -64,13 +64,15 @@ AUTHORS_RERUN = {"diag_mean": 35.6, "outside_median": 0.02, "steps": 3128}
 FIG2_OUTSIDE = 1800      # AUTHORS_RERUN's diagonal over its outside median (35.6 / 0.02), rounded
 
 # The Figure 2 rows: one run each, no spread over seeds, so no margin.
-RULE_DIAGONAL = AtLeast("diagonal mean / block off-diagonal median", 3,
-                        why=f"the paper's figure: {PAPER_FIG2['ratio']}; one run, no spread over seeds")
+RULE_DIAGONAL = AtLeast("diagonal median / block off-diagonal median", 3,
+                        why=f"half the paper's {PAPER_FIG2['ratio']}, read from its figure; one run, no spread over seeds")
 RULE_OUTSIDE = AtLeast("diagonal mean / median outside the block", FIG2_OUTSIDE // 4,
                        why=f"a quarter of the authors' {FIG2_OUTSIDE:,}×; one run")
 RULE_TOP = AtLeast("share of the $d_e$ largest entries on the A.2 diagonal", Fraction(20, 23),
                    why=f"20 of the paper's {PAPER_FIG2['top_on_diag']}, scaled to $d_e$; one run")
-RULE_SIGN = AtLeast("share of the diagonal entries > 0", 0.9, why="one run")
+RULE_SIGN = AtLeast("share of the diagonal entries > 0", 0.9,
+                    why="A.2 puts α > 0 on every one; 0.9 sits about 4 binomial SEs above the half a map without the "
+                        "pattern gives at the paper's $d_e=23$; one run")
 
 
 def figure2(P, results):
@@ -80,8 +82,8 @@ def figure2(P, results):
 
 def fig2_diagonal(P, results):
     _, st = figure2(P, results)
-    ratio = st["diag_mean"] / max(st["off_median"], 1e-12)
-    return Measured(ratio, f"{st['diag_mean']:.1f} vs {st['off_median']:.2f} ({ratio:.1f}×)",
+    ratio = st["diag_median"] / max(st["off_median"], 1e-12)       # medians: a few large entries move neither
+    return Measured(ratio, f"{st['diag_median']:.1f} vs {st['off_median']:.2f} ({ratio:.1f}×)",
                     paper=f"{PAPER_FIG2['diag_mean']:.0f} vs {PAPER_FIG2['off_median']:.0f} ({PAPER_FIG2['ratio']})")
 
 
