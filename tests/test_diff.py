@@ -103,13 +103,16 @@ def test_the_same_results_change_no_verdict(tiny, cli):
     status, out, err = cli(tiny, "sample_complexity", "quick", str(tiny / "sample_complexity" / "quick"))
     assert status == 0, err
     assert "claims recomputed from its points" in out and "0 stored numbers changed" in out
-    assert "= claim paper-means: ✓ pass -> ✓ pass" in out, out
+    assert "parameters: the same on both sides" in out.splitlines()[1]
+    # compute writes no power.json, so the power gate leaves every claim undecided, with its rule's own outcome
+    assert "= claim paper-means: ◌ undecided (its rule: ✓ pass) -> ◌ undecided (its rule: ✓ pass)" in out, out
 
 
 def test_a_changed_verdict_exits_1_and_names_the_numbers_that_moved(tiny, tmp_path):
     out = lib(tiny, "diff", "sample_complexity", "quick", str(tampered(tiny, tmp_path, 100)))
     assert out.returncode == 1, out.stdout + out.stderr[-2000:]
-    assert "≠ claim paper-means: ✓ pass -> ✗ below scale  (CHANGED)" in out.stdout
+    assert ("≠ claim paper-means: ◌ undecided (its rule: ✓ pass) -> ◌ undecided (its rule: ✗ below scale)  (CHANGED)"
+            in out.stdout)
     assert "samples[seeds,0]: mean 2240 -> 2.24e+05" in out.stdout and "BEYOND its seeds' range" in out.stdout
     assert "summary: 1 of" in out.stdout and "(paper-means)" in out.stdout
 
@@ -171,3 +174,48 @@ def test_a_changed_rule_shows_in_the_stored_verdicts(tiny, tmp_path, cli):
     (b / "claims.json").write_text(json.dumps([{**row, "censored": ""}]))
     status, out, _ = cli(tiny, "sample_complexity", str(a), str(b))
     assert status == 1 and "≠ claim paper-means: ◌ censored -> ✗ FAIL" in out and "1 stored verdicts differ" in out
+
+
+def test_a_pass_that_becomes_undecided_is_a_changed_verdict(tiny, tmp_path, cli):
+    a, b = tampered(tiny, tmp_path / "a", 1), tampered(tiny, tmp_path / "b", 1)
+    row = {"id": "paper-means", "kind": "claim", "measured": "x", "passed": True}
+    (a / "claims.json").write_text(json.dumps([row]))
+    (b / "claims.json").write_text(json.dumps([{**row, "undecided": "a faithful rerun passes 59%"}]))
+    status, out, _ = cli(tiny, "sample_complexity", str(a), str(b))
+    assert status == 1 and "≠ claim paper-means: ✓ pass -> ◌ undecided (its rule: ✓ pass)" in out, out
+
+
+def test_runs_with_other_parameters_say_so_first_and_judge_no_number_against_seeds(tiny, tmp_path, cli):
+    """Two runs that differ in a parameter: which ones comes before any number, and the points computed with other
+    parameters are named with what differs, their numbers not judged against their seeds."""
+    results = tmp_path / "results"
+    out = lib(results, "compute", "sample_complexity", "--profile", "quick", *TINY[:-2], "--set", "n_test=96",
+              *TINY[-2:])
+    assert out.returncode == 0, out.stderr[-2000:]
+    status, out, err = cli(tiny, "sample_complexity", "quick", str(results / "sample_complexity" / "quick"))
+    lines = out.splitlines()
+    assert lines[1].startswith("  the two runs differ in 1 parameter (A -> B)") and lines[2] == "    n_test: 64 -> 96"
+    assert "BEYOND" not in out and "within its seeds' range" not in out, out
+    assert "9 of them computed with other parameters on each side (their numbers are not judged)" in out
+    assert "n_test 64 -> 96" in out and "no point was computed with the same parameters on both sides" in out
+
+
+@pytest.mark.parametrize("tex, text", [
+    (r"max $\lvert z\rvert$ = 2.0 ($N=6$, $n=45$)", "max |z| = 2.0 (N=6, n=45)"),
+    (r"$E_{\rm lin}(8)$ 4.9e-08 below $10^{-6}$", "E_lin(8) 4.9e-08 below 10^-6"),
+    (r"residual $\lVert\nabla_{\mathbf W}\hat{\mathcal L}+\lambda\mathbf W\rVert_F$", "residual ‖∇_WL+λW‖_F"),
+    (r"slope 2.33 in $\log\log T$; $\ln(3(T+1))$; $\frac{a}{b}$, $\sqrt{q}$",
+     "slope 2.33 in log log T; ln(3(T+1)); (a)/(b), √(q)"),
+    ("no math here: 5 of 6", "no math here: 5 of 6"),
+])
+def test_measured_values_are_plain_text(tex, text):
+    assert diff.plain_text(tex) == text
+
+
+def test_no_tex_reaches_the_terminal():
+    """Every committed claim row's measured value, as diff prints it: no dollar, no backslash command."""
+    import re
+
+    rows = [r for f in sorted((ROOT / "results").glob("*/paper/claims.json")) for r in json.loads(f.read_text())]
+    shown = [diff.plain_text(str(r.get("measured", ""))) for r in rows]
+    assert rows and not [t for t in shown if "$" in t or re.search(r"\\[A-Za-z]", t)]

@@ -7,12 +7,16 @@ A result set is one of
   results/<chapter>/quick/ made before a change;
 - the results stored at a git commit: REV:PROFILE (`HEAD~1:paper`), or REV alone for its paper profile.
 
-Both sides are read, never computed. Their claims are recomputed from their stored points by this checkout's page
-code (lib.core.verify), so that both sides are judged by one set of rules and the diff shows what the numbers moved;
-a side whose points do not cover its claims shows the claims.json it stored, and says so. A sweep point is matched
-by its label (a chapter's point names, e.g. `a transformer 4`); within it, a list with an axis as long as the
-point's seed count (its spec's n_seeds, seeds or tr_seeds) holds one number per seed: the diff compares the seeds'
-mean and says whether it moved by more than the seeds' range (max - min, the larger of the two sides'). Because both
+Both sides are read, never computed. The parameters that differ between them come first: a verdict or a number may
+move for that reason alone. Their claims are recomputed from their stored points by this checkout's page code
+(lib.core.verify), so that both sides are judged by one set of rules and the diff shows what the numbers moved; a
+side whose points do not cover its claims shows the claims.json it stored, and says so. A verdict is shown as a
+page shows it: undecided where the power gate (lib.core.gate) left it so. The report is plain text: the math of a
+measured value is written without TeX (`plain_text`). A sweep point is matched by its label (a chapter's point
+names, e.g. `a transformer 4`). Its numbers are compared only where it was computed with the same parameters on
+both sides (the same spec); elsewhere the diff names the fields that differ. Within it, a list with an axis as long
+as the point's seed count (its spec's n_seeds, seeds or tr_seeds) holds one number per seed: the diff compares the
+seeds' mean and says whether it moved by more than the seeds' range (max - min, the larger of the two sides'). Because both
 sides are judged by this checkout's rules, a change of a rule shows in a second list: the verdicts each side's
 claims.json stored, by the rules of the code that wrote it. Exit status 0 when no verdict changed (recomputed or
 stored), 1 when one did (a row on one side only counts as changed), 2 for bad input (another chapter's result set
@@ -24,6 +28,7 @@ included) or a stored point that does not match its manifest or cannot be read (
 from __future__ import annotations
 
 import importlib
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -32,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from lib.core import params as params_mod
-from lib.core.store import ROOT, MissingResult, Store, read_json, results_root
+from lib.core.store import ROOT, MissingResult, Store, read_json, results_root, spec_dict
 
 LIMIT = 10          # changed numbers shown per point; the rest are counted
 REL = 1e-9          # numbers closer than this (relative) are equal: float noise of another machine is no change
@@ -49,6 +54,7 @@ class Side:
     stored: list | None = None                    # its claims.json: the verdicts by the rules of the code that wrote it
     records: dict = field(default_factory=dict)   # point name -> stored record (missing: not stored)
     seeds: dict = field(default_factory=dict)     # point name -> its seed counts (spec fields named *seeds)
+    specs: dict = field(default_factory=dict)     # point name -> its spec's fields (what its numbers depend on)
     n_points: int = 0
 
 
@@ -155,6 +161,7 @@ def load(chapter: str, text: str, tmp: Path) -> Side:
     side.n_points = len(points)
     for p in points:
         side.seeds[p.name] = {v for k, v in vars(p.spec).items() if k.endswith("seeds") and isinstance(v, int) and v > 1}
+        side.specs[p.name] = spec_dict(p.spec)
         if (record := store.get(p.spec)) is not None:
             side.records[p.name] = record
     try:
@@ -253,14 +260,77 @@ def changes(path: str, a, b, seeds_a: set, seeds_b: set) -> list[tuple[str, str,
 
 
 def _short(x, n: int = 40) -> str:
-    text = repr(x)
+    text = _value(x)
     return text if len(text) <= n else text[:n - 4] + " ..."
+
+
+def _value(x) -> str:
+    """A parameter's or stored value as a terminal shows it: a list as [2, 4, 6], a string bare."""
+    if isinstance(x, list):
+        return "[" + ", ".join(_value(v) for v in x) + "]"
+    return x if isinstance(x, str) else "—" if x is None else repr(x)
+
+
+SYMBOLS = {"le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠", "approx": "≈", "sim": "~",
+           "gtrsim": "≳", "lesssim": "≲", "propto": "∝", "times": "×", "cdot": "·", "pm": "±", "infty": "∞",
+           "to": "→", "rightarrow": "→", "in": "∈", "sum": "Σ", "prod": "Π", "top": "ᵀ", "dots": "...",
+           "ldots": "...", "cdots": "...", "lVert": "‖", "rVert": "‖", "Vert": "‖", "lvert": "|", "rvert": "|",
+           "vert": "|", "langle": "⟨", "rangle": "⟩", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉",
+           "ell": "ℓ", "partial": "∂", "nabla": "∇", "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ",
+           "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ", "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ",
+           "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ",
+           "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ",
+           "Lambda": "Λ", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω"}
+FONTS = ("text", "mathrm", "mathbf", "mathcal", "mathbb", "mathfrak", "mathit", "mathsf", "operatorname", "rm",
+         "bf", "it", "hat", "bar", "tilde", "boldsymbol")
+_GROUP = r"\{\s*([^{}]*)\}"
+
+
+def plain_text(tex: str) -> str:
+    """A row's text as a terminal shows it: its math ($...$) without TeX. Fonts and accents keep their letters
+    (\\mathrm{lin} -> lin), symbols become their characters (\\le -> ≤, \\lVert -> ‖), \\frac{a}{b} -> (a)/(b),
+    \\sqrt{x} -> √(x), braces of sub- and superscripts go (E_{\\log} -> E_log), and any other command keeps its name.
+
+        >>> plain_text(r"max $\\lvert z\\rvert$ = 2.0 ($N=6$); $E_{\\rm lin}(8)$ vs $\\sqrt q\\,\\varepsilon$, $\\frac{1}{2}$")
+        'max |z| = 2.0 (N=6); E_lin(8) vs √q ε, (1)/(2)'
+    """
+    def command(c: re.Match) -> str:   # a font alone (\\rm lin) goes; an operator (\\log T) keeps a space before a word
+        name, after = c.group(1), c.group(2)
+        if name in FONTS:
+            return ""
+        return SYMBOLS.get(name) or name + (" " if after.isalnum() or after == "\\" else "")
+
+    def math(m: re.Match) -> str:
+        t = m.group(1)
+        for _ in range(4):   # nested groups, innermost first
+            t = re.sub(r"\\frac\s*" + _GROUP + r"\s*" + _GROUP, r"(\1)/(\2)", t)
+            t = re.sub(r"\\sqrt\s*" + _GROUP, r"√(\1)", t)
+            t = re.sub(r"\\binom\s*" + _GROUP + r"\s*" + _GROUP, r"C(\1, \2)", t)
+            t = re.sub(r"\\(?:" + "|".join(FONTS) + r")\s*" + _GROUP, r"\1", t)
+        t = re.sub(r"\\sqrt\s*", "√", t)
+        t = re.sub(r"\\(?:left|right|big|Big|bigg|Bigg)\b\s*", "", t)
+        t = re.sub(r"\\[,;:! ]", " ", t)
+        t = re.sub(r"\\([{}%$&#_|])", r"\1", t)
+        t = re.sub(r"\\([A-Za-z]+) ?(?=(.?))", command, t)
+        t = re.sub(r"([_^])\{([^{}]*)\}", r"\1\2", t)
+        t = t.replace("{", "").replace("}", "")
+        return re.sub(r"\s+", " ", t).strip()
+    return re.sub(r"\$\$?([^$]*)\$?\$", math, tex)
 
 
 # ------------------------------------------------------------------------------------------- the report
 def _verdict(row: dict | None) -> str:
+    """A row's verdict as a page shows it: undecided where its power gate (lib.core.gate) did not let its rule's
+    outcome stand, with that outcome, which the row keeps (a pass that becomes undecided is a changed verdict, and
+    so is an undecided row whose rule's outcome moved)."""
     if row is None:
         return "absent"
+    if row.get("undecided"):
+        return "◌ undecided (censored)" if row.get("censored") else f"◌ undecided (its rule: {_outcome(row)})"
+    return _outcome(row)
+
+
+def _outcome(row: dict) -> str:
     if row.get("censored"):
         return "◌ censored"
     return "✓ pass" if row.get("passed") else "✗ below scale" if row.get("scale") else "✗ FAIL"
@@ -277,13 +347,26 @@ def stored_changes(a: Side, b: Side) -> list[tuple[str, str, str, str]]:
             if _verdict(sa.get(i)) != _verdict(sb.get(i))]
 
 
+def _spec_moved(a: dict, b: dict) -> list[str]:
+    """The fields of two points' specs that differ, as 'field a -> b' (their numbers depend on every field)."""
+    a, b = _plain(a), _plain(b)
+    return [f"{k} {_short(a.get(k), 24)} -> {_short(b.get(k), 24)}" for k in sorted(set(a) | set(b))
+            if a.get(k) != b.get(k)]
+
+
 def report(chapter: str, a: Side, b: Side, limit: int = LIMIT) -> tuple[list[str], int]:
-    """The diff's lines and the number of rows whose verdict changed."""
-    lines = [f"diff {chapter}"] + [f"  {k} = {s.name} ({s.where}): {len(s.records)} of its {s.n_points} points stored; "
-                                   f"claims {s.claims_from}" for k, s in (("A", a), ("B", b))]
+    """The diff's lines and the number of rows whose verdict changed. Which parameters differ comes first: a number
+    is judged against its seeds' range only at a point computed with the same parameters on both sides."""
     moved = [k for k in sorted(set(a.params) | set(b.params)) if k != "profile" and a.params.get(k) != b.params.get(k)]
-    lines.append("  parameters: " + ("; ".join(f"{k} {_short(a.params.get(k), 30)} -> {_short(b.params.get(k), 30)}"
-                                              for k in moved) if moved else "the same"))
+    lines = [f"diff {chapter}: A = {a.name}, B = {b.name}"]
+    if moved:
+        lines += [f"  the two runs differ in {len(moved)} parameter{'s' if len(moved) > 1 else ''} (A -> B); their "
+                  "verdicts and numbers may differ for that reason alone:"]
+        lines += [f"    {k}: {_short(a.params.get(k), 60)} -> {_short(b.params.get(k), 60)}" for k in moved]
+    else:
+        lines.append("  parameters: the same on both sides")
+    lines += [f"  {k} = {s.name} ({s.where}): {len(s.records)} of its {s.n_points} points stored; claims {s.claims_from}"
+              for k, s in (("A", a), ("B", b))]
     ra, rb = {r["id"]: r for r in a.claims}, {r["id"]: r for r in b.claims}
     ids = [r["id"] for r in a.claims] + [i for i in rb if i not in ra]
     changed = [i for i in ids if _verdict(ra.get(i)) != _verdict(rb.get(i))]
@@ -293,7 +376,7 @@ def report(chapter: str, a: Side, b: Side, limit: int = LIMIT) -> tuple[list[str
         kind = (x or y).get("kind", "claim")
         mark = "CHANGED" if i in changed else "same verdict"
         lines.append(f"  {'≠' if i in changed else '='} {kind} {i}: {_verdict(x)} -> {_verdict(y)}  ({mark})")
-        mx, my = (x or {}).get("measured", "—"), (y or {}).get("measured", "—")
+        mx, my = (plain_text(str((r or {}).get("measured", "—"))) for r in (x, y))
         lines += [f"      measured: {mx}"] if mx == my else [f"      A: {mx}", f"      B: {my}"]
     moved_rules = stored_changes(a, b)
     if a.stored is not None and b.stored is not None:
@@ -302,11 +385,15 @@ def report(chapter: str, a: Side, b: Side, limit: int = LIMIT) -> tuple[list[str
         lines += [f"  ≠ {kind} {i}: {x} -> {y}" for kind, i, x, y in moved_rules]
     names = list(a.records) + [n for n in b.records if n not in a.records]
     both = [n for n in names if n in a.records and n in b.records]
+    alike = [n for n in both if not _spec_moved(a.specs.get(n, {}), b.specs.get(n, {}))]
+    other = [n for n in both if n not in alike]
     lines += ["", f"sweep points: {len(both)} stored on both sides"
               + (f", {len(a.records) - len(both)} on A only" if len(a.records) > len(both) else "")
-              + (f", {len(b.records) - len(both)} on B only" if len(b.records) > len(both) else "")]
+              + (f", {len(b.records) - len(both)} on B only" if len(b.records) > len(both) else "")
+              + (f"; {len(other)} of them computed with other parameters on each side (their numbers are not judged)"
+                 if other else "")]
     n_moved, n_beyond, n_points = 0, 0, 0
-    for name in both:
+    for name in alike:
         found = changes("", a.records[name]["result"], b.records[name]["result"], a.seeds.get(name, set()),
                         b.seeds.get(name, set()))
         found.sort(key=lambda c: {True: 0, False: 1, None: 2}[c[2]])   # what moved beyond its seeds first
@@ -322,16 +409,24 @@ def report(chapter: str, a: Side, b: Side, limit: int = LIMIT) -> tuple[list[str
         if len(found) > limit:
             rest = found[limit:]
             lines.append(f"      ... {len(rest)} more ({sum(c[2] is True for c in rest)} beyond their seeds' range)")
-    for side, other, label in ((a, b, "A"), (b, a, "B")):
-        only = [n for n in side.records if n not in other.records]
+    if other:
+        lines.append(f"  computed with other parameters ({len(other)} points; what differs, A -> B):")
+        for name in other[:limit]:
+            lines.append(f"      {name}: {'; '.join(_spec_moved(a.specs[name], b.specs[name])[:4])}")
+        if len(other) > limit:
+            lines.append(f"      ... {len(other) - limit} more")
+    for side, other_side, label in ((a, b, "A"), (b, a, "B")):
+        only = [n for n in side.records if n not in other_side.records]
         if only:
             lines.append(f"  stored on {label} only: {', '.join(only[:6])}{' ...' if len(only) > 6 else ''}")
+    numbers = (f"{n_moved} stored numbers changed in {n_points} of the {len(alike)} points computed with the same "
+               f"parameters, {n_beyond} of them beyond their seeds' range" if alike else
+               "no point was computed with the same parameters on both sides, so no number is judged")
     lines += ["", f"summary: {len(changed)} of {len(ids)} verdicts changed"
               + (f" ({', '.join(changed)})" if changed else "")
               + (f"; {len(moved_rules)} stored verdicts differ ({', '.join(i for _, i, _, _ in moved_rules)})"
                  if moved_rules else "")
-              + f"; {n_moved} stored numbers changed in {n_points} of {len(both)} points, {n_beyond} of them beyond "
-              f"their seeds' range"]
+              + (f"; the runs differ in {len(moved)} parameters" if moved else "") + f"; {numbers}"]
     return lines, len(changed) + len(moved_rules)
 
 
