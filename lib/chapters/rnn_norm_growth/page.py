@@ -7,7 +7,7 @@ so editing it leaves the chapter's stored results current (no computation import
     >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
     (16, [('9-exact', True), ('9-drift', True)])
-    >>> findings(P, results, rows, []).splitlines()[0][:36]
+    >>> findings(P, results, rows).splitlines()[0][:36]
     '- `10a-contrast-gru`: on simple-1STR'
 """
 from __future__ import annotations
@@ -34,12 +34,6 @@ from lib.core.power import power_table
 __all__ = ["HEADLINES", "ROWS", "RULE_CONTRAST", "RULE_NORM_LOWER", "RULE_WIDTH", "budget_summary", "claims",
            "crossover_markdown", "crossover_table", "findings", "first_screen", "memoriser_fit", "norm_table",
            "packing_markdown", "phase_markdown", "power", "unreached_cells", "unreached_markdown"]
-LOW_POWER = 0.8       # a row whose faithful world passes less often than this has its rates beside its finding
-
-
-def pct(x: float) -> str:
-    """A share as the power table writes it: 0% and 100% whole, others to a tenth of a percent where needed."""
-    return f"{x:.0%}" if x in (0, 1) or round(x, 2) == x else f"{x:.1%}"
 
 
 def power(P: dict, results: dict, draws: int) -> list[dict]:
@@ -48,27 +42,22 @@ def power(P: dict, results: dict, draws: int) -> list[dict]:
     return power_table(ROWS, WORLDS, P, results, draws)
 
 
-def _rates(table: list[dict], rid: str) -> str:
-    """A row's pass rates in its worlds, where its faithful world passes less than LOW_POWER of the time."""
-    ws = [t for t in table if t["row"] == rid]
-    if not any(t["mechanism"] and t["world"].startswith("faithful") and t["pass"] < LOW_POWER for t in ws):
-        return ""
-    say = lambda t: (f"{t['world'].split(':')[0]} {pct(t['pass'])} pass" + (
-        f" (FAIL {pct(t['fail'])}, censored {pct(t['censored'])})" if t["world"].startswith("faithful") else ""))
-    return f" *Power (the table below):* {'; '.join(say(t) for t in ws)}."
-
-
-def findings(P: dict, results: dict, rows: list[dict], table: list[dict]) -> str:
-    """One bullet per claim row that fails or is censored: its own `explain`, and where its faithful world passes
-    less than LOW_POWER of the time, its rates in every world of the power table `table`."""
-    return "\n".join(f"- `{rid}`: {e}{_rates(table, rid)}" for rid, e in explained(ROWS, rows, P, results).items())
+def findings(P: dict, results: dict, rows: list[dict]) -> str:
+    """One bullet per claim row that does not pass as evidence (rows gated by their power, lib.core.gate): its own
+    `explain` where its rule FAILs or leaves it censored; where the rule passes but the power leaves the row
+    undecided, only that (the row's note gives the power's numbers and what would decide it)."""
+    by = {r["id"]: r for r in rows}
+    said = lambda r, e: "its rule passes on this run, but its power leaves it undecided: the row's note says why." if (
+        r["passed"]) else e
+    return "\n".join(f"- `{rid}`: {said(by[rid], e)}" for rid, e in explained(ROWS, rows, P, results).items())
 
 
 def first_screen(P: dict, results: dict, rows: list[dict]) -> str:
     """The sentence under the verdict: which trained width rows pass, and what needs a larger N or cap (the cells
     where a phase diagram stops; the architectures whose simple-1STR d_h* sits at the grid's floor)."""
     ok, name = {r["id"]: r for r in rows}, {"gru": "GRU", "elman": "Elman RNN"}
-    grows = [name[a] for a in P["archs"] if ok.get(f"10a-width-1str-{a}", {}).get("passed")]
+    shown = lambda r: r.get("passed") and not r.get("undecided") and not r.get("censored")     # a pass that stands
+    grows = [name[a] for a in P["archs"] if shown(ok.get(f"10a-width-1str-{a}", {}))]
     stops = [f"the {name[c['arch']]} learns {LABELS[c['task']]} only below N = {c['N']} (its width, norm and "
              "packing rows)" for c in unreached_cells(P, results)]
     floor = [name[a] for a in P["archs"] if f"10a-contrast-{a}" in ok

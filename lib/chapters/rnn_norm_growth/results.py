@@ -30,13 +30,22 @@ LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout
           "1str": "1STR", "simple": "simple-1STR"}
 
 
+def runs_per_width(P: dict, rec: dict) -> int:
+    """A phase point's runs per width, read from its stored lists (width-major, one entry per run), not from the
+    profile's n_seeds: a power world may draw more runs per width than were stored (lib.core.power.seeds_times)."""
+    return len(rec["result"]["samples"]) // len(P["widths"])
+
+
+def widest(P: dict, rec: dict, field: str) -> np.ndarray:
+    """A per-run field of a phase point at its widest width: the last runs_per_width entries."""
+    return result_array(rec, field)[-runs_per_width(P, rec):]
+
+
 def unlearned(P: dict, results: dict, task: str, arch: str = "elman") -> list:
     """The chapter's one rule for an N whose networks did not learn: the N of the profile at which no widest run of
     `arch` on `task` reached the threshold. Every number a claim row reads from the widest runs there is unknown
     (their geometry is that of networks that never learned; they have no value at the threshold)."""
-    S = P["n_seeds"]
-    return [N for N in sorted(P["phase_N"])
-            if not np.isfinite(result_array(results["phase"][(arch, task, N)], "samples")[-S:]).any()]
+    return [N for N in sorted(P["phase_N"]) if not np.isfinite(widest(P, results["phase"][(arch, task, N)], "samples")).any()]
 
 
 # =================================================================================================== the phase diagram
@@ -82,14 +91,14 @@ def phase_table(P: dict, results: dict) -> dict:
     seeds: experiments.phase.STATUS codes), "dstar", "lo", "hi", "slope" (fit of the estimates), "slope_min", "slope_max"
     (`slope_range`), "censored" (runs undecided at the cap)}}."""
     out = {}
-    Ns, W, S = sorted(P["phase_N"]), len(P["widths"]), P["n_seeds"]
+    Ns, W = sorted(P["phase_N"]), len(P["widths"])
     for arch in P["archs"]:
         for task in TASKS:
             med, frac, status, bounds = [], [], [], []
             for N in Ns:
                 rec = results["phase"][(arch, task, N)]
-                best = result_array(rec, "best_mse").reshape(W, S)
-                st = result_array(rec, "status").reshape(W, S)
+                best = result_array(rec, "best_mse").reshape(W, -1)
+                st = result_array(rec, "status").reshape(W, -1)
                 med.append(np.median(best, 1))
                 frac.append((st == 0).mean(1))
                 status.append(st)
@@ -101,7 +110,8 @@ def phase_table(P: dict, results: dict) -> dict:
             smin, smax = slope_range(Ns, lo, hi)
             out[(arch, task)] = {"N": Ns, "median": np.array(med), "reached": np.array(frac), "status": np.array(status),
                                  "dstar": dstar, "lo": lo, "hi": hi, "slope": loglog_slope(Ns, dstar),
-                                 "slope_min": smin, "slope_max": smax, "censored": int((np.array(status) == 2).sum())}
+                                 "slope_min": smin, "slope_max": smax,
+                                 "censored": int(sum((st == 2).sum() for st in status))}
     return out
 
 
@@ -131,9 +141,9 @@ def slope_bootstrap(P: dict, results: dict, arch: str, task: str, draws: int = B
         0.21
     """
     rng = np.random.default_rng(seed)
-    Ns, W, S = sorted(P["phase_N"]), len(P["widths"]), P["n_seeds"]
-    best = [result_array(results["phase"][(arch, task, N)], "best_mse").reshape(W, S) for N in Ns]
-    med = [np.median(np.take_along_axis(b[None], rng.integers(0, S, (draws, W, S)), 2), 2) for b in best]
+    Ns, W = sorted(P["phase_N"]), len(P["widths"])
+    best = [result_array(results["phase"][(arch, task, N)], "best_mse").reshape(W, -1) for N in Ns]
+    med = [np.median(np.take_along_axis(b[None], rng.integers(0, b.shape[1], (draws, *b.shape)), 2), 2) for b in best]
     x = np.log(np.asarray(Ns, float))
     w = (x - x.mean()) / float(np.sum((x - x.mean()) ** 2))
     dstar = np.stack([critical_widths(P["widths"], m, P["threshold"]) for m in med], 1)      # (draws, len N)
@@ -198,12 +208,11 @@ def norm_table(P: dict, results: dict) -> dict:
     1STR the fixed-accuracy quantity (Lip rad)^2 (experiments.phase.lipschitz_on_states: the readout's Lipschitz constant on
     the states it sees times their radius) with its fit ("lipr", "lipr_slope", "lipr_se")."""
     out = {}
-    S = P["n_seeds"]
     for task in TASKS:
         Ns, vals, steps, lipr = [], [], [], []
         for N in sorted(P["phase_N"]):
             rec = results["phase"][("elman", task, N)]
-            v, n = result_array(rec, "product_sq")[-S:], result_array(rec, "samples")[-S:]
+            v, n = widest(P, rec, "product_sq"), widest(P, rec, "samples")
             ok = np.isfinite(n)
             Ns += [N] * int(ok.sum())
             vals += list(v[ok])
@@ -225,9 +234,9 @@ def norm_unknown(P: dict, results: dict) -> dict:
     where no widest run reached the threshold (`unlearned`), "cut" where some of those that did not were cut off by
     the cap (a run that plateaued above it has no such value; one cut off might still get there, at any value). An
     unknown value at one N lets the log-log slope over the profile's N take any value: the norm rows read censored."""
-    S, none = P["n_seeds"], unlearned(P, results, "1str")
-    cut = [N for N in sorted(P["phase_N"]) if N not in none
-           and (np.asarray(results["phase"][("elman", "1str", N)]["result"].get("status", [0] * S))[-S:] == 2).any()]
+    none = unlearned(P, results, "1str")
+    cut = [N for N in sorted(P["phase_N"]) if N not in none and (widest(P, results["phase"][("elman", "1str", N)],
+                                                                        "status") == 2).any()]
     return {"none": none, "cut": cut}
 
 
@@ -240,7 +249,7 @@ def packing_table(P: dict, results: dict) -> dict:
         recs = [results["phase"][("elman", task, N)] for N in Ns]
         pr = np.array([result_array(r, "pack_pr").mean() for r in recs])
         e = {"N": Ns, "pr": pr, "slope": loglog_slope(Ns, pr),
-             "best": np.array([result_array(r, "best_mse")[-P["n_seeds"]:].mean() for r in recs]),
+             "best": np.array([widest(P, r, "best_mse").mean() for r in recs]),
              "unlearned": unlearned(P, results, task)}
         if task == "1str":
             e |= {k: np.array([result_array(r, f"pack_{k}").mean() for r in recs])
@@ -280,13 +289,12 @@ def crossover_table(P: dict, results: dict, fit: dict | None = None) -> dict:
     the log-log slopes of the bound and of its n* against N. `fit`: memoriser_fit(results), if already computed."""
     fit = fit or memoriser_fit(results)
     n_at = lambda g: float(np.exp((np.log(g) - fit["intercept"]) / fit["slope"])) if np.isfinite(g) else float("nan")
-    S = P["n_seeds"]
     out = {k: [] for k in ("N", "runs", "bound", "theta_sq", "n_bound", "n_theta")}
     for N in sorted(P["phase_N"]):
         rec = results["phase"][("elman", "1str", N)]
-        ok = np.isfinite(result_array(rec, "samples"))[-S:]
-        bound = 2 * np.sqrt(result_array(rec, "product_sq")[-S:][ok])
-        theta_sq = result_array(rec, "theta")[-S:][ok] ** 2
+        ok = np.isfinite(widest(P, rec, "samples"))
+        bound = 2 * np.sqrt(widest(P, rec, "product_sq")[ok])
+        theta_sq = widest(P, rec, "theta")[ok] ** 2
         med = lambda v: float(np.median(v)) if len(v) else float("nan")
         out["N"].append(N)
         out["runs"].append(int(ok.sum()))
@@ -362,7 +370,7 @@ def unreached_cells(P: dict, results: dict) -> list[dict]:
     """The (architecture, task, N) of the phase diagram at which no run of any width reached the threshold: there the
     diagram of that architecture and task stops at the N below. Each with its runs, how many were cut off by the
     cap, the best test MSE any of them reached and at which width, and the point's wall time."""
-    out, S = [], P["n_seeds"]
+    out = []
     for arch in P["archs"]:
         for task in ("1str", "simple"):
             for N in sorted(P["phase_N"]):
@@ -372,7 +380,7 @@ def unreached_cells(P: dict, results: dict) -> list[dict]:
                     continue
                 k = int(np.argmin(best))
                 out.append({"arch": arch, "task": task, "N": N, "runs": int(status.size), "cut": int((status == 2).sum()),
-                            "best": float(best[k]), "width": int(P["widths"][k // S]),
+                            "best": float(best[k]), "width": int(P["widths"][k // runs_per_width(P, rec)]),
                             "wall_s": float(rec["result"].get("wall_s", np.nan)),
                             "below": [n for n in sorted(P["phase_N"]) if n < N]})
                 break                                       # the diagram stops at the first such N

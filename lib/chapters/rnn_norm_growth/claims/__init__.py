@@ -29,10 +29,11 @@ from lib.chapters.rnn_norm_growth.results import (
     signed,
     slope_bootstrap,
     slope_interval,
+    unreached_cells,
 )
 from lib.core.claims import Headline, Measured, Row, evaluate
 from lib.core.interval_rules import Beyond, TInterval
-from lib.core.rules import EXACT, All, AtLeast, AtMost, Needs, Within, number
+from lib.core.rules import EXACT, All, AtLeast, AtMost, Needs, number
 from lib.core.tables import named_grid
 
 ARCHS = ("gru", "elman")
@@ -58,14 +59,29 @@ RULE_NORM = Needs(NORM_GATE, TInterval("log-log slope", value=1, side=0, level=0
 # there is unknown (any value), a slope through it too, and a row that needs it is censored unless it fails elsewhere.
 UNLEARNED = "an $N$ at which no widest run reached the threshold"
 RULE_EFFECTIVE_DIM = All((
-    AtLeast("slope of the participation ratio on 1STR", 0.5, ranged=True, where=f"(a range: any value with {UNLEARNED})"),
-    AtMost("on simple-1STR", 0.3, ranged=True, where="(its range likewise)")))
-RULE_SEPARATION = Within(r"median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$", 0.6, 1.2, where="at every $N$",
-                         why="labels $g$: 1", unsure=f"at {UNLEARNED}, its value there unknown")
+    AtLeast("slope of the participation ratio on 1STR", 0.5, ranged=True, where=f"(a range: any value with {UNLEARNED})",
+            why="half the packing's linear growth, the width rows' bar"),
+    AtMost("on simple-1STR", 0.3, ranged=True, where="(its range likewise)",
+           why="above what a flat ratio's slope reaches from the seeds' noise alone: the power table's world with "
+           "simple-1STR's ratio fixed stays below it")))
+# Prop. 35's event E_1 is one-sided (pairwise at least a constant times sqrt(N - 1)), and so is the rule
+RULE_SEPARATION = AtLeast(r"median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$", 0.6, where="at every $N$",
+                          why="a constant, as the proof's; it separates the faithful runs from distances shrinking like "
+                          "$N^{-1/2}$", unsure=f"at {UNLEARNED}, its value there unknown")
 
 
 def _runs(n: int) -> str:
     return f"{n} run" + ("" if n == 1 else "s")
+
+
+def _larger_grid(P: dict, results: dict, arch: str = "elman") -> str:
+    """What decides a row censored by an N at which a diagram stops: no resample supplies a value that no run
+    reached, so not more seeds but a larger grid (the cell decided with a larger cap, and the next N)."""
+    at = "".join(f"the {LABELS[arch].split(',')[0]}'s {LABELS[c['task']]} diagram decided at $N$ = {c['N']} (about "
+                 f"twice the cap, {2 * P['max_samples']:,} samples) and " for c in unreached_cells(P, results)
+                 if c["arch"] == arch)
+    return (f"more seeds cannot decide it: it needs {at}$N$ = {2 * max(P['phase_N'])} on both tasks with widths up "
+            f"to {2 * max(P['widths'])}")
 
 
 def _trained(arch: str, measure, *args, **kw):
@@ -84,7 +100,8 @@ def _contrast(P, results, arch):
             f"over the slopes the censoring allows, {spread}")
     return Measured(text=text, lo=c["lo"], hi=c["hi"], spread=se, where=named_grid("N", a["N"]), censored=(
         f"the allowed differences straddle {number(RULE_CONTRAST.z)} SE ({_runs(a['censored'] + b['censored'])} "
-        "censored at the cap, or a $d_h^*$ at an end of the grid)"))
+        "censored at the cap, or a $d_h^*$ at an end of the grid)" + (f"; {_larger_grid(P, results, arch)}" if any(
+            c["arch"] == arch for c in unreached_cells(P, results)) else "")))
 
 
 # Prop. 8's bounds in the "paper" column: two formulas, not one, because a table column on paper breaks a line only
@@ -104,8 +121,8 @@ def _width_1str(P, results, arch):
                     spread=boot_se(slope_bootstrap(P, results, arch, "1str", seed=1)),
                     lo=e["slope_min"], hi=e["slope_max"], paper=KAPPA_BOUND + " (a lower bound)",
                     where=f"threshold {P['threshold']}; {named_grid('N', e['N'])}",
-                    censored=f"the censoring-aware range [{bound(e['slope_min'])}, "
-                             f"{bound(e['slope_max'])}] straddles {number(RULE_WIDTH.bound)}")
+                    censored=f"the censoring-aware range [{bound(e['slope_min'])}, {bound(e['slope_max'])}] "
+                             f"straddles {number(RULE_WIDTH.bound)}; {_larger_grid(P, results, arch)}")
 
 
 def _norm(P, results, paper: str, at_threshold: bool) -> Measured | None:
@@ -125,7 +142,7 @@ def _norm(P, results, paper: str, at_threshold: bool) -> Measured | None:
              if unknown["none"] else []) + ([f"at {named_grid('N', unknown['cut'])} some widest runs were cut off by the "
                                              "cap"] if unknown["cut"] else [])
     censored = ("; ".join(parts) + f": the value there is unknown, so the slope over {named_grid('N', sorted(P['phase_N']))} "
-                "could take any value" if parts else "")
+                f"could take any value; {_larger_grid(P, results)}" if parts else "")
     return Measured(slope, text, spread=se, n=dof, gate=len(unknown["none"]) + len(unknown["cut"]), censored=censored,
                     paper=paper, where=f"width {max(P['widths'])}" + (f", threshold {P['threshold']}" if at_threshold else ""))
 
@@ -136,7 +153,8 @@ def _effective_dim(P, results):
     # UNLEARNED: a slope through an N whose widest runs did not learn could take any value
     part = lambda e: Measured(e["slope"], lo=-math.inf if e["unlearned"] else e["slope"],
                               hi=math.inf if e["unlearned"] else e["slope"],
-                              censored=f"{e['task']} reads {named_grid('N', e['unlearned'])}, unlearned")
+                              censored=f"{e['task']} reads {named_grid('N', e['unlearned'])}, unlearned; "
+                                       + _larger_grid(P, results))
     p1, ps = ({**pk[t], "task": LABELS[t]} for t in ("1str", "simple"))
     return Measured((part(p1), part(ps)), f"1STR slope {p1['slope']:.2f} (PR {pr(p1)}); simple slope "
                     f"{ps['slope']:.2f} (PR {pr(ps)})" + _unlearned_text(pk),
@@ -158,7 +176,8 @@ def _separation(P, results):
                     + " (labels: " + ", ".join(f"{v:.2f}" for v in p1["g_dist_median"]) + ")"
                     + _unlearned_text({"1str": p1}, ("1str",)), unsure=unsure,
                     censored=f"{named_grid('N', p1['unlearned'])} unlearned" + (
-                        f"; outside the band only there ({named_grid('N', bad)})" if bad else ""),
+                        f"; below the bar only there ({named_grid('N', bad)})" if bad else "") + "; "
+                    + _larger_grid(P, results),
                     paper=r"Prop. 35, event $E_1$: pairwise ≥ $\varepsilon_g\sqrt{N-1}$")
 
 
@@ -195,7 +214,11 @@ def _explain_contrast(P, results, row, arch):
             "gives." + (f" {why[0].upper() + why[1:]}." if why else "") + (
                 " With the smallest allowed difference at −∞ the row cannot pass on this grid, whatever the "
                 "runs' noise: the rule tests the contrast only at $N$ where simple-1STR's $d_h^*$ leaves the "
-                "floor." if c["lo"] == -math.inf else "") + (
+                "floor, so a pass needs a grid whose smallest $N$ puts it above width 1. A FAIL that stands needs "
+                "more seeds per cell (the row's note says whether they would do) or more lengths: with $N$ = "
+                f"{2 * max(P['phase_N'])} on both tasks and widths up to {2 * max(P['widths'])}, each slope rests on "
+                f"{len(P['phase_N']) + 1} lengths."
+                if c["lo"] == -math.inf else "") + (
                 " The tasks differ in level instead: where both are estimated, $d_h^*$ on 1STR is "
                 + " to ".join(dict.fromkeys(f"{x:.1f}" for x in (min(both), max(both)))) + " times simple-1STR's."
                 if both else ""))
@@ -230,14 +253,17 @@ def _explain_effective_dim(P, results, row):
 
 
 def _explain_separation(P, results, row):
-    return (f"the widest runs at {named_grid('N', packing_table(P, results)['1str']['unlearned'])} never reached the "
-            "threshold, so their replayed outputs are those of networks that did not learn 1STR; the proof's event "
-            "is about networks that did.")
+    p1 = packing_table(P, results)["1str"]
+    if not p1["unlearned"]:
+        return (f"the replayed outputs come closer than the bar at {named_grid('N', p1['N'])}: the trained states do "
+                "not keep the answers apart as the proof's event needs.")
+    return (f"the widest runs at {named_grid('N', p1['unlearned'])} never reached the threshold, so their replayed "
+            "outputs are those of networks that did not learn 1STR; the proof's event is about networks that did.")
 
 
 # Theorem 7's width qd is the state of its 4-layer ReLU transition (Prop. 26), not of a one-layer tanh or GRU cell,
-# and the book has no construction in those cells: no row holds trained widths to qd (rows 10a-width-simple-* did,
-# until 2026-11-26); the contrast reads Theorem 7's fixed width as this book's hypothesis for them.
+# and the book has no construction in those cells: no row holds trained widths to qd; the contrast reads Theorem 7's
+# fixed width as this book's hypothesis for them.
 CONTRAST_SOURCE = ("hypothesis (this book): Prop. 8's growth on 1STR against Theorem 7's width fixed in $N$ on "
                    "simple-1STR, read for trained tanh and GRU cells")
 HYP_BOUND = ("hypothesis (this book): Prop. 8's lower bound read as a slope (the bound holds only below an unknown "
@@ -256,26 +282,38 @@ TRAINED_ROWS = [row for arch in ARCHS for row in (
         "between the states and $U$), grows at least like $N$", RULE_NORM_LOWER, _trained(
             "elman", _norm, r"Prop. 8: $\kappa r_h^2 \gtrsim N/\log(1+d_h)$, " + KAPPA + ", below an unknown constant",
             at_threshold=True), explain=_explain_norm),
-    Row("10b-norm", "claim", "hypothesis (this book): Prop. 8 at equality",
+    Row("10b-norm", "claim", "hypothesis (this book): Prop. 8 at equality, which the paper does not state (it gives "
+        "only the lower bound)",
         r"The same $(\mathrm{Lip}\cdot\mathrm{rad})^2$ grows like the bound, $N/\log(1+d_h)$: trained runs at the "
         "threshold sit near it", RULE_NORM, _trained("elman", _norm, r"Prop. 8 at equality: $N/\log(1+d_h)$, slope 1 "
                                                       "at a fixed width", at_threshold=False), explain=_explain_norm),
-    Row("10c-effective-dim", "claim", "hypothesis of this book (Prop. 35's packing read as dimension)",
+    Row("10c-effective-dim", "claim", "hypothesis (this book): Prop. 35's packing read as a dimension, which the "
+        "proposition does not state",
         "Participation ratio of the states $s_j$ (widest Elman runs) grows with $N$ on 1STR, not on simple-1STR",
         RULE_EFFECTIVE_DIM, _trained("elman", _effective_dim), explain=_explain_effective_dim),
-    Row("10c-separation", "claim", "Prop. 35 (event $E_1$ of its proof)",
-        r"Replayed outputs $\Phi(s_j)\in\mathbb R^{N-1}$ of different prompts stay apart at the scale of the labels: "
-        r"median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$ at every $N$", RULE_SEPARATION, _trained("elman", _separation),
+    Row("10c-separation", "claim", "Prop. 35 (event $E_1$ of its proof: pairwise at least "
+        r"$\varepsilon_g\sqrt{N-1}$, a constant $\varepsilon_g$)",
+        r"Replayed outputs $\Phi(s_j)\in\mathbb R^{N-1}$ of different prompts stay apart on the scale of the labels "
+        r"(widest Elman runs): the median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$ stays above a constant at every $N$",
+        RULE_SEPARATION, _trained("elman", _separation),
         explain=_explain_separation),
 ]
 ROWS = CONSTRUCTION_ROWS + TRAINED_ROWS + TRANSFORMER_ROWS + MEMORISER_ROWS
-# The paper's headline claims and the rows that test them; this book's own readings (the contrast with simple-1STR,
-# the participation ratio) are in the verdict's counts beneath them.
+# The paper's headline claims and the rows that test them, every claim row in one; this book's own readings apart.
 HEADLINES = (
-    Headline("Theorem 7's construction", tuple(r.id for r in CONSTRUCTION_ROWS)),
-    Headline("Prop. 8's width bound", tuple(f"10a-width-1str-{arch}" for arch in ARCHS)),
-    Headline("Prop. 8's norm bound", ("10b-norm-lower", "10b-norm", "10c-separation")),
-    Headline("Theorem 9's memoriser", tuple(r.id for r in MEMORISER_ROWS)),
+    Headline("Theorem 7: a fixed-width RNN built by hand answers simple-qSTR exactly",
+             tuple(r.id for r in CONSTRUCTION_ROWS)),
+    Headline("Prop. 8: the width a trained RNN needs on 1STR grows at least like the prompt length",
+             tuple(f"10a-width-1str-{arch}" for arch in ARCHS)),
+    Headline("Prop. 8: at a fixed width, the readout's norm on the states grows at least like the prompt length",
+             ("10b-norm-lower",)),
+    Headline("Prop. 35: a trained RNN's states keep different prompts' answers apart", ("10c-separation",)),
+    Headline("This book's reading of Prop. 8 and Theorem 7: the width grows faster on 1STR than on simple-1STR",
+             tuple(f"10a-contrast-{arch}" for arch in ARCHS)),
+    Headline("This book's readings: the readout's norm sits at Prop. 8's bound; the states' dimension grows on 1STR "
+             "only", ("10b-norm", "10c-effective-dim")),
+    Headline("Theorem 9: a memorising network's squared norm grows like the cube of its training set's size",
+             tuple(r.id for r in MEMORISER_ROWS)),
 )
 
 

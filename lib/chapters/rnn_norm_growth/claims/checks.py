@@ -140,7 +140,7 @@ CONSTRUCTION_ROWS = [
         "1STR for $q = 1$) does not retrieve", RULE_FAILS_QSTR, _fails_qstr),
 ]
 # No training enters alpha*(N): the construction and the codes fix it between two multiples of ln N, so the row is an
-# implementation check (a claim until 2026-11-26), like head_lower_bound's 11-alpha-logN.
+# implementation check, like head_lower_bound's 11-alpha-logN.
 TRANSFORMER_ROWS = [
     Row("10b-transformer", "check", "Lemma 11 ($\\log N$)",
         r"The Transformer's attention scale $\alpha^*(N)$ of Equation A.2 follows $a+b\ln N$ better than "
