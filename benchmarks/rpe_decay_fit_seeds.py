@@ -1,7 +1,8 @@
 """The spread over the fitter's seed of the converged fits that rows 11 and 12b read (rpe_decay): each fit as the
 paper profile runs it (`run_converged`, its starts doubled until the best of 2k is within 5% of the best of k), for
-seeds 0-4 (seed 0 is the stored point's; the power law's lin fits of row 8b: seeds 0-2), at the H its row reads. The
-rows' bands (11, 12b) and the faithful worlds of the fit rows (claims/power.py, SEED_SD) are set from this spread.
+seeds 0-4 (seeds 0-2 are the stored points' fitter seeds, compute.FITTER_SEEDS; the power law's lin fits of row 8b:
+seeds 0-2), at the H its row reads. Row 11's bar on the spread of the lin errors across T is set from this spread
+(claims/fit.py, SPREAD_11: between the lin fits' largest spread over these seeds and the log fits' smallest).
 Writes benchmarks/rpe_decay_fit_seeds.json.
 
     nice -n 19 .venv/bin/python benchmarks/rpe_decay_fit_seeds.py

@@ -17,13 +17,13 @@ import torch
 from lib.chapters.rpe_decay import claims, page
 from lib.chapters.rpe_decay import compute as rd
 from lib.chapters.rpe_decay.claims import apph as apph_claims
-from lib.chapters.rpe_decay.claims import fits as fit_claims
-from lib.chapters.rpe_decay.claims import training as train_claims
+from lib.chapters.rpe_decay.claims import fit as fit_claims
+from lib.chapters.rpe_decay.claims import train as train_claims
 from lib.chapters.rpe_decay.experiments import apph, exact, fit, train
 from lib.chapters.rpe_decay.experiments.fit import Kernel
 from lib.chapters.rpe_decay.results import apph as apph_results
 from lib.chapters.rpe_decay.results import errors, guaranteed_rate, heads_needed
-from lib.chapters.rpe_decay.results import training as train_results
+from lib.chapters.rpe_decay.results import train as train_results
 from lib.core import params as params_mod
 from lib.core.store import ROOT, Store, key_of, spec_dict
 from lib.core.sweep import collect
@@ -213,7 +213,8 @@ def test_specs_hold_what_their_runs_read():
     assert differs(max_nfev=7) == fits | conv and differs(decay_frac=0.5) == base.keys() - fits - conv - {("exact",)}
     assert differs(converged_starts=4) == conv
     labels = [p.label for p in rd.points(P)]
-    assert labels[0] == ("exact",) and len(set(labels)) == len(labels) == 64   # 4 Appendix H fits, its two arms
+    assert labels[0] == ("exact",) and len(set(labels)) == len(labels) == 106   # 4 Appendix H fits, its two arms
+    assert len(conv) == 3 * len(rd.converged_specs(P))                         # every converged fit at 3 fitter seeds
     assert ("apph", "free") in labels and ("fit", ("power s^-0.5", "log", 250.0, (1, 4, 16))) in labels
     assert differs(apph_lr=0.5) == {("apph", "free"), ("apph", "none")}
     assert differs(train_freeze_frac=0.2) == differs(train_init="random") == {label for label in base if label[0] == "train"}
@@ -225,15 +226,15 @@ def test_tiny_compute_through_the_store(tmp_path):
     P = params_mod.resolve("rpe_decay", "quick", {
         "H_grid": [1, 2, 4, 8], "betas": [1.2], "taus": [10.0], "window": 1e6, "rel_bump_T": [16, 32],
         "bump_T": [8], "delta_T": [2, 8], "context_betas": [1.2], "context_windows": [512.0, 1e6], "restarts": 1,
-        "irls_rounds": 1, "train_betas": [1.2], "train_taus": [10.0], "train_S": [16], "train_H": [1, 2],
+        "converged_starts": 1, "irls_rounds": 1, "train_betas": [1.2], "train_taus": [10.0], "train_S": [16], "train_H": [1, 2],
         "train_seeds": 1, "train_steps": 10, "train_batch": 2, "train_n_test": 4, "train_checks": 1,
         "apph_S": 64, "apph_H": [1, 2], "apph_seeds": 2, "apph_steps": 10, "apph_batch": 4, "apph_n_test": 4})
     store = Store("rpe_decay", "quick", root=tmp_path)
     first, second = [], []
     res = collect(rd.points(P), store, "cpu", log=first.append)
     again = collect(rd.points(P), store, "cpu", log=second.append)
-    n = 1 + len(res["fit"]) + len(res["converged"]) + len(res["train"]) + len(res["apph"])
-    assert len(first) == n and all("computed" in line for line in first)
+    n = 1 + len(res["fit"]) + sum(map(len, res["converged"].values())) + len(res["train"]) + len(res["apph"])
+    assert len([line for line in first if "computed in" in line]) == n          # one line per point computed
     assert second == [f"rpe_decay: {n} of {n} points loaded from {store.dir}"] and again["fit"].keys() == res["fit"].keys()
     cl = page.claims(P, res)
     ids = [c["id"] for c in cl]
@@ -355,7 +356,7 @@ def test_gap_summary_names_the_run_furthest_from_its_floor():
 # ------------------------------------------------------------------ claims read at the H their rules name
 def _fits(P, kernels, errs_by_H):
     """Fake fit results: every kernel, both families, the given {H: l1} (l2 = l1), as 4-start fits and as fits
-    converged in 16 starts (the best of 8 the same)."""
+    converged in 16 starts (the best of 8 the same) at three fitter seeds that agree."""
     out, conv = {}, {}
     for k in kernels:
         for f in train.FAMILIES:
@@ -363,8 +364,8 @@ def _fits(P, kernels, errs_by_H):
             e = [errs_by_H[f][H] for H in Hs]
             key = (fit.kernel_name(k), f, rd.window_of(P, k), tuple(Hs))
             out[key] = {"result": {"H": Hs, "l1": e, "l2": e, "p": [[1.0]] * len(Hs), "alpha": [[1.0]] * len(Hs)}}
-            conv[key] = {"result": {**out[key]["result"], "restarts": [16] * len(Hs), "l1_half": e,
-                                    "converged": [True] * len(Hs)}}
+            conv[key] = {seed: {"result": {**out[key]["result"], "restarts": [16] * len(Hs), "l1_half": e,
+                                           "converged": [True] * len(Hs)}} for seed in range(3)}
     return {"fit": out, "converged": conv, "train": {}}
 
 
@@ -393,11 +394,35 @@ def test_exp_kernel_rows_need_h_8_and_16_on_the_grid():
     assert fit_claims._exp_kernel_lin(P, res) is None and fit_claims._exp_kernel_log(P, res) is None
 
 
+def test_fit_rows_read_fits_settled_across_three_fitter_seeds():
+    """A fit row reads the best of its fitter seeds and decides only where every fit it reads is settled: 3 seeds
+    stored, each converged in its starts, their bests within 5%, better than the do-nothing fit (error 1); else it is
+    censored with the reason. Row 12b orders the fewest heads of each family that reach 0.1 (Thm 4.1)."""
+    P = params_mod.resolve("rpe_decay", "quick", {"H_grid": [1, 2, 4, 8, 16]})
+    heavy = _fits(P, [Kernel("power", beta=1.2)], {"lin": {8: 0.1}, "log": {8: 1e-6}})
+    row = _row("7a-heavy-tail-log")
+    assert row.decide(P, heavy).passed
+    key = next(k for k in heavy["converged"] if k[1] == "log")
+    one = {**heavy, "converged": {**heavy["converged"], key: {0: heavy["converged"][key][0]}}}
+    assert row.decide(P, one).censored == "needs 3 fitter seeds; 1 stored"
+    heavy["converged"][key][1]["result"] = {**heavy["converged"][key][1]["result"], "l1": [2e-6]}
+    assert "more than 5% apart" in row.decide(P, heavy).censored
+    delta = _fits(P, [Kernel("delta", T=8)], {"lin": {1: 1.0, 2: 0.5, 4: 0.05, 8: 0.01, 16: 0.01},
+                                             "log": {1: 0.9, 2: 0.5, 4: 0.3, 8: 0.2, 16: 0.05}})
+    far = _row("12b-sharp-memory-far")
+    assert "no better than the do-nothing fit" in far.decide(P, delta).censored
+    for recs in delta["converged"].values():
+        for rec in recs.values():
+            rec["result"]["l1"] = [0.9] + rec["result"]["l1"][1:]
+    v = far.decide(P, delta)
+    assert v.passed and "fewest heads to 0.1: lin 4, log 16" in v.measured
+
+
 def test_rows_about_how_large_an_error_stays_are_hypotheses_about_the_best_fit_found():
     by_id = {r.id: r for r in claims.ROWS}
-    for i in ("7b-heavy-tail-lin", "8b-context-lin", "9b-exp-kernel-log", "11-relative-bump", "12b-sharp-memory-far"):
+    for i in ("7b-heavy-tail-lin", "8b-context-lin", "9b-exp-kernel-log", "11-relative-bump"):
         assert by_id[i].kind == "claim" and by_id[i].source == claims.BEST, i
-    for i in ("9a-exp-kernel-lin", "10a-slope-power", "12a-sharp-memory-near"):
+    for i in ("9a-exp-kernel-lin", "10a-slope-power", "12a-sharp-memory-near", "12b-sharp-memory-far"):
         assert by_id[i].source.startswith("Theorem"), i
     for i in ("7a-heavy-tail-log", "8a-context-log"):          # Thm 6.1(B) gives no rate at beta = 1.2 < 2.02
         assert by_id[i].source.startswith(claims.BOOK) and "no rate" in by_id[i].source, i
@@ -499,9 +524,9 @@ def _apph_results(mse: dict, S=1000, Hs=(1, 64), seeds=2):
 
 
 def test_apph_claims_margin_and_rules():
-    assert apph_claims.margin([1e-7, 1e-8], 1e-5, True).startswith("margin +2.0 decades = ")
-    assert apph_claims.margin([0.5], 0.019, False) == "margin +1.4 decades; one seed"
-    assert "seeds identical" in apph_claims.margin([1e-7, 1e-7], 1e-5, True)
+    assert train_results.margin([1e-7, 1e-8], 1e-5, True).startswith("margin +2.0 decades = ")
+    assert train_results.margin([0.5], 0.019, False) == "margin +1.4 decades; one seed"
+    assert "seeds identical" in train_results.margin([1e-7, 1e-7], 1e-5, True)
     copy = apph_results.copy_baseline(np.exp(-5.0 * np.arange(1000)))
     assert abs(copy - math.exp(-10) / (1 - math.exp(-10))) < 1e-12            # 4.54e-5: the tail beyond t = 0
     res = _apph_results({("none", "spow", "log", 1): 1e-7, ("none", "spow", "lin", 64): 1e-3,

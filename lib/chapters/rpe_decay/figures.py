@@ -16,7 +16,7 @@ from lib.chapters.rpe_decay.experiments.exact import fitted_kernel
 from lib.chapters.rpe_decay.experiments.fit import Kernel, target
 from lib.chapters.rpe_decay.experiments.train import FAMILIES
 from lib.chapters.rpe_decay.results import errors, fmt, guaranteed_rate, heads_needed, label
-from lib.chapters.rpe_decay.results.training import train_table
+from lib.chapters.rpe_decay.results.train import train_table
 
 COLORS = {"lin": "#1b9e77", "log": "#d95f02"}
 MARKERS = {"lin": "o", "log": "s"}

@@ -17,16 +17,17 @@ import numpy as np
 
 from lib.chapters.rpe_decay.claims import HEADLINES, ROWS, claims
 from lib.chapters.rpe_decay.claims import apph as apph_claims
-from lib.chapters.rpe_decay.claims import fits as fit_claims
-from lib.chapters.rpe_decay.claims import training as training_claims
+from lib.chapters.rpe_decay.claims import fit as fit_claims
+from lib.chapters.rpe_decay.claims import train as train_claims
 from lib.chapters.rpe_decay.claims.apph import ARM, EXPLAIN, NUMBERS, PAPER, num, reproduces
 from lib.chapters.rpe_decay.claims.power import WORLDS
-from lib.chapters.rpe_decay.claims.training import BAND, effective_runs, matched, order_wins
+from lib.chapters.rpe_decay.claims.train import BAND, matched, order_wins
+from lib.chapters.rpe_decay.compute import FITTER_SEEDS
 from lib.chapters.rpe_decay.experiments.fit import CONVERGED, MOST_STARTS, Kernel
 from lib.chapters.rpe_decay.experiments.train import FAMILIES
 from lib.chapters.rpe_decay.results import fmt, label, point_counts, times
 from lib.chapters.rpe_decay.results.apph import apph_summary, arms, copy_baseline, select, targets_of
-from lib.chapters.rpe_decay.results.fits import (
+from lib.chapters.rpe_decay.results.fit import (
     bump_summary,
     context_summary,
     error_summary,
@@ -36,8 +37,9 @@ from lib.chapters.rpe_decay.results.fits import (
     slope_table,
     t5_table,
 )
-from lib.chapters.rpe_decay.results.training import (
+from lib.chapters.rpe_decay.results.train import (
     distinct_exponents,
+    effective_runs,
     gap_summary,
     reachable,
     train_table,
@@ -64,8 +66,9 @@ def quoted_thresholds() -> dict:
     """The thresholds the page's prose quotes, from the rows' own rules and the fitter (the notebook glues them):
     the fitter's convergence and most starts, check 13's growth bound, 14b's band, 14a's at-the-floor factor and
     H4a-lin's bound."""
-    return {"converged_pct": f"{CONVERGED:.0%}", "most_starts": MOST_STARTS, "growth": fit_claims.RULE_MONOTONE.bound,
-            "train_band": training_claims.RULE_TRAIN_FLOOR.bound, "at_floor": training_claims.AT_FLOOR,
+    return {"converged_pct": f"{CONVERGED:.0%}", "most_starts": MOST_STARTS, "fitter_seeds": FITTER_SEEDS,
+            "growth": fit_claims.RULE_MONOTONE.bound,
+            "train_band": train_claims.RULE_TRAIN_FLOOR.bound, "at_floor": train_claims.AT_FLOOR,
             "h4a_lin_bound": apph_claims.RULES["H4a-lin"].bound}
 
 
@@ -103,7 +106,7 @@ def partc_findings(P: dict, results: dict) -> str:
                    "the seeds end on one value (agreeing to three digits): every run starts its heads at the fitter's "
                    f"first start and the seeds differ only in their data, so there the {len(m[good])} seeds are one "
                    "effective run.")
-    beyond = training_claims.beyond_band(results)
+    beyond = train_claims.beyond_band(results)
     out.append(f"**Claim 14b.** The training floor is {fmt(floor)} (the median of {n} precision-limited lin runs). "
                + (f"Beyond {BAND}× of max(optimum, floor) (medians over seeds): " + "; ".join(beyond) + "."
                   if beyond else f"Every group's median is within {BAND}× of max(optimum, floor)."))

@@ -23,15 +23,14 @@ from functools import partial
 
 import numpy as np
 
-from lib.chapters.rpe_decay.claims.training import margin
 from lib.chapters.rpe_decay.results import fmt, times
-from lib.chapters.rpe_decay.results.apph import apph_table, exponents, opt_text, select
+from lib.chapters.rpe_decay.results.apph import exponents, opt_text, scale_note, select, two_head_reading
+from lib.chapters.rpe_decay.results.train import margin
 from lib.core.claims import Measured
 from lib.core.rules import PAPER as BY_PAPER
 from lib.core.rules import AtLeast, AtMost
 
 SOURCE = "Appendix H, {} (NeurIPS version)"
-PAPER_SCALE = {"apph_S": 1000, "apph_steps": 10000, "H": 64}     # the paper's setup (Appendix H.2.7-H.2.8)
 PAPER = {"H4a-log": 1e-5, "H4a-lin": 0.19, "H4b-lin": 1e-7, "H4b-log": 5.3e-4}   # the numbers its text states
 
 
@@ -60,17 +59,6 @@ RULES = {
 }
 
 
-def _scale(P: dict, H: int, which: str) -> str:
-    words = {"apph_S": "$S$ = {:,}", "apph_steps": "{:,} steps"}       # the quantities, not the parameters' names
-    short = [words[k].format(P[k]) for k in ("apph_S", "apph_steps") if P[k] < PAPER_SCALE[k]]
-    if which == "max" and H < PAPER_SCALE["H"]:      # the "one head" rows are at the paper's H whatever the grid
-        short.append(f"H up to {H}")
-    if which == "min" and H > 1:
-        short.append(f"no run with one head (the fewest: {H})")
-    return ("the paper's setup is S = 1000, 10,000 AdamW steps, H up to 64 (the paper profile); this run has "
-            + ", ".join(short)) if short else ""
-
-
 ARM_WORDS = {"none": "heads only", "free": "with w0 (the current token's own coefficient)"}
 
 
@@ -88,7 +76,7 @@ def mses(mse) -> str:
 def _measured(P, rid: str, H: int, value, text: str, **kw) -> Measured:
     """Row rid's Measured at H heads: where it was read and, where its rule fails, how this run's setup is smaller
     than the paper's."""
-    scale = "" if RULES[rid].holds(value) else _scale(P, H, NUMBERS[rid][2])
+    scale = "" if RULES[rid].holds(value) else scale_note(P, H, NUMBERS[rid][2])
     where = f"$H$ = {H}, $S$ = {P['apph_S']}, {P['apph_steps']} steps, {ARM_WORDS[ARM[rid]]}"
     return Measured(value, text, where=where, scale=scale, **kw)
 
@@ -109,20 +97,6 @@ def _below_rule(P, results, rid):
 _4a_log, _4b_lin = partial(_below_rule, rid="H4a-log"), partial(_below_rule, rid="H4b-lin")
 
 
-def two_head_reading(P, results, current: str) -> dict | None:
-    """Where the paper's 0.19 sits among lin heads on 4a: the H whose fitter optimum (t = 0 free) is nearest it, that
-    optimum, and the trained medians at that H in this arm and with w0 (None where the grid lacks the runs)."""
-    lin_4a = lambda c: [r for r in apph_table(P, results, c) if r["k"].kind == "spow" and r["family"] == "lin"]
-    rows = lin_4a(current)
-    if not rows:
-        return None
-    by_H = {H: [r for r in rows if r["H"] == H] for H in sorted({r["H"] for r in rows})}
-    H = min(by_H, key=lambda h: abs(np.log10(by_H[h][0]["free_opt"]) - np.log10(PAPER["H4a-lin"])))
-    free = [r for r in lin_4a("free") if r["H"] == H]
-    return {"H": H, "opt": by_H[H][0]["free_opt"], "trained": float(np.median([r["mse"] for r in by_H[H]])),
-            "trained_free": float(np.median([r["mse"] for r in free])) if free else np.nan}
-
-
 def _4a_lin(P, results):
     rid = "H4a-lin"
     got = _read(P, results, rid)
@@ -130,7 +104,7 @@ def _4a_lin(P, results):
         return None
     H, mse, row = got
     med = float(np.median(mse))
-    two = two_head_reading(P, results, ARM[rid])
+    two = two_head_reading(P, results, ARM[rid], PAPER[rid])
     reading = (f"; the paper's {num(PAPER[rid])} is nearest the optimum of {two['H']} lin head(s), {fmt(two['opt'])} "
                f"(trained here: {fmt(two['trained'])}; with w0: {fmt(two['trained_free'])})") if two else ""
     measured = (f"MSE {mses(mse)} (seeds), median {times(med / PAPER[rid])}× the paper's {num(PAPER[rid])}; fitter's "
@@ -197,7 +171,7 @@ def _explain_4b_log(P, results, row=None):
 
 
 def _explain_4a_lin(P, results, row=None):
-    got, two = _read(P, results, "H4a-lin"), two_head_reading(P, results, ARM["H4a-lin"])
+    got, two = _read(P, results, "H4a-lin"), two_head_reading(P, results, ARM["H4a-lin"], PAPER["H4a-lin"])
     if not (got and two):
         return ""
     H, mse, _ = got

@@ -2,11 +2,11 @@
 the stored points. The faithful one resamples what a point holds per seed: Part C's and Appendix H's training points
 have their seeds drawn with replacement, one draw per point, and a drawn seed brings all its runs (every family, H
 and kernel of that point: `resample_runs`; the core's `resample_cells` draws each cell's runs apart, which would
-unpair a seed's lin and log runs, the pair row 14a compares). A fit point holds one best fit per kernel, family,
-window and H, converged in its starts but from one seed of the fitter, so a fit row's faithful world redraws each fit
-within the spread over the fitter's seeds that benchmarks/rpe_decay_fit_seeds.py measured (`reseeded`). The worlds
-without a row's mechanism relabel those runs (the other RPE's runs or fits in place of this one's, the families
-swapped at random seed by seed, the log heads collapsed to one); where the stored runs fail a row, one more world
+unpair a seed's lin and log runs, the pair row 14a compares). A fit is stored once per seed of the fitter (each
+converged in its starts), so a fit row's faithful world draws each fit's fitter seeds with replacement from the
+stored ones (`reseeded`, through the core's `resample_cells`, one cell per fit: the seeds are exchangeable). The
+worlds without a row's mechanism relabel those runs (the other RPE's runs or fits in place of this one's, the
+families swapped at random seed by seed, the log heads collapsed to one); where the stored runs fail a row, one more world
 with the mechanism moves them to an effect of a stated size (14a: the matched RPE a decade lower; 14b: twice what the
 heads can reach; H4a-lin, H4b-log: the paper's number).
 
@@ -21,24 +21,15 @@ import numpy as np
 
 from lib.chapters.rpe_decay.claims import ROWS
 from lib.chapters.rpe_decay.claims.apph import ARM, NUMBERS, PAPER, num
-from lib.chapters.rpe_decay.claims.training import floor_groups, matched
+from lib.chapters.rpe_decay.claims.train import floor_groups, matched
 from lib.chapters.rpe_decay.experiments.fit import Kernel
-from lib.core.power import World
+from lib.core.power import World, resample_cells
 
 __all__ = ["ROWS", "WORLDS"]
 
 FIELDS = {"train": ("family", "H", "seed"), "apph": ("seed", "kernel", "family", "H")}   # a stored run's labels
 PER_RUN = ("mse_exact", "test_mse", "l1", "p", "k0")     # a result's numbers, one per run; "curves": (checks, runs)
 OTHER = {"lin": "log", "log": "lin"}
-# The sd over seeds of the fitter (decades) of the converged fits the rows read, by (kernel, family), from
-# benchmarks/rpe_decay_fit_seeds.json (5 seeds; the power law's lin fits: 3); a fit not measured takes the largest
-# measured (row 11's bump at T = 16, H = 24). The delta's: every fit row 12b reads (lin at H <= 8, log at H <= 16).
-SEED_SD = {("bump T=16, w=4", "lin"): 0.154, ("bump T=16, w=4", "log"): 0.028, ("bump T=64, w=16", "lin"): 0.029,
-           ("bump T=64, w=16", "log"): 0.030, ("bump T=256, w=64", "lin"): 0.065, ("bump T=256, w=64", "log"): 1e-4,
-           ("delta T=8", "lin"): 2e-4, ("delta T=8", "log"): 1.3e-4, ("power beta=1.2", "lin"): 1e-4}
-LARGEST_SD = max(SEED_SD.values())
-
-
 def remap(results: dict, part: str, per_point) -> dict:
     """`results` with the runs of each point of `part` ("train", "apph") re-indexed: per_point(key, spec) gives a
     function of a run's labels (a dict) returning the labels it changes; the run takes that stored run's numbers."""
@@ -91,43 +82,47 @@ def collapsed(P: dict, results: dict, rng: np.random.Generator) -> dict:
 
 
 def on_fits(results: dict, change) -> dict:
-    """`results` with each converged fit point's result replaced by change(key, result)."""
-    return {**results, "converged": {key: {**rec, "result": change(key, rec["result"])}
-                                     for key, rec in results.get("converged", {}).items()}}
-
-
-def families_swapped(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """A fit row without its mechanism: each converged lin fit read as the log fit of its kernel, window and H, and back."""
-    return {**results, "converged": {(name, OTHER[f], S, Hs): rec
-                                     for (name, f, S, Hs), rec in results.get("converged", {}).items()}}
-
-
-def flat_in_H(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """A rate row without its mechanism: every H of a converged fit point given the fit of its fewest heads."""
-    fields = ("l1", "l1_half", "alpha", "p", "restarts", "converged")
-    return on_fits(results, lambda key, r: {**r, **{f: [r[f][0]] * len(r["H"]) for f in fields}})
-
-
-def farther(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """Row 12a without its mechanism (a memory near enough for the heads): the delta at T = 2's converged fits given
-    the delta at T = 8's at the same family and H (a grid without T = 8: as is)."""
-    far = {f: rec["result"] for (name, f, S, Hs), rec in results.get("converged", {}).items() if name == "delta T=8"}
-
-    def at(key, r):
-        if key[0] != "delta T=2" or key[1] not in far:
-            return r
-        i = [far[key[1]]["H"].index(H) for H in r["H"]]
-        return {**r, **{k: [far[key[1]][k][j] for j in i] for k in ("l1", "l1_half", "restarts", "converged")}}
-    return on_fits(results, at)
+    """`results` with each converged fit's result, seed by seed, replaced by change(key, seed, result)."""
+    return {**results, "converged": {key: {i: {**rec, "result": change(key, i, rec["result"])} for i, rec in recs.items()}
+                                     for key, recs in results.get("converged", {}).items()}}
 
 
 def reseeded(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """A fit row's faithful world: each converged fit's error (and the best of half its starts) multiplied by
-    10^N(0, sd), sd its (kernel, family)'s spread over the fitter's seeds (SEED_SD): the fitter's seed redrawn."""
-    def draw(key, r):
-        g = 10.0 ** rng.normal(0.0, SEED_SD.get(key[:2], LARGEST_SD), len(r["l1"]))
-        return {**r, "l1": (np.asarray(r["l1"]) * g).tolist(), "l1_half": (np.asarray(r["l1_half"]) * g).tolist()}
-    return on_fits(results, draw)
+    """A fit row's faithful world: each converged fit's stored fitter seeds drawn with replacement (as many as are
+    stored, times `seeds_times`), numbered 0, 1, ... in the order drawn."""
+    conv = results.get("converged", {})
+    at = {key: {"spec": {}, "result": {"at": list(range(len(recs)))}} for key, recs in conv.items()}
+    drawn = resample_cells(at, rng, lambda r: [(r, key) for key in r], lambda res: [0] * len(res["at"]))
+    return {**results, "converged": {key: dict(enumerate(list(recs.values())[int(i)] for i in drawn[key]["result"]["at"]))
+                                     for key, recs in conv.items()}}
+
+
+def families_swapped(P: dict, results: dict, rng: np.random.Generator) -> dict:
+    """A fit row without its mechanism: the fitter seeds redrawn, then each lin fit read as the log fit of its
+    kernel, window and H, and back."""
+    return {**results, "converged": {(name, OTHER[f], S, Hs): recs for (name, f, S, Hs), recs
+                                     in reseeded(P, results, rng).get("converged", {}).items()}}
+
+
+def flat_in_H(P: dict, results: dict, rng: np.random.Generator) -> dict:
+    """A rate row without its mechanism: the fitter seeds redrawn, every H of a fit given the fit of its fewest heads."""
+    fields = ("l1", "l1_half", "alpha", "p", "restarts", "converged")
+    return on_fits(reseeded(P, results, rng), lambda key, i, r: {**r, **{f: [r[f][0]] * len(r["H"]) for f in fields}})
+
+
+def farther(P: dict, results: dict, rng: np.random.Generator) -> dict:
+    """Row 12a without its mechanism (a memory near enough for the heads): the fitter seeds redrawn, the delta at
+    T = 2's fits given the delta at T = 8's of the same family, H and seed (a grid without T = 8: as is)."""
+    sim = reseeded(P, results, rng)
+    far = {f: recs for (name, f, S, Hs), recs in sim.get("converged", {}).items() if name == "delta T=8"}
+
+    def at(key, i, r):
+        if key[0] != "delta T=2" or key[1] not in far:
+            return r
+        got = far[key[1]][i]["result"]
+        j = [got["H"].index(H) for H in r["H"]]
+        return {**r, **{k: [got[k][m] for m in j] for k in ("l1", "l1_half", "restarts", "converged")}}
+    return on_fits(sim, at)
 
 
 def moved(factors):
@@ -183,10 +178,11 @@ def at_paper(rid: str) -> World:
 FAITHFUL = World("faithful: the stored runs, each point's seeds drawn with replacement (a seed's runs together)",
                  True, resample_runs)
 OTHER_4A, OTHER_4B = other_rpe("spow"), other_rpe("sexp")
-RESEEDED = World("faithful: each converged fit redrawn within its spread over the fitter's seeds", True, reseeded)
-SWAPPED = World("the lin and log fits swapped (each family's errors read as the other's)", False, families_swapped)
-FLAT = World("no rate: every H given the fit of the fewest heads", False, flat_in_H)
-FARTHER = World("a memory too far: the delta at T = 8's fits in place of T = 2's", False, farther)
+RESEEDED = World("faithful: each fit's stored fitter seeds drawn with replacement", True, reseeded)
+SWAPPED = World("the lin and log fits swapped (fitter seeds resampled)", False, families_swapped)
+FLAT = World("no rate: every H given the fit of the fewest heads (fitter seeds resampled)", False, flat_in_H)
+FARTHER = World("a memory too far: the delta at T = 8's fits in place of T = 2's (fitter seeds resampled)", False,
+                farther)
 FIT_ROWS = ("7a-heavy-tail-log", "7b-heavy-tail-lin", "8a-context-log", "8b-context-lin", "9b-exp-kernel-log",
             "11-relative-bump", "12b-sharp-memory-far")
 WORLDS = {

@@ -2,8 +2,8 @@
 
 - here: the best H-head errors of a fit point (`errors`), the heads a kernel needs (`heads_needed`), Thm 6.1's
   guaranteed rates, and the names and number formats of the page's text, tables and figures;
-- `results.fits`: the kernel fits' tables and summaries (Parts A and B);
-- `results.training`: one row per Part C training run with its optimum, and the training floor;
+- `results.fit`: the kernel fits' tables and summaries (Parts A and B);
+- `results.train`: one row per Part C training run with its optimum, and the training floor;
 - `results.apph`: one row per Appendix H run of each current-token convention, with its optimum and the
   copy-the-current-token baseline.
 
@@ -21,30 +21,57 @@ import math
 
 import numpy as np
 
-from lib.chapters.rpe_decay.experiments.fit import Kernel, kernel_name
+from lib.chapters.rpe_decay.experiments.fit import FLOOR, Kernel, kernel_name
+
+IDLE = 1e-9      # a fit whose l1 error is within this of 1 (the zero kernel's) is the do-nothing fit
 
 
 # --------------------------------------------------------------------------------------- reading results
 def point_counts(results: dict) -> str:
     """What the stored points are, for the page's summary line."""
     n_H = sum(len(r["result"]["H"]) for r in results["fit"].values())
+    seeds = sum(len(recs) for recs in results.get("converged", {}).values())
     return (f"They are the exact checks, {len(results['fit'])} kernel fits ({n_H} values of H, each from its own "
-            f"starts) and {len(results['train'])} training sweeps.")
+            f"starts), the {len(results.get('converged', {}))} fits the claims read, converged in their starts at "
+            f"several seeds of the fitter ({seeds} in all), {len(results['train'])} training sweeps and the Appendix "
+            "H runs.")
 
 
 def errors(results: dict, k: Kernel, family: str, S: float, H_list=None, part: str = "fit") -> dict[int, dict]:
     """{H: {"l1", "l2", "p", "alpha", "starts", "half", "converged"}} of one fit point, or {} if it is not in the
     results: the best fit, the starts it took, the best of the first half of them and whether the two agree
     (experiments.fit.fit_converged; None for the 4-start fits); `part`: "fit", or "converged" (the fits converged
-    in their starts that claims 7-12 read)."""
+    in their starts that claims 7-12 read: every fitter seed's, read by `across_seeds`)."""
     for (name, f, S_, Hs), rec in results.get(part, {}).items():
         if name == kernel_name(k) and f == family and S_ == float(S) and (H_list is None or list(Hs) == list(H_list)):
-            r = rec["result"]
-            get = lambda key, i: r[key][i] if key in r else None
-            return {H: {"l1": r["l1"][i], "l2": r["l2"][i], "p": r["p"][i], "alpha": r["alpha"][i],
-                        "starts": get("restarts", i), "half": get("l1_half", i), "converged": get("converged", i)}
-                    for i, H in enumerate(r["H"])}
+            if part == "converged":
+                return across_seeds([one_fit(r["result"]) for r in rec.values()])
+            return one_fit(rec["result"])
     return {}
+
+
+def one_fit(r: dict) -> dict[int, dict]:
+    """{H: the fit} of one stored fit point's result."""
+    get = lambda key, i: r[key][i] if key in r else None
+    return {H: {"l1": r["l1"][i], "l2": r["l2"][i], "p": r["p"][i], "alpha": r["alpha"][i],
+                "starts": get("restarts", i), "half": get("l1_half", i), "converged": get("converged", i)}
+            for i, H in enumerate(r["H"])}
+
+
+def across_seeds(seeds: list[dict[int, dict]]) -> dict[int, dict]:
+    """One fit per H from the converged fits of several seeds of the fitter: the best seed's fit, with `seeds` (every
+    seed's best l1), `spread` (their max over min; 1 where all are at the float64 floor FLOOR), `idle` (the best is
+    no better than the do-nothing fit, the zero kernel, whose l1 error is 1) and `converged` (every seed converged
+    in its starts)."""
+    out = {}
+    for H in seeds[0]:
+        fits = [s[H] for s in seeds]
+        l1 = [f["l1"] for f in fits]
+        best = min(fits, key=lambda f: f["l1"])
+        out[H] = {**best, "seeds": l1, "starts": sum(f["starts"] for f in fits), "idle": best["l1"] >= 1 - IDLE,
+                  "spread": 1.0 if max(l1) <= FLOOR else max(l1) / max(min(l1), 1e-300),
+                  "converged": all(f["converged"] for f in fits), "half": min(f["half"] for f in fits)}
+    return out
 
 
 def heads_needed(errs: dict[int, dict], eps: float, key: str = "l1") -> float:

@@ -16,6 +16,8 @@ from lib.chapters.rpe_decay.experiments.fit import Kernel, kernel_name, kernel_v
 from lib.chapters.rpe_decay.results import errors, fmt, label
 from lib.core.tables import markdown_table
 
+PAPER_SCALE = {"apph_S": 1000, "apph_steps": 10000, "H": 64}     # the paper's setup (Appendix H.2.7-H.2.8)
+
 
 def targets_of(spec: dict) -> tuple[list[Kernel], list[np.ndarray]]:
     """The point's kernels and their targets rho(t), t = 0..S-1, with apph.targets' convention (rho(0) where finite,
@@ -115,3 +117,28 @@ def exponents(P: dict, results: dict, kind: str, family: str, H: int, current: s
     """The learned exponents p of the runs of one (kernel kind, family, H) in one arm, seed by seed."""
     return [r["p"] for r in sorted(apph_table(P, results, current), key=lambda r: r["seed"])
             if r["k"].kind == kind and r["family"] == family and r["H"] == H]
+
+
+def scale_note(P: dict, H: int, which: str) -> str:
+    words = {"apph_S": "$S$ = {:,}", "apph_steps": "{:,} steps"}       # the quantities, not the parameters' names
+    short = [words[k].format(P[k]) for k in ("apph_S", "apph_steps") if P[k] < PAPER_SCALE[k]]
+    if which == "max" and H < PAPER_SCALE["H"]:      # the "one head" rows are at the paper's H whatever the grid
+        short.append(f"H up to {H}")
+    if which == "min" and H > 1:
+        short.append(f"no run with one head (the fewest: {H})")
+    return ("the paper's setup is S = 1000, 10,000 AdamW steps, H up to 64 (the paper profile); this run has "
+            + ", ".join(short)) if short else ""
+
+
+def two_head_reading(P, results, current: str, paper: float) -> dict | None:
+    """Where the paper's number for 4a's lin heads (`paper`: 0.19) sits among lin heads on 4a: the H whose fitter optimum (t = 0 free) is nearest it, that
+    optimum, and the trained medians at that H in this arm and with w0 (None where the grid lacks the runs)."""
+    lin_4a = lambda c: [r for r in apph_table(P, results, c) if r["k"].kind == "spow" and r["family"] == "lin"]
+    rows = lin_4a(current)
+    if not rows:
+        return None
+    by_H = {H: [r for r in rows if r["H"] == H] for H in sorted({r["H"] for r in rows})}
+    H = min(by_H, key=lambda h: abs(np.log10(by_H[h][0]["free_opt"]) - np.log10(paper)))
+    free = [r for r in lin_4a("free") if r["H"] == H]
+    return {"H": H, "opt": by_H[H][0]["free_opt"], "trained": float(np.median([r["mse"] for r in by_H[H]])),
+            "trained_free": float(np.median([r["mse"] for r in free])) if free else np.nan}

@@ -1,7 +1,7 @@
 """The kernel fits' stored points read into the page's tables and summaries (Parts A and B): T5's buckets against
 Table 1, the best H-head errors of every main kernel, the context-length sweep, the heads a sharp memory needs, the
 fitted slopes against Thm 6.1's rates, the relative-width bumps, and the largest value a best fit combines. Claims
-7-13 (claims/fits.py) judge these fits.
+7-13 (claims/fit.py) judge these fits.
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
     >>> print(error_table(P, results).splitlines()[0][:45])      # a Markdown table, one row per kernel and RPE

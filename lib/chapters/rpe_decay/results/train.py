@@ -1,7 +1,7 @@
 """Part C's stored training runs read into numbers: one row per run with the fitter's optimum for the same family,
 window and H (`train_table`), the training floor measured from the lin runs' own precision (`training_floor`), what
 each run can be asked to reach (`reachable`), and the page's table and summary of them. Claims 14a and 14b
-(claims/training.py) judge these numbers.
+(claims/train.py) judge these numbers.
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
     >>> rows = train_table(results); len(rows) == sum(len(r["result"]["runs"]) for r in results["train"].values())
@@ -34,6 +34,7 @@ def train_table(results: dict) -> list[dict]:
     return rows
 
 
+IDENTICAL = 1e-3         # seeds whose log10 MSEs agree within this many decades are one effective run
 PRECISION_MARGIN = 100   # a lin run is limited by training's precision where its optimum is this many times below it
 
 
@@ -113,3 +114,29 @@ def optimum_values(row: dict) -> str:
         return ""
     return (f"the fitter's optimum {fmt(row['opt'])} combines values up to {np.abs(alpha).max():.0e} of opposite signs, "
             "which float32 AdamW does not find")
+
+
+def effective_runs(runs: list) -> int:
+    """How many of a group's seeds differ: a seed whose log10 numbers all lie within IDENTICAL decades of an earlier
+    seed's is the same run again (the seeds end on one attractor)."""
+    kept: list[np.ndarray] = []
+    for r in runs:
+        v = np.log10(np.maximum(np.atleast_1d(np.asarray(r, float)), 1e-300))
+        if not any(np.all(np.abs(v - k) < IDENTICAL) for k in kept):
+            kept.append(v)
+    return len(kept)
+
+
+def margin(values, threshold: float, below: bool, stat: str = "worst") -> str:
+    """The rule's margin in decades (> 0 on the passing side; `stat`: the worst seed or the median) and in units of the
+    sd of log10 over seeds (none where the seeds are identical or one)."""
+    lv = np.log10(np.maximum(np.asarray(values, float), 1e-300))
+    d = (np.log10(threshold) - lv) if below else (lv - np.log10(threshold))
+    m = float(d.min()) if stat == "worst" else float(np.median(d))
+    if len(lv) < 2:
+        sd, words = 0.0, "one seed"
+    else:
+        sd = float(lv.std(ddof=1))
+        words = f"seeds identical (sd < {IDENTICAL:g} decades)" if sd < IDENTICAL else f"sd {sd:.2f} decades"
+    z = f" = {m / sd:+.1f} sd over {len(lv)} seeds ({words})" if sd >= IDENTICAL else f"; {words}"
+    return f"margin {m:+.1f} decades" + z
