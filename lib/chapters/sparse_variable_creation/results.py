@@ -2,13 +2,14 @@
 computation imports this module.
 
 - The readers: the success table, the critical sample size m* with its bootstrap and its censoring (a T without m* in
-  the grid is a bound, never dropped), the fits of m* against T, the weight norms, the parity transitions and the
-  least query scale.
+  the grid is a bound, never dropped), the weight norms, the parity transitions and the least query scale.
 - What the success tables can decide: the count intervals, the logistic laws of m*(T) and their likelihoods. Every
   (T, m) cell holds k successes in n trials. A law m*(T) = a + b g(T) makes the success probability a logistic
   function of m - m*(T): logit p = (m - a - b g(T)) / s, a logistic regression of the cells on (1, m, g(T)). Three
   laws, each with three parameters, so that their likelihoods compare directly: log, g = ln T (the paper's log T
-  capacity, Sec. 5); power, g = T^(1/2) (the largest exponent A11b's calibration calls sublinear); linear, g = T.
+  capacity, Sec. 5); power, g = T^(1/2); linear, g = T. The exponent of m* in T (`exponent_fit`) is read the same
+  way, from every cell, with the success a logistic function of ln m - ln m*(T), which fits the stored cells better
+  than one in m (the curves flatten as m* grows).
 - The page's tables of the stored numbers: the exact construction's errors and norms (`b2_table`), the planted
   AND by T (`and_summary`) and the weight norms (`norm_summary`).
 
@@ -83,11 +84,6 @@ def bounds(results: dict) -> dict:
     return out
 
 
-def at_bound(lo, hi):
-    """The value a point fit reads for m* known within [lo, hi]: the grid's m (hi where finite, else lo)."""
-    return np.where(np.isfinite(hi), hi, lo)
-
-
 def mstar_text(b: dict) -> str:
     """The bounds of m* (`bounds`) as the page writes them: "≤ 50, 100, > 200"."""
     return ", ".join(f"> {lo:.0f}" if not np.isfinite(hi) else f"≤ {hi:.0f}" if lo == 0 else f"{lo:.0f}"
@@ -107,60 +103,6 @@ def attention_on_planted(results: dict, min_T: int = 11) -> dict:
             se = float(a.std(ddof=1) / math.sqrt(len(a))) if len(a) > 1 else float("nan")
             out[T] = (float(a.mean()), se, np.array(r["top3_is_planted"], bool)[s].tolist())
     return out
-
-
-def slope_range(x, lo, hi) -> tuple[float, float]:
-    """The smallest and largest least-squares slope of y on x over every y in [lo, hi] (a censored y has hi = inf,
-    and where it can tilt the slope without limit that end is infinite)."""
-    w = np.asarray(x, float) - np.mean(x)
-    tilt = lambda down: sum(0.0 if wi == 0 else wi * (a if (wi > 0) == down else b) for wi, a, b in zip(w, lo, hi))
-    return float(tilt(True) / np.sum(w ** 2)), float(tilt(False) / np.sum(w ** 2))
-
-
-def censored_T(results: dict) -> dict:
-    """{T: "above" or "below"}: the T whose m* the grid bounds (above its largest m, below its smallest)."""
-    return {T: "above" if not np.isfinite(hi) else "below" for T, (lo, hi) in bounds(results).items()
-            if not np.isfinite(hi) or lo == 0}
-
-
-def fits(results: dict) -> dict:
-    """Least-squares fits of m* against ln T and against T (two parameters each), their residual sums of squares,
-    and the power-law exponent of m* in T with its censoring-aware range and bootstrap SE. A T whose m* the grid only
-    bounds is never dropped: it enters the point fits at its grid m (`at_bound`) and the range with its bound."""
-    b = bounds(results)
-    if len(b) < 3:
-        return {}
-    T = np.array(list(b), float)
-    lo, hi = np.array([v[0] for v in b.values()]), np.array([v[1] for v in b.values()])
-    y = at_bound(lo, hi)
-    out = {}
-    for name, x in (("log", np.log(T)), ("linear", T)):
-        coef = np.polyfit(x, y, 1)
-        out[name] = {"a": float(coef[1]), "b": float(coef[0]), "rss": float(np.sum((np.polyval(coef, x) - y) ** 2))}
-    out["exponent"] = loglog_slope(T, y)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out["exp_min"], out["exp_max"] = slope_range(np.log(T), np.log(lo), np.log(hi))
-    out["exp_se"] = exponent_se(results)
-    out["ratio"] = float(y[-1] / y[0])
-    out["T"] = (int(T[0]), int(T[-1]))
-    out["censored"] = censored_T(results)
-    return out
-
-
-def exponent_se(results: dict, seed: int = 0) -> float:
-    """Bootstrap SE of the power-law exponent of m* in T (trials resampled within every (T, m), BOOTSTRAPS times;
-    a resample with a T censored enters at its bound, as in `fits`)."""
-    rng, tab = np.random.default_rng(seed), and_table(results)
-    T = np.array(list(tab), float)
-    slopes = []
-    for _ in range(BOOTSTRAPS):
-        ms = []
-        for t in tab.values():
-            s = t["success"]
-            m = critical_m(np.array(t["m"]), np.take_along_axis(s, rng.integers(0, s.shape[1], s.shape), 1))
-            ms.append(m if np.isfinite(m) else t["m"][-1])
-        slopes.append(loglog_slope(T, ms))
-    return float(np.std(slopes, ddof=1))
 
 
 def floor_bits(T: int) -> float:
@@ -303,6 +245,24 @@ def shift_test(c: dict) -> dict:
     b = full["b"]
     side = 0 if not np.isfinite(b) or p >= SHIFT_LEVEL else (1 if b > 0 else -1)
     return {"b": b, "stat": stat, "p": p, "side": side, "fit": full}
+
+
+def exponent_fit(c: dict) -> dict:
+    """The growth of m* as a power of T, read from every cell: m*(T) = c T^alpha with the success a logistic function
+    of ln m - ln m*(T) (logit p = (ln m - ln m*(T)) / sigma), a logistic regression of the cells on (1, ln m, ln T).
+    alpha = -beta_T / beta_m, its SE by the delta method from the fit's Fisher information. A T whose m* lies beyond
+    the grid still informs the fit through its counts. `rise` is beta_m: where it is not positive, success does not
+    rise with m and alpha is NaN."""
+    X = np.column_stack([np.ones_like(c["m"]), np.log(c["m"]), np.log(c["T"])])
+    coef, ll = logistic(X, c["k"], c["n"])
+    b0, bm, bT = coef
+    if not bm > 0:
+        return {"rise": float(bm), "alpha": math.nan, "se": math.nan, "loglik": ll}
+    p = 1 / (1 + np.exp(-(X @ coef)))
+    cov = np.linalg.pinv((X * (c["n"] * p * (1 - p))[:, None]).T @ X)
+    grad = np.array([0.0, bT / bm ** 2, -1 / bm])
+    return {"rise": float(bm), "alpha": float(-bT / bm), "se": float(np.sqrt(grad @ cov @ grad)),
+            "sigma": float(1 / bm), "ln_c": float(-b0 / bm), "loglik": ll}
 
 
 def and_summary(results: dict) -> str:
