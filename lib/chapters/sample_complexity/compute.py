@@ -53,7 +53,7 @@ class FigurePoint:
 @dataclass(frozen=True)
 class RunPoint(FigurePoint):
     """One run (seed index `run` of n_seeds) of a (panel, model, N) whose seeds are computed one point each
-    (`split_rnn_seeds`): a paper-size GRU point trains for hours on one CPU thread, longer than a session's background
+    (`split_rnn_seeds`): a paper-size GRU point trains for hours on one CPU thread, longer than a deadline's
     window, and a point still running at its deadline is abandoned; one seed fits. On the CPU the GRU runs torch's
     fused kernel per run anyway, so splitting costs it no batching. Its test set is run `run`'s of the batched draw,
     so every model is still scored on the same prompts; its training and initialisation streams are its own."""

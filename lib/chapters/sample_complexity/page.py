@@ -24,7 +24,6 @@ from lib.chapters.sample_complexity.results import (
 )
 from lib.chapters.sample_complexity.results.attention import numbers
 from lib.chapters.sample_complexity.results.authors import (
-    BEYOND,
     PAPER_FFN_TASK_TEST_N12,
     comparison_table,
     paper_means,
@@ -37,7 +36,7 @@ from lib.core.power import power_table
 from lib.core.rules import number
 from lib.science.stats import loglog_slope
 
-__all__ = ["HEADLINES", "LABELS", "LEVEL", "N_BOOT", "RULE_CHANGES", "attention_glue", "calibration_note",
+__all__ = ["HEADLINES", "LABELS", "LEVEL", "N_BOOT", "attention_glue", "calibration_note",
            "censored", "censored_points", "claims", "comparison_table", "doubling_note", "findings", "law_note",
            "power", "power_note", "protocol_table", "runs_of", "scale_note", "spread_note", "summarize"]
 
@@ -86,28 +85,14 @@ def calibration_note() -> str:
             f"{a['ffn'][n] / a['transformer'][n]:.1f} and {a['rnn'][n] / a['transformer'][n]:.1f} at $N = {n}$), the slope "
             f"{number(figure1.RULE_FFN_SUPERLINEAR.bar)} of `2-ffn-superlinear` ({slope:.1f}), the "
             f"{number(figure1.RULE_PROTOCOL.parts[0].bar)} of `test-protocol` ({PAPER_FFN_TASK_TEST_N12 / a['ffn'][n]:.1f} and "
-            f"about 1.0), the at most {number(figure1.ALLOWED)} of 33 means beyond $|z| = {number(BEYOND)}$ of "
-            f"`paper-means` (from simulated faithful reruns), and the {level:.0%} level. Figure readings "
-            "that the authors' own code reproduces only within its seeds and draws are not tested: the FFN at "
-            f"{b['ffn'][first_b] / max(b['rnn'][first_b], b['transformer'][first_b]):.1f}× the others at $N = {first_b}$ "
-            "(where its count passes theirs and the order depends on the draw: `4-ffn-gap` starts at "
-            f"$N = {figure1.GAP_FROM}$ and "
-            f"shows $N = {first_b}$ per draw), the crossing of FFN and RNN at $N = {cross}$ where their means differ by "
-            f"{abs(a['ffn'][cross] / a['rnn'][cross] - 1):.0%}, and every model at {max(a[m][n0] for m in MODELS):,.0f} "
-            f"samples or fewer at $N = {n0}$.")
-
-
-RULE_CHANGES = (
-    "Two rules changed with this book's paper-scale results, said here so that no verdict moves unseen. `paper-means` "
-    "asked for $|z| \\le 3$ at every one of the 33 means, with the GRU's draw spread borrowed from the other models; "
-    "a faithful rerun fails that most of the time (33 tests at once, with a spread estimated from a few draws), so it "
-    "now allows the number of means beyond 3 that a faithful rerun stays within in 95% of simulated reruns, with "
-    "every model trained on three task draws and $z$ counting each model's own draw spread. Until 2026-11-28 those "
-    "reruns were drawn around the authors' means with one draw spread per model, pooled over $N$; they are now the "
-    "stored runs resampled per $N$ and per draw, each $N$ with its own spread, against an authors' mean drawn from the "
-    "same $N$'s draws, and allow more means beyond 3 (the rule's text gives the number). `4-ffn-gap` tested "
-    "$N$ = 25 to 33; at $N = 25$ the FFN's count passes the others' and the order depends on the task draw, so it now "
-    "tests $N \\ge 27$ and shows $N = 25$ per draw.")
+            f"about 1.0), the bound {number(figure1.RULE_MEANS.bound)} on each model's $|z|$ in `paper-means` (the value "
+            f"that separates a faithful rerun from runs moved away from the authors' means), and the {level:.0%} level. "
+            "Figure readings that the authors' own code reproduces only within its seeds and draws are not tested "
+            f"alone: the FFN at {b['ffn'][first_b] / max(b['rnn'][first_b], b['transformer'][first_b]):.1f}× the others "
+            f"at $N = {first_b}$ (where its count passes theirs and the order depends on the draw: `4-ffn-gap` averages "
+            f"the FFN's excess over the paper's $N$ = {first_b} to {max(b['ffn'])}), the crossing of FFN and RNN at "
+            f"$N = {cross}$ where their means differ by {abs(a['ffn'][cross] / a['rnn'][cross] - 1):.0%}, and every "
+            f"model at {max(a[m][n0] for m in MODELS):,.0f} samples or fewer at $N = {n0}$.")
 
 
 def scale_note(P: dict, table: dict) -> str:

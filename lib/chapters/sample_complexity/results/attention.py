@@ -30,3 +30,9 @@ def numbers(P: dict, records: dict) -> dict | None:
             "share_lo": share.min(), "share_hi": share.max(), "uniform": 1 / P["attention_N"],
             "peak_lo": peak.min(), "peak_hi": peak.max(), "block_lo": block.min(), "block_hi": block.max(),
             "samples": float(samples.mean()) if np.isfinite(samples).all() else float("nan"), "d_e": res["d_e"]}
+
+
+def point(P: dict, records: dict) -> dict:
+    """The attention point's record alone, keyed as stored ({} where this run has none): what its row reads."""
+    key = ("attention", "transformer", P.get("attention_N", 0))
+    return {key: records[key]} if key in records else {}

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from lib.chapters.sample_complexity.results import LABELS, MODELS, per_draw
+from lib.chapters.sample_complexity.results import LABELS, MODELS, per_draw, summary
 
 # The authors' code on one H100, 5 seeds (run unchanged for this book): the book's reference means.
 PAPER_MEANS = {
@@ -135,3 +135,14 @@ def spread_note(P: dict, table: dict, largest: int = 3) -> str:
             + ". The authors draw $\\mathbf u$ and the position codes once per $N$ (from the GPU's random stream), so "
             "their mean is one more draw: where it sits outside this run's draws but within their spread, the difference "
             "is the draw.")
+
+
+def pairs(P: dict, results: dict, ref: dict | None = None) -> tuple[list, dict]:
+    """(the compared means (`comparison`; ref: other authors' means), {(panel, model): (geometric mean ratio, z)}):
+    z is the sum of the pair's log ratios over the root of the sum of their variances (its N's task draws are
+    independent); the claim `paper-means` holds it to a bound."""
+    rows, out = comparison(summary(P, results), P, ref), {}
+    for r in rows:
+        out.setdefault((r["panel"], r["model"]), []).append((np.log(r["ratio"]), r["sigma"] ** 2))
+    z = lambda s, v: s / np.sqrt(v) if v > 0 else 0.0 if s == 0 else np.inf * np.sign(s)
+    return rows, {k: (float(np.exp(np.mean([x for x, _ in v]))), z(*np.sum(v, 0))) for k, v in out.items()}

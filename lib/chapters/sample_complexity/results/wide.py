@@ -187,3 +187,13 @@ def law_note(table: dict, P: dict, test: str = "task") -> str:
             + ". This is the authors' protocol, kept so that the sweep continues their figure; from the lengths where "
             "tens of pairs break the assumption on, the sweep, like Figure 1, shows the trend on the authors' "
             "protocol, not on codes the theorem covers.")
+
+
+def law_factors(table: dict, law: str) -> dict:
+    """{N: factor} that moves the Transformer's mean at each N of the wide series (task test set) onto `law` fitted to
+    those means (1-tr-logN's worlds). (Rescaling by the law over the log law instead would keep the curvature of the
+    residuals about the log law, and with it much of the log law's lead.)"""
+    w = series(table, {}, "task")
+    means = w["runs"].mean(1)
+    fit = fit_laws(w["N"], means, () if law == "power" else (law,))[law]["params"]
+    return dict(zip(w["N"], law_curve(law, fit, w["N"]) / means))
