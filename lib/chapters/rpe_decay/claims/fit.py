@@ -270,7 +270,9 @@ def _monotone(P, results):
 def band_missed(P, results, row) -> str:
     """Why a fit row fails or is censored, from its measured column (a row about the best fit found is refuted by a
     better fit; an unsettled fit leaves its row censored, and more fitter seeds settle only seeds that agree)."""
-    plateau = (" The lin fits at $H \\le 8$ sit at the do-nothing fit at every fitter seed: deciding the ordering needs a "
-               "fitter that leaves that plateau (more starts than the doubling stops at), not more seeds"
-               if row["id"] == "12b-sharp-memory-far" else "")
-    return f"{row.get('censored') or 'the rule misses'}: {row['measured']}.{plateau}"
+    why = row.get("censored") or "the rule misses"
+    need = (" Fits at the do-nothing fit at every fitter seed need a fitter that leaves that plateau (more starts than "
+            "the doubling stops at), not more seeds" if "do-nothing" in why else " Fitter seeds whose bests disagree "
+            "are not settled by more seeds: it needs a fitter that reaches one optimum from every seed (more starts "
+            "per seed)" if "apart" in why else "")
+    return f"{why}: {row['measured']}.{need}"
