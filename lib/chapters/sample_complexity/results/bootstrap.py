@@ -39,9 +39,9 @@ def replicates(entry: dict, key: tuple, draws: int | None = None) -> np.ndarray:
 
 
 def boot(table: dict, P: dict, panel: str, test: str) -> dict:
-    """{model: {N: (N_BOOT,) replicate means}} of one panel and test set."""
+    """{model: {N: (N_BOOT,) replicate means}} of one panel and test set (the models this run has)."""
     out = {}
-    for m in MODELS:
+    for m in (m for m in MODELS if test in table[panel].get(m, {})):
         entry = table[panel][m][test]
         reps = replicates(entry, (P["seed"], panel, m))
         out[m] = {n: reps[:, i] for i, n in enumerate(entry["N"])}
