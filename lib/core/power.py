@@ -290,7 +290,7 @@ def power_table(rows: list, worlds: dict, P: dict, results: dict, draws: int = D
         out += here
         if more_seeds and row.kind == "claim" and (stored == "censored" or gate.why(
                 {"id": row.id, "kind": "claim", "passed": stored == "pass"}, here)):
-            out += what_more_seeds(row, ws, P, results, max(draws // 2, 20), seed + 1000 * i, data)
+            out += what_more_seeds(row, ws, P, results, max(draws // 2, min(draws, 20)), seed + 1000 * i, data)
     return out
 
 
