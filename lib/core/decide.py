@@ -29,8 +29,8 @@ class DirtyTree(params_mod.ParamError):
 
 
 # decide trains nothing (a missing point raises) and every stored point it loads is checked against the manifest's
-# bytes: the modules that only schedule and run points, and print their progress, cannot move a stored claim.
-RUNS_POINTS = ("lib/core/sweep.py", "lib/core/schedule.py", "lib/core/executors.py")
+# bytes: the modules that only schedule and run points or notebooks, and print their progress, cannot move a claim.
+RUNS_POINTS = ("lib/core/sweep.py", "lib/core/schedule.py", "lib/core/executors.py", "lib/core/runner.py")
 
 
 def claims_sources(chapter: str) -> list[str]:
