@@ -452,12 +452,12 @@ def test_train_floor_compares_every_run_and_says_when_seeds_are_identical(monkey
     P = params_mod.resolve("rpe_decay", "quick", {})
     # every run is compared (none dropped for a small optimum): the collapsed log runs fail, 1e4 x the floor
     collapsed = lambda f, H, s: {"lin": 1e-8, "log": 1.27e-4}[f]
-    monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(collapsed))
+    monkeypatch.setattr(train_results, "train_table", lambda results: _train_rows(collapsed))
     v = _row("14b-train-floor").decide(P, {})
     assert not v.passed and "worst median ratio 12700.0" in v.measured
     assert "1 of 2 groups and 3 of 6 runs within 10×" in v.measured
     assert "seeds identical" in v.measured and " sd over" not in v.measured
-    monkeypatch.setattr(train_claims, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-8 * (1 + s),
+    monkeypatch.setattr(train_results, "train_table", lambda results: _train_rows(lambda f, H, s: {"lin": 1e-8 * (1 + s),
                                                                                           "log": 3e-8 * (1 + s)}[f]))
     v = _row("14b-train-floor").decide(P, {})
     assert v.passed and "sd over 3 seeds" in v.measured

@@ -38,6 +38,7 @@ from lib.chapters.rpe_decay.results.fit import (
     t5_table,
 )
 from lib.chapters.rpe_decay.results.train import (
+    beyond_band,
     distinct_exponents,
     effective_runs,
     gap_summary,
@@ -106,7 +107,7 @@ def partc_findings(P: dict, results: dict) -> str:
                    "the seeds end on one value (agreeing to three digits): every run starts its heads at the fitter's "
                    f"first start and the seeds differ only in their data, so there the {len(m[good])} seeds are one "
                    "effective run.")
-    beyond = train_claims.beyond_band(results)
+    beyond = beyond_band(results, BAND)
     out.append(f"**Claim 14b.** The training floor is {fmt(floor)} (the median of {n} precision-limited lin runs). "
                + (f"Beyond {BAND}× of max(optimum, floor) (medians over seeds): " + "; ".join(beyond) + "."
                   if beyond else f"Every group's median is within {BAND}× of max(optimum, floor)."))

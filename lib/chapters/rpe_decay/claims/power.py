@@ -21,8 +21,9 @@ import numpy as np
 
 from lib.chapters.rpe_decay.claims import ROWS
 from lib.chapters.rpe_decay.claims.apph import ARM, NUMBERS, PAPER, num
-from lib.chapters.rpe_decay.claims.train import floor_groups, matched
+from lib.chapters.rpe_decay.claims.train import matched
 from lib.chapters.rpe_decay.experiments.fit import Kernel
+from lib.chapters.rpe_decay.results.train import floor_groups
 from lib.core.power import World, resample_cells
 
 __all__ = ["ROWS", "WORLDS"]
@@ -47,13 +48,35 @@ def remap(results: dict, part: str, per_point) -> dict:
     return out
 
 
+def seed_draws(counts: dict, rng: np.random.Generator) -> dict:
+    """{key: the stored seed each drawn seed copies}: `counts[key]` seeds drawn with replacement for every key, by the
+    core's resample_cells (one cell per key: its seeds are exchangeable), so k times as many within seeds_times(k)."""
+    at = {key: {"spec": {}, "result": {"at": list(range(n))}} for key, n in counts.items()}
+    drawn = resample_cells(at, rng, lambda r: [(r, key) for key in r], lambda res: [0] * len(res["at"]))
+    return {key: [int(i) for i in drawn[key]["result"]["at"]] for key in counts}
+
+
+def reseed(rec: dict, part: str, idx: list[int]) -> dict:
+    """A training point whose seed s holds stored seed idx[s]'s runs (all of them: a seed's lin and log runs stay
+    paired), as many seeds as idx."""
+    r, s = rec["result"], FIELDS[part].index("seed")
+    order = [(new, i) for new, old in enumerate(idx) for i, run in enumerate(r["runs"]) if run[s] == old]
+    new = {f: [r[f][i] for _, i in order] for f in PER_RUN if f in r}
+    new["runs"] = [[new_s if j == s else x for j, x in enumerate(r["runs"][i])] for new_s, i in order]
+    if "curves" in r:
+        new["curves"] = [[c[i] for _, i in order] for c in r["curves"]]
+    return {**rec, "spec": {**rec["spec"], "seeds": len(idx)}, "result": {**r, **new}}
+
+
 def resample_runs(P: dict, results: dict, rng: np.random.Generator) -> dict:
-    """The faithful world: each training point's seeds drawn with replacement, a drawn seed bringing every run it
-    holds (a seed's lin and log runs stay paired); the fit points (no seeds) as they are."""
-    def per_point(key, spec):
-        idx = rng.integers(0, spec["seeds"], spec["seeds"])
-        return lambda run: {"seed": int(idx[run["seed"]])}
-    return remap(remap(results, "train", per_point), "apph", per_point)
+    """The faithful world: each training point's seeds drawn with replacement (`seed_draws`, `reseed`); the fits as
+    they are."""
+    out = dict(results)
+    for part in ("train", "apph"):
+        got = results.get(part, {})
+        idx = seed_draws({key: rec["spec"]["seeds"] for key, rec in got.items()}, rng)
+        out[part] = {key: reseed(rec, part, idx[key]) for key, rec in got.items()}
+    return out
 
 
 def swap_where(part: str, label: str, hit):
@@ -91,9 +114,8 @@ def reseeded(P: dict, results: dict, rng: np.random.Generator) -> dict:
     """A fit row's faithful world: each converged fit's stored fitter seeds drawn with replacement (as many as are
     stored, times `seeds_times`), numbered 0, 1, ... in the order drawn."""
     conv = results.get("converged", {})
-    at = {key: {"spec": {}, "result": {"at": list(range(len(recs)))}} for key, recs in conv.items()}
-    drawn = resample_cells(at, rng, lambda r: [(r, key) for key in r], lambda res: [0] * len(res["at"]))
-    return {**results, "converged": {key: dict(enumerate(list(recs.values())[int(i)] for i in drawn[key]["result"]["at"]))
+    idx = seed_draws({key: len(recs) for key, recs in conv.items()}, rng)
+    return {**results, "converged": {key: dict(enumerate(list(recs.values())[i] for i in idx[key]))
                                      for key, recs in conv.items()}}
 
 

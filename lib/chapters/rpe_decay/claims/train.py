@@ -18,10 +18,10 @@ from lib.chapters.rpe_decay.experiments.train import FAMILIES
 from lib.chapters.rpe_decay.results import fmt, label
 from lib.chapters.rpe_decay.results.train import (
     PRECISION_MARGIN,
+    beyond_band,
     effective_runs,
+    floor_groups,
     margin,
-    optimum_values,
-    reachable,
     train_table,
     training_floor,
 )
@@ -38,7 +38,6 @@ RULE_TRAIN_ORDER = Needs(
 RULE_TRAIN_FLOOR = AtMost("median over seeds of the trained MSE over max(optimum, floor)", 10,
                           where="for every kernel, family and $H$, every run counted", why="this book's hypothesis")
 BAND = RULE_TRAIN_FLOOR.bound     # 14b: the median over seeds within this factor of max(optimum, floor)
-GROUP = ("kernel", "S", "family", "H")
 
 
 def matched(k: Kernel) -> str:
@@ -77,7 +76,7 @@ def _train_order(P, results):
     (cs, floor), shares, words, at_floor, n = got, [], [], 0, []
     for k, _, H, m in cs:
         good, med = matched(k), {f: float(np.median(list(m[f].values()))) for f in FAMILIES}
-        shares.append(order_wins(m, good) / P["train_seeds"])         # of the seeds the hypothesis is stated over
+        shares.append(order_wins(m, good) / len(m[good]))             # of the seeds the hypothesis is stated over
         n.append(effective_runs([(m["lin"][s], m["log"][s]) for s in sorted(m["lin"])]))
         floor_cell = max(med.values()) <= AT_FLOOR * floor
         at_floor += floor_cell
@@ -87,19 +86,6 @@ def _train_order(P, results):
     return Measured(np.array(shares), "; ".join(words), n=np.array(n), gate=at_floor,
                     paper="App. H 4a/4b: the matched RPE trains lower",
                     where=f"$S$ = {cs[0][1]}; {named_grid('H', ORDER_H(P['train_H']))}")
-
-
-def floor_groups(results: dict):
-    """Part C's rows, training floor, its count of runs, and {(kernel, S, family, H): each seed's trained MSE over
-    max(optimum, floor)} (every run counts); None without runs."""
-    rows = train_table(results)
-    if not rows:
-        return None
-    floor, n = training_floor(rows)
-    groups: dict[tuple, list[float]] = {}
-    for r in rows:
-        groups.setdefault(tuple(r[k] for k in GROUP), []).append(r["mse"] / reachable(r, floor))
-    return rows, floor, n, groups
 
 
 def _train_floor(P, results):
@@ -119,25 +105,9 @@ def _train_floor(P, results):
                     paper="none (designed here)", n=effective_runs(groups[w]))
 
 
-def beyond_band(results: dict) -> list[str]:
-    """The (kernel, family, H) groups whose median over seeds is beyond 14b's band, worst first: the median, what
-    its heads can reach, the ratio, and what the fitter's optimum asks of the values."""
-    rows, floor, _, groups = floor_groups(results) or ([], 0.0, 0, {})
-    out = []
-    for key, v in sorted(groups.items(), key=lambda kv: -float(np.median(kv[1]))):
-        if float(np.median(v)) <= BAND:
-            continue
-        sel = [r for r in rows if tuple(r[k] for k in GROUP) == key]
-        values = optimum_values(sel[0])
-        out.append(f"{label(sel[0]['k'])}, {key[2]}, $H$ = {key[3]}: {fmt(float(np.median([r['mse'] for r in sel])))} "
-                   f"against {fmt(reachable(sel[0], floor))} ({float(np.median(v)):.1f}×)"
-                   + (f", where {values}" if values else ""))
-    return out
-
-
 def explain_floor(P: dict, results: dict, row: dict) -> str:
     """Why 14b comes out as it does: the groups beyond its band, numbers from the runs."""
-    return "groups beyond the band: " + "; ".join(beyond_band(results))
+    return "groups beyond the band: " + "; ".join(beyond_band(results, BAND))
 
 
 def explain_order(P: dict, results: dict, row: dict) -> str:

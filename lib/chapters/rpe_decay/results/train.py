@@ -34,6 +34,7 @@ def train_table(results: dict) -> list[dict]:
     return rows
 
 
+GROUP = ("kernel", "S", "family", "H")   # a Part C group: its runs differ only by seed
 IDENTICAL = 1e-3         # seeds whose log10 MSEs agree within this many decades are one effective run
 PRECISION_MARGIN = 100   # a lin run is limited by training's precision where its optimum is this many times below it
 
@@ -140,3 +141,32 @@ def margin(values, threshold: float, below: bool, stat: str = "worst") -> str:
         words = f"seeds identical (sd < {IDENTICAL:g} decades)" if sd < IDENTICAL else f"sd {sd:.2f} decades"
     z = f" = {m / sd:+.1f} sd over {len(lv)} seeds ({words})" if sd >= IDENTICAL else f"; {words}"
     return f"margin {m:+.1f} decades" + z
+
+
+def floor_groups(results: dict):
+    """Part C's rows, training floor, its count of runs, and {(kernel, S, family, H): each seed's trained MSE over
+    max(optimum, floor)} (every run counts); None without runs."""
+    rows = train_table(results)
+    if not rows:
+        return None
+    floor, n = training_floor(rows)
+    groups: dict[tuple, list[float]] = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in GROUP), []).append(r["mse"] / reachable(r, floor))
+    return rows, floor, n, groups
+
+
+def beyond_band(results: dict, band: float) -> list[str]:
+    """The (kernel, family, H) groups whose median over seeds is beyond `band` (14b's), worst first: the median, what
+    its heads can reach, the ratio, and what the fitter's optimum asks of the values."""
+    rows, floor, _, groups = floor_groups(results) or ([], 0.0, 0, {})
+    out = []
+    for key, v in sorted(groups.items(), key=lambda kv: -float(np.median(kv[1]))):
+        if float(np.median(v)) <= band:
+            continue
+        sel = [r for r in rows if tuple(r[k] for k in GROUP) == key]
+        values = optimum_values(sel[0])
+        out.append(f"{label(sel[0]['k'])}, {key[2]}, $H$ = {key[3]}: {fmt(float(np.median([r['mse'] for r in sel])))} "
+                   f"against {fmt(reachable(sel[0], floor))} ({float(np.median(v)):.1f}×)"
+                   + (f", where {values}" if values else ""))
+    return out
