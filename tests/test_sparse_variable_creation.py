@@ -506,3 +506,21 @@ def test_a_row_its_power_leaves_undecided_is_explained_with_its_faithful_rates()
     assert rows[0]["undecided"].startswith("a faithful rerun passes 65%") and "undecided" not in rows[1]
     text = page.findings(P, {}, rows, table)
     assert "`A14b`: this run trains 3 seeds" in text and "(200 draws) the rule passes 65%" in text and "A13a" not in text
+
+
+def test_the_committed_power_gives_every_claim_row_its_worlds_and_proportional_growth_fails_a11b():
+    """On the committed paper results: every claim row has a faithful world and one without its mechanism; each
+    world in which m* grows in proportion to T FAILs A11b's rule at least 80% of the time; an undecided row says
+    what more seeds per cell would do (A14b: a multiple of the stored seeds; A11c: none, it needs a larger grid)."""
+    from lib.core import gate
+    from lib.core.store import ROOT, read_json
+
+    d = ROOT / "results" / "sparse_variable_creation" / "paper"
+    rows, table = {r["id"]: r for r in read_json(d / "claims.json")}, read_json(d / "power.json")
+    for rid in (r for r, row in rows.items() if row["kind"] == "claim"):
+        w = gate.worlds_of(table, rid)
+        assert w["faithful"] and w["without"], rid
+    proportional = gate.worlds_of(table, "A11b")["without"]          # each: m* in proportion to T
+    assert len(proportional) == 3 and all(t["fail"] >= 0.8 for t in proportional), proportional
+    assert "× the stored seeds per cell the rule's pass would stand" in rows["A14b"]["undecided"]
+    assert "needs a larger grid" in rows["A11c"]["undecided"]
