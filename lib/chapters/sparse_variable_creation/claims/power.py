@@ -132,7 +132,7 @@ def underfit(P: dict, results: dict, rng) -> dict:
     return sim
 
 
-def fitted(P: dict, results: dict, rng) -> dict:
+def fits(P: dict, results: dict, rng) -> dict:
     """The faithful draw with every trial fitting its training set, as App. C.1 reports of every run: training
     accuracy 1 and the lowest training loss below the bar (FIT_LOSS) where it was not."""
     sim = resample(P, results, rng)
@@ -174,7 +174,7 @@ GRID_WORLDS = {(words, name): World(f"{words}, drawn from the {law_words} law fi
                for words, grid in GRIDS.items() for name, law_words in (("log", "log"), ("power", "√T"))}
 
 FITS = World("training fits, as App. C.1 reports: every trial given training accuracy 1 and a loss below the bar",
-             True, fitted)
+             True, fits)
 UNDERFIT = World("failures underfit: each failed trial given a majority-label model's training accuracy and loss",
                   False, underfit)
 PARITY = World("faithful: the stored parity seeds, resampled within each $T$", True, parity_seeds)
