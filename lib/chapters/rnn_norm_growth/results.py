@@ -31,13 +31,12 @@ LABELS = {"gru": "bidirectional GRU", "elman": "bidirectional Elman RNN, readout
 
 
 def runs_per_width(P: dict, rec: dict) -> int:
-    """A phase point's runs per width, read from its stored lists (width-major, one entry per run), not from the
-    profile's n_seeds: a power world may draw more runs per width than were stored (lib.core.power.seeds_times)."""
+    """A phase point's runs per width, read from its lists, not n_seeds (a power world may draw k times the seeds)."""
     return len(rec["result"]["samples"]) // len(P["widths"])
 
 
 def widest(P: dict, rec: dict, field: str) -> np.ndarray:
-    """A per-run field of a phase point at its widest width: the last runs_per_width entries."""
+    """A per-run field of a phase point (width-major) at its widest width."""
     return result_array(rec, field)[-runs_per_width(P, rec):]
 
 
