@@ -85,6 +85,52 @@ class Schedule:
                                                "at_least": self.at_least, "device": self.machine})
 
 
+class Estimate:
+    """How long a sweep's points left will take, from the points it finished: each kind of point (a point's label
+    without its numbers: `b transformer` for `b transformer 16 1`) at the seconds per cost unit its own finished
+    points took, since a chapter's costs compare within a kind better than across kinds; a kind none of whose points
+    finished yet, at what its points stored earlier on this device took (`prior`), else at the rate of the timed
+    kinds that share the most of its name (the slowest of them). Points run in parallel shorten the wall time by
+    the ratio of the finished points' summed seconds to the wall time they took.
+
+        >>> e = Estimate(); e.finished(("ffn",), cost=10, seconds=5); e.finished(("tr",), cost=10, seconds=20)
+        >>> e.left([(("tr",), 5), (("ffn",), 2), (("rnn",), 1)], elapsed=25)   # 10 s + 1 s + 2 s (the slowest rate)
+        13.0
+    """
+
+    def __init__(self):
+        self.rates: dict[tuple, list[float]] = {}    # kind -> seconds per cost unit of the points finished here
+        self.priors: dict[tuple, list[float]] = {}   # kind -> the same, of points stored before
+        self.work = 0.0                              # the finished points' seconds, summed
+
+    def finished(self, kind: tuple, cost: float, seconds: float) -> None:
+        self.rates.setdefault(tuple(kind), []).append(seconds / max(cost, 1e-12))
+        self.work += seconds
+
+    def prior(self, kind: tuple, cost: float, seconds: float) -> None:
+        """A point of this kind stored earlier, computed on this device in `seconds`."""
+        self.priors.setdefault(tuple(kind), []).append(seconds / max(cost, 1e-12))
+
+    def rate(self, kind: tuple) -> float | None:
+        kind = tuple(kind)
+        for known in (self.rates, self.priors):
+            if kind in known:
+                return statistics.median(known[kind])
+        known = {**self.priors, **self.rates}
+        if not known:
+            return None
+        shared = {k: len(set(map(str, kind)) & set(map(str, k))) for k in known}
+        best = max(shared.values())
+        return max(statistics.median(known[k]) for k, n in shared.items() if n == best)
+
+    def left(self, points: list[tuple[tuple, float]], elapsed: float) -> float | None:
+        """Seconds of wall time the points left ((kind, cost) each) will take; None with nothing to go by."""
+        if not self.rates and not self.priors:
+            return None
+        work = sum(self.rate(kind) * cost for kind, cost in points)
+        return work * (elapsed / self.work if self.work > 0 and elapsed > 0 else 1.0)
+
+
 class DeadlineHit(BaseException):
     """Raised by the alarm inside an in-process point at the deadline (a BaseException: no `except Exception` in a
     run function swallows it)."""

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from lib.core.executors import cluster_executor, import_failure, process_pool
-from lib.core.schedule import Alarm, DeadlineHit, Schedule
+from lib.core.schedule import Alarm, DeadlineHit, Estimate, Schedule
 from lib.core.store import MissingResult, Store, clean_temps, environment, key_of, spec_dict
 
 
@@ -52,6 +53,11 @@ class Point:
     @property
     def name(self) -> str:
         return " ".join(str(x) for x in _flat(self.label))
+
+    @property
+    def kind(self) -> tuple:
+        """The label without its numbers (`b transformer` for `b transformer 16 1`): points whose costs compare."""
+        return tuple(x for x in _flat(self.label) if not isinstance(x, (int, float)))
 
 
 def _flat(label):
@@ -86,21 +92,132 @@ def run_point(point: Point, device: str) -> dict:
     return result
 
 
+HEARTBEAT_S = 20.0   # the longest silence while a sweep computes: a line at least this often
+# `run`'s own heartbeat (lib.core.runner) waits a little longer, so that during a sweep the kernel's line, which
+# names the point, comes first; either way a line comes at least every 30 s
+POINT_LINE = re.compile(r"^(?P<chapter>[\w.-]+): \[(?P<done>\d+)/(?P<total>\d+)\] .*?(?:, (?P<eta>about [^(),]* left))?\)?$")
+
+
+class Heartbeat:
+    """A line at least every `every` seconds while a long step works: where nothing else was said for that long, a
+    thread says "still working: <what()>". Every other line goes through `say`, so that it counts as said.
+
+        >>> said = []; with_beat = Heartbeat(said.append, lambda: "the claims", every=0.01)
+        >>> with with_beat: time.sleep(0.2)
+        >>> said[0]
+        'still working: the claims'
+    """
+
+    def __init__(self, log: Callable[[str], None], what: Callable[[], str], every: float = HEARTBEAT_S):
+        self.log, self.what, self.every = log, what, every
+        self.last, self.lock, self.stop = time.monotonic(), threading.Lock(), threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
+
+    def say(self, line: str) -> None:
+        with self.lock:
+            self.last = time.monotonic()
+            self.log(line)
+
+    def _beat(self) -> None:
+        while not self.stop.wait(max(0.01, self.last + self.every - time.monotonic())):
+            if time.monotonic() - self.last >= self.every:
+                try:
+                    what = self.what()
+                except Exception as err:   # what is being done could not be told: the heartbeat goes on
+                    what = f"({type(err).__name__})"
+                self.say(f"still working: {what}")
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+        return False
+
+
+def seconds(t: float) -> str:
+    """A duration as a person reads it: 45 s, 3 min 20 s, 1 h 05 min."""
+    t = max(0, round(t))
+    return f"{t} s" if t < 100 else f"{t // 60} min {t % 60:02d} s" if t < 3600 else f"{t // 3600} h {t % 3600 // 60:02d} min"
+
+
+class Console:
+    """What `run` and `compute` show while they work, on `stream` (stdout): every line as it comes, elsewhere than a
+    terminal; on a terminal, a sweep's finished points (collect's "[k/n]" lines) as a progress bar with the estimate
+    of the time left (tqdm where installed, else one line redrawn in place), the other lines above it.
+
+        >>> import io; out = io.StringIO(); show = Console(out)
+        >>> show("ch: [1/4] a 2 computed in 1.0 s (1 s elapsed, about 3 s left)"); out.getvalue()
+        'ch: [1/4] a 2 computed in 1.0 s (1 s elapsed, about 3 s left)\\n'
+    """
+
+    def __init__(self, stream=None, tty: bool | None = None):
+        import sys
+
+        self.stream = stream or sys.stdout
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.bar = None            # tqdm's bar, or (done, total, text) for the line drawn in place
+        self.lock = threading.Lock()
+
+    def __call__(self, line: str) -> None:
+        with self.lock:
+            m = POINT_LINE.match(line) if self.tty else None
+            if m:
+                self._point(m)
+            elif not self.tty or self.bar is None:
+                self.stream.write(line + "\n")
+            elif line.startswith("still working: "):   # under the bar, in place
+                if hasattr(self.bar, "set_postfix_str"):
+                    self.bar.set_postfix_str(line, refresh=True)
+                else:
+                    self._draw(*self.bar[:2], line)
+            elif hasattr(self.bar, "write"):
+                self.bar.write(line, file=self.stream)
+            else:
+                self.stream.write("\r\x1b[K" + line + "\n")
+                self._draw(*self.bar)
+            self.stream.flush()
+
+    def _point(self, m: re.Match) -> None:
+        done, total, text = int(m["done"]), int(m["total"]), m.group(0)
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            tqdm = None
+        if tqdm is not None:
+            if self.bar is None:
+                self.bar = tqdm(total=total, file=self.stream, unit="point", dynamic_ncols=True, leave=True,
+                                bar_format="{desc} {percentage:3.0f}%|{bar:24}| {n}/{total} points [{elapsed}]{postfix}",
+                                desc=m["chapter"])
+            self.bar.update(done - self.bar.n)
+            self.bar.set_postfix_str(m["eta"] or "", refresh=True)
+            self.bar.write(text, file=self.stream)
+        else:
+            self.stream.write("\r\x1b[K" + text + "\n")
+            self._draw(done, total, m["eta"] or "")
+        if done >= total:
+            self.close()
+
+    def _draw(self, done: int, total: int, text: str) -> None:
+        full = round(24 * done / max(total, 1))
+        self.bar = (done, total, text)
+        self.stream.write(f"\r\x1b[K[{'#' * full}{'.' * (24 - full)}] {done}/{total} points {text}")
+
+    def close(self) -> None:
+        if hasattr(self.bar, "close"):
+            self.bar.close()
+        elif self.bar is not None:
+            self.stream.write("\n")
+        self.bar = None
+
+
 def progress(stream=None) -> Callable[[str], None]:
-    """A `log` for collect: on an interactive terminal one line that updates in place (until the last point),
-    elsewhere one line per point."""
+    """A `log` for collect (lib.core.sweep.Console): every line on `stream`, a progress bar on a terminal."""
     import sys
 
-    stream = stream or sys.__stderr__
-    tty = stream.isatty()
-
-    def log(line: str) -> None:
-        m = re.search(r"\[(\d+)/(\d+)\]", line)
-        running = m is not None and m.group(1) != m.group(2)
-        stream.write(f"\r\x1b[K{line}" + ("" if running else "\n") if tty else line + "\n")
-        stream.flush()
-
-    return log
+    return Console(stream or sys.__stdout__)
 
 
 class Unfinished(RuntimeError):
@@ -122,7 +239,8 @@ class Collected(dict):
 
 def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force: bool = False,
             log: Callable[[str], None] | None = print, env: dict | None = None, cluster: str | None = None,
-            deadline: float | None = None, clock: Callable[[], float] = time.time) -> Collected:
+            deadline: float | None = None, clock: Callable[[], float] = time.time,
+            heartbeat: float | None = HEARTBEAT_S) -> Collected:
     """Every point's record, nested by label (with `.used`, the records in the points' order): loaded from the
     store, else computed and stored at once.
 
@@ -135,7 +253,11 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
     deadline (seconds of `clock`, time.time): no point starts that its cost, at the seconds per cost unit the
     finished points took, would not finish before it; a point still running at the deadline is abandoned (never
     stored). Raises Unfinished when points are left; every finished one is stored, so the next call resumes from
-    them (lib.core.schedule)."""
+    them (lib.core.schedule).
+
+    log gets a line when the computation starts, one per finished point with the time elapsed and an estimate of the
+    time left (lib.core.schedule.Estimate), and, while a point runs, "still working: ..." at least every `heartbeat`
+    seconds of silence (None: never)."""
     log = log or (lambda line: None)
     labels = [p.label for p in points]
     if len(set(labels)) != len(labels):
@@ -152,40 +274,88 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
         raise MissingResult(f"{store.dir}: no stored result for {p.name} ({len(todo)} missing); these results are "
                             f"rendered, not recomputed here: refresh them with `python -m lib compute {store.chapter} "
                             f"--profile {store.profile}`")
+    order = sorted(todo.items(), key=lambda item: -item[1][0].cost)   # (key, the points of that spec)
     if records:
         log(f"{store.chapter}: {len(records)} of {len(points)} points loaded from {store.dir}")
+    estimate = Estimate()
     if todo:
         env = env or environment(device, store.chapter)
         clean_temps(store.dir / "points")      # what a killed run left half-written
-    order = sorted(todo.items(), key=lambda item: -item[1][0].cost)   # (key, the points of that spec)
-    t0, done, cost_left, cost_done = time.perf_counter(), 0, sum(g[0].cost for _, g in order), 0.0
+        for p in points:   # what the stored points of each kind took on this device: the first estimate
+            wall = (records.get(p.label) or {}).get("result", {}).get("wall_s")
+            if isinstance(wall, (int, float)) and records[p.label].get("device") == env["device"]:
+                estimate.prior(p.kind, p.cost, wall)
+        first = estimate.left([(g[0].kind, g[0].cost) for _, g in order], 0.0)
+        log(f"{store.chapter}: {len(order)} point{'s' if len(order) > 1 else ''} to compute, the costliest first"
+            + (f" (about {seconds(first)}, going by the points stored before)" if first is not None else ""))
+    t0, done = clock(), 0
     schedule = Schedule(store, deadline, env["device"] if env else None, log, clock)
-    left = []   # the groups not computed
+    left = []                 # the groups not computed
+    remaining = dict(order)   # key -> group: not finished, abandoned or left out yet
+    running = {}              # key -> (name, when it started): what a heartbeat names
 
-    def finish(key, group, result, seconds):
-        nonlocal done, cost_done
+    def eta(extra: float = 0.0) -> str:
+        """", or "about N s left" for the points not finished yet (less what the running ones have run)."""
+        t = estimate.left([(g[0].kind, g[0].cost) for g in remaining.values()], clock() - t0)
+        return "" if t is None else f"about {seconds(max(t - extra, 0.0))} left"
+
+    def finish(key, group, result, took):
+        nonlocal done
         record = store.put(group[0].spec, result, env)
         for p in group:
             records[p.label] = record
-        done, cost_done = done + 1, cost_done + group[0].cost
-        schedule.finished(key, group[0].cost, seconds)
-        elapsed = time.perf_counter() - t0
-        eta = elapsed * (cost_left - cost_done) / cost_done if cost_done else float("nan")   # costs are relative
+        done += 1
+        remaining.pop(key, None)
+        schedule.finished(key, group[0].cost, took)
+        estimate.finished(group[0].kind, group[0].cost, took)
         log(f"{store.chapter}: [{done}/{len(order)}] {group[0].name} computed in {result['wall_s']:.1f} s "
-            f"({elapsed:.0f} s elapsed, about {eta:.0f} s left)")
+            f"({seconds(clock() - t0)} elapsed{', ' + eta() if remaining else ''})")
+
+    def working() -> str:
+        """What a heartbeat says: the points running, how long, and the estimate."""
+        now, names = clock(), [name for name, _ in list(running.values())]
+        ran = max((now - t for _, t in list(running.values())), default=0.0)
+        what = f"{', '.join(names[:3])}{' ...' if len(names) > 3 else ''}" if names else "between points"
+        text = f"{store.chapter}: {what} for {seconds(ran)} ({done} of {len(order)} points done, {seconds(now - t0)} elapsed"
+        return text + (f", {eta(ran)})" if estimate.rates or estimate.priors else ")")
 
     def fits(key, group) -> bool:
-        return schedule.fits(key, group[0].cost, group[0].name)
+        if schedule.fits(key, group[0].cost, group[0].name):
+            return True
+        remaining.pop(key, None)
+        return False
 
     def abandoned(key, group, started):
         schedule.abandon(key, group[0].cost, clock() - started, group[0].name)
 
+    beat = Heartbeat(log, working, heartbeat) if order and heartbeat else None
+    log = beat.say if beat else log
+    schedule.log = log
+    if beat:
+        beat.__enter__()
+    try:
+        _compute(order, fits, finish, abandoned, left, running, remaining, device, jobs, cluster, deadline, clock,
+                 schedule)
+    finally:
+        if beat:
+            beat.__exit__()
+    schedule.close(left=bool(left))
+    if left:
+        raise Unfinished(store.chapter, len(points) - sum(len(g) for g in left), len(points), schedule.abandoned)
+    return Collected(nest((p.label, records[p.label]) for p in points), [records[p.label] for p in points])
+
+
+def _compute(order, fits, finish, abandoned, left, running, remaining, device, jobs, cluster, deadline, clock,
+             schedule) -> None:
+    """collect's computation of the points left (`order`: (key, group) costliest first), in this process or in an
+    executor's workers, stopping at the deadline; `left` gets the groups not computed."""
     if cluster is None and (jobs <= 1 or len(order) <= 1):
         for i, (key, group) in enumerate(order):
             if not fits(key, group):
                 left.append(group)
                 continue
             started = clock()
+            running[key] = (group[0].name, started)
             try:
                 with Alarm(deadline, clock):
                     result = run_point(group[0], device)
@@ -193,32 +363,36 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
                 abandoned(key, group, started)
                 left.extend(g for _, g in order[i:])
                 break
+            finally:
+                running.pop(key, None)
             finish(key, group, result, clock() - started)
     elif order:
         from concurrent.futures import FIRST_COMPLETED, wait
 
         executor, slots, close = cluster_executor(cluster) if cluster else process_pool(jobs)
-        pending, running, abandon = list(order), {}, False
+        pending, futures, abandon = list(order), {}, False
         try:
             while pending or running:
-                while pending and len(running) < slots():
+                while pending and len(futures) < slots():
                     key, group = pending.pop(0)
                     if fits(key, group):
-                        running[executor.submit(run_point, group[0], device)] = (key, group, clock())
+                        futures[executor.submit(run_point, group[0], device)] = (key, group, clock())
+                        running[key] = (group[0].name, clock())
                     else:
                         left.append(group)
-                if not running:
+                if not futures:
                     break
-                finished, _ = wait(running, timeout=schedule.seconds_left(), return_when=FIRST_COMPLETED)
+                finished, _ = wait(futures, timeout=schedule.seconds_left(), return_when=FIRST_COMPLETED)
                 if not finished:   # the deadline: what still runs is abandoned
-                    for key, group, started in running.values():
+                    for key, group, started in futures.values():
                         abandoned(key, group, started)
-                    left.extend(g for _, g, _ in running.values())
+                    left.extend(g for _, g, _ in futures.values())
                     left.extend(g for _, g in pending)
                     abandon = True
                     break
                 for future in finished:
-                    key, group, _ = running.pop(future)
+                    key, group, _ = futures.pop(future)
+                    running.pop(key, None)
                     try:
                         result = future.result()
                     except Exception as err:
@@ -230,7 +404,3 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
             raise
         finally:
             close(abandon)
-    schedule.close(left=bool(left))
-    if left:
-        raise Unfinished(store.chapter, len(points) - sum(len(g) for g in left), len(points), schedule.abandoned)
-    return Collected(nest((p.label, records[p.label]) for p in points), [records[p.label] for p in points])
