@@ -77,6 +77,83 @@ def test_titles_drop_the_book_title(tmp_path):
     assert pdf.title_of(page) == "Sparse variable creation: log T capacity"
 
 
+PAGES = {
+    "a": "<h1>Page A</h1><p><a href='b.html#later'>to B's later section</a> · <a href='bibliography.html#id7'>[MH25]</a>"
+         " · <a href='../_images/fig.png'>the figure</a> · <a href='#own'>below</a> · <a href='https://example.org/x'>web"
+         "</a></p><div style='height: 40cm'></div><h2 id='own'>Own section</h2>",
+    "b": "<h1>Page B</h1><div style='height: 30cm'></div><section id='later'><h2>The later section<a class='headerlink'"
+         " href='#later'>#</a></h2><p>text</p></section>",
+    "bibliography": "<h1>Bibliography</h1><div class='docutils container' id='id1'><div role='list' class='citation-list'>"
+                    "<div class='citation' id='id7' role='doc-biblioentry'><span class='label'>MH25</span><p>A. "
+                    "Mousavi-Hosseini et al. When do Transformers outperform ... 2025. URL: <a class='reference "
+                    "external' href='https://arxiv.org/abs/2503.11272'>https://arxiv.org/abs/2503.11272</a>.</p></div>"
+                    "</div></div>",
+}
+
+
+def links(writer) -> list[tuple[int, str]]:
+    """(page, where it goes) of every link: 'page N' inside the PDF, else the address."""
+    out = []
+    for i, page in enumerate(writer.pages):
+        for ref in page.get("/Annots") or []:
+            link = ref.get_object()
+            if "/Dest" in link and not isinstance(link["/Dest"], str):
+                out.append((i, f"page {writer.get_page_number(link['/Dest'][0].get_object())}"))
+            elif "/Dest" in link:
+                out.append((i, f"name {link['/Dest']}"))
+            else:
+                out.append((i, str(link["/A"].get_object()["/URI"])))
+    return out
+
+
+def test_links_work_away_from_the_machine_that_printed(tmp_path):
+    """Chromium prints a link to another page as file://<this machine's path>: in the PDF it goes to that page's
+    heading, a citation to the paper's public address, a figure's full-size file relative to the PDF, and a link
+    on the same page to its place (a name that repeats from page to page would lead into another part)."""
+    pypdf = pytest.importorskip("pypdf", reason="pypdf is not installed")
+    try:
+        browser = pdf.chromium()
+    except ParamError:
+        pytest.skip("no Chromium here: apt-get install chromium")
+    html_dir = tmp_path / "_build" / "html"
+    (html_dir / "book").mkdir(parents=True)
+    writer, starts = pypdf.PdfWriter(), {}
+    for name, body in PAGES.items():
+        page = html_dir / "book" / f"{name}.html"
+        page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{name}</title></head><body>{body}"
+                        "</body></html>")
+        pdf.print_page(browser, page, tmp_path / f"{name}.pdf", tmp_path / f"profile-{name}")
+        reader = pypdf.PdfReader(tmp_path / f"{name}.pdf")
+        starts[page] = len(writer.pages)
+        writer.append(reader)
+        pdf.named_to_pages(writer, reader, starts[page], len(reader.pages))
+    assert [len(pypdf.PdfReader(tmp_path / f"{n}.pdf").pages) for n in PAGES] == [2, 2, 1]   # a: 0-1, b: 2-3, bib: 4
+    before = links(writer)
+    assert sum(uri.startswith("file:") for _, uri in before) == 3, before
+    counts = pdf.relink(writer, html_dir, starts, len(writer.pages))
+    assert counts == {"inside": 1, "citation": 1, "relative": 1}
+    assert links(writer) == [(0, "page 3"), (0, "https://arxiv.org/abs/2503.11272"), (0, "_images/fig.png"),
+                             (0, "page 1"), (0, "https://example.org/x"), (3, "page 3"),
+                             (4, "https://arxiv.org/abs/2503.11272")]
+
+
+def test_the_intro_links_the_pdf_only_where_one_was_printed(tmp_path):
+    intro = tmp_path / "_build" / "html" / "book" / "intro.html"
+    intro.parent.mkdir(parents=True)
+    intro.write_text('<p>prints these pages to <code>_build/html/book.pdf</code><span class="book-pdf"></span>.</p>')
+    assert not pdf.link_from_intro(tmp_path) and 'href="../book.pdf"' not in intro.read_text()
+    (tmp_path / "_build" / "html" / "book.pdf").write_bytes(b"%PDF-1.4")
+    assert pdf.link_from_intro(tmp_path)
+    assert ('<span class="book-pdf">; open it here: <a class="reference external" href="../book.pdf">book.pdf</a>'
+            '</span>') in intro.read_text()
+    (tmp_path / "_build" / "html" / "book.pdf").unlink()
+    assert not pdf.link_from_intro(tmp_path) and 'href="../book.pdf"' not in intro.read_text()   # and gone again
+
+
+def test_the_intro_source_holds_the_pdf_link_place():
+    assert '<span class="book-pdf"></span>' in (ROOT / "book" / "intro.md").read_text()
+
+
 @pytest.mark.e2e
 def test_the_book_as_one_pdf(book):
     if not pdf.shutil.which("chromium") or not shutil.which("pdftoppm"):
@@ -89,6 +166,10 @@ def test_the_book_as_one_pdf(book):
     assert 'href="../book.pdf"' in intro.read_text() and (intro.parent / "../book.pdf").resolve() == path.resolve()
     reader = PdfReader(path)
     pages = pdf.toc_pages(book["root"])
+    uris = [str(a.get_object()["/A"].get_object().get("/URI", "")) for page in reader.pages
+            for a in page.get("/Annots") or [] if "/A" in a.get_object()]
+    assert not [u for u in uris if u.startswith("file:")], "links to the machine that printed the PDF"
+    assert any(u.startswith("https://arxiv.org/abs/") for u in uris)      # a citation: the paper's public address
     starts = [reader.get_destination_page_number(o) for o in reader.outline]
     assert len(starts) == len(pages) and starts == sorted(set(starts)) and len(reader.pages) > len(pages), starts
 

@@ -16,6 +16,7 @@ Book's own `pdfhtml` builder downloads a Chromium at build time, which an offlin
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
 import subprocess
@@ -197,12 +198,17 @@ def build_pdf(root: Path = ROOT, log=print, paper: str = "letter") -> Path:
                 for f in parts:
                     f.cancel()
                 raise
+        starts = []
         for i, (page, part) in enumerate(zip(pages, parts)):
             start = len(writer.pages)
+            starts.append(start)
             reader = read_pdf(part, page)
-            writer.append(reader, pages=list(range(kept_pages(reader))))
+            kept = kept_pages(reader)
+            writer.append(reader, pages=list(range(kept)))
+            named_to_pages(writer, reader, start, kept)
             writer.add_outline_item(title_of(page), start)
             log(f"pdf: [{i + 1}/{len(pages)}] {page.relative_to(html_dir)}: {len(writer.pages) - start} page(s)")
+        relink(writer, html_dir, dict(zip(pages, starts + [len(writer.pages)])), len(writer.pages))
         numbers = read_pdf(_print_html(browser, sized(numbers_html(2, len(writer.pages))), Path(tmp), "numbers"),
                            Path("the page numbers"))
         for page, stamp in zip(writer.pages[1:], numbers.pages):
@@ -211,5 +217,137 @@ def build_pdf(root: Path = ROOT, log=print, paper: str = "letter") -> Path:
         with open(Path(tmp) / "book.pdf", "wb") as f:
             writer.write(f)
         atomic_write(target, (Path(tmp) / "book.pdf").read_bytes())
+    link_from_intro(root)
     log(f"pdf: {len(writer.pages)} pages in {time.perf_counter() - t0:.0f} s -> {target}")
     return target
+
+
+# ------------------------------------------------------------------------------------------- links
+def citations(bibliography: Path) -> dict[str, str]:
+    """{entry id: the paper's public address} of the book's bibliography page (sphinxcontrib-bibtex writes each entry
+    as an element with an id, its `url` field as the entry's first external link)."""
+    text = bibliography.read_text(errors="replace") if bibliography.is_file() else ""
+    out = {}
+    for m in re.finditer(r"<(div|dd|li)\b([^>]*)>", text):   # an entry's tag, then its text up to its end
+        entry, ident = m.group(2), re.search(r"""\bid=["']([^"']+)["']""", m.group(2))
+        if ident and (re.search(r"""class=["']citation["']""", entry) or "doc-biblioentry" in entry):
+            body = text[m.end():text.find(f"</{m.group(1)}>", m.end())]
+            if url := re.search(r"""href=["'](https?://[^"']+)["']""", body):
+                out[ident.group(1)] = html.unescape(url.group(1))
+    return out
+
+
+def named_to_pages(writer, reader, start: int, kept: int) -> int:
+    """The links inside one printed page of the book (Chromium's named destinations: `#section` on the same page),
+    pointed at their page in the merged PDF: names repeat from one part to the next (id1, id2, ...), so a name the
+    merge keeps would lead into another part. writer's pages start..start+kept are the part's; returns how many."""
+    from pypdf.generic import ArrayObject, NameObject, NullObject
+
+    names, done = reader.named_destinations, 0
+    for i in range(start, start + kept):
+        for ref in writer.pages[i].get("/Annots") or []:
+            link = ref.get_object()
+            dest = link.get("/Dest")
+            action = link.get("/A").get_object() if link.get("/A") is not None else {}
+            if dest is None and action.get("/S") == "/GoTo":
+                dest = action.get("/D")
+            if not isinstance(dest, str) or str(dest).lstrip("/") not in names and str(dest) not in names:
+                continue
+            target = names.get(str(dest)) or names[str(dest).lstrip("/")]
+            number = reader.get_destination_page_number(target)
+            page = writer.pages[start + (number if 0 <= number < kept else 0)].indirect_reference
+            link.pop("/A", None)
+            link[NameObject("/Dest")] = ArrayObject([page, NameObject("/XYZ"), NullObject(), NullObject(), NullObject()])
+            done += 1
+    return done
+
+
+def heading(page: Path, fragment: str) -> str:
+    """The text of the heading a fragment names on a page (a section's id, or a heading's own), "" if it names none."""
+    text = page.read_text(errors="replace")
+    m = re.search(r"""<(section|h[1-6])[^>]*\bid=["']""" + re.escape(fragment) + r"""["'][^>]*>(.*?)</h[1-6]>""", text,
+                  re.S)
+    if not m:
+        return ""
+    words = html.unescape(re.sub(r"<[^>]+>", " ", m.group(2))).replace("#", " ").replace("¶", " ").split()
+    return " ".join(words)
+
+
+def relink(writer, html_dir: Path, parts: dict[Path, int], end: int) -> dict[str, int]:
+    """Every link Chromium printed to a file of this machine (file://...), rewritten so that it works in the PDF
+    anywhere: to another page of the book, a link inside the PDF (to the page of the heading it names, else to the
+    page's first); to the bibliography's entry of a citation, the paper's public address (the entry's url); to
+    anything else the HTML holds (a figure's full-size image, a download), its address relative to the PDF, which
+    sits in _build/html next to them. parts: {the HTML page: its first page in the PDF} in order, `end` after the
+    last. Returns how many links went each way."""
+    from urllib.parse import unquote, urlparse
+
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, NullObject, TextStringObject
+
+    html_dir = Path(html_dir).resolve()
+    order = sorted(parts.items(), key=lambda kv: kv[1])
+    span = {page.resolve(): (first, nxt) for (page, first), (_, nxt) in zip(order, order[1:] + [(None, end)])}
+    bib = next((p for p in span if p.name == "bibliography.html"), None)
+    cites = citations(bib) if bib else {}
+    texts: dict[int, str] = {}
+    counts = {"inside": 0, "citation": 0, "relative": 0}
+
+    def page_text(i: int) -> str:
+        if i not in texts:
+            try:
+                texts[i] = "".join(writer.pages[i].extract_text().split())
+            except Exception:   # a page pypdf cannot read through: its heading is not found there
+                texts[i] = ""
+        return texts[i]
+
+    def target_page(path: Path, fragment: str) -> int:
+        first, nxt = span[path]
+        title = "".join(heading(path, fragment).split()) if fragment else ""
+        return next((i for i in range(first, nxt) if title and title in page_text(i)), first)
+
+    for page in writer.pages:
+        for ref in page.get("/Annots") or []:
+            link = ref.get_object()
+            action = link.get("/A")
+            uri = action.get_object().get("/URI") if action is not None else None
+            if link.get("/Subtype") != "/Link" or not isinstance(uri, str) or not uri.startswith("file:"):
+                continue
+            parsed = urlparse(uri)
+            path, fragment = Path(unquote(parsed.path)).resolve(), unquote(parsed.fragment)
+            path = path.with_name(re.sub(r"\.print-\w+\.html$", ".html", path.name))   # _sized's copy: the page
+            if path == bib and fragment in cites:
+                link[NameObject("/A")] = DictionaryObject({NameObject("/S"): NameObject("/URI"),
+                                                           NameObject("/URI"): TextStringObject(cites[fragment])})
+                counts["citation"] += 1
+            elif path in span:
+                goto = writer.pages[target_page(path, fragment)].indirect_reference
+                del link["/A"]
+                link[NameObject("/Dest")] = ArrayObject([goto, NameObject("/XYZ"), NullObject(), NullObject(),
+                                                         NullObject()])
+                counts["inside"] += 1
+            else:
+                relative = os.path.relpath(path, html_dir) + (f"#{parsed.fragment}" if parsed.fragment else "")
+                link[NameObject("/A")] = DictionaryObject({NameObject("/S"): NameObject("/URI"),
+                                                           NameObject("/URI"): TextStringObject(relative)})
+                counts["relative"] += 1
+    return counts
+
+
+PDF_LINK = re.compile(r'(<span class="book-pdf">)(.*?)(</span>)', re.S)
+
+
+def link_from_intro(root: Path = ROOT) -> bool:
+    """The intro's link to the PDF, where the built book has one (`<span class="book-pdf">` in book/intro.md, left
+    empty where there is none: a link to a file `make book` does not write would be dead). Called by the build
+    (lib.core.runner.build_book) and after printing; whether the link is there."""
+    html_dir = Path(root) / "_build" / "html"
+    intro = html_dir / "book" / "intro.html"
+    if not intro.is_file():
+        return False
+    text = intro.read_text()
+    there = (html_dir / "book.pdf").is_file()
+    link = ('; open it here: <a class="reference external" href="../book.pdf">book.pdf</a>' if there else "")
+    new = PDF_LINK.sub(lambda m: m.group(1) + link + m.group(3), text)
+    if new != text:
+        atomic_write(intro, new)
+    return there
