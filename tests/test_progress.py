@@ -114,13 +114,13 @@ def test_a_silent_point_gets_a_heartbeat(tmp_path):
 
 def test_estimate_by_kind_and_by_parallel_work():
     e = Estimate()
-    assert e.left([(("ffn",), 1)], 0) is None
+    assert e.left([(("ffn",), 1)]) is None
     e.finished(("b", "ffn"), cost=10, seconds=10)
-    e.finished(("b", "transformer"), cost=10, seconds=40)
+    e.finished(("b", "transformer"), cost=10, seconds=40, wall=25)
     # an unseen kind: the rate of the kinds sharing most of its name (a transformer of another panel)
     assert e.rate(("a", "transformer")) == 4.0 and e.rate(("span",)) == 4.0
     # two workers: 50 s of points in 25 s of wall time
-    assert e.left([(("b", "ffn"), 10)], elapsed=25) == 5.0
+    assert e.left([(("b", "ffn"), 10)]) == 5.0
 
 
 def test_a_terminal_gets_a_progress_bar_and_a_pipe_gets_lines():

@@ -91,10 +91,10 @@ class Estimate:
     points took, since a chapter's costs compare within a kind better than across kinds; a kind none of whose points
     finished yet, at what its points stored earlier on this device took (`prior`), else at the rate of the timed
     kinds that share the most of its name (the slowest of them). Points run in parallel shorten the wall time by
-    the ratio of the finished points' summed seconds to the wall time they took.
+    the ratio of the finished points' summed seconds to the wall time they had taken when the last one finished.
 
-        >>> e = Estimate(); e.finished(("ffn",), cost=10, seconds=5); e.finished(("tr",), cost=10, seconds=20)
-        >>> e.left([(("tr",), 5), (("ffn",), 2), (("rnn",), 1)], elapsed=25)   # 10 s + 1 s + 2 s (the slowest rate)
+        >>> e = Estimate(); e.finished(("ffn",), cost=10, seconds=5); e.finished(("tr",), cost=10, seconds=20, wall=25)
+        >>> e.left([(("tr",), 5), (("ffn",), 2), (("rnn",), 1)])   # 10 s + 1 s + 2 s (the slowest rate)
         13.0
     """
 
@@ -102,10 +102,13 @@ class Estimate:
         self.rates: dict[tuple, list[float]] = {}    # kind -> seconds per cost unit of the points finished here
         self.priors: dict[tuple, list[float]] = {}   # kind -> the same, of points stored before
         self.work = 0.0                              # the finished points' seconds, summed
+        self.wall = 0.0                              # the wall time when the last of them finished
 
-    def finished(self, kind: tuple, cost: float, seconds: float) -> None:
+    def finished(self, kind: tuple, cost: float, seconds: float, wall: float | None = None) -> None:
+        """A point of this kind finished in `seconds`, `wall` seconds after the sweep started (None: not known)."""
         self.rates.setdefault(tuple(kind), []).append(seconds / max(cost, 1e-12))
         self.work += seconds
+        self.wall = wall if wall is not None else self.wall
 
     def prior(self, kind: tuple, cost: float, seconds: float) -> None:
         """A point of this kind stored earlier, computed on this device in `seconds`."""
@@ -123,12 +126,12 @@ class Estimate:
         best = max(shared.values())
         return max(statistics.median(known[k]) for k, n in shared.items() if n == best)
 
-    def left(self, points: list[tuple[tuple, float]], elapsed: float) -> float | None:
+    def left(self, points: list[tuple[tuple, float]]) -> float | None:
         """Seconds of wall time the points left ((kind, cost) each) will take; None with nothing to go by."""
         if not self.rates and not self.priors:
             return None
         work = sum(self.rate(kind) * cost for kind, cost in points)
-        return work * (elapsed / self.work if self.work > 0 and elapsed > 0 else 1.0)
+        return work * (self.wall / self.work if self.work > 0 and self.wall > 0 else 1.0)
 
 
 class DeadlineHit(BaseException):

@@ -285,7 +285,7 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
             wall = (records.get(p.label) or {}).get("result", {}).get("wall_s")
             if isinstance(wall, (int, float)) and records[p.label].get("device") == env["device"]:
                 estimate.prior(p.kind, p.cost, wall)
-        first = estimate.left([(g[0].kind, g[0].cost) for _, g in order], 0.0)
+        first = estimate.left([(g[0].kind, g[0].cost) for _, g in order])
         log(f"{store.chapter}: {len(order)} point{'s' if len(order) > 1 else ''} to compute, the costliest first"
             + (f" (about {seconds(first)}, going by the points stored before)" if first is not None else ""))
     t0, done = clock(), 0
@@ -296,7 +296,7 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
 
     def eta(extra: float = 0.0) -> str:
         """", or "about N s left" for the points not finished yet (less what the running ones have run)."""
-        t = estimate.left([(g[0].kind, g[0].cost) for g in remaining.values()], clock() - t0)
+        t = estimate.left([(g[0].kind, g[0].cost) for g in remaining.values()])
         return "" if t is None else f"about {seconds(max(t - extra, 0.0))} left"
 
     def finish(key, group, result, took):
@@ -307,7 +307,7 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
         done += 1
         remaining.pop(key, None)
         schedule.finished(key, group[0].cost, took)
-        estimate.finished(group[0].kind, group[0].cost, took)
+        estimate.finished(group[0].kind, group[0].cost, took, wall=clock() - t0)
         log(f"{store.chapter}: [{done}/{len(order)}] {group[0].name} computed in {result['wall_s']:.1f} s "
             f"({seconds(clock() - t0)} elapsed{', ' + eta() if remaining else ''})")
 
