@@ -7,8 +7,8 @@ so editing it leaves the chapter's stored results current (no computation import
     >>> from lib.chapters import stored; P, results = stored("rnn_norm_growth")   # the committed paper results
     >>> rows = claims(P, results); len(rows), [(row['id'], row['passed']) for row in rows][:2]
     (16, [('9-exact', True), ('9-drift', True)])
-    >>> findings(P, results, rows).splitlines()[0][:36]
-    '- `10a-contrast-gru`: on simple-1STR'
+    >>> findings(P, results, rows).splitlines()[0][:34]     # not gated here: the rule's own FAIL
+    '- `10a-contrast-gru`: on simple-1S'
 """
 from __future__ import annotations
 
@@ -44,11 +44,16 @@ def power(P: dict, results: dict, draws: int) -> list[dict]:
 
 def findings(P: dict, results: dict, rows: list[dict]) -> str:
     """One bullet per claim row that does not pass as evidence (rows gated by their power, lib.core.gate): its own
-    `explain` where its rule FAILs or leaves it censored; where the rule passes but the power leaves the row
-    undecided, only that (the row's note gives the power's numbers and what would decide it)."""
+    `explain` where its rule FAILs or leaves it censored, said to be undecided where its power does not let a FAIL
+    stand; where the rule passes but its power leaves the row undecided, only that (the row's note gives the power's
+    numbers and what would decide it)."""
+    def said(r, e):
+        if not r.get("undecided") or r.get("censored"):
+            return e
+        return ("its rule passes on this run, but its power leaves the row undecided (its note says why)." if r["passed"]
+                else f"undecided: its rule FAILs on this run, but its power does not let the FAIL stand (its note "
+                f"says why). What the rule read: {e}")
     by = {r["id"]: r for r in rows}
-    said = lambda r, e: "its rule passes on this run, but its power leaves it undecided: the row's note says why." if (
-        r["passed"]) else e
     return "\n".join(f"- `{rid}`: {said(by[rid], e)}" for rid, e in explained(ROWS, rows, P, results).items())
 
 
