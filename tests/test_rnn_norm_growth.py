@@ -441,7 +441,7 @@ def test_norm_rows_test_the_predicted_slope_on_the_states():
         assert not v.passed and "$N$ = 8" in v.censored
         assert "censored with any $N$ whose value at the threshold is unknown" in rows[rid].expected
         shown = rows[rid].decide(P, res(1.0)).expected                          # the rule with its t, and its gate
-        assert "4 dof)" in shown and shown.endswith(rows[rid].expected.split("(book's calibration)")[1])
+        assert "4 dof)" in shown and shown.endswith(rows[rid].expected.split("(book's calibration:")[1])
 
 
 def test_packing_rows_follow_the_one_rule_for_unlearned_N():

@@ -52,8 +52,10 @@ RULE_CONTRAST = Beyond("the log-log slope of $d_h^*$ on 1STR minus simple-1STR's
 NORM_GATE = AtMost("$N$ whose value at the threshold is unknown", 0, by=EXACT,
                    why="no widest run reached it there, or some were cut off by the cap: the slope could take any value")
 RULE_NORM_LOWER = Needs(NORM_GATE, TInterval("log-log slope", value=1, side=1, level=0.95,
-                                             where="over every $N$ of the profile"))
-RULE_NORM = Needs(NORM_GATE, TInterval("log-log slope", value=1, side=0, level=0.95, where="over every $N$ of the profile"))
+                                             where="over every $N$ of the profile",
+                                             why="Prop. 8's $N$ at a fixed width: growth at least like $N$"))
+RULE_NORM = Needs(NORM_GATE, TInterval("log-log slope", value=1, side=0, level=0.95, where="over every $N$ of the profile",
+                                       why="the bound's own slope at a fixed width"))
 # The chapter's one rule for unlearned N (results.unlearned), which every row that reads the widest runs applies: at
 # an N where none of them reached the threshold their numbers are not those of networks that learned, so a value
 # there is unknown (any value), a slope through it too, and a row that needs it is censored unless it fails elsewhere.
