@@ -81,7 +81,7 @@ class Move:
         return r
 
 
-def moved(moves: tuple, P: dict, results: dict, rng: np.random.Generator) -> dict:
+def _draw(moves: tuple, P: dict, results: dict, rng: np.random.Generator) -> dict:
     """A world's draw: the stored phase points changed by each of `moves` (on the stored points, in turn), then
     resampled like the faithful world."""
     phase = dict(results["phase"])
@@ -92,7 +92,8 @@ def moved(moves: tuple, P: dict, results: dict, rng: np.random.Generator) -> dic
 
 
 def world(name: str, mechanism: bool, *moves: Move) -> World:
-    return World(name, mechanism, partial(moved, moves))
+    """A world declared as data: its name, whether the theorem's mechanism is in it, and the moves that make it."""
+    return World(name, mechanism, partial(_draw, moves))
 
 
 FAITHFUL = World("faithful: the stored runs, each point's seeds resampled (a seed keeps its runs of every width)",
