@@ -257,8 +257,9 @@ def _explain_effective_dim(P, results, row):
 def _explain_separation(P, results, row):
     p1 = packing_table(P, results)["1str"]
     if not p1["unlearned"]:
-        return (f"the replayed outputs come closer than the bar at {named_grid('N', p1['N'])}: the trained states do "
-                "not keep the answers apart as the proof's event needs.")
+        low = [N for N, v in zip(p1["N"], p1["dist_median"]) if not RULE_SEPARATION.holds(v)]
+        return (f"the replayed outputs come closer than the bar at {named_grid('N', low)}: the trained states do not "
+                "keep the answers apart as the proof's event needs.")
     return (f"the widest runs at {named_grid('N', p1['unlearned'])} never reached the threshold, so their replayed "
             "outputs are those of networks that did not learn 1STR; the proof's event is about networks that did.")
 
