@@ -173,3 +173,21 @@ def test_the_first_line_comes_before_the_parameters_are_checked(tmp_path):
                           "n_seeds=-1"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "n_seeds" in out.stderr
     assert out.stdout == "compute ffn_span (quick profile, 1 parameter set): checking the parameters\n"
+
+
+def test_the_deadline_times_each_kind_of_point_by_its_own(tmp_path):
+    """A point's kind is timed by its own kind's finished points (here the FFN's cost 2 units a second, the
+    Transformer's 1 unit in 3 s), and a later call by what this one learnt of each kind (deadline.json)."""
+    from lib.core.schedule import Schedule
+
+    now = [0.0]
+    store = Store("ticks", "quick", root=tmp_path)
+    s = Schedule(store, deadline=100.0, clock=lambda: now[0])
+    s.finished("f", cost=20, seconds=10, kind=("b", "ffn"))
+    s.finished("t", cost=10, seconds=30, kind=("b", "transformer"))
+    now[0] = 70.0                                                    # 30 s left
+    assert s.fits("f2", cost=50, kind=("b", "ffn"))                  # 25 s, though every kind's median says 100 s
+    assert not s.fits("t2", cost=11, kind=("b", "transformer"))      # 33 s
+    s.close(left=True)
+    later = Schedule(store, deadline=130.0, clock=lambda: now[0])    # 60 s left, nothing finished in this call
+    assert later.fits("f3", cost=110, kind=("b", "ffn")) and not later.fits("t3", cost=21, kind=("b", "transformer"))

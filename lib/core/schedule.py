@@ -2,9 +2,10 @@
 call leaves the next in deadline.json. Its time comes from `clock` (time.time() seconds; a test passes a fake clock
 and states exactly where the deadline falls). Points are named by their store key.
 
-No point starts that its cost, at the seconds per cost unit the finished points took (else what an earlier call
-learnt), would not finish before the deadline; a point abandoned at the deadline ran at least so long, so a later
-call with less time does not start it again.
+No point starts that its cost, at the seconds per cost unit the finished points of its kind took (a point's label
+without its numbers: a chapter's costs compare within a kind better than across kinds), else those of every kind,
+else what an earlier call learnt, would not finish before the deadline; a point abandoned at the deadline ran at
+least so long, so a later call with less time does not start it again.
 
     >>> from pathlib import Path
     >>> now = [0.0]; s = Schedule(Store("naps", "quick", root=Path("/nowhere")), deadline=10.0, clock=lambda: now[0])
@@ -36,6 +37,7 @@ class Schedule:
             hints = {}
         self.hints = hints
         self.rates: list[float] = []                     # seconds per cost unit of the points finished in this call
+        self.kinds: dict[str, list[float]] = {}          # ... by kind of point
         self.at_least = dict(hints.get("at_least", {}))  # key -> seconds an abandoned point ran at least
         self.floor = hints.get("seconds_per_cost_at_least", 0.0)   # an abandoned point ran at least this per cost unit
         self.skipped = self.abandoned = 0
@@ -43,15 +45,18 @@ class Schedule:
     def seconds_left(self) -> float | None:
         return None if self.deadline is None else max(0.0, self.deadline - self.clock())
 
-    def fits(self, key: str, cost: float, name: str = "") -> bool:
+    def fits(self, key: str, cost: float, name: str = "", kind: tuple = ()) -> bool:
         """Whether a point can start: before the deadline, and expected to end before it."""
         if self.deadline is None:
             return True
         now = self.clock()
         if now >= self.deadline:
             return False
-        # finished points' rate, else the last call's; an abandoned point's lower bound only while none finished
-        rate = statistics.median(self.rates) if self.rates else self.hints.get("seconds_per_cost") or self.floor
+        # its kind's rate (this call's, else the last call's), else every finished point's, else the last call's; an
+        # abandoned point's lower bound only while none finished
+        mine = self.kinds.get(_kind(kind))
+        rate = (statistics.median(mine) if mine else self.hints.get("seconds_per_cost_by_kind", {}).get(_kind(kind))
+                or (statistics.median(self.rates) if self.rates else self.hints.get("seconds_per_cost") or self.floor))
         expected = max(cost * rate, self.at_least.get(key, 0.0))
         if now + expected <= self.deadline:
             return True
@@ -61,8 +66,9 @@ class Schedule:
                      f"{self.deadline - now:.0f} s are left before the deadline")
         return False
 
-    def finished(self, key: str, cost: float, seconds: float) -> None:
+    def finished(self, key: str, cost: float, seconds: float, kind: tuple = ()) -> None:
         self.rates.append(seconds / max(cost, 1e-12))
+        self.kinds.setdefault(_kind(kind), []).append(seconds / max(cost, 1e-12))
         self.at_least.pop(key, None)
 
     def abandon(self, key: str, cost: float, seconds: float, name: str = "") -> None:
@@ -81,8 +87,15 @@ class Schedule:
             (self.store.dir / "deadline.json").unlink(missing_ok=True)
         elif self.deadline is not None and (self.rates or self.at_least != self.hints.get("at_least", {})):
             rate = statistics.median(self.rates) if self.rates else self.hints.get("seconds_per_cost", 0.0)
-            self.store.write("deadline.json", {"seconds_per_cost": rate, "seconds_per_cost_at_least": self.floor,
-                                               "at_least": self.at_least, "device": self.machine})
+            by_kind = {**self.hints.get("seconds_per_cost_by_kind", {}),
+                       **{k: statistics.median(v) for k, v in self.kinds.items()}}
+            self.store.write("deadline.json", {"seconds_per_cost": rate, "seconds_per_cost_by_kind": by_kind,
+                                               "seconds_per_cost_at_least": self.floor, "at_least": self.at_least,
+                                               "device": self.machine})
+
+
+def _kind(kind) -> str:
+    return " ".join(map(str, kind))
 
 
 class Estimate:

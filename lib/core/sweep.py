@@ -306,7 +306,7 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
             records[p.label] = record
         done += 1
         remaining.pop(key, None)
-        schedule.finished(key, group[0].cost, took)
+        schedule.finished(key, group[0].cost, took, group[0].kind)
         estimate.finished(group[0].kind, group[0].cost, took, wall=clock() - t0)
         log(f"{store.chapter}: [{done}/{len(order)}] {group[0].name} computed in {result['wall_s']:.1f} s "
             f"({seconds(clock() - t0)} elapsed{', ' + eta() if remaining else ''})")
@@ -320,7 +320,7 @@ def collect(points: list[Point], store: Store, device: str, jobs: int = 1, force
         return text + (f", {eta(ran)})" if estimate.rates or estimate.priors else ")")
 
     def fits(key, group) -> bool:
-        if schedule.fits(key, group[0].cost, group[0].name):
+        if schedule.fits(key, group[0].cost, group[0].name, group[0].kind):
             return True
         remaining.pop(key, None)
         return False
