@@ -144,6 +144,8 @@ class Row:
     measure: Callable[..., Measured | None]    # the statistic; None: this run has nothing to measure it on
     scope: Scope | None = None
     explain: Callable[..., str] | None = None
+    needs: str = ""                            # what a run must have for the measure to read it, where the scope
+                                               # alone does not say (models trained, a panel; `{scope}` quotes it)
 
     def __post_init__(self):
         if ("{scope}" in self.statement) != (self.scope is not None):
@@ -245,9 +247,17 @@ def evaluate(rows: list[Row], *data) -> list[dict]:
 
 def unmeasured(spec: list[Row], evaluated: list[dict]) -> dict[str, str]:
     """{id: reason} of the claim rows in `spec` that this run could not measure (its measure returned None), the
-    reason in words from the row's scope where it has one."""
+    reason in words: the row's `needs`, else its scope where it has one.
+
+        >>> from lib.core.rules import AtLeast
+        >>> spec = [Row("a", "claim", "s", "x at {scope}", AtLeast("x", 1), lambda: None, Scope("N", lo=27)),
+        ...         Row("b", "claim", "s", "y", AtLeast("y", 1), lambda: None, needs="the RNN trained")]
+        >>> print(*unmeasured(spec, []).values(), sep=" | ")
+        needs $N \\ge 27$ on its grid, which this run's parameters do not give it | needs the RNN trained
+    """
     done = {r["id"] for r in evaluated}
-    return {r.id: (f"needs {r.scope.text} on its grid, which this run's parameters do not give it" if r.scope else
+    return {r.id: ("needs " + r.needs.replace("{scope}", r.scope.text if r.scope else "its grid") if r.needs else
+                   f"needs {r.scope.text} on its grid, which this run's parameters do not give it" if r.scope else
                    "this run's parameters give its measure nothing to read (see its statement)")
             for r in spec if r.kind == "claim" and r.id not in done}
 

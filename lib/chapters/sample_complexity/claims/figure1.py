@@ -69,14 +69,10 @@ def capped(rule, what="means over the grid that count runs censored at the cap")
     return Needs(AtMost(what, 0, by=EXACT), rule)
 
 
-def _largest(scope: Scope):
-    """The run's largest N, where it lies in `scope`."""
-    return lambda Ns: [max(Ns)] if scope([max(Ns)]) else None
+_largest = lambda scope: lambda Ns: [max(Ns)] if scope([max(Ns)]) else None    # the run's largest N, if in scope
 
 
-def _two(scope: Scope):
-    """The N in `scope`, where there are at least two (what a slope or a growth needs)."""
-    return lambda Ns: scope(Ns) if len(scope(Ns)) >= 2 else None
+_two = lambda scope: lambda Ns: scope(Ns) if len(scope(Ns)) >= 2 else None    # N in scope, if two (a slope's need)
 
 
 def _cap(table, P, panel, grid, scale="", tests=None) -> dict:
@@ -84,6 +80,8 @@ def _cap(table, P, panel, grid, scale="", tests=None) -> dict:
     cap), in words, and the row's scale note with the protocol's."""
     cen = censored_means(table, panel, grid, tests)
     return {"gate": len(cen), "censored": ", ".join(cen), "scale": "; ".join(x for x in (scale, protocol_scale(P)) if x)}
+
+
 
 
 RERUN = "authors' code, re-run"
@@ -232,34 +230,37 @@ def _means_explained(P: dict, results: dict, row: dict) -> str:
 
 
 FIG1 = "Figure 1 (paper)"
+# What a Figure 1 row needs of a run (the unmeasured note): every model of its panel trained on its grid
+NEEDS_A = "the Transformer, the RNN and the FFN trained on panel (a)'s 1STR (`models`, `N_a`) over {scope}"
+NEEDS_B = "the Transformer, the RNN and the FFN trained on panel (b)'s simple-1STR (`models`, `N_b`) over {scope}"
 READ = "Figure 1 (a reading of the figure; the book's calibration)"
 _AUTHORS_A = paper_means("a")
 ROWS = [
     Row("1-tr-fewest", "claim", FIG1, "1STR, authors' test set: the Transformer needs the fewest samples at every "
-        "{scope}", capped(RULE_TR_FEWEST), _tr_fewest, FROM_4),
+        "{scope}", capped(RULE_TR_FEWEST), _tr_fewest, FROM_4, needs=NEEDS_A),
     Row("1-gap-largest-N", "claim", READ, "1STR at the largest $N$ ({scope}): the FFN and the RNN each need at least "
-        "twice the Transformer's samples", capped(RULE_GAP_LARGEST), _gap_largest, LARGEST_8),
+        "twice the Transformer's samples", capped(RULE_GAP_LARGEST), _gap_largest, LARGEST_8, needs=NEEDS_A),
     Row("2-tr-flattest", "claim", "Figure 1(a) (a reading of the figure); Theorem 1 orders the models' bounds for its "
         "learning rules, not trained sample counts", "1STR: the Transformer's log-log slope of samples against $N$ "
-        "({scope}) is the smallest", capped(RULE_TR_FLATTEST), _tr_flattest, SLOPES),
+        "({scope}) is the smallest", capped(RULE_TR_FLATTEST), _tr_flattest, SLOPES, needs=NEEDS_A),
     Row("2-ffn-superlinear", "claim", READ,
         "1STR: the FFN's samples grow faster than linearly in $N$ (log-log slope over {scope}; the slopes over every "
         "$N$, where the GRU's can be the steepest, are shown beside it)", capped(RULE_FFN_SUPERLINEAR), _ffn_superlinear,
-        SLOPES),
+        SLOPES, needs=NEEDS_A),
     Row("3-ffn-below-rnn", "claim", READ, "1STR: the FFN needs fewer samples than the RNN at {scope}",
-        capped(RULE_FFN_BELOW_RNN), _ffn_vs_rnn(-1, LOW_N), LOW_N),
+        capped(RULE_FFN_BELOW_RNN), _ffn_vs_rnn(-1, LOW_N), LOW_N, needs=NEEDS_A),
     Row("3-ffn-above-rnn", "claim", READ,
         f"1STR: the FFN needs more samples than the RNN at the largest $N$ ({{scope}}; at $N = {LARGEST_10.lo}$ the "
         f"authors' means differ by {abs(_AUTHORS_A['ffn'][LARGEST_10.lo] / _AUTHORS_A['rnn'][LARGEST_10.lo] - 1):.0%}, "
         "within their seeds, so the crossing itself is not tested)", capped(RULE_FFN_ABOVE_RNN),
-        _ffn_vs_rnn(+1, _largest(LARGEST_10)), LARGEST_10),
+        _ffn_vs_rnn(+1, _largest(LARGEST_10)), LARGEST_10, needs=NEEDS_A),
     Row("4-ffn-gap", "claim", "Figure 1(b) (paper); Theorem 6's lower bound, of order $Nd$, lies far below these counts",
         "simple-1STR, over the paper's {scope}: the FFN needs more samples than both the RNN and the Transformer, its "
         "excess over the slower of the two averaged over the $N$ (at the smallest $N$ the order can depend on the task "
-        "draw)", capped(RULE_FFN_GAP), _ffn_gap, GAP, _gap_explained),
+        "draw)", capped(RULE_FFN_GAP), _ffn_gap, GAP, _gap_explained, needs=NEEDS_B),
     Row("4-rnn-milder", "claim", "§1 and Figure 1(b) (paper)",
         "simple-1STR: from the smallest to the largest $N$ the RNN's and the Transformer's samples grow less than the "
-        "FFN's (\"a much milder dependence on $N$\")", capped(RULE_RNN_MILDER), _rnn_milder),
+        "FFN's (\"a much milder dependence on $N$\")", capped(RULE_RNN_MILDER), _rnn_milder, needs=NEEDS_B),
     Row("test-protocol", "claim", "hypothesis (this book), from the authors' code",
         "1STR: scored on 1STR prompts instead of the authors' simple-1STR prompts, the FFN needs more samples and "
         "the Transformer about the same", capped(RULE_PROTOCOL), _test_protocol),
