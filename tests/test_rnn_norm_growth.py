@@ -261,12 +261,7 @@ def test_check_params():
     assert [k for k, _ in rg.check_params({**P, "min_samples": 10, "max_samples": 5})][-2] == "min_samples"
 
 
-TINY = {"profile": "test", "seed": 0, "task_seed": 42, "d": 2, "q": 1, "gadget_B": 12.0, "eps": 1e-3,
-        "construction_N": [10, 20], "construction_prompts": 2, "archs": ["gru", "elman"], "phase_N": [3, 4],
-        "widths": [2, 4], "n_seeds": 1, "lr": 1e-2, "weight_decay": 0.01, "batch_size": 8, "check_every": 5,
-        "max_samples": 80, "min_samples": 40, "plateau_factor": 10, "n_test": 16, "threshold": 0.3,
-        "readout_width": 8, "packing_prompts": 10,
-        "a2_N": [4, 16], "off_target": 0.05, "memo_n": [4, 8], "memo_draws": 2}
+SMOKE = params.resolve("rnn_norm_growth", "smoke")     # every arm at its smallest (parameters/rnn_norm_growth/smoke.yaml)
 
 
 def test_points_nest_as_the_page_reads_them():
@@ -286,29 +281,29 @@ def test_specs_hold_what_their_runs_read():
                  "phase": rg.phase_spec(P, "elman", "1str", 4), "a2": rg.a2_spec(P)}
         return {k: key_of(spec_dict(v)) for k, v in specs.items()}
 
-    base = keys(TINY)
+    base = keys(SMOKE)
     changed = {"eps": 1e-2, "phase_N": [3, 5], "packing_prompts": 11, "off_target": 0.02, "task_seed": 1,
                "memo_draws": 3, "archs": ["elman"]}
     expected = {"eps": {"construction"}, "phase_N": {"memoriser"}, "packing_prompts": {"phase"}, "off_target": {"a2"},
                 "task_seed": {"construction", "memoriser", "phase", "a2"}, "memo_draws": {"memoriser"}, "archs": set()}
     for param, value in changed.items():
-        now = keys({**TINY, param: value})
+        now = keys({**SMOKE, param: value})
         assert {k for k in base if base[k] != now[k]} == expected[param], param
-    assert dataclasses.asdict(rg.phase_spec(TINY, "gru", "simple", 3))["widths"] == (2, 4)
+    assert dataclasses.asdict(rg.phase_spec(SMOKE, "gru", "simple", 3))["widths"] == tuple(SMOKE["widths"])
 
 
 def test_sweep_stores_and_reloads(tmp_path):
-    store = Store("rnn_norm_growth", "test", root=tmp_path)
-    res = collect(rg.points(TINY), store, "cpu", log=None)
-    again = Store("rnn_norm_growth", "test", root=tmp_path)
+    store = Store("rnn_norm_growth", "smoke", root=tmp_path)
+    res = collect(rg.points(SMOKE), store, "cpu", log=None)
+    again = Store("rnn_norm_growth", "smoke", root=tmp_path)
     lines = []
-    res2 = collect(rg.points(TINY), again, "cpu", log=lines.append)
+    res2 = collect(rg.points(SMOKE), again, "cpu", log=lines.append)
     assert not [line for line in lines if "computed" in line]
-    c1, c2 = ch_claims.claims(TINY, res), ch_claims.claims(TINY, res2)
+    c1, c2 = ch_claims.claims(SMOKE, res), ch_claims.claims(SMOKE, res2)
     assert c1 == c2 and all(c["kind"] in ("check", "claim") and c["source"] for c in c1)
     assert {c["id"] for c in c1} >= {"9-exact", "9-drift", "10a-width-1str-gru", "10b-norm", "10c-separation",
                                      "thm9-memoriser-exact", "thm9-memoriser-slope", "thm9-lemma37"}
-    cx = ch_results.crossover_table(TINY, res)
+    cx = ch_results.crossover_table(SMOKE, res)
     assert len(cx["N"]) == 2 and cx["n_bound"].shape == (2,)
 
 

@@ -252,12 +252,7 @@ def test_a_radius_nothing_corrupts_is_read_back_as_inf():
 
 
 # ----------------------------------------------------------------------------------------------- points
-TINY = {"profile": "test", "seed": 0, "machines": ["parity", "bb2"], "T_list": [8, 16], "n_random": 2,
-        "random_k_max": 3, "random_sym_max": 3, "n_inputs": 1, "rollout_T_max": 8, "tf_chunk": 64,
-        "show_machine": "bb2", "show_T": 8, "size_machine": "palindrome", "size_log2T": [4, 8, 12],
-        "robust_machine": "counter", "robust_T": [8, 16], "n_directions": 1, "grid_points": 4,
-        "softmax_machine": "counter", "softmax_T": [8, 16], "beta_max": 20.0, "precision_T": 8,
-        "n_precision_random": 1, "collision_log2T": [4, 9], "toy_depths": [1, 2, 4, 8], "toy_restarts": 1}
+SMOKE = params.resolve("turing_simulation", "smoke")     # every arm at its smallest (parameters/turing_simulation/smoke.yaml)
 
 
 def test_points_nest_as_the_page_reads_them():
@@ -274,28 +269,29 @@ def test_specs_hold_what_their_runs_read():
     """The random-machine bounds reach the points that build random machines, and no other; the rollout horizon
     reaches an exact point as whether it rolls out."""
     key = lambda spec: key_of(spec_dict(spec))
-    catalogue, random = ts.exact_spec(TINY, ["parity"], 16), ts.exact_spec(TINY, ts.random_names(TINY), 16)
-    assert catalogue.k_max is None and random.k_max == 3 and ts.precision_spec(TINY).sym_max == 3
-    bigger = {**TINY, "random_k_max": 4, "random_sym_max": 4}
+    catalogue, random = ts.exact_spec(SMOKE, ["parity"], 16), ts.exact_spec(SMOKE, ts.random_names(SMOKE), 16)
+    assert catalogue.k_max is None and random.k_max == SMOKE["random_k_max"]
+    assert ts.precision_spec(SMOKE).sym_max == SMOKE["random_sym_max"]
+    bigger = {**SMOKE, "random_k_max": SMOKE["random_k_max"] + 1, "random_sym_max": SMOKE["random_sym_max"] + 1}
     assert key(ts.exact_spec(bigger, ["parity"], 16)) == key(catalogue)
     assert key(ts.exact_spec(bigger, ts.random_names(bigger), 16)) != key(random)
-    assert key(ts.precision_spec(bigger)) != key(ts.precision_spec(TINY))
-    assert not ts.exact_spec({**TINY, "rollout_T_max": 9}, ["parity"], 16).rollout
-    assert key(ts.exact_spec({**TINY, "rollout_T_max": 9}, ["parity"], 16)) == key(catalogue)   # T = 16 > both
-    assert ts.exact_spec({**TINY, "rollout_T_max": 16}, ["parity"], 16).rollout
+    assert key(ts.precision_spec(bigger)) != key(ts.precision_spec(SMOKE))
+    assert not ts.exact_spec({**SMOKE, "rollout_T_max": 9}, ["parity"], 16).rollout
+    assert key(ts.exact_spec({**SMOKE, "rollout_T_max": 9}, ["parity"], 16)) == key(catalogue)   # T = 16 > both
+    assert ts.exact_spec({**SMOKE, "rollout_T_max": 16}, ["parity"], 16).rollout
 
 
 def test_sweep_stores_and_reloads(tmp_path):
-    store = Store("turing_simulation", "test", root=tmp_path)
-    res = collect(ts.points(TINY), store, "cpu", log=None)
+    store = Store("turing_simulation", "smoke", root=tmp_path)
+    res = collect(ts.points(SMOKE), store, "cpu", log=None)
     lines = []
-    res2 = collect(ts.points(TINY), Store("turing_simulation", "test", root=tmp_path), "cpu", log=lines.append)
+    res2 = collect(ts.points(SMOKE), Store("turing_simulation", "smoke", root=tmp_path), "cpu", log=lines.append)
     assert not [line for line in lines if "computed" in line]
-    c1, c2 = page.claims(TINY, res), page.claims(TINY, res2)
+    c1, c2 = page.claims(SMOKE, res), page.claims(SMOKE, res2)
     assert c1 == c2 and [c["id"] for c in c1] == [r.id for r in page.ROWS]
     # the exact rows hold on any machine and horizon (2-lookup also asks for a cell overwritten 10 times)
     assert all(c["passed"] for c in c1 if c["id"] in ("1-exact", "3-binary", "3-gap", "4-depth-width", "10-toy-rounded"))
-    assert len(page.exact_table(res).splitlines()) == 2 + len(TINY["T_list"]) * (len(TINY["machines"]) + 1)
+    assert len(page.exact_table(res).splitlines()) == 2 + len(SMOKE["T_list"]) * (len(SMOKE["machines"]) + 1)
 
 
 def test_polylog_row_tests_the_theorems_bound_not_flatness(monkeypatch):
