@@ -11,7 +11,7 @@ Sweep points (see `points`):
   errors on s >= 1 (the residual stream carries x_t, so the s = 0 tap is free for both families); `run_fit` in
   experiments/fit.py, beside the kernels.
 - converged (per kernel, RPE family and window that a claim about the best fit found reads, at the H it reads, one
-  point for each of FITTER_SEEDS independent seeds of the fitter): the same fits, each converged in its starts
+  point for each of P["fitter_seeds"] independent seeds of the fitter): the same fits, each converged in its starts
   (`run_converged`: the starts doubled until the best no longer moves); the claims read a fit as converged where
   the seeds' bests agree.
 - train (one per training kernel and context length): one-layer DP-free models with lin or log RPE trained on the
@@ -48,7 +48,6 @@ from lib.chapters.rpe_decay.experiments.fit import (
 from lib.chapters.rpe_decay.experiments.train import FAMILIES, TrainPoint, run_train
 from lib.core.sweep import Point
 
-FITTER_SEEDS = 3      # independent seeds of the fitter per converged fit: seed, seed + 1, ... (each its own starts)
 
 # ---------------------------------------------------------------------------------------------- points
 def window_of(P: dict, k: Kernel) -> float:
@@ -180,7 +179,7 @@ def points(P: dict) -> list[Point]:
             for key, spec in fit_specs(P).items()]
     out += [Point(("converged", key, spec.seed + j), replace(spec, seed=spec.seed + j), run_converged, threads=1,
                   cost=len(grid(spec.S)[0]) * sum(spec.H) * spec.restarts * 4 / 5e4)
-            for key, spec in converged_specs(P).items() for j in range(FITTER_SEEDS)]
+            for key, spec in converged_specs(P).items() for j in range(P["fitter_seeds"])]
     for k in train_kernels(P):
         for S in sorted(P["train_S"], reverse=True):
             spec = train_spec(P, k, S)

@@ -22,7 +22,6 @@ from lib.chapters.rpe_decay.claims import train as train_claims
 from lib.chapters.rpe_decay.claims.apph import ARM, EXPLAIN, NUMBERS, PAPER, num, reproduces
 from lib.chapters.rpe_decay.claims.power import WORLDS
 from lib.chapters.rpe_decay.claims.train import BAND, matched, order_wins
-from lib.chapters.rpe_decay.compute import FITTER_SEEDS
 from lib.chapters.rpe_decay.experiments.fit import CONVERGED, MOST_STARTS, Kernel
 from lib.chapters.rpe_decay.experiments.train import FAMILIES
 from lib.chapters.rpe_decay.results import fmt, label, point_counts, times
@@ -63,11 +62,11 @@ def power(P: dict, results: dict, draws: int) -> list[dict]:
     return power_table(ROWS, WORLDS, P, results, draws)
 
 
-def quoted_thresholds() -> dict:
-    """The thresholds the page's prose quotes, from the rows' own rules and the fitter (the notebook glues them):
-    the fitter's convergence and most starts, check 13's growth bound, 14b's band, 14a's at-the-floor factor and
-    H4a-lin's bound."""
-    return {"converged_pct": f"{CONVERGED:.0%}", "most_starts": MOST_STARTS, "fitter_seeds": FITTER_SEEDS,
+def quoted_thresholds(P: dict) -> dict:
+    """The thresholds the page's prose quotes, from the rows' own rules, the fitter and P (the notebook glues them):
+    the fitter's convergence and most starts, the fitter seeds of this run, check 13's growth bound, 14b's band, 14a's
+    at-the-floor factor and H4a-lin's bound."""
+    return {"converged_pct": f"{CONVERGED:.0%}", "most_starts": MOST_STARTS, "fitter_seeds": P["fitter_seeds"],
             "growth": fit_claims.RULE_MONOTONE.bound,
             "train_band": train_claims.RULE_TRAIN_FLOOR.bound, "at_floor": train_claims.AT_FLOOR,
             "h4a_lin_bound": apph_claims.RULES["H4a-lin"].bound}

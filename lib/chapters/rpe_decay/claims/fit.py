@@ -1,8 +1,9 @@
 """The rules and measures of rpe_decay's claims about the kernel fits (their rows are in claims/__init__.py): this
 book's calibrated claims about the best fit found (7-12), each read on the fits converged in their starts at
-FITTER_SEEDS independent seeds of the fitter (results.across_seeds: a fit counts where every seed converged in its
-starts, the seeds' bests agree within the fitter's 5% and the best is better than the do-nothing fit; a row that
-reads any other fit is censored, with the reason), and the fitter's guard 13 on every 4-start fit. Each rule object
+P["fitter_seeds"] independent seeds of the fitter (results.across_seeds: a fit counts where every stored seed
+converged in its starts, the seeds' bests agree within the fitter's 5% and the best is better than the do-nothing
+fit; a row that reads any other fit is censored, with the reason; the rules' text quotes the paper profile's
+SEEDS, and a run at another count its own), and the fitter's guard 13 on every 4-start fit. Each rule object
 (RULE_*, lib.core.rules) decides and writes its text. Page-side: no computation imports it.
 
     >>> from lib.chapters import stored; P, results = stored("rpe_decay")   # the committed paper results
@@ -16,7 +17,7 @@ import math
 import numpy as np
 
 from lib.chapters.rpe_decay.claims.exact import parts
-from lib.chapters.rpe_decay.compute import FITTER_SEEDS, window_of
+from lib.chapters.rpe_decay.compute import window_of
 from lib.chapters.rpe_decay.experiments.fit import CONVERGED, FLOOR, GROWTH, Kernel, grows_with_H
 from lib.chapters.rpe_decay.experiments.train import FAMILIES
 from lib.chapters.rpe_decay.results import errors, fmt, heads_needed
@@ -39,13 +40,23 @@ SLOPE_H = Scope("H", hi=8)                            # 10a: the H its slope is 
 FALL_H = Scope("H", 2, 16)                            # 10b: the H its fall is read between
 FAR_H = Scope("H", hi=16)                             # 12b: the H its heads are counted over
 REACH = 0.1                                           # 12b: the l1 error whose fewest heads it orders
-UNSETTLED = (f"fits not settled (fewer than {FITTER_SEEDS} fitter seeds, one not converged in its starts, seeds "
-             f"apart by more than {CONVERGED:.0%}, or no better than the do-nothing fit)")
+SEEDS = 3                                             # the paper profile's fitter_seeds (a test holds them equal)
 
 
-def settled(rule):
-    """A fit row's rule: decided only on settled fits (censored, with the reason, where one is not)."""
-    return Needs(AtMost(UNSETTLED, 0), rule)
+unsettled_words = lambda n: (f"fits not settled (fewer than {n} fitter seed{'s' if n > 1 else ''}, one not converged in "
+                              f"its starts, seeds apart by more than {CONVERGED:.0%}, or no better than the do-nothing fit)")
+UNSETTLED = unsettled_words(SEEDS)
+
+
+class Settled(Needs):
+    """A fit row's rule: decided only on settled fits (censored, with the reason, where one is not); its text quotes
+    the paper profile's SEEDS fitter seeds, and a run at another count (Measured.n: P["fitter_seeds"]) its own."""
+
+    def expected(self, m: Measured) -> str:
+        return "" if m.n == SEEDS else self.rule.text + self.clause.replace(UNSETTLED, unsettled_words(m.n))
+
+
+settled = lambda rule: Settled(AtMost(UNSETTLED, 0), rule)
 
 
 RULE_HEAVY_TAIL_LOG = settled(AtMost(r"$E_{\log}(8)$", 1e-4, why=APART))
@@ -88,10 +99,10 @@ def read(P, results, kernel: Kernel, *Hs, S: float | None = None, need=()) -> di
     return e if set(need) <= set(e) else None
 
 
-def unsettled(used: list[dict]) -> list[str]:
-    """Why the fits a row reads are not settled, in words ([] where they are)."""
+def unsettled(used: list[dict], n: int) -> list[str]:
+    """Why the fits a row reads are not settled, in words ([] where they are); n: the fitter seeds it needs."""
     few = min(len(e["seeds"]) for e in used)
-    why = [f"needs {FITTER_SEEDS} fitter seeds; {few} stored"] if few < FITTER_SEEDS else []
+    why = [f"needs {n} fitter seeds; {few} stored"] if few < n else []
     why += [f"{n} fit(s) {w}" for n, w in ((sum(not e["converged"] for e in used), "not converged in their starts"),
                                            (sum(e["spread"] > 1 + CONVERGED for e in used), "whose fitter seeds "
                                             f"are more than {CONVERGED:.0%} apart"),
@@ -100,17 +111,18 @@ def unsettled(used: list[dict]) -> list[str]:
     return why
 
 
-def measured(value, text: str, used: list[dict], also=(), **kw) -> Measured:
+def measured(P, value, text: str, used: list[dict], also=(), **kw) -> Measured:
     """A fit row's Measured: its text with the fitter seeds and starts of the fits it read and how far apart the
-    seeds' bests are (fits at the float64 floor FLOOR agree by reaching it); censored where a fit is not settled."""
+    seeds' bests are (fits at the float64 floor FLOOR agree by reaching it); censored where a fit is not settled;
+    n: the fitter seeds it needs, P["fitter_seeds"]."""
     starts, above = [e["starts"] for e in used], [e for e in used if e["l1"] > FLOOR]
     span = f"{min(starts)}" if min(starts) == max(starts) else f"{min(starts)}–{max(starts)}"
     floor = f", {len(used) - len(above)} at the float64 floor {number(FLOOR)}" if len(above) < len(used) else ""
     apart = max((e["spread"] for e in above), default=1.0)
-    why = unsettled(used) + list(also)
+    why = unsettled(used, P["fitter_seeds"]) + list(also)
     gap = f"within {apart - 1:.1%} of each other" if apart < 2 else f"up to {apart:.0f}× apart"
     note = f"; fitter seeds a fit: {min(len(e['seeds']) for e in used)}, {span} starts in all, the seeds' bests {gap}{floor}"
-    return Measured(value, text + note, gate=len(why), censored="; ".join(why), **kw)
+    return Measured(value, text + note, n=P["fitter_seeds"], gate=len(why), censored="; ".join(why), **kw)
 
 
 def band_margin(e: float, band: float) -> str:
@@ -129,21 +141,20 @@ def reads(kernel: Kernel, *Hs, need=()):
     return wrap
 
 
-HEAVY = Kernel("power", beta=1.2)
-EXP = Kernel("exp", tau=10.0)
+HEAVY, EXP = Kernel("power", beta=1.2), Kernel("exp", tau=10.0)
 
 
 @reads(HEAVY, 8)
 def _heavy_tail_log(P, e):
     g = e["log", 8]["l1"]
-    return measured(g, f"$E_{{\\log}}(8)$ {fmt(g)} ({band_margin(g, RULE_HEAVY_TAIL_LOG.rule.bound)})",
+    return measured(P, g, f"$E_{{\\log}}(8)$ {fmt(g)} ({band_margin(g, RULE_HEAVY_TAIL_LOG.rule.bound)})",
                     [e["log", 8]], paper=NO_RATE, where=f"window $S$ = {float(P['window']):.0e}")
 
 
 @reads(HEAVY, 8)
 def _heavy_tail_lin(P, e):
     lin, ratio = e["lin", 8]["l1"], e["lin", 8]["l1"] / max(e["log", 8]["l1"], 1e-300)
-    return measured(parts(lin, ratio), f"best $E_{{\\rm lin}}(8)$ found {fmt(lin)}, {ratio:.0f}× $E_{{\\log}}(8)$",
+    return measured(P, parts(lin, ratio), f"best $E_{{\\rm lin}}(8)$ found {fmt(lin)}, {ratio:.0f}× $E_{{\\log}}(8)$",
                     list(e.values()), paper=UPPER, where=f"window $S$ = {float(P['window']):.0e}")
 
 
@@ -164,7 +175,7 @@ def _context_log(P, results):
     if c is None:
         return None
     where, _, used, E = c
-    return measured(np.array(E), r"$E_{\log}$ " + ", ".join(map(fmt, E))
+    return measured(P, np.array(E), r"$E_{\log}$ " + ", ".join(map(fmt, E))
                     + f" ({band_margin(max(E), RULE_CONTEXT_LOG.rule.bound)})", used, paper=NO_RATE, where=where)
 
 
@@ -175,14 +186,14 @@ def _context_lin(P, results):
     where, Ss, used, E = c
     growth = E[Ss.index(CONTEXT_S[1])] / E[Ss.index(CONTEXT_S[0])]
     ends = " to ".join(f"{S:g}".replace("e+0", "e") for S in CONTEXT_S)          # "512 to 1e6"
-    return measured(parts(all(b > a for a, b in zip(E, E[1:])), growth), r"best $E_{\rm lin}$ found "
+    return measured(P, parts(all(b > a for a, b in zip(E, E[1:])), growth), r"best $E_{\rm lin}$ found "
                     + ", ".join(map(fmt, E)) + f" (×{growth:.0f} from {ends})", used, paper=UPPER, where=where)
 
 
 @reads(EXP, need=[("lin", 8), ("lin", 16)])
 def _exp_kernel_lin(P, e):
     l8, l16 = e["lin", 8]["l1"], e["lin", 16]["l1"]
-    return measured(parts(l8, l16), f"$E_{{\\rm lin}}(8)$ {fmt(l8)}, $E_{{\\rm lin}}(16)$ {fmt(l16)}",
+    return measured(P, parts(l8, l16), f"$E_{{\\rm lin}}(8)$ {fmt(l8)}, $E_{{\\rm lin}}(16)$ {fmt(l16)}",
                     [e["lin", 8], e["lin", 16]], paper=r"Thm 6.1(A): lin, $O(H^{-n})$, $n \le 9$")
 
 
@@ -190,7 +201,7 @@ def _exp_kernel_lin(P, e):
 def _exp_kernel_log(P, e):
     l16, g16 = e["lin", 16]["l1"], e["log", 16]["l1"]
     ratio = g16 / max(l16, 1e-300)
-    return measured(ratio, f"best $E_{{\\log}}(16)$ found {fmt(g16)}, ×{ratio:.0e} $E_{{\\rm lin}}(16)$",
+    return measured(P, ratio, f"best $E_{{\\log}}(16)$ found {fmt(g16)}, ×{ratio:.0e} $E_{{\\rm lin}}(16)$",
                     list(e.values()), paper=UPPER)
 
 
@@ -200,30 +211,25 @@ def _slope_power(P, results):
         return None
     Hs = SLOPE_H(sorted(b3))
     slope = -loglog_slope(Hs, [b3[H]["l1"] for H in Hs])
-    return measured(slope, f"slope {slope:.2f}", [b3[H] for H in Hs],
+    return measured(P, slope, f"slope {slope:.2f}", [b3[H] for H in Hs],
                     paper=r"Thm 6.1(B): $n \le \lfloor 0.99\beta\rfloor - 1 = 1$", where=named_grid("H", Hs))
 
 
 @reads(EXP, need=[("lin", FALL_H.lo), ("lin", FALL_H.hi)])
 def _slope_exp(P, e):
     a, b = e["lin", FALL_H.lo], e["lin", FALL_H.hi]
-    return measured(a["l1"] / b["l1"], f"{fmt(a['l1'])} → {fmt(b['l1'])} (×{a['l1'] / b['l1']:.0e})", [a, b],
+    return measured(P, a["l1"] / b["l1"], f"{fmt(a['l1'])} → {fmt(b['l1'])} (×{a['l1'] / b['l1']:.0e})", [a, b],
                     paper=r"Thm 6.1(A): $O(H^{-n})$, $n \le 9$")
-
-
-def bumps(P) -> list[Kernel]:
-    """Row 11's relative-width bumps, one per T."""
-    return [Kernel("bump", T=T, w=T * P["rel_bump_frac"]) for T in P["rel_bump_T"]]
 
 
 def _relative_bump(P, results):
     H = P["rel_bump_H"]
-    e = [read(P, results, k, H) for k in bumps(P)]
+    e = [read(P, results, Kernel("bump", T=T, w=T * P["rel_bump_frac"]), H) for T in P["rel_bump_T"]]   # one per T
     if len(e) < 2 or None in e:                       # stated at H = rel_bump_H only
         return None
     lins, logs = [x["lin", H]["l1"] for x in e], [x["log", H]["l1"] for x in e]
     spread = max(lins) / min(lins)
-    return measured(parts(np.array(lins), spread, np.array(logs) - np.array(lins)),
+    return measured(P, parts(np.array(lins), spread, np.array(logs) - np.array(lins)),
                     r"$E_{\rm lin}$ " + ", ".join(map(fmt, lins)) + f" (spread {spread:.2f}×); best "
                     + r"$E_{\log}$ found " + ", ".join(map(fmt, logs)), [f for x in e for f in x.values()],
                     paper=UPPER,
@@ -233,7 +239,7 @@ def _relative_bump(P, results):
 @reads(Kernel("delta", T=2), need=[("lin", 4), ("log", 2)])
 def _sharp_memory_near(P, e):
     l4, g2 = e["lin", 4]["l1"], e["log", 2]["l1"]
-    return measured(parts(l4, g2), f"lin(4) {fmt(l4)}, log(2) {fmt(g2)}", [e["lin", 4], e["log", 2]],
+    return measured(P, parts(l4, g2), f"lin(4) {fmt(l4)}, log(2) {fmt(g2)}", [e["lin", 4], e["log", 2]],
                     paper=r"Thm 4.1: $O(H^{-n})$ with an $e^{0.01T}$ or $T^{1.01}$ factor", where="delta at $T = 2$")
 
 
@@ -243,7 +249,7 @@ def _sharp_memory_far(P, e):
     need = {f: heads_needed({H: e[f, H] for H in Hs}, eps) for f in FAMILIES}
     shown = lambda f: f"{need[f]:.0f}" if math.isfinite(need[f]) else f"> {Hs[-1]}"
     both = [f"neither family reaches {eps:g} with $H \\le {Hs[-1]}$ (a larger grid of $H$ would tell)"]
-    return measured(need["lin"] / need["log"] if math.isfinite(min(need.values())) else math.nan,
+    return measured(P, need["lin"] / need["log"] if math.isfinite(min(need.values())) else math.nan,
                     f"fewest heads to {eps:g}: lin {shown('lin')}, log {shown('log')}; best lin "
                     + ", ".join(f"{e['lin', H]['l1']:.2g}" for H in Hs) + ", log " + ", ".join(
                         f"{e['log', H]['l1']:.2g}" for H in Hs) + f" at {named_grid('H', Hs)}",
