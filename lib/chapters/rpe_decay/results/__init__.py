@@ -30,11 +30,13 @@ IDLE = 1e-9      # a fit whose l1 error is within this of 1 (the zero kernel's) 
 def point_counts(results: dict) -> str:
     """What the stored points are, for the page's summary line."""
     n_H = sum(len(r["result"]["H"]) for r in results["fit"].values())
-    seeds = sum(len(recs) for recs in results.get("converged", {}).values())
+    conv = results.get("converged", {})
+    seeds = sum(len(recs) for recs in conv.values())
+    each = seeds // len(conv) if conv and seeds % len(conv) == 0 else 0
+    each = f"{each} seed{'s' if each > 1 else ''}" if each else "several seeds"
     return (f"They are the exact checks, {len(results['fit'])} kernel fits ({n_H} values of H, each from its own "
-            f"starts), the {len(results.get('converged', {}))} fits the claims read, converged in their starts at "
-            f"several seeds of the fitter ({seeds} in all), {len(results['train'])} training sweeps and the Appendix "
-            "H runs.")
+            f"starts), the {len(conv)} fits the claims read, converged in their starts at {each} of the fitter each "
+            f"({seeds} in all), {len(results['train'])} training sweeps and the Appendix H runs.")
 
 
 def errors(results: dict, k: Kernel, family: str, S: float, H_list=None, part: str = "fit") -> dict[int, dict]:
