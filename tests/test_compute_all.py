@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from tiny_sweep import TINY
+from tiny_sweep import PROFILE, TINY
 
 from lib.__main__ import deadline_time
 from lib.core.params import ParamError
@@ -159,7 +159,7 @@ NOT_NEEDED_TO_COMPUTE = ("matplotlib", "papermill", "jupytext", "nbformat", "IPy
 
 
 def test_compute_needs_no_jupyter_matplotlib_or_dask(tmp_path):
-    out = _cli(tmp_path, "compute", "sample_complexity", "--profile", "quick", *TINY, block=NOT_NEEDED_TO_COMPUTE)
+    out = _cli(tmp_path, "compute", "sample_complexity", "--profile", PROFILE, *TINY, block=NOT_NEEDED_TO_COMPUTE)
     assert out.returncode == 0, out.stderr
     assert "[6/6]" in out.stdout
     imported = eval(out.stdout.strip().splitlines()[-1])
@@ -186,22 +186,22 @@ def test_compute_with_a_deadline_exits_4_then_3_then_0_and_resumes(tmp_path):
     from lib.core.params import parse_overrides, resolve
     from lib.core.store import key_of, spec_dict, write_json
 
-    args = ("compute", "sample_complexity", "--profile", "quick", *TINY, "--set", "N_a=[2, 3, 4]")
+    args = ("compute", "sample_complexity", "--profile", PROFILE, *TINY, "--set", "N_a=[2, 3, 4]")
     first = _cli(tmp_path, *args, "--deadline", "0")
     assert first.returncode == 4 and "0/8 " in first.stdout and "give a later deadline" in first.stderr
     # As if an earlier call had abandoned one point after ten hours: a call with an hour does not start it
-    points = compute.points(resolve("sample_complexity", "quick", parse_overrides(TINY[1::2] + ["N_a=[2, 3, 4]"])))
-    write_json(tmp_path / "sample_complexity" / "quick" / "deadline.json",
+    points = compute.points(resolve("sample_complexity", PROFILE, parse_overrides(TINY[1::2] + ["N_a=[2, 3, 4]"])))
+    write_json(tmp_path / "sample_complexity" / PROFILE / "deadline.json",
                {"seconds_per_cost": 0.0, "at_least": {key_of(spec_dict(points[0].spec)): 36000.0}})
     second = _cli(tmp_path, *args, "--deadline", "3600")
     assert second.returncode == 3, second.stderr
     assert "7/8 " in second.stdout and "(+7 in this call)" in second.stdout and "not started" in second.stdout
-    assert not (tmp_path / "sample_complexity" / "quick" / "compute.json").exists()
+    assert not (tmp_path / "sample_complexity" / PROFILE / "compute.json").exists()
     third = _cli(tmp_path, *args)                  # no deadline: the last point, and the compute's provenance
     assert third.returncode == 0, third.stderr
     assert "7 of 8 points loaded" in third.stdout and "[1/1]" in third.stdout
-    assert (tmp_path / "sample_complexity" / "quick" / "compute.json").is_file()
-    assert not (tmp_path / "sample_complexity" / "quick" / "deadline.json").exists()   # finished: hints removed
+    assert (tmp_path / "sample_complexity" / PROFILE / "compute.json").is_file()
+    assert not (tmp_path / "sample_complexity" / PROFILE / "deadline.json").exists()   # finished: hints removed
 
 
 @pytest.mark.parametrize("args, needle", [(("--deadline", "soon"), "--deadline"), (("--cluster", "not an address"), "--cluster"),
@@ -218,6 +218,6 @@ def test_bad_compute_flags_exit_2_in_one_line(tmp_path, args, needle):
 def test_compute_runs_in_a_venv_with_only_torch_and_numpy(tmp_path):
     env = {**os.environ, "BOOK_RESULTS": str(tmp_path), "OMP_NUM_THREADS": "1"}
     out = subprocess.run([os.environ["BOOK_BARE_PYTHON"], "-m", "lib", "compute", "sample_complexity", "--profile",
-                          "quick", *TINY], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+                          PROFILE, *TINY], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "[6/6]" in out.stdout

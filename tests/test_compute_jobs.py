@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from tiny_sweep import ROOT
+from tiny_sweep import PROFILE, ROOT
 from tiny_sweep import compute as _compute
 from tiny_sweep import stored_numbers as _points
 
@@ -19,7 +19,7 @@ def test_jobs_store_the_same_numbers_as_one_process(tmp_path):
     again = _compute(tmp_path / "two", "--jobs", "2")                    # a rerun loads every point
     assert again.returncode == 0 and " computed in " not in again.stdout
     assert "6 of 6 points loaded" in again.stdout
-    comp = json.loads((tmp_path / "two" / "sample_complexity" / "quick" / "compute.json").read_text())
+    comp = json.loads((tmp_path / "two" / "sample_complexity" / PROFILE / "compute.json").read_text())
     assert comp["jobs"] == 2
 
 
@@ -37,7 +37,7 @@ def test_workers_end_when_compute_is_killed(tmp_path):
     from tiny_sweep import TINY
 
     env = {**os.environ, "BOOK_RESULTS": str(tmp_path), "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", "quick", *TINY,
+    proc = subprocess.Popen([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", PROFILE, *TINY,
                              "--set", "max_samples=1280000", "--jobs", "2"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     for line in proc.stdout:             # one point done: the workers are started (one may still be in its initialiser)

@@ -10,7 +10,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from tiny_sweep import ROOT, TINY  # noqa: E402 (after the importorskip)
+from tiny_sweep import PROFILE, ROOT, TINY  # noqa: E402 (after the importorskip)
 from tiny_sweep import compute as _compute  # noqa: E402
 from tiny_sweep import stored_numbers as _numbers  # noqa: E402
 
@@ -33,17 +33,17 @@ def test_a_two_worker_cluster_stores_the_numbers_of_one_process(tmp_path, cluste
     assert dask.returncode == 0, dask.stderr
     assert dask.stdout.count(" computed in ") == 6 and "[6/6]" in dask.stdout
     assert _numbers(tmp_path / "one") == _numbers(tmp_path / "dask") and len(_numbers(tmp_path / "one")) == 6
-    comp = json.loads((tmp_path / "dask" / "sample_complexity" / "quick" / "compute.json").read_text())
+    comp = json.loads((tmp_path / "dask" / "sample_complexity" / PROFILE / "compute.json").read_text())
     assert comp["cluster"] == cluster and comp["device"].startswith("CPU")   # what a worker found for device: auto
 
 
 def test_the_cluster_address_may_come_from_the_environment(tmp_path, cluster):
     env_results = tmp_path / "env"
     env = {**os.environ, "BOOK_RESULTS": str(env_results), "BOOK_CLUSTER": cluster, "OMP_NUM_THREADS": "1"}
-    out = subprocess.run([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", "quick", *TINY,
+    out = subprocess.run([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", PROFILE, *TINY,
                           "--set", "N_a=[2]"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert json.loads((env_results / "sample_complexity" / "quick" / "compute.json").read_text())["cluster"] == cluster
+    assert json.loads((env_results / "sample_complexity" / PROFILE / "compute.json").read_text())["cluster"] == cluster
 
 
 def test_no_scheduler_at_the_address_is_one_line_and_exit_1(tmp_path, monkeypatch):
