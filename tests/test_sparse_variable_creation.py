@@ -9,6 +9,7 @@ import torch
 from lib.chapters.sparse_variable_creation import compute, page
 from lib.chapters.sparse_variable_creation import results as rs
 from lib.chapters.sparse_variable_creation.claims import ROWS, power
+from lib.core import params
 from lib.core.claims import evaluate
 from lib.core.store import key_of, spec_dict
 from lib.science import batched_transformer as bt
@@ -160,15 +161,9 @@ def test_run_and_is_reproducible_and_the_spec_is_the_key():
     a, b = compute.run_and(spec, "cpu"), compute.run_and(spec, "cpu")
     a.pop("wall_s"), b.pop("wall_s")
     assert a == b and len(a["success"]) == 4 and sorted(a["m"]) == [4, 4, 8, 8]
-    P = {"seed": 0, "lipschitz_pairs": 10, "lipschitz_T_max": 10, "truncation_instances": 1, "construction_T": [20],
-         "construction_s": [2], "minimal_R_T": [20, 40], "exhaustive_T": 6, "random_T": 20, "random_inputs": 10,
-         "symmetric_s_max": 2, "general_s_max": 2, "and_T": [6, 12], "and_m": [4, 8], "and_trials": 2, "and_iters": 10,
-         "eval_every": 5, "n_val": 64, "d_model": 8, "heads": 2, "dropout": 0.1,
-              "embd_dropout": True, "lr": 1e-3, "weight_decay": 1e-4,
-         "max_elems": 10 ** 6, "parity": False, "parity_T": [10], "parity_trials": 1, "parity_iters": 1, "parity_batch": 8,
-         "parity_log_every": 1}
+    P = {**params.resolve("sparse_variable_creation", "smoke"), "parity": False}
     keys = [key_of(spec_dict(p.spec)) for p in compute.points(P)]
-    assert len(set(keys)) == len(keys) == 3
+    assert len(set(keys)) == len(keys) == 1 + len(P["and_T"])                 # the constructions, one point per T
     assert keys == [key_of(spec_dict(p.spec)) for p in compute.points({**P, "parity_T": [12]})]   # parity off
     assert compute.check_params(P) == [] and compute.check_params({**P, "heads": 3})
 
