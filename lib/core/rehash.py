@@ -1,4 +1,4 @@
-"""Re-stamp points stamped with the code hash used until 2026-11-26 (the raw bytes of the chapter's modules) with
+"""Re-stamp points stamped with the older code hash (the raw bytes of the chapter's modules) with
 today's parsed-code hash, where the code at the named revision, parsed, is today's: the same code under a new name.
 The command line's `restamp --from-bytes`; lib/core/restamp.py re-stamps across code changes.
 
@@ -24,7 +24,7 @@ def _git_bytes(rev: str, rel: str) -> bytes:
 
 
 def bytes_hash(chapter: str, rev: str) -> str:
-    """The code hash that points were stamped with until 2026-11-26: the raw bytes of the chapter's modules at git
+    """The code hash that points were stamped with before the parsed-code hash: the raw bytes of the chapter's modules at git
     revision `rev`, paths included (a docstring edit changed it)."""
     h = hashlib.sha256()
     for rel in lib_modules(chapter, read=lambda rel: rs._git_show(rev, rel)):

@@ -29,7 +29,7 @@ and new hash, the revision, the definitions that changed and the points rerun.
 
     python -m lib restamp sample_complexity --profile paper --rev 5a87859603 --check 1
 
-lib/core/rehash.py (`--from-bytes`) renames instead: points stamped with the raw-bytes hash used until 2026-11-26, of
+lib/core/rehash.py (`--from-bytes`) renames instead: points stamped with the older raw-bytes hash, of
 the very code committed now, get today's parsed-code hash.
 """
 from __future__ import annotations
