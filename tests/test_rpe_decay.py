@@ -227,13 +227,8 @@ def test_specs_hold_what_their_runs_read():
 
 
 def test_tiny_compute_through_the_store(tmp_path):
-    P = params_mod.resolve("rpe_decay", "quick", {
-        "H_grid": [1, 2, 4, 8], "betas": [1.2], "taus": [10.0], "window": 1e6, "rel_bump_T": [16, 32],
-        "bump_T": [8], "delta_T": [2, 8], "context_betas": [1.2], "context_windows": [512.0, 1e6], "restarts": 1,
-        "converged_starts": 1, "irls_rounds": 1, "train_betas": [1.2], "train_taus": [10.0], "train_S": [16], "train_H": [1, 2],
-        "train_seeds": 1, "train_steps": 10, "train_batch": 2, "train_n_test": 4, "train_checks": 1,
-        "apph_S": 64, "apph_H": [1, 2], "apph_seeds": 2, "apph_steps": 10, "apph_batch": 4, "apph_n_test": 4})
-    store = Store("rpe_decay", "quick", root=tmp_path)
+    P = params_mod.resolve("rpe_decay", "smoke")      # every arm at its smallest (parameters/rpe_decay/smoke.yaml)
+    store = Store("rpe_decay", "smoke", root=tmp_path)
     first, second = [], []
     res = collect(rd.points(P), store, "cpu", log=first.append)
     again = collect(rd.points(P), store, "cpu", log=second.append)
