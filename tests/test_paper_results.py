@@ -22,6 +22,7 @@ from lib.chapters.rpe_decay import page as rpage
 from lib.core import params, runner, verify
 from lib.core.chapter import Chapter
 from lib.core.claims import explanations, unsettled
+from lib.core.gate import gate
 from lib.core.store import ROOT, Store, environment
 from lib.core.sweep import collect
 
@@ -164,9 +165,9 @@ def test_the_gate_passes_an_honest_result_set_and_names_each_kind_of_tampering(t
     store = Store("rpe_decay", "quick", root=tmp_path)
     env = environment("cpu", "rpe_decay")
     results = collect(rd.points(P), store, "cpu", log=None, env=env)
-    rows = rpage.claims(P, results)
-    prov = {"chapter": "rpe_decay", "profile": "quick", "wall_s": 1.0, "seeds": {"seed": P["seed"]}, "params": P, **env}
     power = rpage.power(P, results, 5)
+    rows = gate(rpage.claims(P, results), power)      # as Chapter.finish stores them: gated by their power
+    prov = {"chapter": "rpe_decay", "profile": "quick", "wall_s": 1.0, "seeds": {"seed": P["seed"]}, "params": P, **env}
     store.write("claims.json", rows)
     store.write("provenance.json", prov)
     assert verify.problems("rpe_decay", "quick", root=tmp_path) == [f"{store.dir}: no power.json (the page computes "
@@ -174,8 +175,9 @@ def test_the_gate_passes_an_honest_result_set_and_names_each_kind_of_tampering(t
     store.write("power.json", power)
     assert verify.problems("rpe_decay", "quick", root=tmp_path) == []
     store.write("power.json", [{**power[0], "row": "no-such-row"}] + power[1:])
-    assert verify.problems("rpe_decay", "quick", root=tmp_path) == [
-        "power.json: row 'no-such-row' is not a claim row of this result set"]
+    found = verify.problems("rpe_decay", "quick", root=tmp_path)      # and the renamed row's gate lost its world
+    assert found[0] == "power.json: row 'no-such-row' is not a claim row of this result set"
+    assert all(f.startswith(f"claim {power[0]['row']}:") for f in found[1:])
     store.write("power.json", [{**power[0], "pass": power[0]["pass"] + 0.5}] + power[1:])
     assert "shares missing or not adding up to 1" in verify.problems("rpe_decay", "quick", root=tmp_path)[0]
     store.write("power.json", power)
