@@ -1,9 +1,7 @@
 """The book's command line.
 
     python -m lib list                                   chapters, profiles and parameters
-    python -m lib run CHAPTER [--profile P] [--set k=v]  execute one chapter (validated first), then rebuild the HTML
-                                                         and print the page's path (--no-build: print the
-                                                         notebook's path and leave the HTML as it is)
+    python -m lib run CHAPTER [--profile P] [--set k=v]  execute one chapter (validated first), rebuild the HTML (--no-build: not)
     python -m lib run all [--profile P]                  every chapter in _toc.yml
     python -m lib build                                  build the HTML from the executed chapters
     python -m lib book [--profile P]                     run all, then build (what `make book` does); the
@@ -43,9 +41,9 @@ import os
 import re
 import sys
 import time
-from pathlib import Path
 
 from lib.core import params as params_mod
+from lib.core.progress import first_line
 
 
 def paper_status(chapter: str) -> str:
@@ -222,48 +220,6 @@ def _compute(args, chapters: list[str], log) -> int:
     return 1 if missing else 0
 
 
-def _first_line(args):
-    """What `run`, `book` and `compute` say at once (their imports, validation and the notebook's kernel take
-    seconds): the command, its chapter and profile; the Console every later line goes through."""
-    from lib.core.sweep import progress
-
-    show = progress(sys.stdout)
-    what = "every chapter" if args.cmd == "book" or args.chapter == "all" or getattr(args, "all", False) else args.chapter
-    sets = f", {len(args.set)} parameter{'s' if len(args.set) > 1 else ''} set" if args.set else ""
-    show(f"{args.cmd} {what} ({args.profile} profile{sets}): checking the parameters")
-    return show
-
-
-def _after_run(chapters: list[str], no_build: bool, show) -> None:
-    """After `run`: rebuild the HTML and name the page, or say where the notebook is and how to render it."""
-    from lib.core.runner import EXECUTED, build_book, executed_root, page_of, toc_chapters
-
-    notebooks = ", ".join(_shown(executed_root() / f"{c}.ipynb") for c in chapters)
-    if no_build:
-        show(f"executed: {notebooks}; python -m lib build renders the HTML ({_shown(page_of(chapters[0]))})")
-        return
-    if executed_root().resolve() != EXECUTED.resolve():
-        show(f"executed: {notebooks}; the HTML is not rebuilt: BOOK_EXECUTED puts the notebooks outside "
-             f"{_shown(EXECUTED)}, which the book is built from")
-        return
-    missing = [c for c in toc_chapters() if not (EXECUTED / f"{c}.ipynb").is_file()]
-    if missing:
-        show(f"executed: {notebooks}; the HTML is not rebuilt: the book is built from every chapter, and "
-             f"{len(missing)} are not executed yet ({', '.join(missing)}): make book (or python -m lib run all) "
-             "executes them and builds it")
-        return
-    build_book(log=show)
-    show("the page: " + ", ".join(_shown(page_of(c)) for c in chapters))
-
-
-def _shown(path) -> str:
-    """A path as the user can type it: relative to the repository where it is inside it."""
-    from lib.core.store import ROOT
-
-    path = Path(path).absolute()
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-
-
 def main(argv=None) -> int:
     ap = _Parser(prog="python -m lib", description="Run and build the companion book.", epilog=EXIT_STATUSES,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -284,8 +240,7 @@ def main(argv=None) -> int:
         p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one parameter (YAML value)")
         p.add_argument("--force", action="store_true", help="recompute sweep points even if stored")
         if name == "run":
-            p.add_argument("--no-build", action="store_true", help="leave the HTML as it is: execute the chapter "
-                           "and print its notebook's path (python -m lib build renders it later)")
+            p.add_argument("--no-build", action="store_true", help="leave the HTML as it is (lib build renders it later)")
         if name == "compute":
             p.add_argument("--jobs", default="1", metavar="J",
                            help="worker processes sharing the sweep (default 1; on a GPU 8 keeps it busy)")
@@ -330,8 +285,7 @@ def main(argv=None) -> int:
                      help="points stamped with the older raw-bytes hash, of the code at --rev whose "
                      "parsed code is today's: give them today's hash (the same code)")
     args = ap.parse_args(argv)
-    if args.cmd in ("run", "book", "compute"):   # the first line, before anything slow (imports, validation, kernel)
-        show = _first_line(args)
+    show = first_line(args) if args.cmd in ("run", "book", "compute") else None   # before anything slow (the kernel)
 
     # runner imports no Jupyter package at module level: `compute` works on a machine with torch, numpy and PyYAML
     from lib.core.executors import ClusterError
@@ -342,7 +296,7 @@ def main(argv=None) -> int:
         in_dependency_order,
         paper_progress,
         paper_results_exist,
-        run_chapter,
+        run_plan,
         toc_chapters,
     )
 
@@ -418,15 +372,9 @@ def main(argv=None) -> int:
                 params_mod.resolve(chapter, profile, overrides)
                 if profile == "paper" and args.profile == "paper" and not overrides:
                     refuse_partial_paper(chapter)
-            for chapter, profile, stored_only in plan:
-                run_chapter(chapter, profile, overrides, force=args.force and not stored_only, stored_only=stored_only,
-                            log=show)
-            if args.cmd == "run":
-                _after_run([c for c, _, _ in plan], args.no_build, show)
+            run_plan(plan, overrides, args.force, getattr(args, "no_build", False), show)
         if args.cmd == "build":
             build_book()
-        if args.cmd == "book":
-            build_book(log=show)
         return 0
     except (params_mod.ParamError, DamagedResult) as err:
         print(f"error: {err}", file=sys.stderr)

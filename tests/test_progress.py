@@ -10,12 +10,10 @@ import sys
 import threading
 from dataclasses import dataclass
 
-import pytest
-
-from lib.core import runner
+from lib.core.progress import Console, Watch
 from lib.core.schedule import Estimate
 from lib.core.store import ROOT, Store
-from lib.core.sweep import Console, Point, collect
+from lib.core.sweep import Point, collect
 
 NOW = [0.0]                  # the fake clock the points below advance
 RELEASE = threading.Event()  # a point that waits for it runs until the test has seen a heartbeat
@@ -124,33 +122,28 @@ def test_estimate_by_kind_and_by_parallel_work():
 
 
 def test_a_terminal_gets_a_progress_bar_and_a_pipe_gets_lines():
-    pytest.importorskip("tqdm")
     out = io.StringIO()
     show = Console(out, tty=True)
     show("ch: 2 points to compute, the costliest first")
-    show("ch: [1/2] a 4 computed in 2.0 s (2 s elapsed, about 1 s left)")
-    show("still working: ch: a 2 for 25 s")
-    show("ch: [2/2] a 2 computed in 1.0 s (3 s elapsed)")
-    text = out.getvalue()
-    assert "ch: 2 points to compute" in text and "1/2 points" in text and "2/2 points" in text and "100%|" in text
-    assert "1/2 points [00:00], about 1 s left" in text and "still working: ch: a 2 for 25 s" in text
-    assert "ch: [1/2] a 4 computed in 2.0 s (2 s elapsed, about 1 s left)\n" in text and "|############ " in text
+    show("ch: [1/4] a 4 computed in 2.0 s (2 s elapsed, about 6 s left)")
+    assert out.getvalue() == ("ch: 2 points to compute, the costliest first\n"
+                              "\r\x1b[Kch: [1/4] a 4 computed in 2.0 s (2 s elapsed, about 6 s left)\n"
+                              "\r\x1b[K[######..................] 1/4 points, about 6 s left")
+    show("still working: ch: a 2 for 25 s")               # in the bar's place
+    assert out.getvalue().endswith("\r\x1b[K[######..................] 1/4 points, ch: a 2 for 25 s")
+    show("ch: something else")                             # above the bar, which is drawn again
+    assert out.getvalue().endswith("\r\x1b[Kch: something else\n\r\x1b[K[######..................] 1/4 points, "
+                                   "ch: a 2 for 25 s")
+    show("ch: [4/4] a 2 computed in 1.0 s (3 s elapsed)")  # the last point: the bar goes
+    assert out.getvalue().endswith("\r\x1b[Kch: [4/4] a 2 computed in 1.0 s (3 s elapsed)\n")
     pipe = io.StringIO()
     Console(pipe, tty=False)("ch: [1/2] a 4 computed in 2.0 s (2 s elapsed, about 1 s left)")
     assert pipe.getvalue() == "ch: [1/2] a 4 computed in 2.0 s (2 s elapsed, about 1 s left)\n"
 
 
-def test_without_tqdm_the_bar_is_one_line_redrawn(monkeypatch):
-    monkeypatch.setitem(sys.modules, "tqdm", None)
-    out = io.StringIO()
-    show = Console(out, tty=True)
-    show("ch: [1/4] a 4 computed in 2.0 s (2 s elapsed, about 6 s left)")
-    assert out.getvalue().endswith("\r\x1b[K[######..................] 1/4 points about 6 s left")
-
-
 def test_the_notebook_watch_names_the_cell_and_what_is_left():
     now = [0.0]
-    w = runner.Watch("ch", before=[1.0, 2.0, 100.0, 30.0, 5.0], clock=lambda: now[0])
+    w = Watch("ch", before=[1.0, 2.0, 100.0, 30.0, 5.0], clock=lambda: now[0])
     w.begin(type("nb", (), {"cells": [{}] * 5})())
     now[0] = 4.0
     assert w.what() == "ch: starting the notebook's kernel for 4 s"

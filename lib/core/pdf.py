@@ -338,15 +338,15 @@ PDF_LINK = re.compile(r'(<span class="book-pdf">)(.*?)(</span>)', re.S)
 
 def link_from_intro(root: Path = ROOT) -> bool:
     """The intro's link to the PDF, where the built book has one (`<span class="book-pdf">` in book/intro.md, left
-    empty where there is none: a link to a file `make book` does not write would be dead). Called by the build
-    (lib.core.runner.build_book) and after printing; whether the link is there."""
+    empty where there is none: a link to a file `make book` does not write would be dead). The build fills it where
+    a PDF was printed before (book/_ext/book_html.py), `lib pdf` once it has printed; whether the link is there."""
     html_dir = Path(root) / "_build" / "html"
     intro = html_dir / "book" / "intro.html"
     if not intro.is_file():
         return False
     text = intro.read_text()
     there = (html_dir / "book.pdf").is_file()
-    link = ('; open it here: <a class="reference external" href="../book.pdf">book.pdf</a>' if there else "")
+    link = '; open it here: <a class="reference external" href="../book.pdf">book.pdf</a>' if there else ""
     new = PDF_LINK.sub(lambda m: m.group(1) + link + m.group(3), text)
     if new != text:
         atomic_write(intro, new)

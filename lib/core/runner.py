@@ -25,8 +25,8 @@ import yaml
 from lib.core import params as params_mod
 from lib.core.claims import below_scale, censored, tally
 from lib.core.manifest import DamagedResult
+from lib.core.progress import NOTEBOOK_BEAT_S, Heartbeat, Watch, durations, page_of, relay, seconds, shown, watched_engine
 from lib.core.store import ROOT, atomic_write, clean_temps, environment_fault, read_json, results_root, shown_device
-from lib.core.sweep import Heartbeat, seconds
 from lib.core.tables import markdown_table
 
 EXECUTED = ROOT / "book" / "executed"
@@ -82,120 +82,6 @@ def _kernel_env(**values: str):
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-
-
-@contextmanager
-def _relay(path: Path, show):
-    """Show the sweep's progress lines, which the chapter's kernel appends to `path`, while the notebook runs (a
-    thread polls the file; the last lines are shown when the block ends)."""
-    import threading
-
-    stop, offset = threading.Event(), 0
-
-    def drain():
-        nonlocal offset
-        try:
-            with open(path) as f:
-                f.seek(offset)
-                lines = f.readlines()
-                offset = f.tell()
-        except FileNotFoundError:
-            return
-        for line in lines:
-            show(line.rstrip("\n"))
-
-    def poll():
-        while not stop.wait(0.5):
-            drain()
-
-    thread = threading.Thread(target=poll, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-        drain()
-
-
-NOTEBOOK_BEAT_S = 27.0   # `run`'s heartbeat: longer than the sweep's own (sweep.HEARTBEAT_S), under 30 s
-
-
-def doing(source: str) -> str:
-    """What a chapter notebook's cell does, in words, for the line `run` prints while it works."""
-    if "Chapter(" in source:
-        return "importing the chapter's code and checking its parameters"
-    if ".collect(" in source:
-        return "the sweep"
-    if ".finish(" in source:
-        return "the claim check and the power of its rules"
-    if "figures." in source or "plot_" in source:
-        return "a figure"
-    return "the page's tables and numbers"
-
-
-class Watch:
-    """Where a chapter's notebook is while papermill executes it (its kernel starting, then cell i of n) and how long
-    the rest took when this page was last executed with the same profile (`before`: each cell's seconds, from that
-    notebook's papermill metadata), for the line `run` prints at least every HEARTBEAT_S seconds.
-
-        >>> w = Watch("ch", clock=lambda: 100.0); w.what()
-        "ch: starting the notebook's kernel for 0 s"
-    """
-
-    def __init__(self, chapter: str, before: list[float] | None = None, clock=time.monotonic):
-        self.chapter, self.before, self.clock = chapter, before, clock
-        self.t0 = self.since = clock()
-        self.cells, self.index, self.now = 0, -1, "starting the notebook's kernel"
-
-    def begin(self, nb) -> None:
-        self.cells = len(nb.cells)
-        if self.before is not None and len(self.before) != self.cells:   # another notebook: its times do not apply
-            self.before = None
-
-    def cell(self, index: int, cell) -> None:
-        self.index, self.since, self.now = index, self.clock(), doing(cell.get("source", ""))
-
-    def what(self) -> str:
-        ran = self.clock() - self.since
-        text = f"{self.chapter}: {self.now}" + (f" (cell {self.index + 1} of {self.cells})" if self.index >= 0 else "")
-        text += f" for {seconds(ran)}"
-        if self.before and self.index >= 0 and self.now != "the sweep":
-            left = max(self.before[self.index] - ran, 0.0) + sum(self.before[self.index + 1:])
-            text += f", about {seconds(left)} left going by the last run of this page"
-        return text
-
-
-def _durations(notebook: Path, profile: str) -> list[float] | None:
-    """Each cell's seconds in a notebook executed earlier with `profile` (papermill's metadata); None if there is none."""
-    try:
-        nb = json.loads(notebook.read_text())
-        if nb["metadata"]["book"]["profile"] != profile:
-            return None
-        return [float(c.get("metadata", {}).get("papermill", {}).get("duration") or 0.0) for c in nb["cells"]]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _watched_engine(watch: Watch) -> str:
-    """papermill's nbclient engine, telling `watch` when the notebook's cells start; its name for execute_notebook."""
-    from papermill.engines import NBClientEngine, papermill_engines
-
-    class Watched(NBClientEngine):
-        @classmethod
-        def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):
-            start = nb_man.cell_start
-            watch.begin(nb_man.nb)
-
-            def cell_start(cell, cell_index=None, **kw):
-                watch.cell(cell_index if cell_index is not None else watch.index + 1, cell)
-                return start(cell, cell_index, **kw)
-
-            nb_man.cell_start = cell_start
-            return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
-
-    papermill_engines.register("book-watched", Watched)
-    return "book-watched"
 
 
 def paper_progress(chapter: str, profile: str = "paper") -> tuple[int, int] | None:
@@ -325,18 +211,17 @@ def run_chapter(chapter: str, profile: str = "quick", overrides: dict | None = N
         raise ChapterFailed(f"chapter {chapter} failed: cannot write in {out_dir}: {err.strerror or err}; the last "
                             "good notebook and every stored result are unchanged") from None
     t0 = time.perf_counter()
-    watch = Watch(chapter, _durations(out_dir / f"{chapter}.ipynb", profile))
-    log(f"running {chapter} with profile {profile}{' (stored results only)' if stored_only else ''}: starting the "
-        "notebook's kernel")
+    watch = Watch(chapter, durations(out_dir / f"{chapter}.ipynb", profile))
+    log(f"running {chapter} with profile {profile}{' (stored results only)' if stored_only else ''}: starting its kernel")
     try:
         with _kernel_env(BOOK_FORCE="1" if force else "0", BOOK_STORED_ONLY="1" if stored_only else "0",
                          BOOK_PROGRESS=str(progress_file)), Heartbeat(log, watch.what, NOTEBOOK_BEAT_S) as beat, \
-                _relay(progress_file, beat.say):
+                relay(progress_file, beat.say):
             # The kernel logs nothing of its own: its warning that local TCP sockets are unencrypted is noise on one
             # machine, and when a cell fails under load the shutdown that follows can make it log "KeyboardInterrupt
             # caught in kernel" (an ERROR) beside the run's one-line error. A cell's error reaches us through papermill.
             pm.execute_notebook(str(src), str(tmp), parameters=values, cwd=str(ROOT), kernel_name="python3",
-                                progress_bar=False, log_output=False, engine_name=_watched_engine(watch),
+                                progress_bar=False, log_output=False, engine_name=watched_engine(watch),
                                 extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
         done = nbformat.read(tmp, as_version=4)
     except pm.PapermillExecutionError as err:
@@ -469,19 +354,39 @@ def build_book(root: Path = ROOT, log=print) -> Path:
     jb = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(jb if jb.exists() else "jupyter-book"), "build", str(root), "--warningiserror", "--keep-going"]
     log("building the book: jupyter-book build " + str(root))
-    t0 = time.monotonic()
-    with Heartbeat(log, lambda: f"building the HTML (jupyter-book build) for {seconds(time.monotonic() - t0)}"):
+    with Heartbeat(log, lambda: f"building the HTML (jupyter-book build) for {seconds(beat.elapsed)}") as beat:
         proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ChapterFailed("jupyter-book build failed:\n" + proc.stdout[-6000:] + proc.stderr[-4000:])
-    from lib.core.pdf import link_from_intro
-
-    link_from_intro(root)     # the intro links the PDF only where one was printed (python -m lib pdf)
     index = root / "_build" / "html" / "index.html"
-    log(f"book built in {seconds(time.monotonic() - t0)}: {index}")
+    log(f"book built in {seconds(beat.elapsed)}: {index}")
     return index
 
 
-def page_of(chapter: str, root: Path = ROOT) -> Path:
-    """Where a chapter's page is once the book is built."""
-    return Path(root) / "_build" / "html" / "book" / "executed" / f"{chapter}.html"
+def run_plan(plan: list[tuple[str, str, bool]], overrides: dict, force: bool, no_build: bool, show) -> None:
+    """`run` and `book`: execute each (chapter, profile, stored_only), then `after_run`."""
+    for chapter, profile, stored_only in plan:
+        run_chapter(chapter, profile, overrides, force=force and not stored_only, stored_only=stored_only, log=show)
+    after_run([c for c, _, _ in plan], no_build, show)
+
+
+def after_run(chapters: list[str], no_build: bool, show) -> None:
+    """After `run` (and `book`): rebuild the HTML and name the page, or say where the notebook is and how to render
+    it."""
+    notebooks = ", ".join(shown(executed_root() / f"{c}.ipynb") for c in chapters)
+    if no_build:
+        show(f"executed: {notebooks}; python -m lib build renders the HTML ({shown(page_of(chapters[0]))})")
+        return
+    if executed_root().resolve() != EXECUTED.resolve():
+        show(f"executed: {notebooks}; the HTML is not rebuilt: BOOK_EXECUTED puts the notebooks outside "
+             f"{shown(EXECUTED)}, which the book is built from")
+        return
+    missing = [c for c in toc_chapters() if not (EXECUTED / f"{c}.ipynb").is_file()]
+    if missing:
+        show(f"executed: {notebooks}; the HTML is not rebuilt: the book is built from every chapter, and "
+             f"{len(missing)} are not executed yet ({', '.join(missing)}): make book (or python -m lib run all) "
+             "executes them and builds it")
+        return
+    build_book(log=show)
+    if len(chapters) == 1:
+        show(f"the page: {shown(page_of(chapters[0]))}")

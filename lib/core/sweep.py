@@ -24,14 +24,13 @@ resumes from the stored points.
 from __future__ import annotations
 
 import dataclasses
-import re
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from lib.core.executors import cluster_executor, import_failure, process_pool
+from lib.core.progress import HEARTBEAT_S, Heartbeat, progress, seconds  # noqa: F401 (progress: collect's log)
 from lib.core.schedule import Alarm, DeadlineHit, Estimate, Schedule
 from lib.core.store import MissingResult, Store, clean_temps, environment, key_of, spec_dict
 
@@ -90,134 +89,6 @@ def run_point(point: Point, device: str) -> dict:
         torch.set_num_threads(before)
     result.setdefault("wall_s", time.perf_counter() - t0)
     return result
-
-
-HEARTBEAT_S = 20.0   # the longest silence while a sweep computes: a line at least this often
-# `run`'s own heartbeat (lib.core.runner) waits a little longer, so that during a sweep the kernel's line, which
-# names the point, comes first; either way a line comes at least every 30 s
-POINT_LINE = re.compile(r"^(?P<chapter>[\w.-]+): \[(?P<done>\d+)/(?P<total>\d+)\] .*?(?:, (?P<eta>about [^(),]* left))?\)?$")
-
-
-class Heartbeat:
-    """A line at least every `every` seconds while a long step works: where nothing else was said for that long, a
-    thread says "still working: <what()>". Every other line goes through `say`, so that it counts as said.
-
-        >>> said = []; with_beat = Heartbeat(said.append, lambda: "the claims", every=0.01)
-        >>> with with_beat: time.sleep(0.2)
-        >>> said[0]
-        'still working: the claims'
-    """
-
-    def __init__(self, log: Callable[[str], None], what: Callable[[], str], every: float = HEARTBEAT_S):
-        self.log, self.what, self.every = log, what, every
-        self.last, self.lock, self.stop = time.monotonic(), threading.Lock(), threading.Event()
-        self.thread = threading.Thread(target=self._beat, daemon=True)
-
-    def say(self, line: str) -> None:
-        with self.lock:
-            self.last = time.monotonic()
-            self.log(line)
-
-    def _beat(self) -> None:
-        while not self.stop.wait(max(0.01, self.last + self.every - time.monotonic())):
-            if time.monotonic() - self.last >= self.every:
-                try:
-                    what = self.what()
-                except Exception as err:   # what is being done could not be told: the heartbeat goes on
-                    what = f"({type(err).__name__})"
-                self.say(f"still working: {what}")
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
-        return False
-
-
-def seconds(t: float) -> str:
-    """A duration as a person reads it: 45 s, 3 min 20 s, 1 h 05 min."""
-    t = max(0, round(t))
-    return f"{t} s" if t < 100 else f"{t // 60} min {t % 60:02d} s" if t < 3600 else f"{t // 3600} h {t % 3600 // 60:02d} min"
-
-
-class Console:
-    """What `run` and `compute` show while they work, on `stream` (stdout): every line as it comes, elsewhere than a
-    terminal; on a terminal, a sweep's finished points (collect's "[k/n]" lines) as a progress bar with the estimate
-    of the time left (tqdm where installed, else one line redrawn in place), the other lines above it.
-
-        >>> import io; out = io.StringIO(); show = Console(out)
-        >>> show("ch: [1/4] a 2 computed in 1.0 s (1 s elapsed, about 3 s left)"); out.getvalue()
-        'ch: [1/4] a 2 computed in 1.0 s (1 s elapsed, about 3 s left)\\n'
-    """
-
-    def __init__(self, stream=None, tty: bool | None = None):
-        import sys
-
-        self.stream = stream or sys.stdout
-        self.tty = self.stream.isatty() if tty is None else tty
-        self.bar = None            # tqdm's bar, or (done, total, text) for the line drawn in place
-        self.lock = threading.Lock()
-
-    def __call__(self, line: str) -> None:
-        with self.lock:
-            m = POINT_LINE.match(line) if self.tty else None
-            if m:
-                self._point(m)
-            elif not self.tty or self.bar is None:
-                self.stream.write(line + "\n")
-            elif line.startswith("still working: "):   # under the bar, in place
-                if hasattr(self.bar, "set_postfix_str"):
-                    self.bar.set_postfix_str(line, refresh=True)
-                else:
-                    self._draw(*self.bar[:2], line)
-            elif hasattr(self.bar, "write"):
-                self.bar.write(line, file=self.stream)
-            else:
-                self.stream.write("\r\x1b[K" + line + "\n")
-                self._draw(*self.bar)
-            self.stream.flush()
-
-    def _point(self, m: re.Match) -> None:
-        done, total, text = int(m["done"]), int(m["total"]), m.group(0)
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            tqdm = None
-        if tqdm is not None:
-            if self.bar is None:
-                self.bar = tqdm(total=total, file=self.stream, unit="point", dynamic_ncols=True, leave=True,
-                                bar_format="{desc} {percentage:3.0f}%|{bar:24}| {n}/{total} points [{elapsed}]{postfix}",
-                                desc=m["chapter"])
-            self.bar.update(done - self.bar.n)
-            self.bar.set_postfix_str(m["eta"] or "", refresh=True)
-            self.bar.write(text, file=self.stream)
-        else:
-            self.stream.write("\r\x1b[K" + text + "\n")
-            self._draw(done, total, m["eta"] or "")
-        if done >= total:
-            self.close()
-
-    def _draw(self, done: int, total: int, text: str) -> None:
-        full = round(24 * done / max(total, 1))
-        self.bar = (done, total, text)
-        self.stream.write(f"\r\x1b[K[{'#' * full}{'.' * (24 - full)}] {done}/{total} points {text}")
-
-    def close(self) -> None:
-        if hasattr(self.bar, "close"):
-            self.bar.close()
-        elif self.bar is not None:
-            self.stream.write("\n")
-        self.bar = None
-
-
-def progress(stream=None) -> Callable[[str], None]:
-    """A `log` for collect (lib.core.sweep.Console): every line on `stream`, a progress bar on a terminal."""
-    import sys
-
-    return Console(stream or sys.__stdout__)
 
 
 class Unfinished(RuntimeError):
