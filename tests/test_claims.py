@@ -129,6 +129,8 @@ def test_the_verdict_line_is_a_short_list_then_names_the_rows():
                                          "under the claim check"),
                                     item("✓ every implementation check passes")]))
     assert more.startswith("2 of 6 claims borne out, 2 fail (1 below scale), 2 undecided; fails: <code>b</code>;")
+    broken = verdict_line([r("k1", "check", passed=False)], "paper", (Headline("Thm 7's network", ("k1",)),)).data
+    assert item("✗ Thm 7's network: a check FAILS (0 of 1 implementation check passes)") in broken
 
 
 def test_a_pass_its_power_does_not_support_reads_undecided():

@@ -313,8 +313,8 @@ def verdict_line(rows: list[dict], profile: str, headlines: tuple = (), unmeasur
     for h in headlines:
         said = h.says(rows)
         if said:
-            word = h.state(rows)[0]
-            lines.append(item(MARKS.get(word, "✓"), said))
+            word = h.state(rows)[0]          # "" for a headline of implementation checks only
+            lines.append(item(MARKS[word] if word else "✓" if ": checked" in said else "✗", said))
     if not lines:
         lines.append(item("·", ", ".join(counts)))
     if unmeasured:
