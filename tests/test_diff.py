@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -104,15 +105,16 @@ def test_the_same_results_change_no_verdict(tiny, cli):
     assert status == 0, err
     assert "claims recomputed from its points" in out and "0 stored numbers changed" in out
     assert "parameters: the same on both sides" in out.splitlines()[1]
-    # compute writes no power.json, so the power gate leaves every claim undecided, with its rule's own outcome
-    assert "= claim paper-means: ◌ undecided (its rule: ✓ pass) -> ◌ undecided (its rule: ✓ pass)" in out, out
+    # compute writes no power.json: where the power gate leaves a claim undecided, its rule's own outcome is shown
+    assert re.search(r"= claim paper-means: (◌ undecided \(its rule: )?✓ pass\)? -> (◌ undecided \(its rule: )?✓ pass",
+                     out), out
 
 
 def test_a_changed_verdict_exits_1_and_names_the_numbers_that_moved(tiny, tmp_path):
     out = lib(tiny, "diff", "sample_complexity", "quick", str(tampered(tiny, tmp_path, 100)))
     assert out.returncode == 1, out.stdout + out.stderr[-2000:]
-    assert ("≠ claim paper-means: ◌ undecided (its rule: ✓ pass) -> ◌ undecided (its rule: ✗ below scale)  (CHANGED)"
-            in out.stdout)
+    line = next(x for x in out.stdout.splitlines() if "claim paper-means:" in x)
+    assert line.startswith("  ≠ ") and re.search(r"✓ pass\)? -> .*✗ below scale\)?  \(CHANGED\)$", line), line
     assert "samples[seeds,0]: mean 2240 -> 2.24e+05" in out.stdout and "BEYOND its seeds' range" in out.stdout
     assert "summary: 1 of" in out.stdout and "(paper-means)" in out.stdout
 
@@ -214,8 +216,6 @@ def test_measured_values_are_plain_text(tex, text):
 
 def test_no_tex_reaches_the_terminal():
     """Every committed claim row's measured value, as diff prints it: no dollar, no backslash command."""
-    import re
-
     rows = [r for f in sorted((ROOT / "results").glob("*/paper/claims.json")) for r in json.loads(f.read_text())]
     shown = [diff.plain_text(str(r.get("measured", ""))) for r in rows]
     assert rows and not [t for t in shown if "$" in t or re.search(r"\\[A-Za-z]", t)]
