@@ -225,7 +225,8 @@ def test_a_run_killed_with_sigkill_leaves_nothing_the_next_run_does_not_clean(tm
     args = [sys.executable, "-m", "lib", "compute", CHAPTER, "--profile", "quick", "--set", "N_a=[2,3,4]",
             "--set", "N_b=[4]", "--set", "n_seeds=1", "--set", "n_test=64", "--set", "max_samples=20000"]
     proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    proc.stdout.readline()                              # the first point is stored: the sweep is under way
+    while (line := proc.stdout.readline()) and " computed in " not in line:   # until the first point is stored
+        pass
     proc.kill()
     proc.wait()
     points = tmp_path / CHAPTER / "quick" / "points"

@@ -119,9 +119,10 @@ def _ffn_rotated_like_tr(P: dict, sim: dict, rng, results: dict):
 
 
 def _tr_unrotated(P: dict, sim: dict, rng, results: dict):
-    """The Transformer's rotated arm replaced by its plain runs, drawn again: a rotation that changes nothing."""
+    """The Transformer's rotated arm replaced by its plain runs (this draw's, as many as it has), drawn again: a
+    rotation that changes nothing."""
     tr = sim["transformer"]["result"]
-    plain = np.array(results["transformer"]["result"]["test_mse"], float)
+    plain = np.array(tr["test_mse"], float)
     tr["test_mse_rotated"] = plain[:, rng.integers(0, plain.shape[1], size=plain.shape[1])].tolist()
 
 
