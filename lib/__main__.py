@@ -366,8 +366,9 @@ def main(argv=None) -> int:
                         print(f"{chapter}: paper: {done[0]} of {done[1]} points stored, rendering quick (python -m lib "
                               f"compute {chapter} --profile paper computes the rest)", file=sys.stderr)
                     plan.append((chapter, "paper" if stored else "quick", stored))
-                else:
-                    plan.append((chapter, args.profile, False))
+                else:   # committed paper results are rendered as they are stored: a run rewrites none of them
+                    plan.append((chapter, args.profile, args.profile == "paper" and not overrides and not args.force
+                                 and paper_results_exist(chapter)))
             for chapter, profile, _ in plan:  # validate every chapter's input before executing any
                 params_mod.resolve(chapter, profile, overrides)
                 if profile == "paper" and args.profile == "paper" and not overrides:

@@ -276,3 +276,15 @@ def test_a_cluster_whose_workers_cannot_import_lib_is_one_line(tmp_path):
     assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr[-2000:]
     assert "the cluster could not import the module 'lib'" in out.stderr and f"PYTHONPATH={ROOT} dask worker" in out.stderr
     assert time.time() - t0 < 300   # one failed import, not Dask retrying it (13 s at a load of 10)
+
+
+def test_run_profile_paper_renders_the_stored_results_and_rewrites_none(results, monkeypatch):
+    """`run --profile paper` of a complete committed profile renders it as stored (the claims gated by the stored
+    power.json, nothing written); `decide` is what recomputes claims.json and power.json."""
+    from lib.core import runner
+
+    asked = []
+    monkeypatch.setattr(runner, "run_chapter", lambda chapter, profile, *a, **k: asked.append((profile, k["stored_only"])))
+    assert main(["run", CHAPTER, "--profile", "paper", "--no-build"]) == 0
+    assert main(["run", CHAPTER, "--profile", "paper", "--no-build", "--set", "seed=1"]) == 0
+    assert asked == [("paper", True), ("paper", False)]
