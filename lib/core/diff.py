@@ -27,7 +27,6 @@ included) or a stored point that does not match its manifest or cannot be read (
 """
 from __future__ import annotations
 
-import importlib
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ import numpy as np
 
 from lib.core import params as params_mod
 from lib.core.plaintext import plain_text
+from lib.core.reach import module
 from lib.core.store import ROOT, MissingResult, Store, read_json, results_root, spec_dict
 
 LIMIT = 10          # changed numbers shown per point; the rest are counted
@@ -144,7 +144,7 @@ def load(chapter: str, text: str, tmp: Path) -> Side:
     side.stored = stored if isinstance(stored, list) else None
     store = Store(chapter, folder.name, stored_only=True)
     store.dir = folder
-    compute = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    compute = module(chapter, "compute")
     # A parameter the stored run did not know yet: its points as the chapter reads parameters stored before it (a
     # compute module gives such a key the value that adds nothing, e.g. no wide sweep), else the schema's default.
     defaults = {k: p.default for k, p in params_mod.load_schema(chapter).items()}

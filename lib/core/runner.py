@@ -103,9 +103,9 @@ def paper_results_exist(chapter: str) -> bool:
 
 def reads(chapter: str) -> tuple[str, ...]:
     """The chapters whose stored results this chapter's page reads (READS in lib/chapters/<chapter>/__init__.py)."""
-    import importlib
+    from lib.core.reach import module
 
-    return tuple(getattr(importlib.import_module(f"lib.chapters.{chapter}"), "READS", ()))
+    return tuple(getattr(module(chapter), "READS", ()))
 
 
 SCALE_KINDS = {"exact": "the paper's experiment", "subset": "a subset of the paper's experiment",
@@ -155,14 +155,13 @@ def compute_chapter(chapter: str, profile: str = "paper", overrides: dict | None
     depend on neither. deadline (time.time() seconds): stop between points before it; raises sweep.Unfinished
     when points are left (compute.json and the profile's manifest.json are written only by a call that finished).
     """
-    import importlib
-
     from lib.core.manifest import write_manifest
+    from lib.core.reach import module as chapter_module
     from lib.core.store import Store, environment, write_json
     from lib.core.sweep import collect
 
     values = params_mod.resolve(chapter, profile, overrides)
-    module = importlib.import_module(f"lib.chapters.{chapter}.compute")
+    module = chapter_module(chapter, "compute")
     store = Store(chapter, profile, stored_only=False)
     t0 = time.perf_counter()
     if cluster and values.get("device", "auto") == "auto":   # the workers' device, not this machine's
