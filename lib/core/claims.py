@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from lib.core.gate import worlds_of  # the one reading of a power table's roles and of its redraws
 from lib.core.tables import markdown_table
 
 KINDS = {"check": "implementation check", "claim": "claim"}
@@ -309,9 +310,8 @@ def power_said(table: list[dict]) -> dict[str, str]:
     """
     out = {}
     for rid in dict.fromkeys(t["row"] for t in table):
-        got = [t for t in table if t["row"] == rid and t.get("unmeasured", 0) < 1 and t.get("seeds_times", 1) == 1]
-        yes = [t for t in got if t["mechanism"] and t["world"].startswith("faithful")]
-        no = [t["pass"] for t in got if not t["mechanism"]]
+        w = worlds_of(table, rid)
+        yes, no = w["faithful"], [t["pass"] for t in w["without"]]
         if yes and no:
             low = min(yes, key=lambda t: t["pass"])
             cen = f" (censored {_pct(low['censored'])})" if low.get("censored") else ""
