@@ -128,7 +128,7 @@ def test_alpha_star_is_the_worst_targets():
     """alpha* once held the median target below the level; Lemma 11 holds every target, so alpha* is the worst
     target's: at alpha* every target is at or below the level, just below it one target is above it, and the
     median target would have needed a smaller alpha."""
-    P = {"p21_q": 1, "fig2_d": 10, "off_target": 0.01, "encoding": "code", "a2_N": [16, 64, 256], "a2_draws": 2,
+    P = {"p21_q": 1, "figure2_d": 10, "off_target": 0.01, "encoding": "code", "a2_N": [16, 64, 256], "a2_draws": 2,
          "d_e_rule": "floor", "task_seed": 0}
     out = hl.run_construction(hl.construction_spec(P), "cpu")
     for N, per in zip(out["N"], out["alpha_draws"]):
@@ -179,26 +179,26 @@ def test_untrained_control_explains_nothing():
     assert min(out["fvu"]) >= 0.9
 
 
-def test_fig2_outside_asks_what_the_authors_run_gives():
-    """fig2-outside once passed at 5x; the authors' run has 1,800x: a run at 10x or 100x fails it now."""
+def test_figure2_outside_asks_what_the_authors_run_gives():
+    """figure2-outside once passed at 5x; the authors' run has 1,800x: a run at 10x or 100x fails it now."""
     d, d_e = 3, 5
     for ratio, passed in ((10, False), (100, False), (2000, True)):
         M = np.full((d + 2 * d_e, d + 2 * d_e), 10.0 / ratio)
         M[d + d_e:, d:d + d_e] += 10 * np.eye(d_e) - np.eye(d_e) * 10.0 / ratio
         results = {"figure2": {"result": {"M": M, "d_e": d_e, "epoch_loss": [0.1], "test_mse": 0.1}}}
-        assert _decide("fig2-outside", {"fig2_d": d, "fig2_train": 640}, results).passed is passed
+        assert _decide("figure2-outside", {"figure2_d": d, "figure2_train": 640}, results).passed is passed
 
 
 def test_figure2_worlds_tell_the_a2_pattern_from_a_map_without_it():
-    """Figure 2 is one run: its faithful world resamples the map's entries within their class, and every fig2 row
+    """Figure 2 is one run: its faithful world resamples the map's entries within their class, and every figure2 row
     passes it; the same entries shuffled over the matrix (no A.2 pattern) or with the block's key columns permuted
     (codes crossed) fail every row but rarely; A.2 rebuilt at the map's scale passes."""
     d, d_e, rng = 3, 12, np.random.default_rng(0)
     M = 0.01 * rng.standard_normal((d + 2 * d_e, d + 2 * d_e))
     M[d + d_e:, d:d + d_e] = rng.standard_normal((d_e, d_e)) + np.diag(10 + rng.standard_normal(d_e))
     results = {"figure2": {"result": {"M": M.tolist(), "d_e": d_e, "epoch_loss": [0.1], "test_mse": 0.1}}}
-    P = {"fig2_d": d, "fig2_train": 640}
-    rows = ["fig2-diagonal", "fig2-outside", "fig2-top", "fig2-sign"]
+    P = {"figure2_d": d, "figure2_train": 640}
+    rows = ["figure2-diagonal", "figure2-outside", "figure2-top", "figure2-sign"]
     table = power_table(hc.ROWS, {r: WORLDS[r] for r in rows}, P, results, 30, more_seeds=False)
     for t in table:
         assert t["pass"] >= 0.8 if t["mechanism"] else t["pass"] <= 0.2, (t["row"], t["world"], t["pass"])
@@ -291,7 +291,7 @@ def test_calculator_key_sees_exactly_what_it_reads():
 
 
 def test_construction_key_sees_exactly_what_it_reads():
-    assert _keys_read(hl.construction_spec) == {"p21_q", "fig2_d", "off_target", "encoding", "a2_N", "d_e_rule",
+    assert _keys_read(hl.construction_spec) == {"p21_q", "figure2_d", "off_target", "encoding", "a2_N", "d_e_rule",
                                                 "task_seed", "a2_draws"}
 
 

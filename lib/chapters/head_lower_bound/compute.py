@@ -243,7 +243,7 @@ class ConstructionPoint:
 
 
 def construction_spec(P: dict) -> ConstructionPoint:
-    return ConstructionPoint(q=P["p21_q"], d=P["fig2_d"], off_target=P["off_target"], encoding=P["encoding"],
+    return ConstructionPoint(q=P["p21_q"], d=P["figure2_d"], off_target=P["off_target"], encoding=P["encoding"],
                              N=tuple(P["a2_N"]), d_e_rule=P["d_e_rule"], task_seed=P["task_seed"], draws=P["a2_draws"])
 
 
@@ -338,7 +338,7 @@ def _cost(P: dict, what: str, N: int | None = None) -> float:
     if what == "scaling":
         return P["scale_max_samples"] * 2 * P["n_seeds"] * size(N, P["scale_q"], P["scale_d"]) / 1e6
     if what == "figure2":
-        return P["fig2_epochs"] * P["fig2_train"] * size(P["fig2_N"], 1, P["fig2_d"]) / 1e6
+        return P["figure2_epochs"] * P["figure2_train"] * size(P["figure2_N"], 1, P["figure2_d"]) / 1e6
     if what == "calculator":
         return P["calc_steps"] * 256 * (P["p21_q"] + 1) * P["calc_width"] / 1e6
     # the construction: repairing the codes (about N^2 d_e per draw) dominates
@@ -367,6 +367,6 @@ def footprint(P: dict) -> list[tuple[str, float, str]]:
     out.append(("scale_N, n_seeds",
                 2 * P["n_seeds"] * (1000 + 8 * P["batch_size"]) * N * width(N, P["scale_q"], P["scale_d"]) * f,
                 "a scaling run's test set and step"))
-    out.append(("fig2_train, fig2_N, fig2_d", 2 * P["fig2_train"] * P["fig2_N"] * (P["fig2_d"] + 1) * f,
+    out.append(("figure2_train, figure2_N, figure2_d", 2 * P["figure2_train"] * P["figure2_N"] * (P["figure2_d"] + 1) * f,
                 "Figure 2's training set"))
     return out

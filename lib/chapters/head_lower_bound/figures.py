@@ -137,7 +137,7 @@ def plot_figure2(P: dict, results: dict):
     from lib.core.plotting import figure
 
     f2 = results["figure2"]["result"]
-    M, d, d_e = np.abs(np.array(f2["M"])), P["fig2_d"], f2["d_e"]
+    M, d, d_e = np.abs(np.array(f2["M"])), P["figure2_d"], f2["d_e"]
     template = a2.weights(1, d, d_e, 1.0)[0].numpy()
     fig, axes = figure(ncols=2, width=4.0, height=3.6)
     for ax, A, title in ((axes[0, 0], M, r"trained $|W_Q^\top W_K|$"), (axes[0, 1], template, "Eq. A.2 template ($q=h=1$)")):

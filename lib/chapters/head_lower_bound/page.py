@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from lib.chapters.head_lower_bound.claims import HEADLINES, ROWS, claims
-from lib.chapters.head_lower_bound.claims.a2 import AUTHORS_RERUN, FIG2_OUTSIDE, PAPER_FIG2, figure2
+from lib.chapters.head_lower_bound.claims.a2 import AUTHORS_RERUN, FIGURE2_OUTSIDE, PAPER_FIGURE2, figure2
 from lib.chapters.head_lower_bound.claims.heads import prop3_note, prop3_reach, reach_numbers
 from lib.chapters.head_lower_bound.claims.power import WORLDS
 from lib.chapters.head_lower_bound.claims.scaling import MAX_POWER, SCALING_SE, growth_sentence, scaling_numbers
@@ -72,6 +72,6 @@ def figure2_numbers(P: dict, results: dict) -> dict:
     return {"f2_epochs": len(f2["epoch_loss"]), "f2_loss": f2["epoch_loss"][-1], "f2_test": f2["test_mse"],
             "f2_diag": st["diag_mean"], "f2_off": st["off_median"], "f2_outside": st["outside_median"],
             "f2_top": st["top_on_diag"], "f2_de": f2["d_e"], "f2_corr": st["corr"],
-            "f2_steps": len(f2["epoch_loss"]) * math.ceil(P["fig2_train"] / 64), "paper_corr": PAPER_FIG2["corr"],
+            "f2_steps": len(f2["epoch_loss"]) * math.ceil(P["figure2_train"] / 64), "paper_corr": PAPER_FIGURE2["corr"],
             "authors_diag": AUTHORS_RERUN["diag_mean"], "authors_outside": AUTHORS_RERUN["outside_median"],
-            "authors_steps": AUTHORS_RERUN["steps"], "authors_ratio": FIG2_OUTSIDE}
+            "authors_steps": AUTHORS_RERUN["steps"], "authors_ratio": FIGURE2_OUTSIDE}

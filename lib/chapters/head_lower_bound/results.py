@@ -5,7 +5,7 @@ construction, the samples-to-threshold counts per N and their power fit, and the
 it leaves the chapter's stored results current.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
-    >>> out = results["figure2"]["result"]; stats = figure2_stats(np.asarray(out["M"]), P["fig2_d"], out["d_e"])
+    >>> out = results["figure2"]["result"]; stats = figure2_stats(np.asarray(out["M"]), P["figure2_d"], out["d_e"])
     >>> round(stats["diag_mean"], 1), stats["top_on_diag"]
     (35.7, 23)
     >>> tab = scaling_table(P, results)[P["scale_q"]]; round(power_fit(tab["N"], tab["samples"])["p"], 2)
@@ -65,9 +65,9 @@ def check_set_se(P: dict, results: dict, check_prompts: int = 1000) -> float:
 def code_overlaps(P: dict) -> dict:
     """How many pairs of qSTR's random position codes (Figure 2's N and task seed) break Assumption 3 (|overlap| > 1/2),
     for the sentence on why the A.2 construction repairs its codes."""
-    task = qstr.QSTR(N=P["fig2_N"], d=P["fig2_d"], q=1, task_seed=P["task_seed"], d_e_rule=P["d_e_rule"])
+    task = qstr.QSTR(N=P["figure2_N"], d=P["figure2_d"], q=1, task_seed=P["task_seed"], d_e_rule=P["d_e_rule"])
     G = (task.E.double() @ task.E.double().T).fill_diagonal_(0)
-    return {"bad_pairs": int((G.abs() > 0.5).sum()) // 2, "codes_N": P["fig2_N"]}
+    return {"bad_pairs": int((G.abs() > 0.5).sum()) // 2, "codes_N": P["figure2_N"]}
 
 
 def construction_table(results: dict) -> str:

@@ -14,8 +14,8 @@ from lib.chapters.head_lower_bound.claims import a2, heads, scaling
 from lib.core.claims import Headline, Row, evaluate
 from lib.core.rules import number
 
-FIG2 = ("Figure 2 (paper); trained on simple-1STR as the authors' script does, where their caption says 1STR (a "
-        "deviation from the caption; `fig2_task`)")
+FIGURE2 = ("Figure 2 (paper); trained on simple-1STR as the authors' script does, where their caption says 1STR (a "
+           "deviation from the caption; `figure2_task`)")
 # What only a bug can break (an identity, a bound that holds for every parameter, a property of a construction): checks.
 # What training, random codes or the paper's figure could refute: claims, each with its source.
 ROWS = [
@@ -75,15 +75,15 @@ ROWS = [
         "polylogarithmic is not tested: "
         "the AIC beside it says which law fits best)",
         scaling.RULE_SCALING, scaling.scaling_claim, explain=scaling.scaling_finding),
-    Row("fig2-diagonal", "claim", FIG2, "Fig. 2: the A.2 diagonal stands out of its block",
-        a2.RULE_DIAGONAL, a2.fig2_diagonal),
-    Row("fig2-outside", "claim", FIG2 + "; the authors' script",
+    Row("figure2-diagonal", "claim", FIGURE2, "Fig. 2: the A.2 diagonal stands out of its block",
+        a2.RULE_DIAGONAL, a2.figure2_diagonal),
+    Row("figure2-outside", "claim", FIGURE2 + "; the authors' script",
         "Fig. 2: everything outside the A.2 block is near zero (weight decay removes what the task does not use)",
-        a2.RULE_OUTSIDE, a2.fig2_outside),
-    Row("fig2-top", "claim", FIG2, "Fig. 2: the $d_e$ largest entries lie on the A.2 diagonal",
-        a2.RULE_TOP, a2.fig2_top),
-    Row("fig2-sign", "claim", "Eq. A.2; " + FIG2, "Fig. 2: the diagonal is positive, as A.2 ($\\alpha > 0$) says",
-        a2.RULE_SIGN, a2.fig2_sign),
+        a2.RULE_OUTSIDE, a2.figure2_outside),
+    Row("figure2-top", "claim", FIGURE2, "Fig. 2: the $d_e$ largest entries lie on the A.2 diagonal",
+        a2.RULE_TOP, a2.figure2_top),
+    Row("figure2-sign", "claim", "Eq. A.2; " + FIGURE2, "Fig. 2: the diagonal is positive, as A.2 ($\\alpha > 0$) says",
+        a2.RULE_SIGN, a2.figure2_sign),
 ]
 
 HEADLINES = (
@@ -99,7 +99,7 @@ HEADLINES = (
     Headline("the construction's attention weights grow like the logarithm of the sequence length (Lemma 11, Eq. A.2)",
              ("11-assumption3", "11-alpha-bounds", "11-alpha-logN")),
     Headline("trained attention takes the pattern of the paper's construction (Eq. A.2, Figure 2)",
-             ("fig2-diagonal", "fig2-outside", "fig2-top", "fig2-sign")),
+             ("figure2-diagonal", "figure2-outside", "figure2-top", "figure2-sign")),
 )
 assert sorted(i for h in HEADLINES for i in h.ids) == sorted(r.id for r in ROWS)     # every row in one headline
 

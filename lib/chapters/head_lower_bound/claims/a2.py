@@ -1,9 +1,9 @@
 """The head_lower_bound rows on Equation A.2: the construction against Lemma 11 (11-*), and the trained Figure 2
-(fig2-*): |W_Q^T W_K| against the A.2 block (results.figure2_stats), held to the paper's figure and to the authors'
+(figure2-*): |W_Q^T W_K| against the A.2 block (results.figure2_stats), held to the paper's figure and to the authors'
 script re-run.
 
     >>> from lib.chapters import stored; P, results = stored("head_lower_bound")   # the committed paper results
-    >>> [row(P, results).value for row in (assumption3, fig2_top)]
+    >>> [row(P, results).value for row in (assumption3, figure2_top)]
     [0, 1.0]
 """
 from __future__ import annotations
@@ -58,18 +58,18 @@ def alpha_log_n(P, results):
 # ------------------------------------------------------------------------------------------------------ Figure 2
 
 # Figure 2 of the paper, read from its pixels for this book: the reference the page compares to.
-PAPER_FIG2 = {"diag_mean": 36.0, "off_median": 5.0, "top_on_diag": "23 of 23", "ratio": "6-7x", "corr": 0.87}
+PAPER_FIGURE2 = {"diag_mean": 36.0, "off_median": 5.0, "top_on_diag": "23 of 23", "ratio": "6-7x", "corr": 0.87}
 # The authors' attention_weights.py re-run for this book at the paper's scale (N = 100, 50,000 prompts).
 AUTHORS_RERUN = {"diag_mean": 35.6, "outside_median": 0.02, "steps": 3128}
-FIG2_OUTSIDE = 1800      # AUTHORS_RERUN's diagonal over its outside median (35.6 / 0.02), rounded
+FIGURE2_OUTSIDE = 1800   # AUTHORS_RERUN's diagonal over its outside median (35.6 / 0.02), rounded
 
 # The Figure 2 rows: one run each, no spread over seeds, so no margin.
 RULE_DIAGONAL = AtLeast("diagonal median / block off-diagonal median", 3,
-                        why=f"half the paper's {PAPER_FIG2['ratio']}, read from its figure; one run, no spread over seeds")
-RULE_OUTSIDE = AtLeast("diagonal mean / median outside the block", FIG2_OUTSIDE // 4,
-                       why=f"a quarter of the authors' {FIG2_OUTSIDE:,}×; one run")
+                        why=f"half the paper's {PAPER_FIGURE2['ratio']}, read from its figure; one run, no spread over seeds")
+RULE_OUTSIDE = AtLeast("diagonal mean / median outside the block", FIGURE2_OUTSIDE // 4,
+                       why=f"a quarter of the authors' {FIGURE2_OUTSIDE:,}×; one run")
 RULE_TOP = AtLeast("share of the $d_e$ largest entries on the A.2 diagonal", Fraction(20, 23),
-                   why=f"20 of the paper's {PAPER_FIG2['top_on_diag']}, scaled to $d_e$; one run")
+                   why=f"20 of the paper's {PAPER_FIGURE2['top_on_diag']}, scaled to $d_e$; one run")
 RULE_SIGN = AtLeast("share of the diagonal entries > 0", 0.9,
                     why="A.2 puts α > 0 on every one; 0.9 sits about 4 binomial SEs above the half a map without the "
                         "pattern gives at the paper's $d_e=23$; one run")
@@ -77,30 +77,30 @@ RULE_SIGN = AtLeast("share of the diagonal entries > 0", 0.9,
 
 def figure2(P, results):
     f2 = results["figure2"]["result"]
-    return f2, figure2_stats(np.array(f2["M"]), P["fig2_d"], f2["d_e"])
+    return f2, figure2_stats(np.array(f2["M"]), P["figure2_d"], f2["d_e"])
 
 
-def fig2_diagonal(P, results):
+def figure2_diagonal(P, results):
     _, st = figure2(P, results)
     ratio = st["diag_median"] / max(st["off_median"], 1e-12)       # medians: a few large entries move neither
     return Measured(ratio, f"{st['diag_median']:.1f} vs {st['off_median']:.2f} ({ratio:.1f}×)",
-                    paper=f"{PAPER_FIG2['diag_mean']:.0f} vs {PAPER_FIG2['off_median']:.0f} ({PAPER_FIG2['ratio']})")
+                    paper=f"{PAPER_FIGURE2['diag_mean']:.0f} vs {PAPER_FIGURE2['off_median']:.0f} ({PAPER_FIGURE2['ratio']})")
 
 
-def fig2_outside(P, results):
+def figure2_outside(P, results):
     f2, st = figure2(P, results)
     ratio = st["diag_mean"] / max(st["outside_median"], 1e-12)
-    steps = len(f2["epoch_loss"]) * math.ceil(P["fig2_train"] / 64)
+    steps = len(f2["epoch_loss"]) * math.ceil(P["figure2_train"] / 64)
     return Measured(ratio, f"{st['diag_mean']:.1f} vs {st['outside_median']:.3f} ({ratio:.0f}×) after {steps} steps",
-                    paper=f"about {FIG2_OUTSIDE}× (the authors' script, {AUTHORS_RERUN['steps']:,} steps)")
+                    paper=f"about {FIGURE2_OUTSIDE}× (the authors' script, {AUTHORS_RERUN['steps']:,} steps)")
 
 
-def fig2_top(P, results):
+def figure2_top(P, results):
     f2, st = figure2(P, results)
-    return Measured(st["top_on_diag"] / f2["d_e"], f"{st['top_on_diag']} of {f2['d_e']}", paper=PAPER_FIG2["top_on_diag"],
+    return Measured(st["top_on_diag"] / f2["d_e"], f"{st['top_on_diag']} of {f2['d_e']}", paper=PAPER_FIGURE2["top_on_diag"],
                     where=f"$d_e={f2['d_e']}$")
 
 
-def fig2_sign(P, results):
+def figure2_sign(P, results):
     _, st = figure2(P, results)
     return Measured(st["positive"], f"{100 * st['positive']:.0f}% positive", paper="not visible (absolute values plotted)")

@@ -105,12 +105,12 @@ def _growth(shape, name: str) -> World:
     return World(name, name.startswith("growth like ln"), draw)
 
 
-def _fig2(edit, name: str, mechanism: bool) -> World:
+def _figure2(edit, name: str, mechanism: bool) -> World:
     """A world of Figure 2's one stored map M = W_Q^T W_K: `edit(M, cls, rng)`, cls labelling each entry 0 (the A.2
     diagonal), 1 (the rest of the A.2 block) or 2 (outside the block; results.figure2_stats reads the same)."""
     def draw(P, results, rng):
         f2 = results["figure2"]["result"]
-        M, d, d_e = np.array(f2["M"], float), P["fig2_d"], f2["d_e"]
+        M, d, d_e = np.array(f2["M"], float), P["figure2_d"], f2["d_e"]
         cls = np.full(M.shape, 2)
         cls[d + d_e:d + 2 * d_e, d:d + d_e] = 1
         cls[d + d_e + np.arange(d_e), d + np.arange(d_e)] = 0
@@ -134,14 +134,14 @@ def _keys_permuted(M, cls, rng):
     return out
 
 
-FIG2 = (_fig2(_within, "faithful: the stored map's entries resampled within their class (the A.2 diagonal, the rest "
-              "of its block, outside it); one run, so no seed to resample", True),
-        _fig2(lambda M, cls, rng: np.where(cls == 0, np.abs(M[cls == 0]).mean(), rng.choice(M[cls == 2], M.shape)),
-              "A.2 at the stored scale: α I on the block (α the stored diagonal's mean magnitude), every other entry a "
-              "stored entry from outside the block", True),
-        _fig2(lambda M, cls, rng: rng.permutation(M.ravel()).reshape(M.shape),
-              "no A.2 pattern: the stored map's entries shuffled over the whole matrix", False),
-        _fig2(_keys_permuted, "codes crossed: the A.2 block's key columns permuted at random", False))
+FIGURE2 = (_figure2(_within, "faithful: the stored map's entries resampled within their class (the A.2 diagonal, the rest "
+                    "of its block, outside it); one run, so no seed to resample", True),
+           _figure2(lambda M, cls, rng: np.where(cls == 0, np.abs(M[cls == 0]).mean(), rng.choice(M[cls == 2], M.shape)),
+                    "A.2 at the stored scale: α I on the block (α the stored diagonal's mean magnitude), every other entry a "
+                    "stored entry from outside the block", True),
+           _figure2(lambda M, cls, rng: rng.permutation(M.ravel()).reshape(M.shape),
+                    "no A.2 pattern: the stored map's entries shuffled over the whole matrix", False),
+           _figure2(_keys_permuted, "codes crossed: the A.2 block's key columns permuted at random", False))
 FAITHFUL = World("faithful: the stored runs, resampled within each H (and N)", True, resample)
 NO_FLOOR = ("no floor: the resampled H < q runs given the outcomes of stored H ≥ q runs (their floors kept)", False)
 SHORT21 = _short("prop21", "p21_q")
@@ -163,5 +163,5 @@ WORLDS = {
                                    "is 1/2, counts over the cap never crossed"),
                   _growth(lambda N: N, "growth linear in N (an FFN's, Thm 6): the resampled counts rescaled so that "
                                        "their fitted power is 1, counts over the cap never crossed")),
-    **{rid: FIG2 for rid in ("fig2-diagonal", "fig2-outside", "fig2-top", "fig2-sign")},
+    **{rid: FIGURE2 for rid in ("figure2-diagonal", "figure2-outside", "figure2-top", "figure2-sign")},
 }

@@ -40,9 +40,9 @@ class Figure2Point:
 
 
 def figure2_spec(P: dict) -> Figure2Point:
-    return Figure2Point(N=P["fig2_N"], d=P["fig2_d"], simple=P["fig2_task"] == "simple", n_train=P["fig2_train"],
-                        epochs=P["fig2_epochs"], stop_loss=P["fig2_stop_loss"], lr=P["fig2_lr"],
-                        weight_decay=P["fig2_weight_decay"], batch_size=64, mlp_width=100, d_e_rule=P["d_e_rule"],
+    return Figure2Point(N=P["figure2_N"], d=P["figure2_d"], simple=P["figure2_task"] == "simple", n_train=P["figure2_train"],
+                        epochs=P["figure2_epochs"], stop_loss=P["figure2_stop_loss"], lr=P["figure2_lr"],
+                        weight_decay=P["figure2_weight_decay"], batch_size=64, mlp_width=100, d_e_rule=P["d_e_rule"],
                         task_seed=P["task_seed"], seed=P["seed"])
 
 
