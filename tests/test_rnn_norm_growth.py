@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -684,3 +685,72 @@ def test_every_row_decides_and_words_its_rule_from_one_object():
     assert row.decide(P, res).passed and "≥ 0.5 for every $d_h^*$" in row.expected
     strict = dataclasses.replace(row, rule=dataclasses.replace(ch_claims.RULE_WIDTH, bound=2.5))
     assert not strict.decide(P, res).passed and "≥ 2.5 for every $d_h^*$" in strict.expected
+
+
+# ----------------------------------------------------------- small parameter sets the validator accepts: a page, no traceback
+def _small(tmp_path, phase_med, **over):
+    """The smoke profile with `over`, its construction, A.2 and memoriser points computed (a fraction of a second)
+    and its phase points faked (_phase_results, every N with the median best MSE per width `phase_med`)."""
+    P = params.resolve("rnn_norm_growth", "smoke", over)
+    res = collect([p for p in rg.points(P) if p.label[0] != "phase"], Store("rnn_norm_growth", "smoke", root=tmp_path),
+                  "cpu", log=None)
+    phase = _phase_results(P, [phase_med] * len(P["phase_N"]), [phase_med] * len(P["phase_N"]))
+    S, runs = P["n_seeds"], P["n_seeds"] * len(P["widths"])
+    for rec in phase["phase"].values():      # the fields the norm, packing and crossover sections read
+        rec["result"] |= {"product_sq": [4.0] * runs, "theta": [3.0] * runs, "pack_lipr_sq": [2.0] * S,
+                          "pack_pr": [2.0] * S, "pack_dist_median": [0.8] * S, "pack_g_dist_median": [1.0] * S,
+                          "pack_phi_mse": [0.2] * S}
+    return P, {**res, **phase}
+
+
+def _drawn(fig) -> str:
+    """Render a figure as the notebook does (a log axis with nothing positive on it fails only here); its text."""
+    import matplotlib.pyplot as plt
+
+    try:
+        fig.canvas.draw()
+        return " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
+    finally:
+        plt.close(fig)
+
+
+def test_a_phase_diagram_without_a_critical_width_draws_a_panel_that_says_so(tmp_path):
+    """threshold 0.01 on the smoke profile: no width reaches it at any N, so there is no d_h* to put on the critical
+    width panel's log axes; the panel says so instead of failing to draw."""
+    from lib.chapters.rnn_norm_growth import figures
+
+    P, res = _small(tmp_path, [0.9, 0.8], threshold=0.01)
+    assert not np.isfinite(ch_results.phase_table(P, res)[("gru", "1str")]["dstar"]).any()
+    assert "no critical width to draw" in _drawn(figures.plot_phase(P, res))
+    assert "nothing to draw" in _drawn(figures.plot_norm(P, res))
+
+
+def test_a_run_without_the_elman_rnn_leaves_its_rows_unmeasured_and_its_panels_say_why(tmp_path):
+    """archs: [gru] is accepted: the norm, packing and crossover sections, which read the widest Elman runs, say that
+    it was not trained, and its rows are listed as not measured with what they need."""
+    from lib.chapters.rnn_norm_growth import figures
+    from lib.core.claims import unmeasured
+
+    P, res = _small(tmp_path, [0.9, 0.5], archs=["gru"])
+    rows = page.claims(P, res)
+    why = unmeasured(ch_claims.ROWS, rows)
+    assert {"10a-width-1str-elman", "10b-norm", "10c-separation"} <= set(why)
+    assert all("Elman RNN trained" in why[i] for i in why)
+    page.power(P, res, 2)
+    page.findings(P, res, rows), page.first_screen(P, res, rows)
+    assert "not trained" in page.packing_markdown(P, res)
+    assert "no run" in page.crossover_markdown(page.crossover_table(P, res))
+    for plot in (figures.plot_phase, figures.plot_norm, figures.plot_packing, figures.plot_memoriser):
+        _drawn(plot(P, res))
+    assert "not trained" in _drawn(figures.plot_packing(P, res))
+    source = (Path(__file__).parents[1] / "book/chapters/rnn_norm_growth.md").read_text()
+    assert 'phase_spec(P, "gru"' not in source            # the notebook's one-point example reads an arch it trained
+
+
+def test_one_a2_length_draws_its_point_without_a_fit(tmp_path):
+    """a2_N: [4] is accepted: alpha* has one value, so its line has no R^2 (NaN, not a division by zero)."""
+    from lib.chapters.rnn_norm_growth import figures
+
+    P, res = _small(tmp_path, [0.9, 0.5], a2_N=[4])
+    assert math.isnan(ch_results.a2_fit(res)["r2"])
+    _drawn(figures.plot_norm(P, res))

@@ -93,6 +93,10 @@ def _phase_panels(P: dict, table: dict, archs: list, fig, axes) -> None:
             ax.grid(False)
 
         ax = axes[2, a]
+        if not any(np.isfinite(table[(arch, task)]["dstar"]).any() for task in TASKS):
+            _nothing_to_draw(ax, f"no width up to {P['widths'][-1]} reached\nmedian MSE $\\leq$ {P['threshold']} "
+                                 "at any $N$:\nno critical width to draw", f"{SHORT[arch]}: critical width")
+            continue
         for task in TASKS:
             e = table[(arch, task)]
             ok = np.isfinite(e["dstar"])
@@ -126,7 +130,11 @@ def plot_norm(P: dict, results: dict):
 
     fig, axes = figure(1, 2, width=4.4, height=3.3)   # stacked: readable on a phone
     ax = axes[0, 0]
-    for task, e in norm_table(P, results).items():
+    table = norm_table(P, results)
+    if not any(len(e["N"]) for e in table.values()):
+        _nothing_to_draw(ax, _no_elman_runs(P), "squared Lipschitz product")
+        table = {}
+    for task, e in table.items():
         if not len(e["N"]):
             continue
         ax.plot(e["N"], e["value"], "o", color=TASK_COLORS[task], alpha=0.7, label=f"{LABELS[task]}: slope {e['slope']:.2f}")
@@ -140,17 +148,19 @@ def plot_norm(P: dict, results: dict):
                     label=rf"{LABELS[task]}: $(\mathrm{{Lip}}\cdot\mathrm{{rad}})^2$, slope {e['lipr_slope']:.2f}")
             mean_ci(ax, Ns, [e["lipr"][e["N"] == N] for N in Ns], color=TASK_COLORS[task], estimator=geometric_mean,
                     marker="", ls="--")
-    ax.set(xscale="log", yscale="log", xlabel="$N$", ylabel="squared Lipschitz product",
-           title=f"Elman RNN, $d_h$ = {max(P['widths'])}, at test MSE {P['threshold']}")
-    _no_minor_x(ax)
-    ax.set_xticks(sorted(P["phase_N"]), [str(n) for n in sorted(P["phase_N"])])
-    ax.legend(fontsize=LEGEND)
+    if table:
+        ax.set(xscale="log", yscale="log", xlabel="$N$", ylabel="squared Lipschitz product",
+               title=f"Elman RNN, $d_h$ = {max(P['widths'])}, at test MSE {P['threshold']}")
+        _no_minor_x(ax)
+        ax.set_xticks(sorted(P["phase_N"]), [str(n) for n in sorted(P["phase_N"])])
+        ax.legend(fontsize=LEGEND)
     ax = axes[1, 0]
     fit = a2_fit(results)
     ax.plot(fit["N"], fit["alpha"], "^", color=COLORS["transformer"],
             label=r"$\alpha^*(N) = \Vert W_{QK}\Vert_{op}$ of Eq. A.2")
     ax.plot(fit["N"], fit["slope"] * np.log(fit["N"]) + fit["intercept"], "-", color=COLORS["transformer"],
-            label=f"{fit['slope']:.2f} ln $N$ + {fit['intercept']:.2f}, $R^2$ = {fit['r2']:.3f}")
+            label=f"{fit['slope']:.2f} ln $N$ + {fit['intercept']:.2f}"
+            + (f", $R^2$ = {fit['r2']:.3f}" if np.isfinite(fit["r2"]) else " (one value: no $R^2$)"))
     ax.set(xscale="log", xlabel="$N$ (log scale)", ylabel=r"$\alpha^*$", title=f"Transformer, off-target mass {P['off_target']}")
     ax.legend(fontsize=LEGEND)
     return fig
@@ -162,8 +172,12 @@ def plot_packing(P: dict, results: dict):
 
     from lib.core.plotting import figure
 
-    pk = packing_table(P, results)
     fig, axes = figure(1, 2, width=4.4, height=3.3)   # stacked: readable on a phone
+    if "elman" not in P["archs"]:
+        for ax, title in zip(axes[:, 0], ("effective dimension", "pairwise separation on 1STR")):
+            _nothing_to_draw(ax, _no_elman_runs(P), title)
+        return fig
+    pk = packing_table(P, results)
     ax = axes[0, 0]
     for task, e in pk.items():
         ax.plot(e["N"], e["pr"], "o-", color=TASK_COLORS[task], label=f"{LABELS[task]}: slope {e['slope']:.2f}")
@@ -228,12 +242,15 @@ def plot_memoriser(P: dict, results: dict):
                     ax.axhline(cx[key][i], color=colors[i], ls=ls, lw=1, label=f"$N$ = {N}" if key == "bound" else None)
                     ax.plot(cx[nkey][i], cx[key][i], mk, color=colors[i], mfc="none", ms=8)
         ax.set(xlim=(lo, hi), ylim=(np.nanmin(levels) / 3, np.nanmax(levels) * 3))
+    else:
+        ax.text(0.5, 0.5, _no_elman_runs(P), ha="center", va="center", transform=ax.transAxes, fontsize=LEGEND + 1)
     ax.set(xscale="log", yscale="log", xlabel="$n$", ylabel=THETA_SQ)
     ax.set_title("crossovers $n^*$\n(solid: bound, dashed: measured)", fontsize=10)
     # a narrow log axis: 3, 4, 6, 10 rather than 3 x 10^0 ..., and no crowded labels at 7, 8, 9
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:e}"[0] in "2346" else ""))
-    ax.legend(fontsize=LEGEND, loc="upper left")
+    if np.isfinite(levels).any():
+        ax.legend(fontsize=LEGEND, loc="upper left")
     ax = axes[2, 0]
     gap = np.array(r["gap"], float)
     ax.plot(np.repeat(n, gap.shape[1]), gap.ravel(), ".", color="gray", alpha=0.5, ms=4, label="each training set")
@@ -250,6 +267,21 @@ THETA_SQ = r"$\Vert\mathrm{vec}\,\Theta\Vert^2$"
 def geometric_mean(values) -> float:
     """exp of the mean log: the centre of norms that span decades, as the log-log slopes read them."""
     return float(np.exp(np.mean(np.log(values))))
+
+
+def _no_elman_runs(P: dict) -> str:
+    """Why a panel of the widest Elman runs at the threshold has nothing to draw."""
+    if "elman" not in P["archs"]:
+        return "the Elman RNN was not trained\n(archs does not list elman)"
+    return (f"no Elman run of width {P['widths'][-1]}\nreached test MSE $\\leq$ {P['threshold']}\n"
+            "at any $N$: nothing to draw")
+
+
+def _nothing_to_draw(ax, text: str, title: str) -> None:
+    """A panel whose quantity this run did not measure: the reason in its middle, no axes to scale."""
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, fontsize=LEGEND + 1)
+    ax.set(xticks=[], yticks=[], title=title)
+    ax.grid(False)
 
 
 def _no_minor_x(ax):

@@ -12,6 +12,7 @@ so editing it leaves the chapter's stored results current (no computation import
 """
 from __future__ import annotations
 
+from lib.chapters.rnn_norm_growth import results as rs
 from lib.chapters.rnn_norm_growth.claims import HEADLINES, ROWS, RULE_CONTRAST, RULE_NORM_LOWER, RULE_WIDTH, claims
 from lib.chapters.rnn_norm_growth.claims.power import WORLDS
 from lib.chapters.rnn_norm_growth.results import (
@@ -22,7 +23,6 @@ from lib.chapters.rnn_norm_growth.results import (
     crossover_table,
     memoriser_fit,
     norm_table,
-    packing_markdown,
     phase_markdown,
     unreached_cells,
     unreached_markdown,
@@ -34,6 +34,14 @@ from lib.core.power import power_table
 __all__ = ["HEADLINES", "ROWS", "RULE_CONTRAST", "RULE_NORM_LOWER", "RULE_WIDTH", "budget_summary", "claims",
            "crossover_markdown", "crossover_table", "findings", "first_screen", "memoriser_fit", "norm_table",
            "packing_markdown", "phase_markdown", "power", "unreached_cells", "unreached_markdown"]
+
+
+def packing_markdown(P: dict, results: dict) -> str:
+    """The packing table (results.packing_markdown) of the widest Elman runs; where `archs` leaves the Elman RNN out,
+    a sentence that says so."""
+    if "elman" not in P["archs"]:
+        return "The Elman RNN was not trained in this run (`archs` does not list `elman`): no packing geometry to tabulate."
+    return rs.packing_markdown(P, results)
 
 
 def power(P: dict, results: dict, draws: int) -> list[dict]:

@@ -36,8 +36,8 @@ def runs_per_width(P: dict, rec: dict) -> int:
 
 
 def widest(P: dict, rec: dict, field: str) -> np.ndarray:
-    """A per-run field of a phase point (width-major) at its widest width."""
-    return result_array(rec, field)[-runs_per_width(P, rec):]
+    """A per-run field of a phase point (width-major) at its widest width; no runs where rec is None (not trained)."""
+    return result_array(rec, field)[-runs_per_width(P, rec):] if rec is not None else np.zeros(0)
 
 
 def unlearned(P: dict, results: dict, task: str, arch: str = "elman") -> list:
@@ -210,13 +210,13 @@ def norm_table(P: dict, results: dict) -> dict:
     for task in TASKS:
         Ns, vals, steps, lipr = [], [], [], []
         for N in sorted(P["phase_N"]):
-            rec = results["phase"][("elman", task, N)]
+            rec = results["phase"].get(("elman", task, N))
             v, n = widest(P, rec, "product_sq"), widest(P, rec, "samples")
             ok = np.isfinite(n)
             Ns += [N] * int(ok.sum())
             vals += list(v[ok])
             steps += list(n[ok])
-            if "pack_lipr_sq" in rec["result"]:
+            if rec and "pack_lipr_sq" in rec["result"]:
                 lipr += list(result_array(rec, "pack_lipr_sq")[ok])
         Ns, vals = np.array(Ns, float), np.array(vals, float)
         slope, se = _loglog_fit(Ns, vals)
@@ -258,10 +258,10 @@ def packing_table(P: dict, results: dict) -> dict:
 
 
 def a2_fit(results: dict) -> dict:
-    """alpha*(N) and its stored fit against ln N (a2.compare_fits), with the fit's R^2 for the legend."""
+    """alpha*(N) and its stored fit against ln N (a2.compare_fits), with the fit's R^2 for the legend (NaN for one N)."""
     r = results["a2"]["result"]
     alpha, fit = np.array(r["alpha_star"], float), r["compare"]["fits"]["ln N"]
-    r2 = 1 - fit["rss"] / float(((alpha - alpha.mean()) ** 2).sum())
+    r2 = 1 - fit["rss"] / spread if (spread := float(((alpha - alpha.mean()) ** 2).sum())) > 0 else math.nan
     return {"N": np.array(r["N"], float), "alpha": alpha, "slope": fit["slope"], "intercept": fit["intercept"], "r2": r2}
 
 
@@ -290,7 +290,7 @@ def crossover_table(P: dict, results: dict, fit: dict | None = None) -> dict:
     n_at = lambda g: float(np.exp((np.log(g) - fit["intercept"]) / fit["slope"])) if np.isfinite(g) else float("nan")
     out = {k: [] for k in ("N", "runs", "bound", "theta_sq", "n_bound", "n_theta")}
     for N in sorted(P["phase_N"]):
-        rec = results["phase"][("elman", "1str", N)]
+        rec = results["phase"].get(("elman", "1str", N))
         ok = np.isfinite(widest(P, rec, "samples"))
         bound = 2 * np.sqrt(widest(P, rec, "product_sq")[ok])
         theta_sq = widest(P, rec, "theta")[ok] ** 2

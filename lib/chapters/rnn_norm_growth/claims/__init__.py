@@ -91,6 +91,11 @@ def _trained(arch: str, measure, *args, **kw):
     return lambda P, results: measure(P, results, *args, **kw) if arch in P["archs"] else None
 
 
+def _needs(arch: str) -> str:
+    """A trained row's reason where this run has nothing for it to read (its `needs`)."""
+    return f"the {LABELS[arch].split(',')[0]} trained (`archs` listing {arch})"
+
+
 def _contrast(P, results, arch):
     c = contrast_numbers(P, results, arch)
     a, b, se = c["1str"], c["simple"], c["se"]
@@ -275,31 +280,32 @@ TRAINED_ROWS = [row for arch in ARCHS for row in (
     Row(f"10a-width-1str-{arch}", "claim", HYP_BOUND, f"{LABELS[arch]}: the critical width $d_h^*(N)$, "
         "the narrowest width whose median best test MSE, trained until it reaches the threshold or plateaus, reaches "
         "the threshold on 1STR, grows at least as fast as the bound", RULE_WIDTH, _trained(arch, _width_1str, arch),
-        explain=partial(_explain_width, arch=arch)),
+        explain=partial(_explain_width, arch=arch), needs=_needs(arch)),
     Row(f"10a-contrast-{arch}", "claim", CONTRAST_SOURCE,
         f"{LABELS[arch]}: the critical width grows faster in $N$ on 1STR than on simple-1STR", RULE_CONTRAST,
-        _trained(arch, _contrast, arch), explain=partial(_explain_contrast, arch=arch)))] + [
+        _trained(arch, _contrast, arch), explain=partial(_explain_contrast, arch=arch), needs=_needs(arch)))] + [
     Row("10b-norm-lower", "claim", HYP_BOUND, r"Elman RNN of the widest width, at the test-MSE threshold on 1STR: "
         r"$(\mathrm{Lip}\cdot\mathrm{rad})^2$, the readout's Lipschitz constant on the states it sees times their "
         r"radius (Prop. 8's $\mathfrak L\lVert U\rVert_{op} r_h$ measured on the states, unchanged by trading scale "
         "between the states and $U$), grows at least like $N$", RULE_NORM_LOWER, _trained(
             "elman", _norm, r"Prop. 8: $\kappa r_h^2 \gtrsim N/\log(1+d_h)$, " + KAPPA + ", below an unknown constant",
-            at_threshold=True), explain=_explain_norm),
+            at_threshold=True), explain=_explain_norm, needs=_needs("elman")),
     Row("10b-norm", "claim", "hypothesis (this book): Prop. 8 at equality, which the paper does not state (it gives "
         "only the lower bound)",
         r"The same $(\mathrm{Lip}\cdot\mathrm{rad})^2$ grows like the bound, $N/\log(1+d_h)$: trained runs at the "
         "threshold sit near it", RULE_NORM, _trained("elman", _norm, r"Prop. 8 at equality: $N/\log(1+d_h)$, slope 1 "
-                                                      "at a fixed width", at_threshold=False), explain=_explain_norm),
+                                                      "at a fixed width", at_threshold=False), explain=_explain_norm,
+        needs=_needs("elman")),
     Row("10c-effective-dim", "claim", "hypothesis (this book): Prop. 35's packing read as a dimension, which the "
         "proposition does not state",
         "Participation ratio of the states $s_j$ (widest Elman runs) grows with $N$ on 1STR, not on simple-1STR",
-        RULE_EFFECTIVE_DIM, _trained("elman", _effective_dim), explain=_explain_effective_dim),
+        RULE_EFFECTIVE_DIM, _trained("elman", _effective_dim), explain=_explain_effective_dim, needs=_needs("elman")),
     Row("10c-separation", "claim", "Prop. 35 (event $E_1$ of its proof: pairwise at least "
         r"$\varepsilon_g\sqrt{N-1}$, a constant $\varepsilon_g$)",
         r"Replayed outputs $\Phi(s_j)\in\mathbb R^{N-1}$ of different prompts stay apart on the scale of the labels "
         r"(widest Elman runs): the median $\lVert\Phi-\Phi'\rVert/\sqrt{2(N-1)}$ stays above a constant at every $N$",
         RULE_SEPARATION, _trained("elman", _separation),
-        explain=_explain_separation),
+        explain=_explain_separation, needs=_needs("elman")),
 ]
 ROWS = CONSTRUCTION_ROWS + TRAINED_ROWS + TRANSFORMER_ROWS + MEMORISER_ROWS
 # The paper's headline claims and the rows that test them, every claim row in one; this book's own readings apart.
