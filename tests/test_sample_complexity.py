@@ -519,3 +519,44 @@ def test_the_paper_page_states_its_rows_numbers_from_the_stored_results():
     for t in power:
         if t["mechanism"] and t["pass"] < 0.8:
             assert f"`{t['row']}` {t['pass']:.0%} in *{t['world'].split(':')[0]}*" in said
+
+
+# ----------------------------------------------------------- small parameter sets the validator accepts: a page, no traceback
+def small_wide(mean_of, **over):
+    """The smoke profile with `over` (the Transformer alone), its panel (a) and wide points faked: two seeds at
+    mean_of(N) * 0.9 and * 1.1 on both test sets; (P, summarize's table)."""
+    P = params.resolve("sample_complexity", "smoke", {"models": ["transformer"], "task_draw_models": ["transformer"],
+                                                      "n_task_draws": 1, **over})
+    records = {}
+    for panel, Ns in (("a", P["N_a"]), ("b", P["N_b"]), ("wide", [N for N in P["N_wide"] if N not in P["N_a"]])):
+        tests = ["authors", "task"] if panel != "b" else ["task"]
+        for N in Ns:
+            m = mean_of(N)
+            records[(panel, "transformer", N)] = {"result": {"tests": tests, "samples": [[m * 0.9] * len(tests),
+                                                                                         [m * 1.1] * len(tests)]}}
+    return P, page.summarize(P, records)
+
+
+def test_a_wide_sweep_of_few_lengths_or_no_steady_doubling_is_said_in_words():
+    """law_note on accepted grids where its law comparison or its gain per doubling has nothing to read: two lengths
+    from N = 4 on (N_a [2, 4], N_wide [6]), three with no doubling among them (N_a [2, 4, 6], N_wide [10]), and gains
+    per doubling that never settle (the mean falls from N = 8 to 16). One length (N_a [2, 3]) leaves plot_wide no
+    law to fit: its figure says so."""
+    import matplotlib.pyplot as plt
+
+    from lib.chapters.sample_complexity import figures
+    from lib.chapters.sample_complexity.results import wide
+
+    two = page.law_note(*reversed(small_wide(lambda N: 100 * N, N_a=[2, 4], N_wide=[6])))
+    assert "has 2 lengths" in two and "needs three lengths or more" in two
+    three = page.law_note(*reversed(small_wide(lambda N: 100 * N, N_a=[2, 4, 6], N_wide=[10])))
+    assert "What the log law leaves" in three and "No two of its lengths are a doubling apart" in three
+    falls = page.law_note(*reversed(small_wide(lambda N: {4: 100, 8: 300, 16: 200}.get(N, 50), N_wide=[16])))
+    assert "200 from 4 to 8, -100 from 8 to 16 samples: not about the same" in falls
+    P, table = small_wide(lambda N: 100 * N, N_a=[2, 3], N_wide=[16])
+    assert wide.series(table, P)["N"] == [16]
+    fig = figures.plot_wide(P, table)
+    fig.canvas.draw()
+    assert "one length" in " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
+    plt.close(fig)
+    assert page.law_note(table, P).startswith("The wide sweep has 1 length from")

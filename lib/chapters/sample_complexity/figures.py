@@ -181,9 +181,12 @@ def plot_wide(P: dict, table: dict):
     from lib.core.plotting import COLORS, figure
 
     w = wide.series(table, P, "task")
-    if w is None:
+    if w is None or len(w["N"]) < 2:
         fig, ax = figure(1, 1, width=6.0, height=1.2)
-        ax.text(0.5, 0.5, "This run has no wide sweep (no lengths beyond Figure 1's).", ha="center", va="center")
+        ax.text(0.5, 0.5, "This run has no wide sweep (no lengths beyond Figure 1's)." if w is None else
+                f"The wide sweep has {'one length' if w['N'] else 'no length'} from $N$ = {wide.FROM_N} on"
+                + (f" ($N$ = {w['N'][0]})" if w["N"] else "") + ": no law to fit, no slope between lengths.",
+                ha="center", va="center", wrap=True)
         ax.set_axis_off()
         return fig
     fits = wide.fit_laws(w["N"], w["runs"].mean(1))

@@ -161,26 +161,33 @@ def law_note(table: dict, P: dict, test: str = "task") -> str:
     """What the log law leaves, in words, from the stored means: the residual rms of each law on the log scale, the
     log law's error at the largest N, the gain of every doubling of N and from which N it stays about the same
     (within SAME_GAIN), and how many pairs of each draw's position codes break Assumption 3 (`overlapping_pairs`:
-    the authors' protocol draws them so). "" without a wide sweep."""
+    the authors' protocol draws them so). "" without a wide sweep; with fewer than three lengths, or no doubling
+    among them, or gains that never settle, a sentence that says so where the numbers would stand."""
     w = series(table, P, test)
     if w is None:
         return ""
     N, m = w["N"], w["runs"].mean(1)
+    if len(N) < 3:
+        return (f"The wide sweep has {len(N) or 'no'} length{'' if len(N) == 1 else 's'} from $N = {FROM_N}$ on"
+                + (f" ($N$ = {', '.join(map(str, N))})" if N else "") + ": laws of two parameters each fit that "
+                "exactly, so this run leaves them no residual to compare; that needs three lengths or more.")
     fits = fit_laws(N, m)
     rms = {law: float(np.sqrt(fits[law]["rss"] / len(N))) for law in LAWS}
     off = law_curve("log", fits["log"]["params"], N[-1]) / m[-1] - 1
     pairs = [(a, 2 * a, m[N.index(2 * a)] - m[N.index(a)]) for a in N if 2 * a in N]
-    steady = next(a for a, _, _ in pairs if (lambda g: min(g) > 0 and max(g) / min(g) < SAME_GAIN)(
-        [x for b, _, x in pairs if b >= a]))
-    late = [x for a, _, x in pairs if a >= steady]
+    steady = next((a for a, _, _ in pairs if (lambda g: min(g) > 0 and max(g) / min(g) < SAME_GAIN)(
+        [x for b, _, x in pairs if b >= a])), None)
+    gains = (" Each doubling of $N$ adds " + ", ".join(f"{x:,.0f} from {a} to {b}" for a, b, x in pairs) + " samples: "
+             + (f"about the same (median {np.median([x for a, _, x in pairs if a >= steady]):,.0f}) only from "
+                f"$N = {steady}$ on." if steady is not None else
+                f"not about the same (within a factor {SAME_GAIN}, and positive) from any $N$ on.")
+             if pairs else " No two of its lengths are a doubling apart, so the gain per doubling is not read.")
     draws = {n: P["n_task_draws"] if n in P["N_a"] and "transformer" in P["task_draw_models"] else 1 for n in N}
     counts = {n: [overlapping_pairs(P, n, j) for j in range(draws[n])] for n in N}
     span = lambda c: f"{min(c)}" if min(c) == max(c) else f"{min(c)}–{max(c)}"
     return (f"What the log law leaves: its residual rms on the log scale is {rms['log']:.2f} (the power law's "
             f"{rms['power']:.2f}, the line's {rms['linear']:.2f}), and it {'over' if off > 0 else 'under'}-predicts "
-            f"the mean at $N = {N[-1]}$ by {abs(off):.0%}. Each doubling of $N$ adds "
-            + ", ".join(f"{x:,.0f} from {a} to {b}" for a, b, x in pairs)
-            + f" samples: about the same (median {np.median(late):,.0f}) only from $N = {steady}$ on. The position "
+            f"the mean at $N = {N[-1]}$ by {abs(off):.0%}." + gains + " The position "
             f"codes are random signs in $d_e = \\lfloor 5\\ln N\\rfloor$ dimensions, as in the authors' code, and "
             "Assumption 3 asks every pair to overlap by at most 1/2; pairs per task draw that overlap by more: "
             + ", ".join(f"{span(c)} of {n * (n - 1) // 2:,} at $N = {n}$" for n, c in counts.items())
