@@ -519,3 +519,39 @@ def test_the_committed_power_gives_every_claim_row_its_worlds_and_proportional_g
     assert len(proportional) == 3 and all(t["fail"] >= 0.8 for t in proportional), proportional
     assert "× the stored seeds per cell the rule's pass would stand" in rows["A14b"]["undecided"]
     assert "needs a larger grid" in rows["A11c"]["undecided"]
+
+
+
+# ----------------------------------------------------------- small parameter sets the validator accepts: a page, no traceback
+def _and_points(tmp_path, **over):
+    from lib.core.store import Store
+    from lib.core.sweep import collect
+
+    P = params.resolve("sparse_variable_creation", "smoke", over)
+    return P, collect([p for p in compute.points(P) if p.label[0] == "and"],
+                      Store("sparse_variable_creation", "smoke", root=tmp_path), "cpu", log=None)
+
+
+def test_a11b_power_where_success_does_not_rise_with_m(tmp_path):
+    """The smoke profile with and_m [4, 8]: no trial learns the AND at these sizes, so the exponent fit finds no
+    rise with m and has no critical size. A11b reads censored, and its worlds in which m* grows in proportion to T
+    (`scaled`) move the fitted curve as it is (flat here) instead of asking the fit for an m* it does not have."""
+    from lib.core.power import power_table
+
+    P, res = _and_points(tmp_path, and_m=[4, 8])
+    assert not rs.exponent_fit(rs.cells(rs.and_table(res)))["rise"] > 0
+    assert evaluate([r for r in ROWS if r.id == "A11b"], P, res)[0]["censored"]
+    table = power_table(ROWS, {"A11b": power.WORLDS["A11b"]}, P, res, draws=2)
+    assert {t["world"] for t in table} >= {power.PROPORTIONAL.name, power.PROPORTIONAL_40.name}
+
+
+def test_a11b_reads_a_fitted_m_star_beyond_float_range_as_inf(tmp_path):
+    """The smoke profile with 10 iterations of training (and_iters 10, eval_every 10): success barely rises with m,
+    and in some of A11b's power draws the fit puts c T^alpha beyond float range; the row's text reads it as inf."""
+    from lib.core.power import power_table
+
+    P, res = _and_points(tmp_path, and_iters=10, eval_every=10)
+    assert power_table(ROWS, {"A11b": power.WORLDS["A11b"]}, P, res, draws=2)
+    from lib.chapters.sparse_variable_creation.claims import _fitted_mstar
+    assert _fitted_mstar({"ln_c": 800.0, "alpha": 2.0}, 10) == math.inf
+    assert _fitted_mstar({"ln_c": 800.0, "alpha": -100.0}, 10) == pytest.approx(math.exp(800 - 100 * math.log(10)))

@@ -252,12 +252,12 @@ def exponent_fit(c: dict) -> dict:
     of ln m - ln m*(T) (logit p = (ln m - ln m*(T)) / sigma), a logistic regression of the cells on (1, ln m, ln T).
     alpha = -beta_T / beta_m, its SE by the delta method from the fit's Fisher information. A T whose m* lies beyond
     the grid still informs the fit through its counts. `rise` is beta_m: where it is not positive, success does not
-    rise with m and alpha is NaN."""
+    rise with m, alpha is NaN and the fit has no critical size (`coef` then holds (beta_0, beta_m, beta_T))."""
     X = np.column_stack([np.ones_like(c["m"]), np.log(c["m"]), np.log(c["T"])])
     coef, ll = logistic(X, c["k"], c["n"])
     b0, bm, bT = coef
     if not bm > 0:
-        return {"rise": float(bm), "alpha": math.nan, "se": math.nan, "loglik": ll}
+        return {"rise": float(bm), "alpha": math.nan, "se": math.nan, "loglik": ll, "coef": coef.tolist()}
     p = 1 / (1 + np.exp(-(X @ coef)))
     cov = np.linalg.pinv((X * (c["n"] * p * (1 - p))[:, None]).T @ X)
     grad = np.array([0.0, bT / bm ** 2, -1 / bm])

@@ -108,6 +108,16 @@ def scale_note(P):
     return "" if min(P["and_T"]) >= 100 and max(P["and_T"]) >= 4 * min(P["and_T"]) else PAPER_T
 
 
+def _fitted_mstar(f: dict, T: float) -> float:
+    """c T^alpha of an exponent fit; inf where it lies beyond float range (a fit whose success barely rises with m
+    puts ln c and alpha there)."""
+    try:
+        return math.exp(f["ln_c"]) * T ** f["alpha"]
+    except OverflowError:
+        v = f["ln_c"] + f["alpha"] * math.log(T)
+        return math.exp(v) if v < 709 else math.inf
+
+
 def _exponent(P, results):
     """A11b: the one-sided upper bound of alpha in m* = c T^alpha, fitted to every (T, m) cell (results.exponent_fit);
     unsure (censored where it fails) where success does not rise with m in the fit."""
@@ -118,7 +128,7 @@ def _exponent(P, results):
     up = f["alpha"] + UPPER_Z * f["se"]
     if not np.isfinite(up):
         return Measured(up, "success does not rise with $m$ in the fit", unsure=True, scale=scale_note(P))
-    m = [math.exp(f["ln_c"]) * x ** f["alpha"] for x in T]
+    m = [_fitted_mstar(f, x) for x in T]
     return Measured(up, f"exponent {f['alpha']:.3f}, SE {f['se']:.3f}: upper bound {up:.2f}; fitted $m^*$ {m[0]:.0f} at "
                     f"T = {T[0]} → {m[1]:.0f} at T = {T[1]} (in proportion to T: {m[0] * T[1] / T[0]:.0f})",
                     spread=f["se"], scale=scale_note(P))

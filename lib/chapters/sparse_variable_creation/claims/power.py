@@ -79,9 +79,16 @@ def law(name: str, grid: dict | None = None, mstar=lambda f, T, T0: mstar_of(f, 
 
 def scaled(c: float | None = None):
     """Cells drawn from m* = c T (c None: the fitted m* at the smallest T, scaled with T), the success the logistic
-    function of ln m - ln m*(T) fitted to this run's cells (results.exponent_fit) with its exponent set to 1."""
+    function of ln m - ln m*(T) fitted to this run's cells (results.exponent_fit) with its exponent set to 1. Where
+    success does not rise with m in that fit, it has no m* to scale: the fitted curve, flat or falling in m, moves
+    the same way (the smallest T's curve shifted by ln(T / T0) in ln m; with c, centred on ln(c T))."""
     def draw(P, results, rng):
         f, T0 = exponent_fit(cells(and_table(results))), min(results["and"])
+        if not f["rise"] > 0:
+            b0, bm, bT = f["coef"]
+            logit = ((lambda T, m: bm * (np.log(m) - np.log(c * T))) if c else
+                     (lambda T, m: b0 + bT * np.log(T0) + bm * (np.log(m) - np.log(T / T0))))
+            return _drawn(P, lambda T, m: expit(logit(T, m)), rng)
         ln_c = np.log(c) if c else f["ln_c"] + (f["alpha"] - 1) * np.log(T0)
         return _drawn(P, lambda T, m: expit((np.log(m) - ln_c - np.log(T)) / f["sigma"]), rng)
     return draw
