@@ -6,7 +6,7 @@ because the stored claims would then come from code no commit holds.
 
     python -m lib decide ffn_span --profile paper      # seconds; sample_complexity's power takes a few minutes
 
-    >>> rows, table = judged("ffn_span", "paper")      # what `decide` would write, without writing it
+    >>> rows, table = judged("turing_simulation", "paper")      # what `decide` would write, without writing it
     >>> sorted({r["kind"] for r in rows}), {"row", "world", "role", "pass"} <= set(table[0])
     (['check', 'claim'], True)
 """
