@@ -68,10 +68,11 @@ def scaling_glue(P: dict, results: dict) -> dict:
 
 def figure2_numbers(P: dict, results: dict) -> dict:
     """The numbers the Figure 2 paragraph quotes (for Chapter.glue): training, and the A.2 block statistics."""
-    f2, st = figure2(P, results)
-    return {"f2_epochs": len(f2["epoch_loss"]), "f2_loss": f2["epoch_loss"][-1], "f2_test": f2["test_mse"],
-            "f2_diag": st["diag_mean"], "f2_off": st["off_median"], "f2_outside": st["outside_median"],
-            "f2_top": st["top_on_diag"], "f2_de": f2["d_e"], "f2_corr": st["corr"],
-            "f2_steps": len(f2["epoch_loss"]) * math.ceil(P["figure2_train"] / 64), "paper_corr": PAPER_FIGURE2["corr"],
+    trained, st = figure2(P, results)
+    epochs = len(trained["epoch_loss"])
+    return {"figure2_epochs": epochs, "figure2_loss": trained["epoch_loss"][-1], "figure2_test": trained["test_mse"],
+            "figure2_diag": st["diag_mean"], "figure2_off": st["off_median"], "figure2_outside": st["outside_median"],
+            "figure2_top": st["top_on_diag"], "figure2_de": trained["d_e"], "figure2_corr": st["corr"],
+            "figure2_steps": epochs * math.ceil(P["figure2_train"] / 64), "paper_corr": PAPER_FIGURE2["corr"],
             "authors_diag": AUTHORS_RERUN["diag_mean"], "authors_outside": AUTHORS_RERUN["outside_median"],
             "authors_steps": AUTHORS_RERUN["steps"], "authors_ratio": FIGURE2_OUTSIDE}

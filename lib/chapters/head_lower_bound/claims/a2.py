@@ -76,8 +76,8 @@ RULE_SIGN = AtLeast("share of the diagonal entries > 0", 0.9,
 
 
 def figure2(P, results):
-    f2 = results["figure2"]["result"]
-    return f2, figure2_stats(np.array(f2["M"]), P["figure2_d"], f2["d_e"])
+    trained = results["figure2"]["result"]
+    return trained, figure2_stats(np.array(trained["M"]), P["figure2_d"], trained["d_e"])
 
 
 def figure2_diagonal(P, results):
@@ -88,17 +88,17 @@ def figure2_diagonal(P, results):
 
 
 def figure2_outside(P, results):
-    f2, st = figure2(P, results)
+    trained, st = figure2(P, results)
     ratio = st["diag_mean"] / max(st["outside_median"], 1e-12)
-    steps = len(f2["epoch_loss"]) * math.ceil(P["figure2_train"] / 64)
+    steps = len(trained["epoch_loss"]) * math.ceil(P["figure2_train"] / 64)
     return Measured(ratio, f"{st['diag_mean']:.1f} vs {st['outside_median']:.3f} ({ratio:.0f}×) after {steps} steps",
                     paper=f"about {FIGURE2_OUTSIDE}× (the authors' script, {AUTHORS_RERUN['steps']:,} steps)")
 
 
 def figure2_top(P, results):
-    f2, st = figure2(P, results)
-    return Measured(st["top_on_diag"] / f2["d_e"], f"{st['top_on_diag']} of {f2['d_e']}", paper=PAPER_FIGURE2["top_on_diag"],
-                    where=f"$d_e={f2['d_e']}$")
+    trained, st = figure2(P, results)
+    return Measured(st["top_on_diag"] / trained["d_e"], f"{st['top_on_diag']} of {trained['d_e']}",
+                    paper=PAPER_FIGURE2["top_on_diag"], where=f"$d_e={trained['d_e']}$")
 
 
 def figure2_sign(P, results):

@@ -109,12 +109,12 @@ def _figure2(edit, name: str, mechanism: bool) -> World:
     """A world of Figure 2's one stored map M = W_Q^T W_K: `edit(M, cls, rng)`, cls labelling each entry 0 (the A.2
     diagonal), 1 (the rest of the A.2 block) or 2 (outside the block; results.figure2_stats reads the same)."""
     def draw(P, results, rng):
-        f2 = results["figure2"]["result"]
-        M, d, d_e = np.array(f2["M"], float), P["figure2_d"], f2["d_e"]
+        trained = results["figure2"]["result"]
+        M, d, d_e = np.array(trained["M"], float), P["figure2_d"], trained["d_e"]
         cls = np.full(M.shape, 2)
         cls[d + d_e:d + 2 * d_e, d:d + d_e] = 1
         cls[d + d_e + np.arange(d_e), d + np.arange(d_e)] = 0
-        return {**results, "figure2": {**results["figure2"], "result": {**f2, "M": edit(M, cls, rng).tolist()}}}
+        return {**results, "figure2": {**results["figure2"], "result": {**trained, "M": edit(M, cls, rng).tolist()}}}
     return World(name, mechanism, draw)
 
 
