@@ -1,20 +1,29 @@
 """Every test runs with one torch thread: the tests' tensors are small, and on a 2-core CI machine a second thread
-woken at every small op costs more than it brings. `book`: every chapter run once on its quick profile and the book
-built once, shared by the end-to-end, browser and PDF tests. The quick runs start with the session, in the
-background, and the tests that use `book` run last: the unit tests (one core, and often waiting on a subprocess)
-run beside the chapters (two cores) instead of after them."""
+woken at every small op costs more than it brings.
+
+Two session fixtures, made once in the background from the session's start (the unit tests, one core and often
+waiting on a subprocess, run beside them), and the tests that use them run last:
+
+- `book`: the book as `make book` and `make pdf` make it (`python -m lib run all --profile auto`: every chapter's
+  committed paper results rendered as stored, nothing recomputed) in a copy of the book's skeleton, built to HTML
+  there and printed (Letter and A4): what the end-to-end, browser and PDF tests read, the pages a reader is shown;
+- `runs`: every chapter computed and executed once on its smoke profile (`python -m lib run all --profile smoke`)
+  into a temporary results folder: what the tests of a fresh run read (its claims, provenance, stored points)."""
 import os
 import shutil
 import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
 from lib.core import runner
 from lib.core.store import ROOT
 from lib.science import engine
+
+SESSION_FIXTURES = ("book", "runs")
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -24,8 +33,9 @@ def one_thread():
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """The tests that use `book` last, in their own order (see the module's docstring)."""
-    items[:] = [i for i in items if "book" not in _fixtures(i)] + [i for i in items if "book" in _fixtures(i)]
+    """The tests that use `book` or `runs` last, in their own order (see the module's docstring)."""
+    late = [i for i in items if set(_fixtures(i)) & set(SESSION_FIXTURES)]
+    items[:] = [i for i in items if i not in late] + late
 
 
 def _fixtures(item) -> tuple:
@@ -33,73 +43,80 @@ def _fixtures(item) -> tuple:
 
 
 @pytest.fixture(autouse=True, scope="session")
-def book_in_background(request, tmp_path_factory):
-    """Start the quick runs and the build at the session's start where a collected test uses `book`; a session that
-    ends first (a failure under -x, ^C) stops them."""
-    if not any("book" in _fixtures(i) for i in request.session.items):
-        yield None
+def in_background(request, tmp_path_factory):
+    """{fixture: its future} for the session fixtures a collected test uses, started at the session's start one after
+    the other; a session that ends first (a failure under -x, ^C) stops them."""
+    wanted = [f for f in SESSION_FIXTURES if any(f in _fixtures(i) for i in request.session.items)]
+    if not wanted:
+        yield {}
         return
     stop, running = threading.Event(), set()
-    with ThreadPoolExecutor(1) as background:
-        future = background.submit(_build, tmp_path_factory.mktemp("book"), stop, running)
-        yield future
+    make = {"book": _book, "runs": _runs}
+    with ThreadPoolExecutor(1) as background:   # one at a time: each is one process on one core
+        futures = {f: background.submit(make[f], tmp_path_factory.mktemp(f), stop, running) for f in wanted}
+        yield futures
         stop.set()                      # nothing left to wait for once every test has run: stop what still runs
         for proc in list(running):
             proc.terminate()
 
 
 @pytest.fixture(scope="session")
-def book(book_in_background):
-    """A copy of the book's skeleton in a temporary root, its chapters executed there, the HTML built there."""
-    return book_in_background.result()
+def book(in_background):
+    """A copy of the book's skeleton in a temporary root, every chapter rendered there from its committed results
+    as `make book` renders it, the HTML built and printed there: {"root", "notebooks", "html", "pdf"}."""
+    return in_background["book"].result()
 
 
-def _build(root, stop: threading.Event, running: set) -> dict:
+@pytest.fixture(scope="session")
+def runs(in_background):
+    """Every chapter's smoke profile computed and executed once: {"results", "notebooks"}."""
+    return in_background["runs"].result()
+
+
+def _book(root, stop: threading.Event, running: set) -> dict:
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(ROOT / name, root / name)
     shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed"))   # sources: downloads
     (root / "lib").symlink_to(ROOT / "lib")          # the pages show code from lib (literalinclude)
-    results = root / "results"
-    notebooks = run_quick(runner.toc_chapters(), results, root / "book" / "executed", stop, running)
+    env = {k: v for k, v in os.environ.items() if k != "BOOK_RESULTS"}          # the committed results
+    notebooks = run_all("auto", {**env, "BOOK_EXECUTED": str(root / "book" / "executed")}, stop, running)
     index = runner.build_book(root, log=lambda *a: None)
-    return {"root": root, "results": results, "notebooks": notebooks, "html": index.parent}
+    return {"root": root, "notebooks": notebooks, "html": index.parent, "pdf": _pdfs(root)}
 
 
-def run_quick(chapters: list[str], results, executed, stop: threading.Event | None = None,
-              running: set | None = None) -> dict:
-    """Every chapter's quick profile, each once, two at a time in their own `python -m lib run` processes (a chapter
-    computes on one torch thread, so a 2-core machine runs two), a chapter after those whose results it reads;
-    {chapter: its executed notebook}. A chapter that fails fails the fixture with its own one-line error. Once `stop`
-    is set no chapter starts; `running` holds the processes still going (the session terminates them)."""
-    # one torch (OpenMP) thread per chapter: two chapters at once already fill two cores, and a second thread each
-    # spins at every barrier while the other chapter holds its core (head_lower_bound's quick run: 88 s alone, over
-    # 20 minutes of CPU beside another chapter with two threads each)
-    env = {**os.environ, "BOOK_RESULTS": str(results), "BOOK_EXECUTED": str(executed), "OMP_NUM_THREADS": "1"}
-    stop, running = stop or threading.Event(), set() if running is None else running
+def _pdfs(root) -> dict:
+    """`make pdf` on the built book, on Letter and on A4: {paper: its PDF}, {} where Chromium or pdftoppm is missing
+    (the PDF tests skip), or {"error": what stopped it} (the PDF tests raise it; the HTML tests go on)."""
+    if not (shutil.which("chromium") and shutil.which("pdftoppm")):
+        return {}
+    from lib.core import pdf
 
-    def run(c):
-        if stop.is_set():
-            return subprocess.CompletedProcess([c], -1, "", "the session ended first")
-        with subprocess.Popen([sys.executable, "-m", "lib", "run", c, "--profile", "quick"], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
-            running.add(proc)
-            if stop.is_set():         # the session ended while it started
-                proc.terminate()
-            out, err = proc.communicate()
-            running.discard(proc)
-            return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    try:
+        return {paper: pdf.build_pdf(root, log=lambda line: None, paper=paper) for paper in ("letter", "a4")}
+    except Exception as err:      # noqa: BLE001 - carried to the PDF tests, which raise it
+        return {"error": err}
 
-    order = runner.in_dependency_order(chapters)
-    done = {}
-    with ThreadPoolExecutor(2) as pool:
-        for c in [c for c in order if not runner.reads(c)]:
-            done[c] = pool.submit(run, c)
-        for c in [c for c in order if runner.reads(c)]:
-            for r in runner.reads(c):
-                if r in done:
-                    done[r].result()      # what it reads is stored before it starts
-            done[c] = pool.submit(run, c)
-    for c, future in done.items():
-        out = future.result()
-        assert out.returncode == 0, f"{c}: quick run failed: {out.stderr[-3000:]}"
-    return {c: executed / f"{c}.ipynb" for c in chapters}
+
+def _runs(root, stop: threading.Event, running: set) -> dict:
+    results, executed = root / "results", root / "executed"
+    env = {**os.environ, "BOOK_RESULTS": str(results), "BOOK_EXECUTED": str(executed)}
+    return {"results": results, "notebooks": run_all("smoke", env, stop, running)}
+
+
+def run_all(profile: str, env: dict, stop: threading.Event, running: set) -> dict:
+    """`python -m lib run all --profile PROFILE --no-build` (every chapter, each after those whose results it reads)
+    in its own process, on one torch thread; {chapter: its executed notebook}. A chapter that fails fails the fixture
+    with its own one-line error. Once `stop` is set nothing starts; `running` holds the process while it runs."""
+    if stop.is_set():
+        raise RuntimeError("the session ended first")
+    env = {**env, "OMP_NUM_THREADS": "1"}
+    with subprocess.Popen([sys.executable, "-m", "lib", "run", "all", "--profile", profile, "--no-build"], cwd=ROOT,
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        running.add(proc)
+        if stop.is_set():             # the session ended while it started
+            proc.terminate()
+        out, err = proc.communicate()
+        running.discard(proc)
+    assert proc.returncode == 0, f"run all --profile {profile} failed: {err[-3000:]}"
+    executed = Path(env["BOOK_EXECUTED"])
+    return {c: executed / f"{c}.ipynb" for c in runner.toc_chapters()}

@@ -1,6 +1,6 @@
-"""End to end: every chapter in _toc.yml executes with its quick profile (once, into a temporary directory: the
-`book` fixture of conftest.py), the book builds once from those notebooks, and the checks below read what they
-produced.
+"""End to end, on conftest.py's two session fixtures: `book`, every chapter in _toc.yml rendered from its committed
+results as `make book` renders them and the book built from those notebooks (the pages a reader is shown), and `runs`,
+every chapter computed and executed once on its smoke profile (what a fresh run writes: claims, provenance, points).
 
 Marked `e2e`: `pytest -m "not e2e"` runs the unit tests alone.
 """
@@ -29,17 +29,24 @@ pytestmark = pytest.mark.e2e
 CHAPTERS = runner.toc_chapters()
 
 
-def test_every_chapter_executed_without_errors(book):
-    for chapter, path in book["notebooks"].items():
-        nb = json.loads(path.read_text())
-        errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
-        assert not errors, f"{chapter}: {errors[0]['ename']}"
-        assert nb["metadata"]["book"]["profile"] == "quick"
+def _profile(notebook) -> str:
+    return json.loads(notebook.read_text())["metadata"]["book"]["profile"]
 
 
-def test_claims_and_provenance_written(book):
+def test_every_chapter_executed_without_errors(book, runs):
+    for made, profile in ((book, None), (runs, "smoke")):
+        for chapter, path in made["notebooks"].items():
+            nb = json.loads(path.read_text())
+            errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+            assert not errors, f"{chapter}: {errors[0]['ename']}"
+            # make book: the committed paper results where they are complete, else the quick profile
+            expected = profile or ("paper" if runner.paper_results_exist(chapter) else "quick")
+            assert nb["metadata"]["book"]["profile"] == expected, chapter
+
+
+def test_claims_and_provenance_written(runs):
     for chapter in CHAPTERS:
-        d = book["results"] / chapter / "quick"
+        d = runs["results"] / chapter / "smoke"
         claims = read_json(d / "claims.json")
         assert claims, f"{chapter}: no claims"
         for c in claims:
@@ -48,19 +55,19 @@ def test_claims_and_provenance_written(book):
         # an implementation check is an exact identity or construction: only a bug breaks it, at any scale
         assert all(c["passed"] for c in claims if c["kind"] == "check"), [c["id"] for c in claims if not c["passed"]]
         prov = read_json(d / "provenance.json")
-        assert prov["profile"] == "quick" and prov["wall_s"] > 0 and prov["torch"] and prov["commit"] and prov["device"]
+        assert prov["profile"] == "smoke" and prov["wall_s"] > 0 and prov["torch"] and prov["commit"] and prov["device"]
         assert list((d / "points").glob("*.json")), f"{chapter}: no stored sweep points"
 
 
-def test_every_chapters_results_pass_the_honesty_gate(book, monkeypatch):
-    """What the paper results are held to (lib.core.verify), on each chapter's quick run: its claims recompute
+def test_every_chapters_results_pass_the_honesty_gate(runs, monkeypatch):
+    """What the paper results are held to (lib.core.verify), on each chapter's smoke run: its claims recompute
     identically from its stored points (a row whose text depends on a reload's key order, or a number typed on the
     page, fails here), its checks pass and its provenance is complete."""
     from lib.core import verify
 
-    monkeypatch.setenv("BOOK_RESULTS", str(book["results"]))     # ffn_span's page reads sample_complexity's points
+    monkeypatch.setenv("BOOK_RESULTS", str(runs["results"]))     # ffn_span's page reads sample_complexity's points
     for chapter in CHAPTERS:
-        assert verify.problems(chapter, "quick", root=book["results"]) == [], chapter
+        assert verify.problems(chapter, "smoke", root=runs["results"]) == [], chapter
 
 
 def test_html_pages_have_figures_claims_and_no_traceback(book):
@@ -69,10 +76,11 @@ def test_html_pages_have_figures_claims_and_no_traceback(book):
         assert (html / page).is_file(), page
     for chapter in CHAPTERS:
         text = (html / "book" / "executed" / f"{chapter}.html").read_text()
+        profile = _profile(book["notebooks"][chapter])
         assert len(re.findall(r"<img [^>]*src=\"[^\"]+\.png\"", text)) >= 2, f"{chapter}: figures missing"
         verdicts = "✓ pass</span>" in text or "✗ FAIL</span>" in text
         assert "Claim check" in text and verdicts, f"{chapter}: claim table missing"
-        assert "Provenance" in text and "quick" in text
+        assert "Provenance" in text and profile in text
         # the run summary, whatever the numbers' size and format (a slow machine prints "1,855 s")
         summary = re.search(r"[\d,]+ (stored|sweep) points, [\d,.]+ s of \w+ in all, computed on", text)
         assert summary, f"{chapter}: run summary missing"
@@ -80,7 +88,7 @@ def test_html_pages_have_figures_claims_and_no_traceback(book):
         assert "Traceback" not in text, f"{chapter}: a traceback is rendered"
         # the reader's way to re-run it: the command, and the chapter's source as a download that exists
         words = re.sub(r"</?(span|code|strong)[^>]*>", "", text)    # the words inside inline markup
-        assert f"python -m lib run {chapter} --profile quick" in words, f"{chapter}: no re-run command"
+        assert f"python -m lib run {chapter} --profile {profile}" in words, f"{chapter}: no re-run command"
         link = re.search(rf'class="reference download internal" download="" href="([^"]+/{chapter}\.md)"', text)
         assert link and (html / "book" / "executed" / link.group(1)).resolve().is_file(), f"{chapter}: no source download"
         assert "The code that computed these numbers" in words and "def run_" in words, f"{chapter}: no code shown"
@@ -97,59 +105,59 @@ def test_html_pages_have_figures_claims_and_no_traceback(book):
     assert "Mousavi-Hosseini" in (html / "book" / "bibliography.html").read_text()
 
 
-def test_rerun_reuses_stored_points(book, tmp_path):
+def test_rerun_reuses_stored_points(runs, tmp_path):
     """Same parameters: every sweep point comes from the store, nothing is retrained."""
     code = ("from lib.chapters.sample_complexity import compute; from lib.core import params; "
             "from lib.core.store import Store; from lib.core.sweep import collect; "
-            "P = params.resolve('sample_complexity', 'quick'); "
-            "collect(compute.points(P), Store('sample_complexity', 'quick'), 'cpu')")
-    env = dict(os.environ, BOOK_RESULTS=str(book["results"]))
+            "P = params.resolve('sample_complexity', 'smoke'); "
+            "collect(compute.points(P), Store('sample_complexity', 'smoke'), 'cpu')")
+    env = dict(os.environ, BOOK_RESULTS=str(runs["results"]))
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    n = len(compute.points(params.resolve("sample_complexity", "quick")))
+    n = len(compute.points(params.resolve("sample_complexity", "smoke")))
     assert " computed in " not in out.stdout and f"{n} of {n} points loaded" in out.stdout
 
 
-def test_bad_input_leaves_outputs_untouched(book):
-    nb = book["notebooks"][CHAPTERS[0]]
+def test_bad_input_leaves_outputs_untouched(runs):
+    nb = runs["notebooks"][CHAPTERS[0]]
     before = nb.read_bytes()
-    claims = book["results"] / CHAPTERS[0] / "quick" / "claims.json"
+    claims = runs["results"] / CHAPTERS[0] / "smoke" / "claims.json"
     claims_before = claims.read_bytes()
-    env = dict(os.environ, BOOK_RESULTS=str(book["results"]))
-    out = subprocess.run([sys.executable, "-m", "lib", "run", CHAPTERS[0], "--set", "threshold_a=2"], cwd=ROOT,
-                         env=env, capture_output=True, text=True, timeout=60)
+    env = dict(os.environ, BOOK_RESULTS=str(runs["results"]), BOOK_EXECUTED=str(nb.parent))
+    out = subprocess.run([sys.executable, "-m", "lib", "run", CHAPTERS[0], "--profile", "smoke", "--set", "threshold_a=2"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "threshold_a" in out.stderr
     assert nb.read_bytes() == before and claims.read_bytes() == claims_before
 
 
-def _copy_results(book, tmp_path):
+def _copy_results(runs, tmp_path):
     results = tmp_path / "results"
-    shutil.copytree(book["results"], results)
+    shutil.copytree(runs["results"], results)
     return results
 
 
-def test_compute_without_jupyter_writes_compute_provenance(book, tmp_path):
+def test_compute_without_jupyter_writes_compute_provenance(runs, tmp_path):
     """`python -m lib compute` (the GPU path: no Jupyter) fills the store and records where it computed."""
-    results = _copy_results(book, tmp_path)
+    results = _copy_results(runs, tmp_path)
     env = dict(os.environ, BOOK_RESULTS=str(results))
-    out = subprocess.run([sys.executable, "-m", "lib", "compute", CHAPTERS[0], "--profile", "quick"], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "lib", "compute", CHAPTERS[0], "--profile", "smoke"], cwd=ROOT,
                          env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    comp = read_json(results / CHAPTERS[0] / "quick" / "compute.json")
-    assert comp["profile"] == "quick" and comp["device"] and comp["torch"] and comp["wall_s"] >= 0 and comp["params"]
+    comp = read_json(results / CHAPTERS[0] / "smoke" / "compute.json")
+    assert comp["profile"] == "smoke" and comp["device"] and comp["torch"] and comp["wall_s"] >= 0 and comp["params"]
 
 
-def test_stored_only_render_loads_and_changes_nothing(book, tmp_path, monkeypatch):
+def test_stored_only_render_loads_and_changes_nothing(runs, tmp_path, monkeypatch):
     """How `make book` shows committed paper results: stored results only, store untouched, page says so."""
-    results = _copy_results(book, tmp_path)
+    results = _copy_results(runs, tmp_path)
     monkeypatch.setenv("BOOK_RESULTS", str(results))
-    d = results / CHAPTERS[0] / "quick"
+    d = results / CHAPTERS[0] / "smoke"
     before = {p: p.read_bytes() for p in d.rglob("*.json")}
-    nb = runner.run_chapter(CHAPTERS[0], "quick", out_dir=tmp_path / "executed", stored_only=True)
+    nb = runner.run_chapter(CHAPTERS[0], "smoke", out_dir=tmp_path / "executed", stored_only=True)
     assert {p: p.read_bytes() for p in d.rglob("*.json")} == before
     text = nb.read_text()
     assert "stored results" in text and "Traceback" not in text
     # A result the store does not hold is an error, never a silent recomputation.
     with pytest.raises(runner.ChapterFailed, match="no stored result"):
-        runner.run_chapter(CHAPTERS[0], "quick", {"seed": 7}, out_dir=tmp_path / "executed", stored_only=True)
+        runner.run_chapter(CHAPTERS[0], "smoke", {"seed": 7}, out_dir=tmp_path / "executed", stored_only=True)
     assert nb.read_text() == text

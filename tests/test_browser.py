@@ -15,8 +15,8 @@ and math-fit.js has fitted it), with a long script timeout for a loaded machine.
 
 Two ways to run it:
 
-- `pytest tests/test_browser.py -k quick_build`: on the `book` fixture (tests/conftest.py: every chapter's quick
-  profile run and the book built, slow);
+- `pytest tests/test_browser.py -k the_book`: on the `book` fixture (tests/conftest.py: the book as `make book`
+  makes it, from the committed results, built in a temporary copy);
 - `BOOK_HTML=_build/html pytest tests/test_browser.py -k existing_build`: on a build already made (`python -m lib
   book`). BOOK_SHOTS=<folder> saves each page's first screen there as a PNG (<page>-<width>x<height>.png).
 
@@ -215,7 +215,7 @@ def _check(browser, html: Path, viewport):
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda v: f"{v[0]}x{v[1]}")
-def test_quick_build_in_a_browser(book, browser, viewport):
+def test_the_book_in_a_browser(book, browser, viewport):
     _check(browser, book["html"], viewport)
 
 

@@ -299,7 +299,8 @@ def test_compute_stores_every_point_and_reruns_load(tiny):
     assert {c["id"] for c in rows} >= {"8a-decay-law", "8-oracle", "8b-ffn-above-line", "8b-readout-on-line",
                                        "8b-adamw-line", "rotation-ffn"}       # no n below the floor: no 8c-floor
     assert all(isinstance(c["passed"], bool) and c["kind"] in ("check", "claim") and c["source"] for c in rows)
-    assert np.array(second["ffn"][(2, False)]["result"]["test_mse"], dtype=float).shape == (3, 2)
+    shape = (len(SMOKE["n_over_Nd"]), SMOKE["n_seeds"])
+    assert np.array(second["ffn"][(2, False)]["result"]["test_mse"], dtype=float).shape == shape
 
 
 def test_claim_fails_when_the_ffn_beats_the_line(tiny):
