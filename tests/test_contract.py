@@ -7,13 +7,13 @@ import dataclasses
 import importlib
 import inspect
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from new_chapter import copy_repo, generated
 
 from lib.core import claims, params, runner
 from lib.core.rules import Holds
@@ -342,20 +342,13 @@ def test_imports_run_one_way(chapter):
 
 
 # ------------------------------------------------------------------------------------------ python -m lib new
-def _copy_repo(root: Path) -> None:
-    for name in ("_config.yml", "_toc.yml", "pyproject.toml"):
-        shutil.copy(ROOT / name, root / name)
-    for name in ("lib", "book", "parameters", "tests"):
-        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("executed", "__pycache__", ".*"))
-
-
 def _lib(root: Path, *args, env=None):
     return subprocess.run([sys.executable, "-m", "lib", *args], cwd=root, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "BOOK_RESULTS": str(root / "results"), **(env or {})})
 
 
 def test_new_refuses_bad_and_existing_names(tmp_path):
-    _copy_repo(tmp_path)
+    copy_repo(tmp_path)
     before = (tmp_path / "_toc.yml").read_text()
     for name in ("../evil", "Bad", "x", CHAPTERS[0]):
         out = _lib(tmp_path, "new", name)
@@ -363,30 +356,36 @@ def test_new_refuses_bad_and_existing_names(tmp_path):
     assert (tmp_path / "_toc.yml").read_text() == before
 
 
+@pytest.fixture(scope="module")
+def skeleton(tmp_path_factory) -> dict:
+    return generated(tmp_path_factory)
+
+
 @pytest.mark.e2e
-def test_new_chapter_runs_builds_and_meets_the_contract(tmp_path):
+def test_new_chapter_runs_builds_and_meets_the_contract(skeleton):
     """The skeleton of `python -m lib new` in a copy of the repository: it runs, its page builds, its own test and the
-    contract tests pass on it."""
-    _copy_repo(tmp_path)
-    out = _lib(tmp_path, "new", "demo_theorem", "--title", "A demo theorem")
+    contract tests pass on it (tests/new_chapter.py: the copy, and those tests run in it, shared with
+    test_scaffold.py; run there before this test runs the chapter, which writes no file they read)."""
+    root, out = skeleton["root"], skeleton["new"]
     assert out.returncode == 0, out.stderr
-    toc = yaml.safe_load((tmp_path / "_toc.yml").read_text())
+    toc = yaml.safe_load(skeleton["toc"])
     part = next(p for p in toc["parts"] if {"file": "book/executed/demo_theorem"} in p["chapters"])
     assert part["caption"] != "About this build"          # a paper's part (the last one: the line says to move it)
-    run = _lib(tmp_path, "run", "demo_theorem")
+    run = _lib(root, "run", "demo_theorem")
     assert run.returncode == 0, run.stderr[-3000:]
     # Build a book of the new chapter alone (the others are not executed in this copy).
     toc["parts"] = [{**part, "chapters": [{"file": "book/executed/demo_theorem"}]}] + \
         [p for p in toc["parts"] if p["caption"] == "About this build"]
-    (tmp_path / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
-    build = _lib(tmp_path, "build")
+    (root / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
+    build = _lib(root, "build")
     assert build.returncode == 0, (build.stdout + build.stderr)[-3000:]
-    html = (tmp_path / "_build" / "html" / "book" / "executed" / "demo_theorem.html").read_text()
+    html = (root / "_build" / "html" / "book" / "executed" / "demo_theorem.html").read_text()
     assert "✓ pass</span>" in html and "Traceback" not in html and "A demo theorem" in html
-    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_demo_theorem.py",
-                            "tests/test_contract.py", "-k", "demo_theorem or test_chapter_files"],
-                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    tests = skeleton["tests"]
     assert tests.returncode == 0, tests.stdout[-3000:]
+    for test in ("test_demo_theorem.py::test_run_mean_is_reproducible_and_near_the_theorem",
+                 "test_contract.py::test_chapter_files[demo_theorem]", "test_contract.py::test_chapter_files[ffn_span]"):
+        assert f"PASSED tests/{test}" in tests.stdout, test
 
 
 def test_pyproject_lists_what_lib_imports():

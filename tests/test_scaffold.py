@@ -1,46 +1,31 @@
 """`python -m lib new` in a copy of the repository: the skeleton it writes passes the whole chapter contract
 (tests/test_contract.py, its end-to-end build aside: that one is test_contract's own e2e test), its own tests, and
 its page's smoke run (tests/test_smoke.py), as generated; and its toc line joins a paper's part, as every chapter's
-does."""
+does. The copy, and the tests run in it, are tests/new_chapter.py's, shared with test_contract's e2e test."""
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
+import pytest
 import yaml
+from new_chapter import NAME, generated
 
 from lib.core.scaffold import MOVE_ME, toc_entry
 from lib.core.store import ROOT
 
-NAME = "demo_theorem"
+
+@pytest.fixture(scope="module")
+def skeleton(tmp_path_factory) -> dict:
+    return generated(tmp_path_factory)
 
 
-def _copy(root: Path) -> None:
-    """What the contract reads: lib, the chapter sources, the profiles, the tests, the toc and the configuration."""
-    for name in ("_config.yml", "_toc.yml", "pyproject.toml"):
-        shutil.copy(ROOT / name, root / name)
-    skip = shutil.ignore_patterns("executed", "__pycache__", ".*")
-    for name in ("lib", "book", "parameters", "tests"):    # tests: the contract asks every chapter for its test file
-        shutil.copytree(ROOT / name, root / name, ignore=skip)
-
-
-def test_the_skeleton_passes_the_contract_its_tests_and_the_smoke_run_as_generated(tmp_path):
-    _copy(tmp_path)
-    env = {**os.environ, "BOOK_RESULTS": str(tmp_path / "results"), "OMP_NUM_THREADS": "1"}
-    new = subprocess.run([sys.executable, "-m", "lib", "new", NAME, "--title", "A demo theorem"], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=120)
+def test_the_skeleton_passes_the_contract_its_tests_and_the_smoke_run_as_generated(skeleton):
+    new, tests = skeleton["new"], skeleton["tests"]
     assert new.returncode == 0, new.stderr
     written = {Path(line.removeprefix("wrote ")) for line in new.stdout.splitlines() if line.startswith("wrote ")}
     assert {Path(f"lib/chapters/{NAME}/claims/__init__.py"), Path(f"lib/chapters/{NAME}/claims/power.py"),
             Path(f"parameters/{NAME}/smoke.yaml"), Path("_toc.yml")} <= written
-    assert f"file: book/executed/{NAME}" in (tmp_path / "_toc.yml").read_text()
-    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-m", "not e2e",
-                            "tests/test_contract.py", f"tests/test_{NAME}.py", "tests/test_smoke.py",
-                            "-k", f"not smoke_profile_runs or {NAME}"],
-                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert f"file: book/executed/{NAME}" in skeleton["toc"]
     assert tests.returncode == 0, tests.stdout[-4000:]
     for test in (f"test_smoke.py::test_smoke_profile_runs_the_page_without_the_notebook[{NAME}]",
                  f"test_contract.py::test_every_claim_row_declares_the_worlds_the_gate_needs[{NAME}]",
