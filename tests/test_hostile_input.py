@@ -220,16 +220,16 @@ def test_temporary_files_of_a_killed_writer_are_cleaned_and_a_live_one_kept(tmp_
 
 def test_a_run_killed_with_sigkill_leaves_nothing_the_next_run_does_not_clean(tmp_path):
     """kill -9 of `compute` while it trains: the points that finished are whole JSON, and after a rerun there is no
-    temporary file left."""
-    env = {**os.environ, "BOOK_RESULTS": str(tmp_path)}
-    args = [sys.executable, "-m", "lib", "compute", CHAPTER, "--profile", "quick", "--set", "N_a=[2,3,4]",
-            "--set", "N_b=[4]", "--set", "n_seeds=1", "--set", "n_test=64", "--set", "max_samples=20000"]
+    temporary file left. The smoke profile: 22 points, the first about a second, the other 21 about 3 s more (the
+    kill lands in one of them)."""
+    env = {**os.environ, "BOOK_RESULTS": str(tmp_path), "OMP_NUM_THREADS": "1"}
+    args = [sys.executable, "-m", "lib", "compute", CHAPTER, "--profile", "smoke"]
     proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     while (line := proc.stdout.readline()) and " computed in " not in line:   # until the first point is stored
         pass
     proc.kill()
     proc.wait()
-    points = tmp_path / CHAPTER / "quick" / "points"
+    points = tmp_path / CHAPTER / "smoke" / "points"
     import json
     for f in points.glob("*.json"):
         json.loads(f.read_text())
