@@ -5,17 +5,17 @@ import os
 import subprocess
 import sys
 
-from tiny_sweep import PROFILE, ROOT
+from tiny_sweep import PROFILE, ROOT, one_process
 from tiny_sweep import compute as _compute
 from tiny_sweep import stored_numbers as _points
 
 
-def test_jobs_store_the_same_numbers_as_one_process(tmp_path):
-    one, two = _compute(tmp_path / "one"), _compute(tmp_path / "two", "--jobs", "2")
+def test_jobs_store_the_same_numbers_as_one_process(tmp_path, tmp_path_factory):
+    (one, one_results), two = one_process(tmp_path_factory), _compute(tmp_path / "two", "--jobs", "2")
     assert one.returncode == 0, one.stderr
     assert two.returncode == 0, two.stderr
     assert two.stdout.count(" computed in ") == 6 and "[6/6]" in two.stdout  # every point computed once
-    assert _points(tmp_path / "one") == _points(tmp_path / "two") and len(_points(tmp_path / "one")) == 6
+    assert _points(one_results) == _points(tmp_path / "two") and len(_points(one_results)) == 6
     again = _compute(tmp_path / "two", "--jobs", "2")                    # a rerun loads every point
     assert again.returncode == 0 and " computed in " not in again.stdout
     assert "6 of 6 points loaded" in again.stdout

@@ -10,7 +10,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from tiny_sweep import PROFILE, ROOT, TINY  # noqa: E402 (after the importorskip)
+from tiny_sweep import PROFILE, ROOT, TINY, one_process  # noqa: E402 (after the importorskip)
 from tiny_sweep import compute as _compute  # noqa: E402
 from tiny_sweep import stored_numbers as _numbers  # noqa: E402
 
@@ -27,12 +27,12 @@ def cluster():
         yield c.scheduler_address
 
 
-def test_a_two_worker_cluster_stores_the_numbers_of_one_process(tmp_path, cluster):
-    one, dask = _compute(tmp_path / "one"), _compute(tmp_path / "dask", "--cluster", cluster)
+def test_a_two_worker_cluster_stores_the_numbers_of_one_process(tmp_path, tmp_path_factory, cluster):
+    (one, one_results), dask = one_process(tmp_path_factory), _compute(tmp_path / "dask", "--cluster", cluster)
     assert one.returncode == 0, one.stderr
     assert dask.returncode == 0, dask.stderr
     assert dask.stdout.count(" computed in ") == 6 and "[6/6]" in dask.stdout
-    assert _numbers(tmp_path / "one") == _numbers(tmp_path / "dask") and len(_numbers(tmp_path / "one")) == 6
+    assert _numbers(one_results) == _numbers(tmp_path / "dask") and len(_numbers(one_results)) == 6
     comp = json.loads((tmp_path / "dask" / "sample_complexity" / PROFILE / "compute.json").read_text())
     assert comp["cluster"] == cluster and comp["device"].startswith("CPU")   # what a worker found for device: auto
 

@@ -1,5 +1,6 @@
 """A tiny Figure 1 sweep through `python -m lib compute`, shared by the tests of --jobs, --cluster and --deadline:
-the smoke profile cut to six points of about a second each, and the stored numbers to compare between runs."""
+the smoke profile cut to six points of about a second each, and the stored numbers to compare between runs; the
+sweep computed by one process once a session, the numbers the --jobs and --cluster runs are compared with."""
 import json
 import os
 import subprocess
@@ -28,3 +29,15 @@ def stored_numbers(results: Path) -> dict:
         rec = json.loads(f.read_text())
         out[f.name] = {k: v for k, v in rec["result"].items() if k != "wall_s"}
     return out
+
+
+_one: dict = {}
+
+
+def one_process(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
+    """(the process, its results root): the tiny sweep computed by one plain `compute`, once a session (the tests of
+    --jobs and --cluster compare their numbers with these; nothing writes there after)."""
+    if not _one:
+        results = tmp_path_factory.mktemp("one_process")
+        _one.update(proc=compute(results), results=results)
+    return _one["proc"], _one["results"]
