@@ -153,11 +153,14 @@ def test_every_unsettled_claim_at_paper_scale_explains_itself(chapter):
     assert [k for k in unsettled(rows) if f"`{k}`:" not in said] == []
 
 
+# the fits at the smoke profile's effort (one start, no IRLS round, 10 evaluations per head): a result set to gate, in
+# 2 s instead of 10
 TINY = {"H_grid": [1, 2], "betas": [1.2], "taus": [10.0], "window": 1e4, "rel_bump_T": [16], "rel_bump_H": 2,
         "bump_T": [8], "delta_T": [2], "context_betas": [1.2], "context_windows": [512.0], "context_H": 2, "restarts": 1,
-        "irls_rounds": 1, "train_betas": [1.2], "train_taus": [10.0], "train_S": [16], "train_H": [1], "train_seeds": 1,
-        "train_steps": 10, "train_batch": 2, "train_n_test": 4, "train_checks": 1, "apph_S": 64, "apph_H": [1],
-        "apph_seeds": 1, "apph_steps": 10, "apph_batch": 2, "apph_n_test": 4}
+        "converged_starts": 1, "irls_rounds": 0, "max_nfev": 10, "train_betas": [1.2], "train_taus": [10.0],
+        "train_S": [16], "train_H": [1], "train_seeds": 1, "train_steps": 10, "train_batch": 2, "train_n_test": 4,
+        "train_checks": 1, "apph_S": 64, "apph_H": [1], "apph_seeds": 1, "apph_steps": 10, "apph_batch": 2,
+        "apph_n_test": 4}
 
 
 def test_the_gate_passes_an_honest_result_set_and_names_each_kind_of_tampering(tmp_path):
