@@ -2,6 +2,8 @@
 against its own seeds' range; exit 0 (no verdict changed), 1 (one did) or 2 (bad input, one line)."""
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -44,11 +46,20 @@ def cli(monkeypatch, capsys):
     return run
 
 
+def compute(results: Path, *sets: str) -> None:
+    """python -m lib compute sample_complexity --profile quick SETS in this process (torch already imported, on one
+    thread as the session runs it), storing under `results`."""
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        mp.setenv("BOOK_RESULTS", str(results))
+        status = main(["compute", "sample_complexity", "--profile", "quick", *sets])
+    assert status == 0, out.getvalue()[-2000:]
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     results = tmp_path_factory.mktemp("diff") / "results"
-    out = lib(results, "compute", "sample_complexity", "--profile", "quick", *TINY)
-    assert out.returncode == 0, out.stderr[-2000:]
+    compute(results, *TINY)
     return results
 
 
@@ -191,9 +202,7 @@ def test_runs_with_other_parameters_say_so_first_and_judge_no_number_against_see
     """Two runs that differ in a parameter: which ones comes before any number, and the points computed with other
     parameters are named with what differs, their numbers not judged against their seeds."""
     results = tmp_path / "results"
-    out = lib(results, "compute", "sample_complexity", "--profile", "quick", *TINY[:-2], "--set", "n_test=96",
-              *TINY[-2:])
-    assert out.returncode == 0, out.stderr[-2000:]
+    compute(results, *TINY[:-2], "--set", "n_test=96", *TINY[-2:])
     status, out, err = cli(tiny, "sample_complexity", "quick", str(results / "sample_complexity" / "quick"))
     lines = out.splitlines()
     assert lines[1].startswith("  the two runs differ in 1 parameter (A -> B)") and lines[2] == "    n_test: 64 -> 96"
