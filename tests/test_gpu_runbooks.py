@@ -2,8 +2,8 @@
 its tiny size on the CPU (`--device cpu --tiny`) into a temporary $OUT: the tarball is there, its record says what
 was computed, and every point file in it loads (checked against the folder's manifest where the step completed it).
 Also: a full-grid piece resumed from the previous call's tarball computes only the T left and its tarball holds them
-all; a call without anywhere to put its tarball stops with exit status 2. Eight calls in their own processes, two at
-a time: about 40 s of CPU in all."""
+all; a call without anywhere to put its tarball stops with exit status 2. Eight calls, each in its own process (forked,
+torch imported once for all of them: tests/forked.py), the six steps two at a time."""
 import json
 import os
 import subprocess
@@ -12,6 +12,7 @@ import tarfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import forked
 import pytest
 
 from lib.core.manifest import mismatches, read_point
@@ -27,22 +28,28 @@ STEPS = {"step1_svc_trials": ("step1_svc_trials.py", "sparse_variable_creation",
          "step6_svc_and_baseline": ("step6_svc_and_baseline.py", "sparse_variable_creation", [])}
 
 
-def script(name: str, out: Path, *args: str, resume: str = "none") -> subprocess.CompletedProcess:
+@pytest.fixture(scope="module")
+def python():
+    """`python SCRIPT` in a child forked from a server that has imported torch (tests/forked.py), on one thread."""
     env = {k: v for k, v in os.environ.items() if k not in ("OUT", "BOOK_RESULTS", "BOOK_COMMIT")}
-    return subprocess.run([sys.executable, str(GPU / name), "--device", "cpu", "--tiny", "--out", str(out),
-                           "--resume", resume, *args], cwd=ROOT, env={**env, "OMP_NUM_THREADS": "1"},
-                          capture_output=True, text=True, timeout=600)
+    with forked.Server({**env, "OMP_NUM_THREADS": "1"}) as server:
+        yield server
+
+
+def script(python, name: str, out: Path, *args: str, resume: str = "none") -> subprocess.CompletedProcess:
+    return python.run([str(GPU / name), "--device", "cpu", "--tiny", "--out", str(out), "--resume", resume, *args],
+                      cwd=ROOT, env=python.env, timeout=600)
 
 
 @pytest.fixture(scope="module")
-def calls(tmp_path_factory) -> dict:
+def calls(tmp_path_factory, python) -> dict:
     """Every step's tiny call, two at a time: {step: (its process, $OUT)}."""
     root = tmp_path_factory.mktemp("gpu_steps")
 
     def call(step):
         name, _, args = STEPS[step]
         out = root / step
-        return step, (script(name, out, *args), out)
+        return step, (script(python, name, out, *args), out)
 
     with ThreadPoolExecutor(2) as pool:
         return dict(pool.map(call, STEPS))
@@ -88,11 +95,11 @@ def test_step_end_to_end(step, calls, tmp_path):
         assert kinds == {"AndPoint"} and record["seeded"]["from_committed"] >= 1    # the constructions, the parity runs
 
 
-def test_full_grid_resumes_and_accumulates(tmp_path):
-    first = script("step1_svc_trials.py", tmp_path / "one", "--grid", "full", "--T", "4")
+def test_full_grid_resumes_and_accumulates(tmp_path, python):
+    first = script(python, "step1_svc_trials.py", tmp_path / "one", "--grid", "full", "--T", "4")
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     tarball = tmp_path / "one" / "step1_svc_full_grid.tar.gz"
-    second = script("step1_svc_trials.py", tmp_path / "two", "--grid", "full", resume=str(tarball))
+    second = script(python, "step1_svc_trials.py", tmp_path / "two", "--grid", "full", resume=str(tarball))
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
     record = unpacked(tmp_path / "two" / "step1_svc_full_grid.tar.gz", tmp_path / "x")
     assert record["full_grid"]["stored_before"] == [4] and record["full_grid"]["piece"] == [5, 6]
