@@ -1,5 +1,7 @@
 """Careless and hostile input: every bad input is one line on stderr and exit status 2 (a failing chapter: exit 1
-and a 'chapter ... failed' line), with results/ and book/executed/ left byte for byte as they were."""
+and a 'chapter ... failed' line), with results/ and book/executed/ left byte for byte as they were. The commands run
+as `python -m lib` does, each in its own process forked from one that has imported torch (tests/forked.py), on one
+torch thread."""
 from __future__ import annotations
 
 import hashlib
@@ -10,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import forked
 import pytest
 
 from lib.core import params
@@ -26,28 +29,42 @@ def tree(path: Path) -> dict:
             if p.is_file()}
 
 
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+
+@pytest.fixture(scope="module")
+def python():
+    with forked.Server(ENV) as server:
+        yield server
+
+
+def lib(python, args: list[str], timeout: float = 120, **env) -> subprocess.CompletedProcess:
+    """python -m lib ARGS in the repository, with ENV and `env`."""
+    return python.run(["-m", "lib", *args], cwd=ROOT, env={**ENV, **env}, timeout=timeout)
+
+
 @pytest.fixture
-def sandbox(tmp_path, monkeypatch):
+def sandbox(tmp_path, monkeypatch, python):
     """A results tree and an executed-notebook tree with something in them, and a scratch profile directory of a
     copy of the chapter's profiles."""
     results, executed = tmp_path / "results", tmp_path / "executed"
     atomic_write(results / CHAPTER / "quick" / "claims.json", "[]\n")
     atomic_write(executed / f"{CHAPTER}.ipynb", "{}\n")
-    return {"results": results, "executed": executed, "before": (tree(results), tree(executed)), "tmp": tmp_path}
+    return {"results": results, "executed": executed, "before": (tree(results), tree(executed)), "tmp": tmp_path,
+            "python": python}
 
 
 def cli(sandbox, *args, profile_text: bytes | None = None):
     """python -m lib ARGS in the repository, writing (if anything) into the sandbox only; a profile_text is put in
     parameters/<chapter>/hostile-<pid>.yaml for the call and removed after."""
-    env = {**os.environ, "BOOK_RESULTS": str(sandbox["results"]), "BOOK_EXECUTED": str(sandbox["executed"])}
     extra = []
     path = ROOT / "parameters" / CHAPTER / f"hostile-{os.getpid()}.yaml"
     if profile_text is not None:
         path.write_bytes(profile_text)
         extra = ["--profile", path.stem]
     try:
-        return subprocess.run([sys.executable, "-m", "lib", *args, *extra], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=120)
+        return lib(sandbox["python"], [*args, *extra], BOOK_RESULTS=str(sandbox["results"]),
+                   BOOK_EXECUTED=str(sandbox["executed"]))
     finally:
         path.unlink(missing_ok=True)
 
@@ -129,9 +146,8 @@ def test_unwritable_executed_directory_fails_the_chapter_in_one_line(sandbox, tm
     bits) fails the chapter with a 'chapter ... failed' line and changes nothing."""
     blocked = tmp_path / "blocked"
     blocked.write_text("not a directory")
-    out = subprocess.run([sys.executable, "-m", "lib", "run", CHAPTER], cwd=ROOT, capture_output=True, text=True,
-                         timeout=120, env={**os.environ, "BOOK_RESULTS": str(sandbox["results"]),
-                                           "BOOK_EXECUTED": str(blocked / "executed")})
+    out = lib(sandbox["python"], ["run", CHAPTER], BOOK_RESULTS=str(sandbox["results"]),
+              BOOK_EXECUTED=str(blocked / "executed"))
     assert out.returncode == 1 and out.stderr.startswith(f"error: chapter {CHAPTER} failed: cannot write"), out.stderr
     assert len(out.stderr.splitlines()) == 1 and blocked.read_text() == "not a directory"
     assert (tree(sandbox["results"]), tree(sandbox["executed"])) == sandbox["before"]
@@ -148,9 +164,8 @@ def test_unwritable_results_fail_the_run_in_one_line(sandbox, tmp_path):
     path and why, not with the notebook's traceback; book/executed/ is left as it was."""
     blocked = tmp_path / "blocked"
     blocked.write_text("not a directory")
-    out = subprocess.run([sys.executable, "-m", "lib", "run", CHAPTER, *TINY], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300, env={**os.environ, "BOOK_RESULTS": str(blocked / "results"),
-                                                      "BOOK_EXECUTED": str(sandbox["executed"])})
+    out = lib(sandbox["python"], ["run", CHAPTER, *TINY], timeout=300, BOOK_RESULTS=str(blocked / "results"),
+              BOOK_EXECUTED=str(sandbox["executed"]))
     assert out.returncode == 1 and len(out.stderr.splitlines()) == 1, out.stderr[-3000:]
     assert re.match(rf"error: chapter {CHAPTER} failed in cell \d+: cannot write {re.escape(str(blocked))}/results/\S+: "
                     rf"Not a directory \({re.escape(str(blocked))} is a file where a folder should be: move the file "
