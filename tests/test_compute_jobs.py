@@ -1,30 +1,44 @@
 """`python -m lib compute --jobs J`: J worker processes (lib.core.sweep.collect) share one sweep and store the same
-numbers as one process."""
+numbers as one process. The `compute` calls run as `python -m lib` does, each in its own process forked from one
+that has imported torch (tests/forked.py); the workers are spawned, fresh interpreters, as in any call."""
 import json
 import os
 import subprocess
 import sys
 
+import forked
+import pytest
+import tiny_sweep
 from tiny_sweep import PROFILE, ROOT, one_process
-from tiny_sweep import compute as _compute
 from tiny_sweep import stored_numbers as _points
 
 
-def test_jobs_store_the_same_numbers_as_one_process(tmp_path, tmp_path_factory):
-    (one, one_results), two = one_process(tmp_path_factory), _compute(tmp_path / "two", "--jobs", "2")
+@pytest.fixture(scope="module")
+def python():
+    with forked.Server(tiny_sweep.env()) as server:
+        yield server
+
+
+def _compute(results, *extra, python):
+    return tiny_sweep.compute(results, *extra, python=python)
+
+
+def test_jobs_store_the_same_numbers_as_one_process(tmp_path, tmp_path_factory, python):
+    one, one_results = one_process(tmp_path_factory, python)
+    two = _compute(tmp_path / "two", "--jobs", "2", python=python)
     assert one.returncode == 0, one.stderr
     assert two.returncode == 0, two.stderr
     assert two.stdout.count(" computed in ") == 6 and "[6/6]" in two.stdout  # every point computed once
     assert _points(one_results) == _points(tmp_path / "two") and len(_points(one_results)) == 6
-    again = _compute(tmp_path / "two", "--jobs", "2")                    # a rerun loads every point
+    again = _compute(tmp_path / "two", "--jobs", "2", python=python)     # a rerun loads every point
     assert again.returncode == 0 and " computed in " not in again.stdout
     assert "6 of 6 points loaded" in again.stdout
     comp = json.loads((tmp_path / "two" / "sample_complexity" / PROFILE / "compute.json").read_text())
     assert comp["jobs"] == 2
 
 
-def test_bad_jobs_exits_2(tmp_path):
-    out = _compute(tmp_path, "--jobs", "0")
+def test_bad_jobs_exits_2(tmp_path, python):
+    out = _compute(tmp_path, "--jobs", "0", python=python)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "--jobs" in out.stderr
     assert not (tmp_path / "sample_complexity").exists()
 

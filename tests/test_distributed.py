@@ -1,18 +1,28 @@
 """`python -m lib compute --cluster ADDRESS`: the sweep's points computed on a Dask cluster (here a local one of two
 worker processes) are stored with the same numbers as one process computes (tests/test_compute_jobs.py's tiny
-Figure 1 sweep)."""
+Figure 1 sweep). The `compute` calls run as `python -m lib` does, each in its own process forked from one that has
+imported torch (tests/forked.py)."""
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from tiny_sweep import PROFILE, ROOT, TINY, one_process  # noqa: E402 (after the importorskip)
-from tiny_sweep import compute as _compute  # noqa: E402
+import forked  # noqa: E402 (after the importorskip)
+import tiny_sweep  # noqa: E402
+from tiny_sweep import PROFILE, one_process  # noqa: E402
 from tiny_sweep import stored_numbers as _numbers  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def python():
+    with forked.Server(tiny_sweep.env()) as server:
+        yield server
+
+
+def _compute(results, *extra, python, **env):
+    return tiny_sweep.compute(results, *extra, python=python, **env)
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +37,9 @@ def cluster():
         yield c.scheduler_address
 
 
-def test_a_two_worker_cluster_stores_the_numbers_of_one_process(tmp_path, tmp_path_factory, cluster):
-    (one, one_results), dask = one_process(tmp_path_factory), _compute(tmp_path / "dask", "--cluster", cluster)
+def test_a_two_worker_cluster_stores_the_numbers_of_one_process(tmp_path, tmp_path_factory, cluster, python):
+    (one, one_results), dask = one_process(tmp_path_factory, python), _compute(tmp_path / "dask", "--cluster", cluster,
+                                                                               python=python)
     assert one.returncode == 0, one.stderr
     assert dask.returncode == 0, dask.stderr
     assert dask.stdout.count(" computed in ") == 6 and "[6/6]" in dask.stdout
@@ -37,16 +48,14 @@ def test_a_two_worker_cluster_stores_the_numbers_of_one_process(tmp_path, tmp_pa
     assert comp["cluster"] == cluster and comp["device"].startswith("CPU")   # what a worker found for device: auto
 
 
-def test_the_cluster_address_may_come_from_the_environment(tmp_path, cluster):
+def test_the_cluster_address_may_come_from_the_environment(tmp_path, cluster, python):
     env_results = tmp_path / "env"
-    env = {**os.environ, "BOOK_RESULTS": str(env_results), "BOOK_CLUSTER": cluster, "OMP_NUM_THREADS": "1"}
-    out = subprocess.run([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", PROFILE, *TINY,
-                          "--set", "N_a=[2]"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    out = _compute(env_results, "--set", "N_a=[2]", python=python, BOOK_CLUSTER=cluster)
     assert out.returncode == 0, out.stderr
     assert json.loads((env_results / "sample_complexity" / PROFILE / "compute.json").read_text())["cluster"] == cluster
 
 
-def test_no_scheduler_at_the_address_is_one_line_and_exit_1(tmp_path, monkeypatch):
+def test_no_scheduler_at_the_address_is_one_line_and_exit_1(tmp_path, monkeypatch, python):
     monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")   # Dask's own setting (default 30 s)
-    out = _compute(tmp_path, "--cluster", "tcp://127.0.0.1:9", "--set", "N_a=[2]")
+    out = _compute(tmp_path, "--cluster", "tcp://127.0.0.1:9", "--set", "N_a=[2]", python=python)
     assert out.returncode == 1 and out.stderr.count("\n") == 1 and "no Dask scheduler answered" in out.stderr

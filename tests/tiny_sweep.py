@@ -15,11 +15,19 @@ TINY = ["--set", "models=[transformer, ffn]", "--set", "N_a=[2, 4]", "--set", "N
         "--set", "N_wide=[2]", "--set", "attention_N=0"]
 
 
-def compute(results: Path, *extra):
-    """`python -m lib compute sample_complexity --profile smoke` on the tiny sweep, storing under `results`."""
-    env = {**os.environ, "BOOK_RESULTS": str(results), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-m", "lib", "compute", "sample_complexity", "--profile", PROFILE, *TINY, *extra],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+def env(**more: str) -> dict:
+    """The environment of the tiny sweep's processes: this one's, on one thread, with `more`."""
+    return {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", **more}
+
+
+def compute(results: Path, *extra, python=None, **more: str):
+    """`python -m lib compute sample_complexity --profile smoke` on the tiny sweep, storing under `results`, with `more`
+    in its environment: a fresh interpreter, or a child of `python` (a tests/forked.py server started with env())."""
+    argv = ["-m", "lib", "compute", "sample_complexity", "--profile", PROFILE, *TINY, *extra]
+    e = env(BOOK_RESULTS=str(results), **more)
+    if python is not None:
+        return python.run(argv, cwd=ROOT, env=e, timeout=300)
+    return subprocess.run([sys.executable, *argv], cwd=ROOT, env=e, capture_output=True, text=True, timeout=300)
 
 
 def stored_numbers(results: Path) -> dict:
@@ -34,10 +42,10 @@ def stored_numbers(results: Path) -> dict:
 _one: dict = {}
 
 
-def one_process(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
-    """(the process, its results root): the tiny sweep computed by one plain `compute`, once a session (the tests of
-    --jobs and --cluster compare their numbers with these; nothing writes there after)."""
+def one_process(tmp_path_factory, python=None) -> tuple[subprocess.CompletedProcess, Path]:
+    """(the process, its results root): the tiny sweep computed by one plain `compute` (see `compute`), once a session
+    (the tests of --jobs and --cluster compare their numbers with these; nothing writes there after)."""
     if not _one:
         results = tmp_path_factory.mktemp("one_process")
-        _one.update(proc=compute(results), results=results)
+        _one.update(proc=compute(results, python=python), results=results)
     return _one["proc"], _one["results"]
