@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import forked
 import pytest
 from tiny_sweep import PROFILE, TINY
 
@@ -152,8 +153,13 @@ def _cli(results: Path, *args, block=()):
             f"rc = main({list(args)!r})\n"
             "print(sorted({m.split('.')[0] for m, v in sys.modules.items() if v is not None}))\n"
             "sys.exit(rc)\n")
-    env = {**os.environ, "BOOK_RESULTS": str(results), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(results), capture_output=True, text=True,
+                          timeout=600)
+
+
+def _env(results: Path | None = None) -> dict:
+    return {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+            **({"BOOK_RESULTS": str(results)} if results else {})}
 
 
 NOT_NEEDED_TO_COMPUTE = ("matplotlib", "papermill", "jupytext", "nbformat", "IPython", "jupyter_book",
@@ -183,23 +189,36 @@ def test_compute_all_with_a_past_deadline_lists_what_is_left_and_exits_4(tmp_pat
     assert "skipped: needs threadpoolctl" in out.stdout and "rpe_decay" in out.stderr and "turing_simulation" in out.stdout
 
 
-def test_compute_with_a_deadline_exits_4_then_3_then_0_and_resumes(tmp_path):
+@pytest.fixture(scope="module")
+def python():
+    """A tests/forked.py server in _cli's environment: `python -m lib` in children forked from one that has imported
+    torch, with no module made unimportable (the tests that block modules run a fresh interpreter: _cli)."""
+    with forked.Server(_env()) as server:
+        yield server
+
+
+def _forked(python, results: Path, *args) -> subprocess.CompletedProcess:
+    """python -m lib ARGS as _cli runs it, but in a child of `python`, and without _cli's last line of modules."""
+    return python.run(["-m", "lib", *args], cwd=ROOT, env=_env(results), timeout=600)
+
+
+def test_compute_with_a_deadline_exits_4_then_3_then_0_and_resumes(tmp_path, python):
     from lib.chapters.sample_complexity import compute
     from lib.core.params import parse_overrides, resolve
     from lib.core.store import key_of, spec_dict, write_json
 
     args = ("compute", "sample_complexity", "--profile", PROFILE, *TINY, "--set", "N_a=[2, 3, 4]")
-    first = _cli(tmp_path, *args, "--deadline", "0")
+    first = _forked(python, tmp_path, *args, "--deadline", "0")
     assert first.returncode == 4 and "0/8 " in first.stdout and "give a later deadline" in first.stderr
     # As if an earlier call had abandoned one point after ten hours: a call with an hour does not start it
     points = compute.points(resolve("sample_complexity", PROFILE, parse_overrides(TINY[1::2] + ["N_a=[2, 3, 4]"])))
     write_json(tmp_path / "sample_complexity" / PROFILE / "deadline.json",
                {"seconds_per_cost": 0.0, "at_least": {key_of(spec_dict(points[0].spec)): 36000.0}})
-    second = _cli(tmp_path, *args, "--deadline", "3600")
+    second = _forked(python, tmp_path, *args, "--deadline", "3600")
     assert second.returncode == 3, second.stderr
     assert "7/8 " in second.stdout and "(+7 in this call)" in second.stdout and "not started" in second.stdout
     assert not (tmp_path / "sample_complexity" / PROFILE / "compute.json").exists()
-    third = _cli(tmp_path, *args)                  # no deadline: the last point, and the compute's provenance
+    third = _forked(python, tmp_path, *args)       # no deadline: the last point, and the compute's provenance
     assert third.returncode == 0, third.stderr
     assert "7 of 8 points loaded" in third.stdout and "[1/1]" in third.stdout
     assert (tmp_path / "sample_complexity" / PROFILE / "compute.json").is_file()
