@@ -355,11 +355,13 @@ def stored_like(seed: int = 0, draws: int = 3, seeds: int = 5, spread: float = 0
 def test_each_rule_passes_its_resampled_runs_more_often_than_runs_without_the_mechanism():
     """page.power on stored-like runs (3 draws of 5 seeds, 10% spreads, 20 draws per world): every row measured there
     declares worlds, passes its faithful world (the runs resampled) in most draws and more often than every world
-    without the mechanism, and fails at least one of them in most draws."""
+    without the mechanism, and fails at least one of them in most draws. The other worlds with the mechanism (the
+    authors' means, other laws of N), which this test does not judge, are left out (test_smoke draws every world)."""
     from lib.chapters.sample_complexity.claims.power import WORLDS
     from lib.core.power import power_table
 
-    table = power_table(ROWS, WORLDS, P, stored_like(), 20, more_seeds=False)     # page.power without the redraws
+    judged = {row: tuple(w for w in ws if w.name.startswith("faithful") or not w.mechanism) for row, ws in WORLDS.items()}
+    table = power_table(ROWS, judged, P, stored_like(), 20, more_seeds=False)     # page.power without the redraws
     assert {t["row"] for t in table} == set(WORLDS) - {"5-attn-reads-t"}      # no attention point here
     for row in {t["row"] for t in table}:
         faithful = [t["pass"] for t in table if t["row"] == row and t["world"].startswith("faithful")]
