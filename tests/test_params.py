@@ -300,3 +300,14 @@ def test_cuda_from_set_is_attributed_to_set():
         pytest.skip("a CUDA GPU is visible")
     msg = one_line_error(resolve, "sample_complexity", "quick", {"device": "cuda"}, needles=("device",))
     assert msg.startswith("--set") and "quick.yaml" not in msg
+
+
+def test_a_bound_set_by_another_key_says_where_that_value_came_from():
+    """eval_every stays in the profile; the bound it breaks, and_iters, came from --set: the one line names both."""
+    with pytest.raises(ParamError) as err:
+        resolve("sparse_variable_creation", "smoke", {"and_iters": 1})
+    assert str(err.value) == ("parameters/sparse_variable_creation/smoke.yaml: eval_every: expected at most and_iters "
+                              "(and_iters = 1, from --set), got 10")
+    with pytest.raises(ParamError, match=r"^--set: eval_every: expected at most and_iters \(and_iters = 100, from "
+                                         r"parameters/sparse_variable_creation/smoke.yaml\), got 100000$"):
+        resolve("sparse_variable_creation", "smoke", {"eval_every": 100000})

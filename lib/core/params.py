@@ -385,7 +385,12 @@ def resolve(chapter: str, profile: str, overrides: dict | None = None) -> dict:
         check_device(params["device"], source_of.get("device", where))
     module = _compute_module(chapter)
     for key, expected in module.check_params(params) if hasattr(module, "check_params") else []:
-        raise ParamError(f"{source_of.get(key, where)}: {key}: expected {expected}, got {shown(params[key])}")
+        source = source_of.get(key, where)
+        # a bound set by another key that came from elsewhere (--set, the profile) says where that value came from
+        others = [k for k in schema if k != key and re.search(rf"\b{re.escape(k)}\b", expected)
+                  and source_of.get(k, where) != source]
+        given = "".join(f" ({k} = {shown(params[k])}, from {source_of.get(k, where)})" for k in others)
+        raise ParamError(f"{source}: {key}: expected {expected}{given}, got {shown(params[key])}")
     if hasattr(module, "footprint"):
         _footprint_checks(module, params, source_of, where)
     if "profile" in schema:
