@@ -748,9 +748,44 @@ def test_a_run_without_the_elman_rnn_leaves_its_rows_unmeasured_and_its_panels_s
 
 
 def test_one_a2_length_draws_its_point_without_a_fit(tmp_path):
-    """a2_N: [4] is accepted: alpha* has one value, so its line has no R^2 (NaN, not a division by zero)."""
+    """alpha* at one length: there is no line to fit, so the page reads no slope, intercept or R^2 from the stored fit
+    (NaN), the panel draws the point alone and the row's text says there is no slope. The one-length record is the
+    smoke profile's, cut to its first length; its stored fit is left as computed on every length, which the page must
+    not read."""
     from lib.chapters.rnn_norm_growth import figures
+    from lib.chapters.rnn_norm_growth.claims import checks
 
-    P, res = _small(tmp_path, [0.9, 0.5], a2_N=[4])
-    assert math.isnan(ch_results.a2_fit(res)["r2"])
-    _drawn(figures.plot_norm(P, res))
+    P, res = _small(tmp_path, [0.9, 0.5])
+    r = res["a2"]["result"]
+    one = {**r, "N": r["N"][:1], "alpha_star": r["alpha_star"][:1]}
+    P, res = {**P, "a2_N": r["N"][:1]}, {**res, "a2": {**res["a2"], "result": one}}
+    fit = ch_results.a2_fit(res)
+    assert all(math.isnan(fit[k]) for k in ("slope", "intercept", "r2")) and list(fit["alpha"]) == one["alpha_star"]
+    assert "no line to fit" in _drawn(figures.plot_norm(P, res))
+    text = checks.TRANSFORMER_ROWS[0].measure(P, res).text
+    assert "no slope" in text and "nan" not in text
+
+
+def test_the_floor_the_page_names_is_the_grid_s_smallest_width(tmp_path):
+    """widths: [2, 4], every run at the threshold already at width 2: the contrast's finding and the first screen
+    name the floor d_h = 2, the grid's smallest width, never a width the grid does not have."""
+    P, res = _small(tmp_path, [0.2, 0.1], widths=[2, 4])
+    rows = page.claims(P, res)
+    text = page.findings(P, res, rows)
+    screen = page.first_screen(P, res, rows)
+    assert "the floor $d_h$ = 2" in text and "sits at 2" in screen
+    assert "$d_h$ = 1" not in text and "width 1" not in text and "sits at 1" not in screen
+
+
+@pytest.mark.parametrize("over, missing", [({"archs": ["gru"]}, "was not trained"),
+                                           ({"threshold": 0.01}, "at no $N$")])
+def test_the_norm_and_budget_sentences_say_what_is_missing_instead_of_nan(tmp_path, over, missing):
+    """Without the Elman RNN, or with no widest run at the threshold, the norm section has no slope to quote: its
+    sentence says which is missing; with no run at the threshold at all the budget sentence names no slowest run, and
+    the first screen does not say simple-1STR's width sits at the floor."""
+    P, res = _small(tmp_path, [0.9, 0.5], **over)
+    norm, budget = page.norm_markdown(P, res), page.budget_markdown(P, res)
+    assert missing in norm and "nan" not in norm.lower() and "nan" not in budget.lower()
+    if "threshold" in over:      # no width reaches: simple-1STR's d_h* is not at the floor, it is nowhere
+        assert "No run reached the threshold" in budget
+        assert "sits at" not in page.first_screen(P, res, page.claims(P, res))

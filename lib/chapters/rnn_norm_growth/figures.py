@@ -158,9 +158,12 @@ def plot_norm(P: dict, results: dict):
     fit = a2_fit(results)
     ax.plot(fit["N"], fit["alpha"], "^", color=COLORS["transformer"],
             label=r"$\alpha^*(N) = \Vert W_{QK}\Vert_{op}$ of Eq. A.2")
-    ax.plot(fit["N"], fit["slope"] * np.log(fit["N"]) + fit["intercept"], "-", color=COLORS["transformer"],
-            label=f"{fit['slope']:.2f} ln $N$ + {fit['intercept']:.2f}"
-            + (f", $R^2$ = {fit['r2']:.3f}" if np.isfinite(fit["r2"]) else " (one value: no $R^2$)"))
+    if np.isfinite(fit["slope"]):     # a line needs two lengths (a2_fit)
+        ax.plot(fit["N"], fit["slope"] * np.log(fit["N"]) + fit["intercept"], "-", color=COLORS["transformer"],
+                label=f"{fit['slope']:.2f} ln $N$ + {fit['intercept']:.2f}"
+                + (f", $R^2$ = {fit['r2']:.3f}" if np.isfinite(fit["r2"]) else " (no spread: no $R^2$)"))
+    else:
+        ax.text(0.5, 0.1, "one length: no line to fit", transform=ax.transAxes, ha="center")
     ax.set(xscale="log", xlabel="$N$ (log scale)", ylabel=r"$\alpha^*$", title=f"Transformer, off-target mass {P['off_target']}")
     ax.legend(fontsize=LEGEND)
     return fig

@@ -258,9 +258,9 @@ def packing_table(P: dict, results: dict) -> dict:
 
 
 def a2_fit(results: dict) -> dict:
-    """alpha*(N) and its stored fit against ln N (a2.compare_fits), with the fit's R^2 for the legend (NaN for one N)."""
-    r = results["a2"]["result"]
-    alpha, fit = np.array(r["alpha_star"], float), r["compare"]["fits"]["ln N"]
+    """alpha*(N), its stored fit against ln N (a2.compare_fits) and R^2; NaN under two N (one point fits no line)."""
+    alpha = np.array((r := results["a2"]["result"])["alpha_star"], float)
+    fit = r["compare"]["fits"]["ln N"] if len(set(r["N"])) > 1 else dict.fromkeys(("slope", "intercept", "rss"), math.nan)
     r2 = 1 - fit["rss"] / spread if (spread := float(((alpha - alpha.mean()) ** 2).sum())) > 0 else math.nan
     return {"N": np.array(r["N"], float), "alpha": alpha, "slope": fit["slope"], "intercept": fit["intercept"], "r2": r2}
 

@@ -204,7 +204,8 @@ def _explain_width(P, results, row, arch):
 def _explain_contrast(P, results, row, arch):
     c = contrast_numbers(P, results, arch)
     one, simple = c["1str"], c["simple"]
-    floor = [f"{LABELS[t]} reaches the threshold at the floor $d_h$ = 1 at {named_grid('N', Ns)}, so its $d_h^*$ "
+    w0 = min(P["widths"])                                   # the floor of the grid
+    floor = [f"{LABELS[t]} reaches the threshold at the floor $d_h$ = {w0} at {named_grid('N', Ns)}, so its $d_h^*$ "
              "there is only a bound" for t, e in (("1str", one), ("simple", simple))
              if (Ns := [N for N, lo, h in zip(e["N"], e["lo"], e["hi"]) if lo == 0 and np.isfinite(h)])]
     open_ = [N for N, h in zip(one["N"], one["hi"]) if not np.isfinite(h)]
@@ -221,7 +222,7 @@ def _explain_contrast(P, results, row, arch):
             "gives." + (f" {why[0].upper() + why[1:]}." if why else "") + (
                 " With the smallest allowed difference at −∞ the row cannot pass on this grid, whatever the "
                 "runs' noise: the rule tests the contrast only at $N$ where simple-1STR's $d_h^*$ leaves the "
-                "floor, so a pass needs a grid whose smallest $N$ puts it above width 1. A FAIL that stands needs "
+                f"floor, so a pass needs a grid whose smallest $N$ puts it above width {w0}. A FAIL that stands needs "
                 "more seeds per cell (the row's note says whether they would do) or more lengths: with $N$ = "
                 f"{2 * max(P['phase_N'])} on both tasks and widths up to {2 * max(P['widths'])}, each slope rests on "
                 f"{len(P['phase_N']) + 1} lengths."

@@ -85,8 +85,9 @@ def _transformer(P, results):
     fit, cmp = a2_fit(results), results["a2"]["result"]["compare"]
     aic = ", ".join(f"{k}: {cmp['fits'][k]['aic']:.1f}" for k in a2.GROWTHS)     # a fixed order: a reload sorts keys
     return Measured({k: cmp["fits"][k]["aic"] for k in a2.GROWTHS},
-                    f"best {cmp['best']} (AIC {aic}); {fit['slope']:.2f} per unit of $\\ln N$, "
-                    f"$\\alpha^*$ from {fit['alpha'][0]:.1f} to {fit['alpha'][-1]:.1f}",
+                    f"best {cmp['best']} (AIC {aic}); "
+                    + (f"{fit['slope']:.2f} per unit of $\\ln N$, " if np.isfinite(fit["slope"]) else "one length: no slope, ")
+                    + f"$\\alpha^*$ from {fit['alpha'][0]:.1f} to {fit['alpha'][-1]:.1f}",
                     paper=r"Lemma 11: $\lVert W_{QK}\rVert \lesssim (2 d_e q/d)\log(N\dots)$",
                     where=f"worst target's off-target mass {P['off_target']}, codes under Assumption 3, "
                     f"$N$ from {int(fit['N'][0])} to {int(fit['N'][-1])}")
