@@ -1,14 +1,16 @@
 """Fresh Python processes for the tests without paying for torch's import in each (about 2.5 s of CPU: torch, and
-torch._dynamo, which the first optimizer imports): a server process imports torch, torch._dynamo and numpy once,
-then forks a child per call that runs `python SCRIPT ARGS` or `python -m MODULE ARGS` as the interpreter would: as
-__main__, with its own sys.argv, sys.path[0], working directory and environment, stdin from /dev/null, stdout and
-stderr captured, its threads joined and atexit handlers run at its end, and its exit status (an uncaught exception:
-its traceback and status 1). Nothing of lib is imported before the child runs: each call imports lib afresh.
+torch._dynamo, which the first optimizer imports): a server process imports torch, torch._dynamo and numpy once
+(PRELOAD), then forks a child per call that runs `python SCRIPT ARGS` or `python -m MODULE ARGS` as the interpreter
+would: as __main__, with its own sys.argv, sys.path[0], working directory and environment, stdin from /dev/null,
+stdout and stderr captured, its threads joined and atexit handlers run at its end, and its exit status (an uncaught
+exception: its traceback and status 1). Nothing of lib is imported before the child runs: each call imports lib
+afresh. tests/test_forked.py holds it to that.
 
 What differs from a fresh interpreter: torch is imported already, in the server's environment, so a call must have
 the server's value of every variable read while torch and Python start (OMP_*, MKL_*, CUDA_*, PYTORCH_*, TORCH*,
-PYTHON*: Server.run refuses another); and what that import wrote on stderr is written at the start of each child's
-stderr, as a fresh import writes it.
+PYTHON*: Server.run refuses another); the children share the server's str hash seed; and what that import wrote on
+stderr is written at the start of each child's stderr, as a fresh import writes it. The children's CPU time is the
+server's, counted for this process when the server ends (its `with` block, a module fixture's teardown).
 
     with Server(env) as python:
         out = python.run([str(script), "--flag"], cwd=ROOT, env=env)        # a subprocess.CompletedProcess
@@ -17,6 +19,7 @@ stderr, as a fresh import writes it.
 Calls may come from several threads at once: each is its own child."""
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -32,10 +35,13 @@ def _fixed(env: dict) -> dict:
     return {k: v for k, v in env.items() if k.startswith(FIXED)}
 
 
+PRELOAD = ("numpy", "torch", "torch._dynamo")
+
+
 class Server:
-    def __init__(self, env: dict):
+    def __init__(self, env: dict, preload: tuple[str, ...] = PRELOAD):
         self.env = dict(env)
-        self.proc = subprocess.Popen([sys.executable, __file__], env=self.env, stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, __file__, *preload], env=self.env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
         self.lock, self.waiting, self.done, self.pids, self.next = threading.Lock(), {}, {}, {}, 0
         ready = self.proc.stdout.readline()
@@ -104,9 +110,8 @@ def _serve() -> None:
         saved = os.dup(2)
         os.dup2(cap.fileno(), 2)
         try:
-            import numpy  # noqa: F401
-            import torch  # noqa: F401
-            import torch._dynamo  # noqa: F401
+            for name in sys.argv[1:]:
+                importlib.import_module(name)
         finally:
             sys.stderr.flush()
             os.dup2(saved, 2)
