@@ -80,21 +80,35 @@ def _book(root, stop: threading.Event, running: set) -> dict:
     (root / "lib").symlink_to(ROOT / "lib")          # the pages show code from lib (literalinclude)
     env = {k: v for k, v in os.environ.items() if k != "BOOK_RESULTS"}          # the committed results
     notebooks = run_all("auto", {**env, "BOOK_EXECUTED": str(root / "book" / "executed")}, stop, running)
-    index = runner.build_book(root, log=lambda *a: None)
-    return {"root": root, "notebooks": notebooks, "html": index.parent, "pdf": _pdfs(root)}
+    built = _python(f"runner.build_book(Path({str(root)!r}), log=lambda *a: None)", env, running)
+    assert built.returncode == 0, f"the book did not build: {built.stderr[-3000:]}"
+    return {"root": root, "notebooks": notebooks, "html": root / "_build" / "html", "pdf": _pdfs(root, env, running)}
 
 
-def _pdfs(root) -> dict:
+def _pdfs(root, env: dict, running: set) -> dict:
     """`make pdf` on the built book, on Letter and on A4: {paper: its PDF}, {} where Chromium or pdftoppm is missing
     (the PDF tests skip), or {"error": what stopped it} (the PDF tests raise it; the HTML tests go on)."""
     if not (shutil.which("chromium") and shutil.which("pdftoppm")):
         return {}
-    from lib.core import pdf
+    papers = ("letter", "a4")
+    out = _python(f"print(*(pdf.build_pdf(Path({str(root)!r}), log=lambda line: None, paper=p) for p in {papers!r}))",
+                  env, running)
+    if out.returncode != 0:
+        return {"error": RuntimeError(f"python -m lib pdf failed: {out.stderr[-3000:]}")}
+    return dict(zip(papers, map(Path, out.stdout.split())))
 
-    try:
-        return {paper: pdf.build_pdf(root, log=lambda line: None, paper=paper) for paper in ("letter", "a4")}
-    except Exception as err:      # noqa: BLE001 - carried to the PDF tests, which raise it
-        return {"error": err}
+
+def _python(code: str, env: dict, running: set) -> subprocess.CompletedProcess:
+    """`code` (with lib.core's runner and pdf, and Path, imported) in a python of its own: the session's unit tests
+    parse Python in this process meanwhile, and CPython 3.11's parser is not safe in two threads at once ("AST
+    constructor recursion depth mismatch")."""
+    script = f"from pathlib import Path\nfrom lib.core import pdf, runner\n{code}\n"
+    with subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env={**env, "OMP_NUM_THREADS": "1"},
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        running.add(proc)
+        out, err = proc.communicate()
+        running.discard(proc)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def _runs(root, stop: threading.Event, running: set) -> dict:
