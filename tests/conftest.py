@@ -80,32 +80,40 @@ def _book(root, stop: threading.Event, running: set) -> dict:
     (root / "lib").symlink_to(ROOT / "lib")          # the pages show code from lib (literalinclude)
     env = {k: v for k, v in os.environ.items() if k != "BOOK_RESULTS"}          # the committed results
     notebooks = run_all("auto", {**env, "BOOK_EXECUTED": str(root / "book" / "executed")}, stop, running)
-    built = _python(f"runner.build_book(Path({str(root)!r}), log=lambda *a: None)", env, running)
+    built = _python(f"runner.build_book(Path({str(root)!r}), log=lambda *a: None)", env, stop, running)
     assert built.returncode == 0, f"the book did not build: {built.stderr[-3000:]}"
-    return {"root": root, "notebooks": notebooks, "html": root / "_build" / "html", "pdf": _pdfs(root, env, running)}
+    return {"root": root, "notebooks": notebooks, "html": root / "_build" / "html", "pdf": _pdfs(root, env, stop, running)}
 
 
-def _pdfs(root, env: dict, running: set) -> dict:
+def _pdfs(root, env: dict, stop: threading.Event, running: set) -> dict:
     """`make pdf` on the built book, on Letter and on A4: {paper: its PDF}, {} where Chromium or pdftoppm is missing
     (the PDF tests skip), or {"error": what stopped it} (the PDF tests raise it; the HTML tests go on)."""
     if not (shutil.which("chromium") and shutil.which("pdftoppm")):
         return {}
     papers = ("letter", "a4")
     out = _python(f"print(*(pdf.build_pdf(Path({str(root)!r}), log=lambda line: None, paper=p) for p in {papers!r}))",
-                  env, running)
+                  env, stop, running)
     if out.returncode != 0:
         return {"error": RuntimeError(f"python -m lib pdf failed: {out.stderr[-3000:]}")}
     return dict(zip(papers, map(Path, out.stdout.split())))
 
 
-def _python(code: str, env: dict, running: set) -> subprocess.CompletedProcess:
-    """`code` (with lib.core's runner and pdf, and Path, imported) in a python of its own: the session's unit tests
-    parse Python in this process meanwhile, and CPython 3.11's parser is not safe in two threads at once ("AST
-    constructor recursion depth mismatch")."""
-    script = f"from pathlib import Path\nfrom lib.core import pdf, runner\n{code}\n"
-    with subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env={**env, "OMP_NUM_THREADS": "1"},
+def _python(code: str, env: dict, stop: threading.Event, running: set) -> subprocess.CompletedProcess:
+    """`code`, with Path and lib.core's pdf and runner imported, in a python of its own (see _process)."""
+    return _process(["-c", f"from pathlib import Path\nfrom lib.core import pdf, runner\n{code}\n"], env, stop, running)
+
+
+def _process(args: list[str], env: dict, stop: threading.Event, running: set) -> subprocess.CompletedProcess:
+    """`python ARGS` in its own process on one torch thread: the session's unit tests parse Python in this process
+    meanwhile, and CPython 3.11's parser is not safe in two threads at once ("AST constructor recursion depth
+    mismatch"). Once `stop` is set nothing starts; `running` holds the process while it runs."""
+    if stop.is_set():
+        raise RuntimeError("the session ended first")
+    with subprocess.Popen([sys.executable, *args], cwd=ROOT, env={**env, "OMP_NUM_THREADS": "1"},
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
         running.add(proc)
+        if stop.is_set():             # the session ended while it started
+            proc.terminate()
         out, err = proc.communicate()
         running.discard(proc)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
@@ -118,19 +126,9 @@ def _runs(root, stop: threading.Event, running: set) -> dict:
 
 
 def run_all(profile: str, env: dict, stop: threading.Event, running: set) -> dict:
-    """`python -m lib run all --profile PROFILE --no-build` (every chapter, each after those whose results it reads)
-    in its own process, on one torch thread; {chapter: its executed notebook}. A chapter that fails fails the fixture
-    with its own one-line error. Once `stop` is set nothing starts; `running` holds the process while it runs."""
-    if stop.is_set():
-        raise RuntimeError("the session ended first")
-    env = {**env, "OMP_NUM_THREADS": "1"}
-    with subprocess.Popen([sys.executable, "-m", "lib", "run", "all", "--profile", profile, "--no-build"], cwd=ROOT,
-                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
-        running.add(proc)
-        if stop.is_set():             # the session ended while it started
-            proc.terminate()
-        out, err = proc.communicate()
-        running.discard(proc)
-    assert proc.returncode == 0, f"run all --profile {profile} failed: {err[-3000:]}"
+    """`python -m lib run all --profile PROFILE --no-build` (every chapter, each after those whose results it reads);
+    {chapter: its executed notebook}. A chapter that fails fails the fixture with its own one-line error."""
+    out = _process(["-m", "lib", "run", "all", "--profile", profile, "--no-build"], env, stop, running)
+    assert out.returncode == 0, f"run all --profile {profile} failed: {out.stderr[-3000:]}"
     executed = Path(env["BOOK_EXECUTED"])
     return {c: executed / f"{c}.ipynb" for c in runner.toc_chapters()}
