@@ -26,6 +26,7 @@ def reader_problems(text: str) -> list[str]:
     return [f for f in found if f.lower() != "dirty"] if git_commit().endswith("+dirty-lib") else found
 
 pytestmark = pytest.mark.e2e
+OBJECT_REPR = re.compile(r"\s*<[\w.]+ object(?: at 0x[0-9a-f]+)?>\s*")
 CHAPTERS = runner.toc_chapters()
 
 
@@ -39,6 +40,11 @@ def test_every_chapter_executed_without_errors(book, runs):
             nb = json.loads(path.read_text())
             errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
             assert not errors, f"{chapter}: {errors[0]['ename']}"
+            # no output shown as a Python object's repr (an empty Markdown shows "<...Markdown object>")
+            shown = [o["data"] for c in nb["cells"] for o in c.get("outputs", []) if "text/plain" in o.get("data", {})]
+            reprs = [d["text/plain"] for d in shown if not "".join(d.get("text/markdown", "")).strip()
+                     and set(d) <= {"text/plain", "text/markdown"} and OBJECT_REPR.fullmatch("".join(d["text/plain"]))]
+            assert not reprs, f"{chapter}: {reprs[0]}"
             # make book: the committed paper results where they are complete, else the quick profile
             expected = profile or ("paper" if runner.paper_results_exist(chapter) else "quick")
             assert nb["metadata"]["book"]["profile"] == expected, chapter

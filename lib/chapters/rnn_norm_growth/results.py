@@ -387,7 +387,7 @@ def unreached_cells(P: dict, results: dict) -> list[dict]:
 
 
 def unreached_markdown(P: dict, results: dict) -> str:
-    """A sentence per cell of `unreached_cells`: where the diagram of an architecture and task stops, and why."""
+    """A sentence per cell of `unreached_cells` (where a diagram stops, and why), or one that says none stops."""
     return "\n".join(
         f"The {LABELS[c['arch']].split(',')[0]} on {LABELS[c['task']]} stops at $N$ = "
         f"{max(c['below'], default='none')} in this run: at $N$ = {c['N']} none of its {c['runs']} runs reached the "
@@ -397,4 +397,4 @@ def unreached_markdown(P: dict, results: dict) -> str:
         + "); the best test MSE any of them reached was "
         f"{c['best']:.2f} (width {c['width']}). The cap is part of every point of the diagram, so a larger one "
         f"recomputes all of them, and this point alone, which took {c['wall_s']:,.0f} s, grows with the cap."
-        for c in unreached_cells(P, results))
+        for c in unreached_cells(P, results)) or "In this run every diagram reaches the threshold at every $N$."
